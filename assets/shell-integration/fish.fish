@@ -1,0 +1,67 @@
+# Switchboard shell integration for fish: `fish --init-command 'source <this file>'`.
+# fish has already read the person's config when this runs. Prints the marks of src/core/marks.ts.
+
+# Take the nonce out of the environment so no child process sees it.
+set -g __sb_nonce $SWITCHBOARD_NONCE
+set -e SWITCHBOARD_NONCE
+
+if test -n "$__sb_nonce"
+    set -g __sb_ran 0
+
+    # OSC 7; fish's url style percent-encodes everything but [A-Za-z0-9/._~-].
+    function __sb_cwd
+        printf '\e]7;file://%s%s\a' $hostname (string escape --style=url -- $PWD)
+    end
+
+    # VS Code's escaping for OSC 633;E: `\` -> `\\`, `;` and chars < 0x20 -> \xNN.
+    function __sb_escape
+        # Backslashes first (the escapes we add contain one). `string join` then rejoins the
+        # lines with \x0a, so the text is one line and survives command substitution.
+        set -l s (string replace -a -- '\\' '\\\\' $argv[1] | string join '\x0a')
+        set s (string replace -a -- ';' '\x3b' $s)
+        if string match -qr -- '[\x01-\x1f]' $s
+            for i in (seq 1 31)
+                set -l h (printf '%02x' $i)
+                set s (string replace -a -- (printf "\\x$h") "\\x$h" $s)
+            end
+        end
+        printf '%s' $s
+    end
+
+    # Not emitted for an empty command line, so an empty Enter prints neither C nor D.
+    function __sb_preexec --on-event fish_preexec
+        string length -q -- (string trim -- $argv[1]); or return
+        set -g __sb_ran 1
+        printf '\e]633;E;%s;%s\a\e]133;C;nonce=%s\a' (__sb_escape $argv[1]) $__sb_nonce $__sb_nonce
+    end
+
+    function __sb_postexec --on-event fish_postexec
+        set -l st $status # first thing: the command's own status
+        test "$__sb_ran" = 1; or return
+        set -g __sb_ran 0
+        __sb_cwd
+        printf '\e]133;D;%s;nonce=%s\a' $st $__sb_nonce
+    end
+
+    function __sb_set_status
+        return $argv[1]
+    end
+
+    # Wrap the person's prompt in A/B. Their prompt still sees the command's $status.
+    if functions -q fish_prompt
+        functions --copy fish_prompt __sb_user_prompt
+    else
+        function __sb_user_prompt
+            printf '> '
+        end
+    end
+    function fish_prompt
+        set -l st $status
+        printf '\e]133;A;nonce=%s\a' $__sb_nonce
+        __sb_set_status $st
+        __sb_user_prompt
+        printf '\e]133;B;nonce=%s\a' $__sb_nonce
+    end
+
+    __sb_cwd # before the first prompt: OSC 7, then A ... B
+end

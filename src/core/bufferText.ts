@@ -1,0 +1,51 @@
+import type { IBuffer } from '@xterm/headless';
+
+/**
+ * Plain text from the emulator's buffer: what the screen renders, so `\r` progress bars and
+ * cursor movement collapse the way a person sees them. Soft-wrapped rows join into one
+ * logical line; trailing blanks are trimmed.
+ */
+
+/** The logical line that ends at row `lastRow`, walking up through wrapped rows (not above `floorRow`). */
+export function readLogicalLine(buffer: IBuffer, lastRow: number, floorRow: number, floorCol = 0): string {
+  let first = lastRow;
+  while (first > floorRow && buffer.getLine(first)?.isWrapped) first--;
+  let text = '';
+  for (let row = first; row <= lastRow; row++) {
+    const line = buffer.getLine(row);
+    if (!line) continue;
+    const startCol = row === floorRow ? floorCol : 0;
+    text += line.translateToString(row === lastRow, startCol);
+  }
+  return text;
+}
+
+/**
+ * Logical lines from (startRow, startCol) through `endRow`, the row the cursor was on when
+ * the output ended. That row counts only when it shows text: output that ended with a
+ * newline leaves it empty, a `\r`-ended progress line leaves its text with the cursor at 0.
+ * `endRowText` is that row as it was when the output ended, before a prompt was drawn on it.
+ */
+export function readLines(buffer: IBuffer, startRow: number, startCol: number, endRow: number, endRowText?: string): string[] {
+  const lines: string[] = [];
+  let current: string | null = null;
+  let currentStartsAtEnd = false;
+  for (let row = startRow; row <= endRow; row++) {
+    const line = buffer.getLine(row);
+    if (!line) continue;
+    const wrapsOn = row < endRow && buffer.getLine(row + 1)?.isWrapped === true;
+    const text =
+      row === endRow && endRowText !== undefined
+        ? endRowText.slice(row === startRow ? startCol : 0)
+        : line.translateToString(!wrapsOn, row === startRow ? startCol : 0);
+    if (current !== null && line.isWrapped && row !== startRow) {
+      current += text;
+    } else {
+      if (current !== null) lines.push(current);
+      current = text;
+      currentStartsAtEnd = row === endRow;
+    }
+  }
+  if (current !== null && !(currentStartsAtEnd && current === '')) lines.push(current);
+  return lines;
+}

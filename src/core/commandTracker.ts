@@ -1,0 +1,242 @@
+import type { IMarker, Terminal } from '@xterm/headless';
+import { EventEmitter, type Event } from './event.js';
+import { readLogicalLine } from './bufferText.js';
+import { OSC_CWD, OSC_FINAL_TERM, OSC_VSCODE, markOptions, unescapeCommandLine } from './marks.js';
+
+/** Where a mark was seen: an absolute buffer line (tracked by a marker) and a column. */
+export interface MarkPosition {
+  marker: IMarker | undefined;
+  col: number;
+}
+
+/** One command as the terminal saw it, live while it runs. */
+export interface TrackedCommand {
+  seq: number;
+  /** From the shell's E mark, else what the session wrote. */
+  commandLine: string;
+  cwd: string | null;
+  startedAt: number;
+  endedAt: number | null;
+  exitCode: number | null;
+  /** Output starts here (the C mark); moved to the top of the screen by `clear`. */
+  start: MarkPosition;
+  /** Output ends here (the D mark). */
+  end: MarkPosition | null;
+  /** The end row's text at the D mark, before the next prompt is drawn on it. */
+  endRowText: string | null;
+  /** The first logical lines of output, kept as they complete even after they leave the scrollback. */
+  headLines: string[];
+  /** Logical lines completed by a line feed so far. */
+  lineFeeds: number;
+  /** Transcript byte offsets (chunk-granular: the end of the chunk holding the mark). */
+  startByte: number;
+  endByte: number | null;
+}
+
+export interface CommandTrackerOptions {
+  /** The per-session nonce; marks without it are ignored. */
+  nonce: string;
+  /** How many head lines to keep per command. */
+  headLines: number;
+  /** The transcript offset just after the chunk being parsed. */
+  byteOffset: () => number;
+}
+
+/**
+ * Reads shell-integration marks through the parser's OSC hooks (never a regex over the
+ * stream) and keeps one record per command. An xterm addon, so the same class can load
+ * into the headless mirror or a renderer (CONVENTIONS: xterm.js).
+ */
+export class CommandTracker {
+  private terminal: Terminal | undefined;
+  private readonly disposables: { dispose(): void }[] = [];
+  private seq = 0;
+  private pendingCommandLine: string | null = null;
+  private current: TrackedCommand | null = null;
+  private last: TrackedCommand | null = null;
+  private promptReady = false;
+  private cwdValue: string | null = null;
+
+  private readonly onDidStartCommandEmitter = new EventEmitter<TrackedCommand>();
+  readonly onDidStartCommand: Event<TrackedCommand> = this.onDidStartCommandEmitter.event;
+  private readonly onDidFinishCommandEmitter = new EventEmitter<TrackedCommand>();
+  readonly onDidFinishCommand: Event<TrackedCommand> = this.onDidFinishCommandEmitter.event;
+  private readonly onDidPromptEmitter = new EventEmitter<void>();
+  /** The prompt is fully drawn (B): the shell waits for a command line. */
+  readonly onDidPrompt: Event<void> = this.onDidPromptEmitter.event;
+  private readonly onDidChangeCwdEmitter = new EventEmitter<string>();
+  readonly onDidChangeCwd: Event<string> = this.onDidChangeCwdEmitter.event;
+
+  constructor(private readonly options: CommandTrackerOptions) {}
+
+  get runningCommand(): TrackedCommand | null {
+    return this.current;
+  }
+
+  get lastCommand(): TrackedCommand | null {
+    return this.last;
+  }
+
+  get isAtPrompt(): boolean {
+    return this.promptReady && this.current === null;
+  }
+
+  get cwd(): string | null {
+    return this.cwdValue;
+  }
+
+  /** The sequence number the next command will get. */
+  get nextSeq(): number {
+    return this.seq + 1;
+  }
+
+  /** For shells without an E mark: the command line the session is about to type. */
+  expectCommandLine(commandLine: string): void {
+    this.pendingCommandLine = commandLine;
+  }
+
+  activate(terminal: Terminal): void {
+    this.terminal = terminal;
+    const parser = terminal.parser;
+    this.disposables.push(
+      parser.registerOscHandler(OSC_FINAL_TERM, (data) => this.handleFinalTerm(data)),
+      parser.registerOscHandler(OSC_VSCODE, (data) => this.handleVsCode(data)),
+      parser.registerOscHandler(OSC_CWD, (data) => this.handleCwd(data)),
+      // `clear` (ED 2/3) while a command runs: its output restarts at the top of the screen.
+      parser.registerCsiHandler({ final: 'J' }, (params) => this.handleEraseDisplay(params)),
+      terminal.onLineFeed(() => this.handleLineFeed()),
+    );
+  }
+
+  dispose(): void {
+    for (const d of this.disposables.splice(0)) d.dispose();
+    this.onDidStartCommandEmitter.dispose();
+    this.onDidFinishCommandEmitter.dispose();
+    this.onDidPromptEmitter.dispose();
+    this.onDidChangeCwdEmitter.dispose();
+  }
+
+  private handleFinalTerm(data: string): boolean {
+    const [kind, ...rest] = data.split(';');
+    if (kind === 'D') {
+      const [exit, ...options] = rest;
+      if (markOptions(options).get('nonce') !== this.options.nonce) return true;
+      this.finishCommand(exit === undefined || exit === '' ? null : Number(exit));
+      return true;
+    }
+    if (markOptions(rest).get('nonce') !== this.options.nonce) return true;
+    switch (kind) {
+      case 'A':
+        this.promptReady = false;
+        break;
+      case 'B':
+        this.promptReady = true;
+        this.onDidPromptEmitter.fire();
+        break;
+      case 'C':
+        this.startCommand();
+        break;
+    }
+    return true;
+  }
+
+  private handleVsCode(data: string): boolean {
+    const parts = data.split(';');
+    if (parts[0] === 'E' && parts.length >= 3 && parts[parts.length - 1] === this.options.nonce) {
+      this.pendingCommandLine = unescapeCommandLine(parts.slice(1, -1).join(';'));
+    }
+    return true;
+  }
+
+  private handleCwd(data: string): boolean {
+    try {
+      const url = new URL(data);
+      if (url.protocol !== 'file:') return true;
+      const cwd = decodeURIComponent(url.pathname);
+      if (cwd !== this.cwdValue) {
+        this.cwdValue = cwd;
+        this.onDidChangeCwdEmitter.fire(cwd);
+      }
+    } catch {
+      // A malformed OSC 7 from some program: not ours to act on.
+    }
+    return true;
+  }
+
+  private handleEraseDisplay(params: (number | number[])[]): boolean {
+    const mode = params[0];
+    if (this.current && this.terminal && (mode === 2 || mode === 3)) {
+      const terminal = this.terminal;
+      this.current.start.marker?.dispose();
+      // The top line of the screen survives both erasures (ED 3 only drops scrollback).
+      this.current.start = { marker: terminal.registerMarker(-terminal.buffer.active.cursorY), col: 0 };
+      this.current.headLines = [];
+      this.current.lineFeeds = 0;
+    }
+    return false; // let xterm erase as usual
+  }
+
+  private handleLineFeed(): void {
+    const command = this.current;
+    if (!command) return;
+    command.lineFeeds++;
+    if (command.headLines.length < this.options.headLines && this.terminal) {
+      const buffer = this.terminal.buffer.active;
+      const completed = buffer.baseY + buffer.cursorY - 1;
+      const startLine = command.start.marker?.line ?? -1;
+      if (completed >= startLine && startLine >= 0) {
+        const line = readLogicalLine(buffer, completed, startLine, command.headLines.length === 0 ? command.start.col : 0);
+        command.headLines.push(line);
+      }
+    }
+  }
+
+  private startCommand(): void {
+    const terminal = this.terminal;
+    if (!terminal) return;
+    if (this.current) this.finishCommand(null); // a C without D: close the previous record honestly
+    this.promptReady = false;
+    this.seq++;
+    const buffer = terminal.buffer.active;
+    this.current = {
+      seq: this.seq,
+      commandLine: this.pendingCommandLine ?? '',
+      cwd: this.cwdValue,
+      startedAt: Date.now(),
+      endedAt: null,
+      exitCode: null,
+      start: { marker: terminal.registerMarker(0), col: buffer.cursorX },
+      end: null,
+      endRowText: null,
+      headLines: [],
+      lineFeeds: 0,
+      startByte: this.options.byteOffset(),
+      endByte: null,
+    };
+    this.pendingCommandLine = null;
+    this.onDidStartCommandEmitter.fire(this.current);
+  }
+
+  private finishCommand(exitCode: number | null): void {
+    const command = this.current;
+    const terminal = this.terminal;
+    if (!command || !terminal) return;
+    command.exitCode = exitCode !== null && Number.isFinite(exitCode) ? exitCode : null;
+    command.endedAt = Date.now();
+    command.cwd = this.cwdValue;
+    const buffer = terminal.buffer.active;
+    command.end = { marker: terminal.registerMarker(0), col: buffer.cursorX };
+    command.endRowText = buffer.getLine(buffer.baseY + buffer.cursorY)?.translateToString(true) ?? '';
+    command.endByte = this.options.byteOffset();
+    this.current = null;
+    if (this.last) disposeMarkers(this.last);
+    this.last = command;
+    this.onDidFinishCommandEmitter.fire(command);
+  }
+}
+
+/** Markers cost a little on every scroll: only the running and the last command keep theirs. */
+function disposeMarkers(command: TrackedCommand): void {
+  command.start.marker?.dispose();
+  command.end?.marker?.dispose();
+}

@@ -1,0 +1,33 @@
+/**
+ * Coded errors the core raises. The MCP layer turns them into `isError` tool
+ * results whose text leads with the code (DESIGN §3); the UI shows the message.
+ * Every message says what was wrong and what to do next.
+ */
+export const ErrorCode = {
+  SessionNotFound: 'SESSION_NOT_FOUND',
+  SessionBusy: 'SESSION_BUSY',
+  SessionControlledByUser: 'SESSION_CONTROLLED_BY_USER',
+  SecretPrompt: 'SECRET_PROMPT',
+  SessionExited: 'SESSION_EXITED',
+  LimitReached: 'LIMIT_REACHED',
+  InvalidArgument: 'INVALID_ARGUMENT',
+  SpawnFailed: 'SPAWN_FAILED',
+} as const;
+
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export class SwitchboardError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** Extra structured facts for the caller (e.g. the running command). */
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'SwitchboardError';
+  }
+}
+
+export function isSwitchboardError(e: unknown): e is SwitchboardError {
+  return e instanceof SwitchboardError;
+}

@@ -1,0 +1,89 @@
+import type { IPty } from 'node-pty';
+import type { Emulator } from './emulator.js';
+import { EventEmitter, type Event, DisposableStore } from './event.js';
+import type { Transcript } from './transcript.js';
+
+/**
+ * Flow-control watermarks, in characters of emulator backlog (VS Code's pty host uses the
+ * same shape). The PTY is paused only when the session's own emulator falls behind,
+ * never because a viewer is slow (DESIGN §5).
+ */
+export const EMULATOR_HIGH_WATERMARK = 1_000_000;
+export const EMULATOR_LOW_WATERMARK = 100_000;
+
+/**
+ * The one place PTY bytes flow through (CONVENTIONS rule 4): raw bytes to the transcript,
+ * one streaming UTF-8 decode, the text to the emulator and to live listeners. The decode
+ * keeps multibyte characters split across chunks whole and turns invalid bytes into U+FFFD.
+ */
+export class OutputPipe {
+  private readonly decoder = new TextDecoder('utf-8', { fatal: false });
+  private readonly store = new DisposableStore();
+  private bytes = 0;
+  private paused = false;
+  private lastDataAt = Date.now();
+
+  private readonly onDidOutputEmitter = new EventEmitter<string>();
+  /** Decoded output as it arrives (for `new` reads and viewers). */
+  readonly onDidOutput: Event<string> = this.onDidOutputEmitter.event;
+
+  constructor(
+    private readonly pty: IPty,
+    private readonly emulator: Emulator,
+    private readonly transcript: Transcript | null,
+  ) {
+    this.store.add(emulator.onDidParse((backlog) => this.relieve(backlog)));
+  }
+
+  /** Bytes the PTY has produced so far. */
+  get byteCount(): number {
+    return this.bytes;
+  }
+
+  /** When the PTY last produced output (for quiet detection). */
+  get lastOutputAt(): number {
+    return this.lastDataAt;
+  }
+
+  push(chunk: Uint8Array): void {
+    this.bytes += chunk.length;
+    this.lastDataAt = Date.now();
+    this.transcript?.append(chunk);
+    this.deliver(this.decoder.decode(chunk, { stream: true }));
+    if (!this.paused && this.emulator.backlog > EMULATOR_HIGH_WATERMARK) {
+      this.paused = true;
+      this.pty.pause();
+    }
+  }
+
+  /** The PTY is done: flush a trailing partial character as U+FFFD. */
+  end(): void {
+    this.deliver(this.decoder.decode());
+    this.resumeIfPaused();
+  }
+
+  dispose(): void {
+    this.store.dispose();
+    this.onDidOutputEmitter.dispose();
+  }
+
+  private deliver(text: string): void {
+    if (text.length === 0) return;
+    this.emulator.write(text, this.bytes);
+    this.onDidOutputEmitter.fire(text);
+  }
+
+  private relieve(backlog: number): void {
+    if (this.paused && backlog < EMULATOR_LOW_WATERMARK) this.resumeIfPaused();
+  }
+
+  private resumeIfPaused(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    try {
+      this.pty.resume();
+    } catch {
+      // The PTY already closed: nothing left to resume.
+    }
+  }
+}

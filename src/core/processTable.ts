@@ -1,0 +1,163 @@
+/**
+ * Reading the OS process table, one platform per branch (DESIGN §2, "Control and killing").
+ *
+ * Linux reads /proc directly (tested). macOS has no /proc, so it asks `ps` (written to be simple
+ * and correct by reading the man page, NOT tested here: the CI platform is Linux).
+ * Nothing here signals anything; a process that vanishes mid-read is simply absent.
+ */
+import { execFile } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
+
+const execFileAsync = promisify(execFile);
+
+/** One row of the process table. */
+export interface ProcessInfo {
+  pid: number;
+  ppid: number;
+  /** Process group id. */
+  pgid: number;
+  /** Session id; undefined on macOS, where `ps` cannot report a usable one. */
+  sid: number | undefined;
+  /** Controlling terminal (Linux: tty_nr as decimal, macOS: tty name); '' when none. */
+  tty: string;
+  /** Foreground process group of the controlling terminal; <= 0 when none. */
+  tpgid: number;
+  /** One-letter state; 'Z' (zombie) and 'X' (dead) are not alive. */
+  state: string;
+  /** Opaque start time: with pid, it names a process uniquely even after the pid is recycled. */
+  startTime: string;
+}
+
+const isMac = process.platform === 'darwin';
+
+export function isAlive(info: ProcessInfo): boolean {
+  return info.state !== 'Z' && info.state !== 'X';
+}
+
+/** The row of one process, or undefined when it does not exist (or cannot be read). */
+export async function readProcess(pid: number): Promise<ProcessInfo | undefined> {
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  if (isMac) return (await psRows(['-p', String(pid)])).get(pid);
+  try {
+    return parseStat(await readFile(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return undefined; // ENOENT/ESRCH: the process is gone, which is normal.
+  }
+}
+
+/** Every process the OS lists right now, by pid (zombies included; filter with isAlive). */
+export async function listProcesses(): Promise<Map<number, ProcessInfo>> {
+  if (isMac) return psRows(['-ax']);
+  const names = await readdir('/proc').catch(() => [] as string[]);
+  const pids = names.filter((n) => /^\d+$/.test(n)).map(Number);
+  const rows = await Promise.all(pids.map(readProcess));
+  const table = new Map<number, ProcessInfo>();
+  for (const row of rows) if (row) table.set(row.pid, row);
+  return table;
+}
+
+/**
+ * The value of one environment variable, as each process was started with it, for the given
+ * pids. A pid is absent when the variable is unset or unreadable (another user's process, a
+ * setuid program, a vanished pid).
+ */
+export async function environmentValues(name: string, pids: readonly number[]): Promise<Map<number, string>> {
+  if (isMac) return macEnvironmentValues(`${name}=`, new Set(pids));
+  const values = new Map<number, string>();
+  await Promise.all(
+    pids.map(async (pid) => {
+      const value = await linuxEnvironmentValue(pid, `${name}=`);
+      if (value !== undefined) values.set(pid, value);
+    }),
+  );
+  return values;
+}
+
+async function linuxEnvironmentValue(pid: number, prefix: string): Promise<string | undefined> {
+  try {
+    const environ = await readFile(`/proc/${pid}/environ`, 'utf8');
+    return environ.split('\0').find((e) => e.startsWith(prefix))?.slice(prefix.length);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Parses /proc/<pid>/stat. The command name (field 2) may hold spaces and parentheses, so the
+ * fields are counted from the LAST ')'. After it, field N of proc(5) is at index N - 3.
+ */
+export function parseStat(text: string): ProcessInfo | undefined {
+  const close = text.lastIndexOf(')');
+  if (close < 0) return undefined;
+  const pid = Number.parseInt(text, 10);
+  const f = text.slice(close + 2).trim().split(' ');
+  if (!Number.isInteger(pid) || f.length < 20) return undefined;
+  const tty = f[4] ?? '0';
+  return {
+    pid,
+    state: f[0] ?? '?',
+    ppid: Number(f[1]),
+    pgid: Number(f[2]),
+    sid: Number(f[3]),
+    tty: tty === '0' ? '' : tty,
+    tpgid: Number(f[5]),
+    startTime: f[19] ?? '', // field 22: start time in clock ticks after boot
+  };
+}
+
+// ---- macOS (untested here) -------------------------------------------------------------------
+
+/**
+ * `ps` rows. `lstart` holds spaces, so it is the last column. macOS `ps` prints no usable
+ * session id (`sess` is a kernel pointer or 0), so sid stays undefined and callers rely on the
+ * tty, the process tree, process groups and the environment mark instead.
+ */
+async function psRows(selector: string[]): Promise<Map<number, ProcessInfo>> {
+  const table = new Map<number, ProcessInfo>();
+  const columns = 'pid=,ppid=,pgid=,tpgid=,stat=,tty=,lstart=';
+  const out = await runPs([...selector, '-o', columns]);
+  for (const line of out.split('\n')) {
+    const m = /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(-?\d+)\s+(\S+)\s+(\S+)\s+(.+?)\s*$/.exec(line);
+    if (!m) continue;
+    const [, pid, ppid, pgid, tpgid, stat, tty, lstart] = m as unknown as string[];
+    table.set(Number(pid), {
+      pid: Number(pid),
+      ppid: Number(ppid),
+      pgid: Number(pgid),
+      sid: undefined,
+      tty: tty === '??' ? '' : (tty ?? ''),
+      tpgid: Number(tpgid),
+      state: (stat ?? '?').charAt(0),
+      // Second resolution only: a pid recycled within the same second would look the same.
+      startTime: lstart ?? '',
+    });
+  }
+  return table;
+}
+
+/**
+ * `ps -E` appends the environment to the command (own processes only), one `ps` for all pids.
+ * A command whose arguments contain ` NAME=` would be misread; acceptable for an untested port.
+ */
+async function macEnvironmentValues(prefix: string, pids: Set<number>): Promise<Map<number, string>> {
+  const values = new Map<number, string>();
+  const out = await runPs(['-ax', '-E', '-ww', '-o', 'pid=,command=']);
+  for (const line of out.split('\n')) {
+    const pid = Number.parseInt(line, 10);
+    const at = line.indexOf(` ${prefix}`);
+    if (!pids.has(pid) || at < 0) continue;
+    values.set(pid, line.slice(at + 1 + prefix.length).split(/\s/, 1)[0] ?? '');
+  }
+  return values;
+}
+
+/** `ps` exits 1 when no process matched; that is an empty answer, not an error. */
+async function runPs(args: string[]): Promise<string> {
+  try {
+    return (await execFileAsync('ps', args, { maxBuffer: 16 * 1024 * 1024 })).stdout;
+  } catch (e) {
+    const stdout = (e as { stdout?: unknown }).stdout;
+    return typeof stdout === 'string' ? stdout : '';
+  }
+}

@@ -1,0 +1,196 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ErrorCode, SwitchboardError } from './errors.js';
+import { EventEmitter, type Event } from './event.js';
+import { newSessionId } from './ids.js';
+import { buildSessionEnv } from './sessionEnv.js';
+import { TerminalSession } from './terminalSession.js';
+import { Transcript } from './transcript.js';
+import type { Creator, SessionInfo } from './types.js';
+
+/** The limits and defaults the core needs; the hub fills them from settings. */
+export interface CoreSettings {
+  maxSessions: number;
+  scrollback: number;
+  headLines: number;
+  shell: string;
+  login: boolean;
+  startupTimeoutMs: number;
+  killWaitsMs: number[];
+  closeGraceMs: number;
+  secretPatterns: string[];
+  secretAllow: string[];
+  cols: number;
+  rows: number;
+}
+
+export interface OpenRequest {
+  creator: Creator;
+  name?: string;
+  cwd?: string;
+  program?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  rows?: number;
+  cols?: number;
+}
+
+export interface SessionManagerOptions {
+  settings: CoreSettings;
+  /** Transcripts go to `<stateDir>/sessions/<id>/`; null keeps none (benchmarks). */
+  stateDir: string | null;
+  baseEnv: NodeJS.ProcessEnv;
+  onWarning: (message: string) => void;
+}
+
+/** Owns every session: creation with limits, lookup by id or name, and disposal of all. */
+export class SessionManager {
+  private readonly live = new Map<string, TerminalSession>();
+  private readonly closed = new Map<string, SessionInfo>();
+  private opening = 0;
+  private disposed = false;
+
+  private readonly onDidChangeEmitter = new EventEmitter<string>();
+  /** A session was added, changed, or exited (fires with its id). */
+  readonly onDidChange: Event<string> = this.onDidChangeEmitter.event;
+
+  constructor(private readonly options: SessionManagerOptions) {}
+
+  get settings(): CoreSettings {
+    return this.options.settings;
+  }
+
+  async open(request: OpenRequest): Promise<TerminalSession> {
+    if (this.disposed) throw new SwitchboardError(ErrorCode.SpawnFailed, 'Switchboard is shutting down; try again once it has restarted.');
+    const settings = this.options.settings;
+    if (this.live.size + this.opening >= settings.maxSessions) {
+      throw new SwitchboardError(
+        ErrorCode.LimitReached,
+        `There are already ${settings.maxSessions} open sessions (setting maxSessions). Close one with kill {close: true}, or raise the limit.`,
+      );
+    }
+    if (request.name !== undefined) this.assertNameFree(request.name);
+    const cwd = this.resolveCwd(request.cwd);
+    const id = this.uniqueId();
+    const env = buildSessionEnv({
+      sessionId: id,
+      creator: request.creator,
+      base: this.options.baseEnv,
+      extra: request.env,
+      secretPatterns: settings.secretPatterns,
+      secretAllow: settings.secretAllow,
+    });
+    const transcript = this.options.stateDir
+      ? new Transcript(path.join(this.options.stateDir, 'sessions', id), this.options.onWarning)
+      : null;
+    this.opening++;
+    let session: TerminalSession;
+    try {
+      session = await TerminalSession.start({
+        id,
+        name: request.name ?? null,
+        creator: request.creator,
+        program: request.program,
+        args: request.args,
+        shell: settings.shell,
+        login: settings.login,
+        cwd,
+        env,
+        cols: request.cols ?? settings.cols,
+        rows: request.rows ?? settings.rows,
+        scrollback: settings.scrollback,
+        headLines: settings.headLines,
+        transcript,
+        startupTimeoutMs: settings.startupTimeoutMs,
+        killWaitsMs: settings.killWaitsMs,
+        closeGraceMs: settings.closeGraceMs,
+        onWarning: this.options.onWarning,
+      });
+    } catch (error) {
+      await transcript?.close();
+      throw error;
+    } finally {
+      this.opening--;
+    }
+    this.live.set(id, session);
+    session.onDidChange(() => this.onDidChangeEmitter.fire(id));
+    session.onDidExit(() => void this.retire(session));
+    this.onDidChangeEmitter.fire(id);
+    return session;
+  }
+
+  /** A live session by id or name; SESSION_NOT_FOUND otherwise (exited ones say so). */
+  get(ref: string): TerminalSession {
+    const session = this.live.get(ref) ?? [...this.live.values()].find((s) => s.name === ref);
+    if (session) return session;
+    const closed = this.closed.get(ref) ?? [...this.closed.values()].find((s) => s.name === ref);
+    if (closed) {
+      throw new SwitchboardError(
+        ErrorCode.SessionExited,
+        `Session ${closed.id} has exited (code ${closed.exit_code ?? 'unknown'}); open a new one or call execute without session.`,
+      );
+    }
+    throw new SwitchboardError(ErrorCode.SessionNotFound, `No session "${ref}". Call list to see the sessions, or execute without session to open one.`);
+  }
+
+  list(includeClosed = false): SessionInfo[] {
+    const sessions = [...this.live.values()].map((s) => s.info());
+    if (includeClosed) sessions.push(...this.closed.values());
+    return sessions;
+  }
+
+  /** This client's idle shell for `cwd` (any cwd when omitted), for `execute` without `session`. */
+  findIdleShell(client: string, cwd: string | undefined): TerminalSession | undefined {
+    const wanted = cwd === undefined ? undefined : path.resolve(cwd);
+    for (const session of this.live.values()) {
+      if (session.creator.kind !== 'agent' || session.creator.client !== client) continue;
+      if (session.shellKind === null || session.controller !== 'agent' || session.state !== 'idle') continue;
+      if (wanted !== undefined && session.cwd !== wanted) continue;
+      return session;
+    }
+    return undefined;
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    await Promise.all([...this.live.values()].map((s) => s.close().catch(() => undefined)));
+    this.live.clear();
+    this.onDidChangeEmitter.dispose();
+  }
+
+  private async retire(session: TerminalSession): Promise<void> {
+    this.closed.set(session.id, session.info());
+    this.live.delete(session.id);
+    this.onDidChangeEmitter.fire(session.id);
+    await session.dispose();
+  }
+
+  private resolveCwd(cwd: string | undefined): string {
+    const resolved = path.resolve(cwd ?? this.options.baseEnv.HOME ?? process.cwd());
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(resolved);
+    } catch {
+      throw new SwitchboardError(ErrorCode.InvalidArgument, `cwd: "${cwd}" does not exist; pass an existing directory (absolute paths are clearest).`);
+    }
+    if (!stat.isDirectory()) throw new SwitchboardError(ErrorCode.InvalidArgument, `cwd: "${cwd}" is not a directory; pass a directory.`);
+    return resolved;
+  }
+
+  private assertNameFree(name: string): void {
+    if (name.length === 0 || name.length > 64) {
+      throw new SwitchboardError(ErrorCode.InvalidArgument, `name: must be 1–64 characters, got ${name.length}.`);
+    }
+    if ([...this.live.values()].some((s) => s.name === name || s.id === name)) {
+      throw new SwitchboardError(ErrorCode.InvalidArgument, `name: a session called "${name}" is already open; choose another name or use that session.`);
+    }
+  }
+
+  private uniqueId(): string {
+    for (;;) {
+      const id = newSessionId();
+      if (!this.live.has(id) && !this.closed.has(id)) return id;
+    }
+  }
+}

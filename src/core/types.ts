@@ -1,0 +1,77 @@
+/**
+ * The session model shared by the core, the MCP tools and (later) the UI protocol.
+ * Keys are snake_case where they travel to agents unchanged (DESIGN §3).
+ */
+
+export type Creator = { kind: 'agent'; client: string } | { kind: 'user' };
+export type Controller = 'agent' | 'user';
+export type SessionState = 'idle' | 'running' | 'awaiting_input' | 'exited';
+export type ShellKind = 'bash' | 'zsh' | 'fish' | 'sh';
+/** How a command's completion was detected. */
+export type Detection = 'shell_integration' | 'command_wrapper';
+
+export interface SessionInfo {
+  id: string;
+  name: string | null;
+  creator: Creator;
+  controller: Controller;
+  state: SessionState;
+  cwd: string | null;
+  /** The running command, if any, and how long it has run. */
+  command: string | null;
+  running_ms: number | null;
+  last_exit_code: number | null;
+  /** Exit code of the session's process once `state` is `exited`. */
+  exit_code: number | null;
+  rows: number;
+  cols: number;
+  pid: number;
+  program: string;
+  title: string;
+  created_at: string;
+  closed_at?: string;
+}
+
+/** One command as the tracker saw it (also a line of commands.jsonl). */
+export interface CommandRecord {
+  seq: number;
+  command: string;
+  cwd: string | null;
+  started_at: number;
+  ended_at: number | null;
+  exit_code: number | null;
+  /** Transcript byte offsets of the output (start at C, end at D; chunk-granular). */
+  output_start_byte: number;
+  output_end_byte: number | null;
+  /** Logical output lines (line feeds, plus a final unterminated line). */
+  total_lines: number;
+}
+
+export interface ExecuteOptions {
+  command: string;
+  timeoutMs: number;
+  maxLines: number;
+  /** Return after a short start-up window with the first output. */
+  background?: boolean;
+  signal?: AbortSignal;
+}
+
+export type ExecuteStatus = 'completed' | 'running' | 'awaiting_input';
+
+export interface ExecuteResult {
+  status: ExecuteStatus;
+  exit_code: number | null;
+  output: string;
+  truncated: boolean;
+  total_lines: number;
+  duration_ms: number;
+  cwd: string | null;
+  session: string;
+  command_seq: number;
+  detection: Detection;
+}
+
+export interface KillResult {
+  ended_by: 'SIGINT' | 'SIGTERM' | 'SIGKILL' | null;
+  state: SessionState;
+}

@@ -1,0 +1,71 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+import { DEFAULT_SECRET_PATTERNS } from '../core/sessionEnv.js';
+
+/**
+ * Every setting, one zod schema (DESIGN §5): persisted as `<state>/settings.json` headless
+ * (electron-store in the app, same schema), overridden by `SWITCHBOARD_*` environment variables.
+ */
+export const SettingsSchema = z.object({
+  /** Shell for new sessions; default: the person's login shell ($SHELL). */
+  shell: z.string().min(1).optional(),
+  /** Start shells as login shells so PATH comes from the person's profile. */
+  loginShell: z.boolean().default(true),
+  maxSessions: z.number().int().min(1).max(1000).default(64),
+  /** In-memory scrollback per session (full history stays on disk in the transcript). */
+  scrollback: z.number().int().min(100).max(1_000_000).default(5_000),
+  /** First lines of each command's output kept even after they leave the scrollback. */
+  commandHeadLines: z.number().int().min(10).max(100_000).default(1_000),
+  defaultCols: z.number().int().min(20).max(1000).default(120),
+  defaultRows: z.number().int().min(5).max(500).default(32),
+  executeTimeoutMs: z.number().int().min(1).max(86_400_000).default(30_000),
+  maxLines: z.number().int().min(1).max(10_000).default(200),
+  shellStartupTimeoutMs: z.number().int().min(100).max(600_000).default(15_000),
+  /** Waits between SIGINT → SIGTERM → SIGKILL. */
+  killWaitMs: z.number().int().min(10).max(600_000).default(2_000),
+  closeGraceMs: z.number().int().min(10).max(600_000).default(500),
+  secretPatterns: z.array(z.string()).default([...DEFAULT_SECRET_PATTERNS]),
+  secretAllow: z.array(z.string()).default([]),
+});
+
+export type Settings = z.infer<typeof SettingsSchema>;
+
+export const SETTINGS_FILE = 'settings.json';
+
+/** Reads `<stateDir>/settings.json` (absent → defaults) and applies `SWITCHBOARD_*` overrides. */
+export function loadSettings(stateDir: string, env: NodeJS.ProcessEnv = process.env): Settings {
+  const file = path.join(stateDir, SETTINGS_FILE);
+  let raw: Record<string, unknown> = {};
+  if (fs.existsSync(file)) {
+    try {
+      raw = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+    } catch (error) {
+      throw new Error(`${file} is not valid JSON (${(error as Error).message}); fix or delete it.`);
+    }
+  }
+  const merged = { ...raw, ...envOverrides(env) };
+  const parsed = SettingsSchema.safeParse(merged);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`Invalid settings (${file} or SWITCHBOARD_* variables): ${issues}`);
+  }
+  return parsed.data;
+}
+
+/** `SWITCHBOARD_MAX_SESSIONS=8` → `{ maxSessions: 8 }`; JSON values are parsed, others kept as strings. */
+function envOverrides(env: NodeJS.ProcessEnv): Record<string, unknown> {
+  const keys = Object.keys(SettingsSchema.shape);
+  const overrides: Record<string, unknown> = {};
+  for (const key of keys) {
+    const name = `SWITCHBOARD_${key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
+    const value = env[name];
+    if (value === undefined) continue;
+    try {
+      overrides[key] = JSON.parse(value);
+    } catch {
+      overrides[key] = value;
+    }
+  }
+  return overrides;
+}

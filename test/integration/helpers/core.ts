@@ -1,0 +1,49 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { SessionManager, type CoreSettings } from '../../../src/core/sessionManager.js';
+
+/** Settings for tests: small, fast kill waits, the given shell. */
+export function testSettings(overrides: Partial<CoreSettings> = {}): CoreSettings {
+  return {
+    maxSessions: 16,
+    scrollback: 1_000,
+    headLines: 200,
+    shell: '/bin/bash',
+    login: false,
+    startupTimeoutMs: 10_000,
+    killWaitsMs: [300, 300],
+    closeGraceMs: 300,
+    secretPatterns: ['*_TOKEN', '*SECRET*'],
+    secretAllow: [],
+    cols: 100,
+    rows: 30,
+    ...overrides,
+  };
+}
+
+/** A private HOME and state dir, so the developer's rc files never leak into a test. */
+export function tempHome(rcFiles: Record<string, string> = {}): { home: string; stateDir: string } {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-core-'));
+  const home = path.join(root, 'home');
+  fs.mkdirSync(home);
+  for (const [name, content] of Object.entries(rcFiles)) fs.writeFileSync(path.join(home, name), content);
+  return { home, stateDir: path.join(root, 'state') };
+}
+
+export function createManager(options: { shell?: string; rcFiles?: Record<string, string>; settings?: Partial<CoreSettings>; env?: NodeJS.ProcessEnv } = {}): {
+  manager: SessionManager;
+  stateDir: string;
+  home: string;
+} {
+  const { home, stateDir } = tempHome(options.rcFiles);
+  const manager = new SessionManager({
+    settings: testSettings({ shell: options.shell ?? '/bin/bash', ...options.settings }),
+    stateDir,
+    baseEnv: { PATH: process.env.PATH, HOME: home, LANG: 'C.UTF-8', USER: process.env.USER ?? 'root', ...options.env },
+    onWarning: () => {},
+  });
+  return { manager, stateDir, home };
+}
+
+export const agent = { kind: 'agent', client: 'core-test 1.0' } as const;

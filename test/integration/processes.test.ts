@@ -1,0 +1,330 @@
+/**
+ * Kill and close against real processes: bash in a real pty (node-pty), driven by typing.
+ * Linux only (it reads /proc to check the results independently of the code under test).
+ */
+import { spawn as spawnChild } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import * as pty from 'node-pty';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SESSION_ENV } from '../../src/core/marks.js';
+import {
+  escalateKill,
+  foregroundProcessGroup,
+  killWithSignal,
+  processIdentity,
+  sessionProcesses,
+  signalGroupIfLeaderSame,
+  signalIfSame,
+  terminateSession,
+} from '../../src/core/processes.js';
+
+const linux = process.platform === 'linux';
+
+// ---- an independent /proc oracle -----------------------------------------------------------------
+
+function stat(pid: number): { state: string; pgid: number } | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return { state: f[0] ?? '?', pgid: Number(f[2]) };
+  } catch {
+    return undefined;
+  }
+}
+
+function alive(pid: number): boolean {
+  const s = stat(pid);
+  return s !== undefined && s.state !== 'Z' && s.state !== 'X';
+}
+
+function readOr(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** Live pids started with SESSION_ENV=<id>, with their command lines. */
+function marked(sessionId: string): Map<number, string> {
+  const found = new Map<number, string>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const pid = Number(name);
+    if (!readOr(`/proc/${pid}/environ`).split('\0').includes(`${SESSION_ENV}=${sessionId}`)) continue;
+    if (alive(pid)) found.set(pid, readOr(`/proc/${pid}/cmdline`).split('\0').join(' ').trim());
+  }
+  return found;
+}
+
+/** Polls a condition until it holds or the deadline passes (for states the OS cannot announce). */
+async function eventually<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+// ---- a real shell in a real pty --------------------------------------------------------------------
+
+class Shell {
+  readonly id = `t${randomBytes(4).toString('hex')}`;
+  readonly pty: pty.IPty;
+  output = '';
+  exited: Promise<void>;
+
+  constructor() {
+    this.pty = pty.spawn('bash', ['--norc', '--noprofile', '-i'], {
+      name: 'xterm-256color',
+      cols: 200,
+      rows: 50,
+      cwd: tmpdir(),
+      env: { ...process.env, [SESSION_ENV]: this.id, PS1: '$ ' },
+    });
+    this.pty.onData((d) => (this.output += d));
+    this.exited = new Promise((resolve) => this.pty.onExit(() => resolve()));
+  }
+
+  get pid(): number {
+    return this.pty.pid;
+  }
+
+  type(line: string): void {
+    this.pty.write(`${line}\r`);
+  }
+
+  /** Waits for output matching `pattern` (written so the echoed input cannot match it). */
+  async waitFor(pattern: RegExp, timeoutMs = 10_000): Promise<RegExpMatchArray> {
+    return eventually(() => this.output.match(pattern) ?? undefined, timeoutMs);
+  }
+
+  /**
+   * Types a simple command and waits until it runs in the foreground: the terminal's group changed
+   * AND the program was exec'd. (Between fork and exec the child is still bash, which would swallow
+   * a SIGINT: a real race, but not the one these tests are about.)
+   */
+  async startForeground(command: string): Promise<number> {
+    const own = stat(this.pid)?.pgid;
+    this.type(command);
+    return eventually(async () => {
+      const fg = await foregroundProcessGroup(this.pid);
+      if (fg === undefined || fg === own) return undefined;
+      const running = [...marked(this.id)].some(([pid, cmd]) => cmd === command && stat(pid)?.pgid === fg);
+      return running ? fg : undefined;
+    });
+  }
+
+  /** Proves the shell still answers. */
+  async usable(): Promise<void> {
+    const n = Math.floor(Math.random() * 1000);
+    this.type(`echo AFTER-$((${n}+1))`);
+    await this.waitFor(new RegExp(`AFTER-${n + 1}`));
+  }
+}
+
+const shells: Shell[] = [];
+
+async function openShell(): Promise<Shell> {
+  const shell = new Shell();
+  shells.push(shell);
+  shell.type('echo READY-$$');
+  await shell.waitFor(/READY-\d+/);
+  return shell;
+}
+
+afterEach(async () => {
+  // Leave nothing behind even when a test failed half-way.
+  for (const shell of shells.splice(0)) {
+    for (const pid of marked(shell.id).keys()) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+    try {
+      shell.pty.kill('SIGKILL');
+    } catch {
+      /* already gone */
+    }
+    await within(shell.exited, 2000, 'the shell to exit').catch(() => undefined);
+  }
+});
+
+// ---- tests ---------------------------------------------------------------------------------------
+
+describe.runIf(linux)('processes', () => {
+  describe('foregroundProcessGroup', () => {
+    it("is the shell's own group at the prompt and another while sleep runs", async () => {
+      const shell = await openShell();
+      const own = stat(shell.pid)?.pgid;
+      expect(own).toBe(shell.pid);
+      expect(await foregroundProcessGroup(shell.pid)).toBe(own);
+
+      const fg = await shell.startForeground('sleep 1000');
+      expect(fg).not.toBe(own);
+      const sleepPid = [...marked(shell.id)].find(([, cmd]) => cmd === 'sleep 1000')?.[0];
+      expect(stat(sleepPid ?? -1)?.pgid).toBe(fg);
+    });
+
+    it('is undefined for a pid that does not exist', async () => {
+      expect(await foregroundProcessGroup(2 ** 22 + 1)).toBeUndefined();
+    });
+  });
+
+  describe('escalateKill', () => {
+    const target = (shell: Shell) => ({ kind: 'foreground', shellPid: shell.pid }) as const;
+
+    it('ends plain sleep with SIGINT, and the shell is usable afterwards', async () => {
+      const shell = await openShell();
+      await shell.startForeground('sleep 1000');
+      expect(await escalateKill(target(shell), { waitsMs: [300] })).toBe('SIGINT');
+      await shell.usable();
+    });
+
+    it('needs SIGTERM when SIGINT is ignored', async () => {
+      const shell = await openShell();
+      shell.type(`bash -c "trap '' INT; echo ARMED-\\$\\$; sleep 1000"`);
+      await shell.waitFor(/ARMED-\d+/);
+      expect(await escalateKill(target(shell), { waitsMs: [300] })).toBe('SIGTERM');
+      await shell.usable();
+    });
+
+    it('needs SIGKILL when SIGINT and SIGTERM are ignored', async () => {
+      const shell = await openShell();
+      shell.type(`bash -c "trap '' INT TERM; echo ARMED-\\$\\$; sleep 1000"`);
+      await shell.waitFor(/ARMED-\d+/);
+      const started = Date.now();
+      expect(await escalateKill(target(shell), { waitsMs: [300, 300] })).toBe('SIGKILL');
+      expect(Date.now() - started).toBeLessThan(3000);
+      await shell.usable();
+    });
+
+    it('resolves null at the prompt without signalling anything', async () => {
+      const shell = await openShell();
+      expect(await escalateKill(target(shell), { waitsMs: [300] })).toBeNull();
+      await shell.usable();
+    });
+
+    it('wakes on the caller event instead of waiting out the wait', async () => {
+      const shell = await openShell();
+      shell.type(`bash -c "trap '' INT; echo ARMED-\\$\\$; sleep 1000"`);
+      await shell.waitFor(/ARMED-\d+/);
+      let done = false;
+      const listeners = new Set<() => void>();
+      const onDone = (l: () => void) => (listeners.add(l), { dispose: () => listeners.delete(l) });
+      // The caller "knows" it is done (as shell integration would) 100 ms into a 20 s wait.
+      setTimeout(() => ((done = true), listeners.forEach((l) => l())), 100);
+      const started = Date.now();
+      const result = await escalateKill(target(shell), { waitsMs: [20_000], isDone: () => done, onDone });
+      expect(result).toBe('SIGINT');
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(listeners.size).toBe(0); // the subscription was disposed
+    });
+
+    it('sends only the one signal asked for', async () => {
+      const shell = await openShell();
+      shell.type(`bash -c "trap '' TERM; echo ARMED-\\$\\$; sleep 1000"`);
+      await shell.waitFor(/ARMED-\d+/);
+      expect(await killWithSignal(target(shell), 'SIGTERM', { waitMs: 300 })).toBeNull();
+      expect(await foregroundProcessGroup(shell.pid)).not.toBe(shell.pid); // still running
+      expect(await killWithSignal(target(shell), 'SIGINT', { waitMs: 2000 })).toBe('SIGINT');
+      await shell.usable();
+    });
+
+    it('kills a whole process group given by its leader', async () => {
+      const child = spawnChild('sleep', ['1000'], { detached: true, stdio: 'ignore' });
+      const exited = new Promise<NodeJS.Signals | null>((r) => child.on('exit', (_c, s) => r(s)));
+      const leader = await eventually(() => processIdentity(child.pid ?? -1));
+      expect(await escalateKill({ kind: 'group', leader }, { waitsMs: [2000] })).toBe('SIGINT');
+      expect(await exited).toBe('SIGINT');
+    });
+  });
+
+  describe('sessionProcesses', () => {
+    it('finds the shell and its children, never the hub', async () => {
+      const shell = await openShell();
+      shell.type('sleep 1000 & echo BG-$!');
+      const bg = Number((await shell.waitFor(/BG-(\d+)/))[1]);
+      const pids = await sessionProcesses(shell.id, shell.pid);
+      expect(pids).toContain(shell.pid);
+      expect(pids).toContain(bg);
+      expect(pids).not.toContain(process.pid);
+      expect(pids).not.toContain(process.ppid);
+    });
+  });
+
+  describe('terminateSession', () => {
+    it('leaves nothing: background, nohup, setsid, double-forked and foreground', async () => {
+      const shell = await openShell();
+      shell.type('sleep 1001 &');
+      shell.type('nohup sleep 1002 >/dev/null 2>&1 &');
+      shell.type('setsid sleep 1003 &');
+      shell.type('( (sleep 1004 &) & )');
+      shell.type('sleep 1005');
+      const expected = ['sleep 1001', 'sleep 1002', 'sleep 1003', 'sleep 1004', 'sleep 1005'];
+      // All five exec'd (so nohup's SIG_IGN is in place): found by their mark, independently.
+      const found = await eventually(() => {
+        const byCmd = new Map([...marked(shell.id)].map(([pid, cmd]) => [cmd, pid]));
+        return expected.every((c) => byCmd.has(c)) ? byCmd : undefined;
+      });
+      const pids = expected.map((c) => found.get(c) as number);
+      const setsidPid = found.get('sleep 1003') as number;
+      expect(stat(setsidPid)?.pgid).toBe(setsidPid); // really left the shell's session and groups
+
+      const killed = await terminateSession(shell.id, shell.pid, { graceMs: 500 });
+
+      for (const pid of [...pids, shell.pid]) expect(alive(pid), `pid ${pid}`).toBe(false);
+      expect(marked(shell.id).size).toBe(0);
+      expect(killed).toContain(found.get('sleep 1002')); // nohup ignores SIGHUP
+      expect(killed).toContain(setsidPid); // only the environment mark finds it
+      expect(await sessionProcesses(shell.id, shell.pid)).toEqual([]);
+      await within(shell.exited, 5000, 'the pty to report the shell exited');
+    });
+
+    it('kills a shell that ignores SIGHUP', async () => {
+      const shell = await openShell();
+      shell.type("trap '' HUP; echo ARMED-$((2+3))");
+      await shell.waitFor(/ARMED-5/);
+      const killed = await terminateSession(shell.id, shell.pid, { graceMs: 200 });
+      expect(killed).toContain(shell.pid);
+      expect(alive(shell.pid)).toBe(false);
+    });
+  });
+
+  describe('recycled pids', () => {
+    it('signalIfSame does not signal a live process whose start time differs', async () => {
+      const child = spawnChild('sleep', ['1000'], { stdio: 'ignore' });
+      const exited = new Promise<NodeJS.Signals | null>((r) => child.on('exit', (_c, s) => r(s)));
+      const identity = await eventually(() => processIdentity(child.pid ?? -1));
+      expect(await signalIfSame({ ...identity, startTime: '1' }, 'SIGKILL')).toBe(false);
+      expect(await signalIfSame(identity, 'SIGTERM')).toBe(true);
+      // A pending SIGKILL would have won; the process died of the SIGTERM alone.
+      expect(await exited).toBe('SIGTERM');
+      expect(await processIdentity(identity.pid)).toBeUndefined();
+      expect(await signalIfSame(identity, 'SIGTERM')).toBe(false); // gone: no throw
+    });
+
+    it('signalGroupIfLeaderSame checks the leader the same way', async () => {
+      const child = spawnChild('sleep', ['1000'], { detached: true, stdio: 'ignore' });
+      const exited = new Promise<NodeJS.Signals | null>((r) => child.on('exit', (_c, s) => r(s)));
+      const leader = await eventually(() => processIdentity(child.pid ?? -1));
+      expect(await signalGroupIfLeaderSame({ ...leader, startTime: '1' }, 'SIGKILL')).toBe(false);
+      expect(await signalGroupIfLeaderSame(leader, 'SIGTERM')).toBe(true);
+      expect(await exited).toBe('SIGTERM');
+    });
+  });
+});

@@ -1,0 +1,185 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SessionManager } from '../../src/core/sessionManager.js';
+import type { TerminalSession } from '../../src/core/terminalSession.js';
+import { agent, createManager } from './helpers/core.js';
+
+const managers: SessionManager[] = [];
+
+afterEach(async () => {
+  await Promise.all(managers.splice(0).map((m) => m.dispose()));
+});
+
+function manager(options: Parameters<typeof createManager>[0] = {}): ReturnType<typeof createManager> {
+  const created = createManager(options);
+  managers.push(created.manager);
+  return created;
+}
+
+function run(session: TerminalSession, command: string, timeoutMs = 10_000, maxLines = 200): ReturnType<TerminalSession['execute']> {
+  return session.execute({ command, timeoutMs, maxLines });
+}
+
+/** Resolves when the session reaches `state`, or rejects after `timeoutMs`. */
+function whenState(session: TerminalSession, state: string, timeoutMs = 5_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (session.state === state) return resolve();
+    const timer = setTimeout(() => {
+      subscription.dispose();
+      reject(new Error(`session did not become ${state} within ${timeoutMs} ms (is ${session.state})`));
+    }, timeoutMs);
+    const subscription = session.onDidChange(() => {
+      if (session.state !== state) return;
+      clearTimeout(timer);
+      subscription.dispose();
+      resolve();
+    });
+  });
+}
+
+const SHELLS = ['/bin/bash', '/usr/bin/zsh', '/usr/bin/fish', '/bin/sh'] as const;
+
+describe.each(SHELLS)('execute boundaries in %s', (shell) => {
+  it('runs a multi-line command whole and waits for all of it', async () => {
+    const session = await manager({ shell }).manager.open({ creator: agent });
+    const result = await run(session, 'echo one\nsleep 0.3\necho two');
+    expect(result.status).toBe('completed');
+    expect(result.output).toBe('one\ntwo');
+    expect(result.exit_code).toBe(0);
+    const next = await run(session, 'echo three');
+    expect(next.output).toBe('three');
+    expect(next.command_seq).toBe(result.command_seq + 1);
+  });
+
+  it('is not ended early by a program printing a fake finished mark', async () => {
+    const session = await manager({ shell }).manager.open({ creator: agent });
+    const result = await run(session, "printf '\\033]133;D;0\\007'; sleep 0.3; echo real-end");
+    expect(result.status).toBe('completed');
+    expect(result.output).toBe('real-end');
+  });
+
+  it('returns what the screen shows after clear inside a command', async () => {
+    const session = await manager({ shell, env: { TERM: 'xterm-256color' } }).manager.open({ creator: agent });
+    const result = await run(session, 'echo before; clear; echo after');
+    expect(result.output).toBe('after');
+    expect(result.exit_code).toBe(0);
+  });
+});
+
+describe('execute output', () => {
+  it('keeps the head of an output that outran the scrollback, and the tail', async () => {
+    const session = await manager({ settings: { scrollback: 500 } }).manager.open({ creator: agent });
+    const result = await run(session, 'seq 1 5000', 10_000, 20);
+    expect(result.exit_code).toBe(0);
+    expect(result.total_lines).toBe(5000);
+    expect(result.truncated).toBe(true);
+    const lines = result.output.split('\n');
+    expect(lines.slice(0, 10)).toEqual(['1', '2', '3', '4', '5', '6', '7', '8', '9', '10']);
+    expect(lines.slice(-10)).toEqual(['4991', '4992', '4993', '4994', '4995', '4996', '4997', '4998', '4999', '5000']);
+    expect(lines[10]).toMatch(/lines 11–4990 of 5000 omitted.*"view":"command"/);
+  });
+
+  it('joins soft-wrapped lines and keeps wide characters', async () => {
+    const session = await manager({ settings: { cols: 40 } }).manager.open({ creator: agent });
+    const long = 'x'.repeat(95);
+    const result = await run(session, `echo ${long}; echo 'héllo 世界 ✓'`);
+    expect(result.output).toBe(`${long}\nhéllo 世界 ✓`);
+    expect(result.total_lines).toBe(2);
+  });
+
+  it('reports a command that ends the shell as completed with its exit code', async () => {
+    const { manager: m } = manager();
+    const session = await m.open({ creator: agent });
+    const result = await run(session, 'exit 3');
+    expect(result.status).toBe('completed');
+    expect(result.exit_code).toBe(3);
+    expect(m.list(true).find((s) => s.id === session.id)?.state).toBe('exited');
+  });
+
+  it('survives a nested interactive bash and sees the outer command end', async () => {
+    const session = await manager().manager.open({ creator: agent });
+    const started = await run(session, 'bash --norc --noprofile', 500);
+    expect(started.status).toBe('running');
+    session.write('echo inner-$((40+2))\rexit\r');
+    await whenState(session, 'idle');
+    const after = await run(session, 'echo outer-ok');
+    expect(after.output).toBe('outer-ok');
+    expect(after.command_seq).toBe(started.command_seq + 1);
+  });
+});
+
+describe('queueing and busy sessions', () => {
+  it('runs concurrent calls on one session in order', async () => {
+    const { manager: m, home } = manager();
+    const session = await m.open({ creator: agent, cwd: home });
+    const [first, second] = await Promise.all([
+      run(session, 'sleep 0.3; echo first >> order.txt'),
+      run(session, 'echo second >> order.txt'),
+    ]);
+    expect(first.status).toBe('completed');
+    expect(second.status).toBe('completed');
+    expect(fs.readFileSync(path.join(home, 'order.txt'), 'utf8')).toBe('first\nsecond\n');
+  });
+
+  it('says SESSION_BUSY, naming the command, while an earlier command still runs', async () => {
+    const session = await manager().manager.open({ creator: agent });
+    const started = await run(session, 'sleep 1', 200);
+    expect(started.status).toBe('running');
+    await expect(run(session, 'echo nope')).rejects.toMatchObject({ code: 'SESSION_BUSY', message: expect.stringContaining('sleep 1') });
+    await whenState(session, 'idle');
+    expect((await run(session, 'echo free')).output).toBe('free');
+  });
+});
+
+describe('session manager', () => {
+  it('refuses sessions past the limit with LIMIT_REACHED naming the setting', async () => {
+    const { manager: m } = manager({ settings: { maxSessions: 2 } });
+    await Promise.all([m.open({ creator: agent }), m.open({ creator: agent })]);
+    await expect(m.open({ creator: agent })).rejects.toMatchObject({ code: 'LIMIT_REACHED', message: expect.stringContaining('maxSessions') });
+    expect(m.list()).toHaveLength(2);
+  });
+
+  it('gives agent sessions pagers that never wait and no secrets, and never the nonce', async () => {
+    const { manager: m } = manager({ env: { MY_TOKEN: 'tok-123', APP_SECRET_VALUE: 's3', PLAIN: 'visible' } });
+    const agentSession = await m.open({ creator: agent });
+    const env = (await run(agentSession, 'env | sort')).output;
+    expect(env).toContain('PAGER=cat');
+    expect(env).toContain('GIT_PAGER=cat');
+    expect(env).toContain('PLAIN=visible');
+    expect(env).not.toContain('tok-123');
+    expect(env).not.toContain('s3');
+    expect(env).not.toContain('SWITCHBOARD_NONCE');
+    const userSession = await m.open({ creator: { kind: 'user' } });
+    expect((await run(userSession, 'echo $MY_TOKEN')).output).toBe('tok-123');
+  });
+
+  it('refuses a cwd that does not exist and an agent LD_PRELOAD, spawning nothing', async () => {
+    const { manager: m } = manager();
+    await expect(m.open({ creator: agent, cwd: '/does/not/exist' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(m.open({ creator: agent, env: { LD_PRELOAD: '/tmp/x.so' } })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(m.list(true)).toHaveLength(0);
+  });
+
+  it('releases every process and file descriptor on dispose', async () => {
+    const fdsBefore = fs.readdirSync('/proc/self/fd').length;
+    const { manager: m } = manager();
+    const sessions = await Promise.all([m.open({ creator: agent }), m.open({ creator: agent }), m.open({ creator: agent })]);
+    await Promise.all(sessions.map((s) => run(s, 'sleep 1000 &')));
+    const pids = sessions.map((s) => s.pid);
+    await m.dispose();
+    for (const pid of pids) expect(fs.existsSync(`/proc/${pid}`)).toBe(false);
+    expect(fs.readdirSync('/proc/self/fd').length).toBeLessThanOrEqual(fdsBefore);
+  });
+
+  it('writes the raw transcript and a command log under the state dir', async () => {
+    const { manager: m, stateDir } = manager();
+    const session = await m.open({ creator: agent });
+    await run(session, 'echo transcript-check');
+    await session.close();
+    const dir = path.join(stateDir, 'sessions', session.id);
+    expect(fs.readFileSync(path.join(dir, 'output.log'), 'utf8')).toContain('transcript-check');
+    const commands = fs.readFileSync(path.join(dir, 'commands.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { command: string; exit_code: number });
+    expect(commands.at(-1)).toMatchObject({ command: 'echo transcript-check', exit_code: 0 });
+  });
+});
