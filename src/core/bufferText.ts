@@ -3,7 +3,7 @@ import type { IBuffer } from '@xterm/headless';
 /**
  * Plain text from the emulator's buffer: what the screen renders, so `\r` progress bars and
  * cursor movement collapse the way a person sees them. Soft-wrapped rows join into one
- * logical line; trailing blanks are trimmed.
+ * logical line; trailing blanks are trimmed (xterm keeps explicitly printed spaces).
  */
 
 /** The logical line that ends at row `lastRow`, walking up through wrapped rows (not above `floorRow`). */
@@ -17,7 +17,7 @@ export function readLogicalLine(buffer: IBuffer, lastRow: number, floorRow: numb
     const startCol = row === floorRow ? floorCol : 0;
     text += line.translateToString(row === lastRow, startCol);
   }
-  return text;
+  return text.trimEnd();
 }
 
 /**
@@ -46,6 +46,7 @@ export function readLines(buffer: IBuffer, startRow: number, startCol: number, e
       currentStartsAtEnd = row === endRow;
     }
   }
-  if (current !== null && !(currentStartsAtEnd && current === '')) lines.push(current);
-  return lines;
+  if (current !== null && !(currentStartsAtEnd && current.trimEnd() === '')) lines.push(current);
+  // Explicit blanks (zsh's PROMPT_SP, padded tables) are not text a reader wants.
+  return lines.map((line) => line.trimEnd());
 }

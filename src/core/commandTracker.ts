@@ -52,6 +52,8 @@ export class CommandTracker {
   private readonly disposables: { dispose(): void }[] = [];
   private seq = 0;
   private pendingCommandLine: string | null = null;
+  /** The pending command line is what the session typed (not the shell's E report). */
+  private ownCommandLine = false;
   private current: TrackedCommand | null = null;
   private last: TrackedCommand | null = null;
   private promptReady = false;
@@ -90,9 +92,10 @@ export class CommandTracker {
     return this.seq + 1;
   }
 
-  /** For shells without an E mark: the command line the session is about to type. */
+  /** The command line the session is about to type (recorded instead of the shell's E mark). */
   expectCommandLine(commandLine: string): void {
     this.pendingCommandLine = commandLine;
+    this.ownCommandLine = true;
   }
 
   activate(terminal: Terminal): void {
@@ -142,8 +145,10 @@ export class CommandTracker {
 
   private handleVsCode(data: string): boolean {
     const parts = data.split(';');
+    // What the session typed itself wins over the shell's report (history may be off or
+    // hold only part of a multi-line command); later E marks of the same line are ignored.
     if (parts[0] === 'E' && parts.length >= 3 && parts[parts.length - 1] === this.options.nonce) {
-      this.pendingCommandLine = unescapeCommandLine(parts.slice(1, -1).join(';'));
+      if (this.current === null && !this.ownCommandLine) this.pendingCommandLine = unescapeCommandLine(parts.slice(1, -1).join(';'));
     }
     return true;
   }
@@ -193,8 +198,9 @@ export class CommandTracker {
 
   private startCommand(): void {
     const terminal = this.terminal;
-    if (!terminal) return;
-    if (this.current) this.finishCommand(null); // a C without D: close the previous record honestly
+    // bash prints PS0 (our C) before each command of a multi-line command line, and D once at
+    // the next prompt: the first C starts the record, the rest belong to it.
+    if (!terminal || this.current) return;
     this.promptReady = false;
     this.seq++;
     const buffer = terminal.buffer.active;
@@ -214,6 +220,7 @@ export class CommandTracker {
       endByte: null,
     };
     this.pendingCommandLine = null;
+    this.ownCommandLine = false;
     this.onDidStartCommandEmitter.fire(this.current);
   }
 
@@ -226,7 +233,7 @@ export class CommandTracker {
     command.cwd = this.cwdValue;
     const buffer = terminal.buffer.active;
     command.end = { marker: terminal.registerMarker(0), col: buffer.cursorX };
-    command.endRowText = buffer.getLine(buffer.baseY + buffer.cursorY)?.translateToString(true) ?? '';
+    command.endRowText = (buffer.getLine(buffer.baseY + buffer.cursorY)?.translateToString(true) ?? '').trimEnd();
     command.endByte = this.options.byteOffset();
     this.current = null;
     if (this.last) disposeMarkers(this.last);

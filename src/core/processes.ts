@@ -184,14 +184,19 @@ function anchorFrom(
   ttyNr: number | string | undefined,
 ): SessionAnchor {
   const shell = table.get(shellPid);
+  const hub = table.get(process.pid);
+  const tty = ttyNr !== undefined && ttyNr !== 0 ? String(ttyNr) : (shell?.tty ?? '');
+  // node-pty makes the shell a session leader, so its session id is its pid; that holds even
+  // after it exited (a pid is not reused while it names a live session). macOS reports none.
+  const leads = shell ? shell.sid === shell.pid : process.platform !== 'darwin';
   return {
     sessionId,
     shellPid,
     shellStartTime: shell?.startTime,
-    tty: ttyNr !== undefined && ttyNr !== 0 ? String(ttyNr) : (shell?.tty ?? ''),
-    // node-pty makes the shell a session leader, so its session id is its pid; that holds even
-    // after it exited (a pid is not reused while it names a live session). macOS reports none.
-    sid: shell ? shell.sid : process.platform === 'darwin' ? undefined : shellPid,
+    // A "shell" that shares the hub's terminal or session (not in a pty of its own) must not
+    // pull in every process of the person's terminal: then only tree, groups and mark count.
+    tty: tty !== hub?.tty ? tty : '',
+    sid: leads && shellPid !== hub?.sid ? shellPid : undefined,
   };
 }
 
@@ -220,7 +225,7 @@ async function findMembers(anchor: SessionAnchor, table: Map<number, ProcessInfo
 }
 
 function isSeed(row: ProcessInfo, anchor: SessionAnchor, mark: string | undefined): boolean {
-  if (mark === anchor.sessionId) return true;
+  if (mark !== undefined && mark !== '' && mark === anchor.sessionId) return true;
   if (row.pid === anchor.shellPid) return row.startTime === anchor.shellStartTime;
   if (anchor.sid !== undefined && anchor.sid > 1 && row.sid === anchor.sid) return true;
   // A tty number is reused by the next pty; a process marked for another session is not ours.

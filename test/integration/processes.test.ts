@@ -265,6 +265,18 @@ describe.runIf(linux)('processes', () => {
       expect(pids).not.toContain(process.pid);
       expect(pids).not.toContain(process.ppid);
     });
+
+
+    it("does not take the hub's terminal or session for the session's", async () => {
+      // Same session and tty as the test runner: only the process itself may come back.
+      const child = spawnChild('sleep', ['1000'], { stdio: 'ignore' });
+      try {
+        const pid = (await eventually(() => processIdentity(child.pid ?? -1))).pid;
+        expect(await sessionProcesses('not-a-session', pid)).toEqual([pid]);
+      } finally {
+        child.kill('SIGKILL');
+      }
+    });
   });
 
   describe('terminateSession', () => {

@@ -1,0 +1,135 @@
+/**
+ * `npm run bench` (quick, < 2 min) or `npm run bench -- --full`.
+ *
+ * Every figure is printed next to a baseline measured in the same run on the same machine,
+ * and as a ratio; fixed thresholds would only measure the machine. Paste the printed table
+ * into BENCHMARKS.md with the date and machine line it prints.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { SessionManager } from '../src/core/sessionManager.js';
+import { bareRoundTrips, bareThroughput } from './baseline.js';
+import { median, mib, ms, now, percentile } from './stats.js';
+
+const full = process.argv.includes('--full');
+const ROUND_TRIPS = full ? 500 : 200;
+const FLOOD_MB = full ? 256 : 64;
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bench-'));
+
+interface Row {
+  case: string;
+  value: string;
+  baseline: string;
+  ratio: string;
+}
+const rows: Row[] = [];
+
+function machineLine(): string {
+  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+  return `${new Date().toISOString().slice(0, 10)} · ${os.cpus().length} × ${cpu} · ${Math.round(os.totalmem() / 2 ** 30)} GiB · ${os.platform()} ${os.release()} · Node ${process.version}`;
+}
+
+async function executeOverheadThroughShim(): Promise<void> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [path.join(root, 'bin', 'switchboard.js'), 'mcp'],
+    env: { ...(process.env as Record<string, string>), SWITCHBOARD_HOME: path.join(work, 'shim-home'), SHELL: '/bin/bash' },
+    stderr: 'ignore',
+  });
+  const client = new Client({ name: 'bench', version: '1.0.0' });
+  await client.connect(transport);
+  const first = await client.callTool({ name: 'execute', arguments: { command: 'echo warm' } });
+  const session = (first.structuredContent as { session: string }).session;
+  for (let i = 0; i < 20; i++) await client.callTool({ name: 'execute', arguments: { command: 'echo hi', session } });
+  const samples: number[] = [];
+  for (let i = 0; i < ROUND_TRIPS; i++) {
+    const start = now();
+    const result = await client.callTool({ name: 'execute', arguments: { command: 'echo hi', session } });
+    samples.push(now() - start);
+    if ((result.structuredContent as { output: string }).output !== 'hi') throw new Error('execute returned the wrong output');
+  }
+  await client.close();
+  const bare = await bareRoundTrips(ROUND_TRIPS);
+  rows.push(
+    row(`execute \`echo hi\` via shim, median (n=${ROUND_TRIPS})`, median(samples), median(bare)),
+    row(`execute \`echo hi\` via shim, p95`, percentile(samples, 95), percentile(bare, 95)),
+  );
+}
+
+function row(name: string, value: number, baseline: number): Row {
+  return { case: name, value: ms(value), baseline: `${ms(baseline)} (bare node-pty bash)`, ratio: `${(value / baseline).toFixed(2)}×` };
+}
+
+async function sustainedOutput(): Promise<void> {
+  const file = path.join(work, 'flood.txt');
+  const line = `${'The quick brown fox jumps over the lazy dog 0123456789 '.repeat(2).trim()}\n`;
+  const chunk = line.repeat(Math.ceil((1024 * 1024) / line.length));
+  const fd = fs.openSync(file, 'w');
+  for (let i = 0; i < FLOOD_MB; i++) fs.writeSync(fd, chunk);
+  fs.closeSync(fd);
+  const size = fs.statSync(file).size;
+
+  const bare = await bareThroughput(file);
+  const manager = new SessionManager({
+    settings: {
+      maxSessions: 4,
+      scrollback: 5_000,
+      headLines: 1_000,
+      shell: '/bin/bash',
+      login: false,
+      startupTimeoutMs: 10_000,
+      killWaitsMs: [2_000, 2_000],
+      closeGraceMs: 500,
+      secretPatterns: [],
+      secretAllow: [],
+      cols: 200,
+      rows: 50,
+    },
+    stateDir: path.join(work, 'state'),
+    baseEnv: { PATH: process.env.PATH, HOME: work, LANG: 'C.UTF-8' },
+    onWarning: () => {},
+  });
+  const session = await manager.open({ creator: { kind: 'agent', client: 'bench' } });
+  const start = now();
+  const result = await session.execute({ command: `cat ${file}`, timeoutMs: 600_000, maxLines: 10 });
+  const elapsed = now() - start;
+  await session.close();
+  const transcriptBytes = fs.statSync(path.join(work, 'state', 'sessions', session.id, 'output.log')).size;
+  await manager.dispose();
+  if (result.status !== 'completed') throw new Error(`cat did not complete: ${result.status}`);
+  const rate = size / (elapsed / 1000);
+  const bareRate = size / (bare.ms / 1000);
+  rows.push({
+    case: `\`cat\` ${FLOOD_MB} MiB through a session (emulator + transcript + tracking)`,
+    value: `${mib(rate)}/s`,
+    baseline: `${mib(bareRate)}/s (node-pty alone)`,
+    ratio: `${(rate / bareRate).toFixed(2)}×`,
+  });
+  rows.push({
+    case: 'transcript bytes vs bytes node-pty read (zero loss)',
+    value: `${transcriptBytes}`,
+    baseline: `${bare.bytes}`,
+    ratio: transcriptBytes >= bare.bytes ? 'complete' : `LOST ${bare.bytes - transcriptBytes} bytes`,
+  });
+}
+
+async function main(): Promise<void> {
+  process.stderr.write(`bench (${full ? 'full' : 'quick'}) in ${work}\n`);
+  await executeOverheadThroughShim();
+  await sustainedOutput();
+  console.log(`Machine: ${machineLine()}\n`);
+  console.log('| case | value | baseline (same run) | ratio |');
+  console.log('| --- | --- | --- | --- |');
+  for (const r of rows) console.log(`| ${r.case} | ${r.value} | ${r.baseline} | ${r.ratio} |`);
+  fs.rmSync(work, { recursive: true, force: true });
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});
