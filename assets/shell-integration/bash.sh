@@ -1,5 +1,6 @@
 # Switchboard shell integration for bash, run as `bash --init-file <this file> -i`.
 # Prints the marks described in src/core/marks.ts. Never edits the person's files.
+# `builtin local x="$1"`: quoted, because with the `builtin` prefix bash word-splits it.
 # Everything here is `set -u` safe (the person's rc may turn it on before our code runs).
 
 # Take the nonce before any rc file runs, so no process started from an rc sees it.
@@ -25,13 +26,14 @@ if [[ -z $__sb_nonce ]]; then builtin return 0; fi
 
 __sb_ran=0      # 1 once PS0 saw a command start; cleared when its D is printed
 __sb_first=1    # the first prompt gets OSC 7 but no D
+__sb_histcmd='' # $HISTCMD at the last prompt (see __sb_preexec)
 __sb_ps1=''     # the PS1 we built, to notice when the person (or a theme) replaces it
 __sb_z=x        # operand of the side-effect-only expansion in PS0 (see below)
 __sb_armed=0    # DEBUG-trap mode only: 1 between our last PROMPT_COMMAND entry and the next command
 
 # VS Code's escaping for OSC 633;E: `\` -> `\\`, `;` and chars < 0x20 -> \xNN.
 __sb_escape() {
-  builtin local LC_ALL=C s=$1 h c i
+  builtin local LC_ALL=C s="$1" h c i
   s=${s//\\/\\\\}
   s=${s//;/\\x3b}
   if [[ $s == *[[:cntrl:]]* ]]; then
@@ -46,7 +48,7 @@ __sb_escape() {
 
 # OSC 7 with $PWD percent-encoded byte by byte (fast path when nothing needs encoding).
 __sb_cwd() {
-  builtin local LC_ALL=C p=${PWD-} out='' c i
+  builtin local LC_ALL=C p="${PWD-}" out='' c i
   if [[ $p == *[!A-Za-z0-9/._~-]* ]]; then
     for ((i = 0; i < ${#p}; i++)); do
       c=${p:i:1}
@@ -61,19 +63,22 @@ __sb_cwd() {
   builtin printf '\e]7;file://%s%s\a' "${HOSTNAME-}" "$out"
 }
 
-# Runs from PS0 (in a command-substitution subshell): E then C. The command line comes from
-# history; with history off (or an ignorespace'd line) it is best-effort and may be empty.
+# Runs from PS0 (in a command-substitution subshell): E then C. $1 is $HISTCMD now. The
+# command line comes from history; if this line added no entry (history off, ignorespace,
+# ignoredups) the last entry is some other line, so E carries an empty command line instead.
 __sb_preexec() {
-  builtin local line
-  line=$(HISTTIMEFORMAT='' builtin history 1 2>/dev/null)
-  # strip the "  123  " history number
-  [[ $line =~ ^[[:space:]]*[0-9]+\*?[[:space:]]+ ]] && line=${line:${#BASH_REMATCH[0]}}
+  builtin local line=''
+  if [[ -n ${1-} && $1 != "$__sb_histcmd" ]]; then
+    line=$(HISTTIMEFORMAT='' builtin history 1 2>/dev/null)
+    # strip the "  123  " history number
+    [[ $line =~ ^[[:space:]]*[0-9]+\*?[[:space:]]+ ]] && line=${line:${#BASH_REMATCH[0]}}
+  fi
   builtin printf '\e]633;E;%s;%s\a\e]133;C;nonce=%s\a' "$(__sb_escape "$line")" "$__sb_nonce" "$__sb_nonce"
 }
 
 # First entry of PROMPT_COMMAND: $? is still the command's own status here.
 __sb_precmd() {
-  builtin local st=$?
+  builtin local st="$?"
   if [[ $__sb_ran == 1 ]]; then
     __sb_ran=0
     __sb_cwd
@@ -83,6 +88,7 @@ __sb_precmd() {
   fi
   __sb_first=0
   __sb_armed=0
+  __sb_histcmd=${HISTCMD-} # history number the next saved line will get
   # Empty Enter / Ctrl-C at the prompt: PS0 did not run, so neither C nor D.
   builtin return "$st" # the person's PROMPT_COMMAND still sees the command's $?
 }
@@ -90,7 +96,7 @@ __sb_precmd() {
 # Last entry of PROMPT_COMMAND: the person's PROMPT_COMMAND may have rebuilt PS1; wrap it in
 # A/B (inside \[ \] so readline does not count them as visible characters).
 __sb_postcmd() {
-  builtin local st=$?
+  builtin local st="$?"
   if [[ ${PS1-} != "$__sb_ps1" ]]; then
     __sb_ps1="\[\e]133;A;nonce=${__sb_nonce}\a\]${PS1-}\[\e]133;B;nonce=${__sb_nonce}\a\]"
     PS1=$__sb_ps1
@@ -120,7 +126,7 @@ if [[ $__sb_mode == ps0 ]]; then
   # PS0 is expanded after a command line is read and before it runs, never for an empty line.
   # `${__sb_z:__sb_ran=1:0}` expands to nothing; its arithmetic offset sets __sb_ran=1 in
   # this shell (a $(...) could not: it runs in a subshell).
-  PS0="${PS0-}"'$(__sb_preexec)${__sb_z:__sb_ran=1:0}'
+  PS0="${PS0-}"'$(__sb_preexec "${HISTCMD-}")${__sb_z:__sb_ran=1:0}'
 else
   # bash < 4.4 (macOS /bin/bash 3.2): no PS0. The first DEBUG trap after the prompt (armed by
   # __sb_postcmd, disarmed by __sb_precmd) marks the start. Known gap: a line that runs no
@@ -130,7 +136,7 @@ else
     case $BASH_COMMAND in __sb_precmd* | __sb_postcmd*) return 0 ;; esac
     __sb_armed=0
     __sb_ran=1
-    __sb_preexec
+    __sb_preexec "${HISTCMD-}"
   }
   # Keep a DEBUG trap the person already has: run it after ours (parsing as VS Code does).
   builtin eval "__sb_terms=( $(builtin trap -p DEBUG) )"

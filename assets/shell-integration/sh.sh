@@ -40,11 +40,20 @@ __sb_exec() {
   printf '\033]133;C;nonce=%s\007' "$__sb_nonce"
   __sb_cmd=$1
   shift # so the command's own $1, $@ are not our argument
+  # Ctrl-C: an interactive sh abandons the whole line, this function included, so D would
+  # never come. Print it from the trap, then re-raise with the default action to abandon the
+  # line as usual (a loop still stops). Replaces a person's own INT trap while a command runs.
+  trap '__sb_done 130; trap - INT; kill -INT $$' INT
   eval "$__sb_cmd"
   __sb_st=$?
-  __sb_cwd
-  printf '\033]133;D;%s;nonce=%s\007' "$__sb_st" "$__sb_nonce"
+  trap - INT
+  __sb_done "$__sb_st"
   return "$__sb_st"
+}
+
+__sb_done() {
+  __sb_cwd
+  printf '\033]133;D;%s;nonce=%s\007' "$1" "$__sb_nonce"
 }
 
 if [ -n "$__sb_nonce" ]; then

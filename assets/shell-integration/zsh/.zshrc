@@ -52,6 +52,13 @@ if [[ -n $__sb_nonce ]]; then
       __sb_cwd
       printf '\e]133;D;%s;nonce=%s\a' "$st" "$__sb_nonce"
     fi
+    # zsh draws PROMPT_SP (the `%` after output without a final newline) before precmd, i.e.
+    # inside the command's output; we turned it off and draw the same thing after D instead.
+    if (( __sb_promptsp )); then
+      local mark=${PROMPT_EOL_MARK-%B%S%#%s%b}
+      local plain=${(%)${mark//\%[BbSsUu]/}}
+      printf '%s%*s\r%*s\r' "${(%)mark}" $(( COLUMNS - 1 )) '' ${#plain} ''
+    fi
     # Empty Enter / Ctrl-C at the prompt: preexec did not run, so neither C nor D.
     return st
   }
@@ -67,6 +74,12 @@ if [[ -n $__sb_nonce ]]; then
     fi
     return st
   }
+
+  __sb_promptsp=0
+  if [[ -o promptsp && -o promptcr ]]; then
+    __sb_promptsp=1
+    unsetopt promptsp
+  fi
 
   autoload -Uz add-zsh-hook
   add-zsh-hook preexec __sb_preexec
