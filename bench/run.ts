@@ -85,6 +85,8 @@ async function sustainedOutput(): Promise<void> {
       startupTimeoutMs: 10_000,
       killWaitsMs: [2_000, 2_000],
       closeGraceMs: 500,
+      quietMs: 1_500,
+      allowSecretInput: false,
       secretPatterns: [],
       secretAllow: [],
       cols: 200,

@@ -28,7 +28,11 @@ export interface TrackedCommand {
   headLines: string[];
   /** Logical lines completed by a line feed so far. */
   lineFeeds: number;
-  /** Transcript byte offsets (chunk-granular: the end of the chunk holding the mark). */
+  /**
+   * Transcript bytes that hold the output: from the start of the chunk holding the C mark to
+   * the end of the chunk holding the D mark. Replaying them through a tracker with the same
+   * nonce yields exactly the output (see replay.ts).
+   */
   startByte: number;
   endByte: number | null;
 }
@@ -38,8 +42,11 @@ export interface CommandTrackerOptions {
   nonce: string;
   /** How many head lines to keep per command. */
   headLines: number;
-  /** The transcript offset just after the chunk being parsed. */
-  byteOffset: () => number;
+  /** Keep head lines from this line index on (replays that page through an output). */
+  headFrom?: number;
+  /** Transcript offsets of the chunk being parsed (marks are located to the chunk). */
+  chunkStart: () => number;
+  chunkEnd: () => number;
 }
 
 /**
@@ -184,15 +191,17 @@ export class CommandTracker {
   private handleLineFeed(): void {
     const command = this.current;
     if (!command) return;
-    command.lineFeeds++;
-    if (command.headLines.length < this.options.headLines && this.terminal) {
-      const buffer = this.terminal.buffer.active;
-      const completed = buffer.baseY + buffer.cursorY - 1;
-      const startLine = command.start.marker?.line ?? -1;
-      if (completed >= startLine && startLine >= 0) {
-        const line = readLogicalLine(buffer, completed, startLine, command.headLines.length === 0 ? command.start.col : 0);
-        command.headLines.push(line);
-      }
+    const index = command.lineFeeds++;
+    const from = this.options.headFrom ?? 0;
+    if (index < from || command.headLines.length >= this.options.headLines || !this.terminal) return;
+    const buffer = this.terminal.buffer.active;
+    const completed = buffer.baseY + buffer.cursorY - 1;
+    const startLine = command.start.marker?.line ?? -1;
+    if (startLine >= 0 && completed >= startLine) {
+      command.headLines.push(readLogicalLine(buffer, completed, startLine, index === 0 ? command.start.col : 0));
+    } else {
+      // The start row already scrolled away within this chunk: the row itself is still here.
+      command.headLines.push(readLogicalLine(buffer, completed, Math.max(0, completed - 64), 0));
     }
   }
 
@@ -216,7 +225,7 @@ export class CommandTracker {
       endRowText: null,
       headLines: [],
       lineFeeds: 0,
-      startByte: this.options.byteOffset(),
+      startByte: this.options.chunkStart(),
       endByte: null,
     };
     this.pendingCommandLine = null;
@@ -234,7 +243,7 @@ export class CommandTracker {
     const buffer = terminal.buffer.active;
     command.end = { marker: terminal.registerMarker(0), col: buffer.cursorX };
     command.endRowText = (buffer.getLine(buffer.baseY + buffer.cursorY)?.translateToString(true) ?? '').trimEnd();
-    command.endByte = this.options.byteOffset();
+    command.endByte = this.options.chunkEnd();
     this.current = null;
     if (this.last) disposeMarkers(this.last);
     this.last = command;

@@ -1,11 +1,20 @@
+import serializeAddon from '@xterm/addon-serialize';
 import xtermHeadless from '@xterm/headless';
-import type { Terminal as HeadlessTerminal } from '@xterm/headless';
+import type { IMarker, Terminal as HeadlessTerminal } from '@xterm/headless';
 import { CommandTracker, type TrackedCommand } from './commandTracker.js';
 import { readLines } from './bufferText.js';
 import { EventEmitter, type Event } from './event.js';
 import type { OutputLines } from './outputWindow.js';
 
 const { Terminal } = xtermHeadless;
+const { SerializeAddon } = serializeAddon;
+
+/** A point in the output (a tracked row and a column), for "what appeared since". */
+export interface OutputPosition {
+  marker: IMarker | undefined;
+  col: number;
+  alternate: boolean;
+}
 
 export interface EmulatorOptions {
   cols: number;
@@ -14,6 +23,8 @@ export interface EmulatorOptions {
   nonce: string;
   /** Head lines kept per command, beyond the scrollback. */
   headLines: number;
+  /** Keep head lines from this line index on (replays). */
+  headFrom?: number;
 }
 
 /**
@@ -23,10 +34,15 @@ export interface EmulatorOptions {
  */
 export class Emulator {
   private readonly terminal: HeadlessTerminal;
+  private readonly serializer = new SerializeAddon();
   readonly tracker: CommandTracker;
   /** Characters written but not yet parsed: the emulator's backlog, for flow control. */
   private pending = 0;
-  private bytesParsed = 0;
+  /**
+   * Transcript byte ranges of the chunks written and not yet parsed, oldest first: xterm
+   * parses chunks in order, so the head is the chunk a mark is being parsed from.
+   */
+  private readonly chunkRanges: [start: number, end: number][] = [];
   private parsedWaiters: (() => void)[] = [];
   private disposed = false;
 
@@ -46,9 +62,12 @@ export class Emulator {
     this.tracker = new CommandTracker({
       nonce: options.nonce,
       headLines: options.headLines,
-      byteOffset: () => this.bytesParsed,
+      headFrom: options.headFrom,
+      chunkStart: () => this.chunkRanges[0]?.[0] ?? 0,
+      chunkEnd: () => this.chunkRanges[0]?.[1] ?? 0,
     });
     this.terminal.loadAddon(this.tracker);
+    this.terminal.loadAddon(this.serializer);
     this.terminal.onTitleChange((title) => this.onDidChangeTitleEmitter.fire(title));
   }
 
@@ -68,13 +87,14 @@ export class Emulator {
     return this.terminal.rows;
   }
 
-  /** Feeds decoded output; `byteEnd` is the transcript offset just after this chunk. */
-  write(data: string, byteEnd: number): void {
+  /** Feeds decoded output that came from transcript bytes [byteStart, byteEnd). */
+  write(data: string, byteStart: number, byteEnd: number): void {
     if (this.disposed) return;
     this.pending += data.length;
+    this.chunkRanges.push([byteStart, byteEnd]);
     this.terminal.write(data, () => {
       this.pending -= data.length;
-      this.bytesParsed = byteEnd;
+      this.chunkRanges.shift();
       this.onDidParseEmitter.fire(this.pending);
       if (this.pending === 0) this.releaseParsedWaiters();
     });
@@ -107,12 +127,64 @@ export class Emulator {
     return { head: command.headLines, tail, total, complete: false };
   }
 
+  get isAlternateScreen(): boolean {
+    return this.terminal.buffer.active.type === 'alternate';
+  }
+
+  get modes(): { applicationCursorKeys: boolean; bracketedPaste: boolean } {
+    const modes = this.terminal.modes;
+    return { applicationCursorKeys: modes.applicationCursorKeysMode, bracketedPaste: modes.bracketedPasteMode };
+  }
+
+  /** The cursor on the visible screen (0-based). */
+  get cursor(): { row: number; col: number } {
+    const buffer = this.terminal.buffer.active;
+    return { row: buffer.cursorY, col: buffer.cursorX };
+  }
+
+  /** Where the output stands now; dispose the marker when done with it. */
+  position(): OutputPosition {
+    return { marker: this.terminal.registerMarker(0), col: this.terminal.buffer.active.cursorX, alternate: this.isAlternateScreen };
+  }
+
+  /**
+   * Lines from `from` to the cursor. `complete` is false when the start left the scrollback
+   * (or the screen switched buffers): the lines are then what is still there.
+   */
+  linesSince(from: OutputPosition, maxRows = Number.POSITIVE_INFINITY): { lines: string[]; complete: boolean } {
+    const buffer = this.terminal.buffer.active;
+    const endRow = buffer.baseY + buffer.cursorY;
+    if (from.alternate !== this.isAlternateScreen) return { lines: this.screenLines(), complete: false };
+    const startRow = from.marker?.line ?? -1;
+    const floor = Math.max(0, endRow - maxRows + 1);
+    if (startRow < floor) return { lines: readLines(buffer, floor, 0, endRow), complete: false };
+    return { lines: readLines(buffer, startRow, from.col, endRow), complete: true };
+  }
+
+  /** Every logical line of the normal buffer (scrollback + screen), for `read history`. */
+  historyLines(): string[] {
+    const buffer = this.terminal.buffer.normal;
+    let last = buffer.length - 1;
+    while (last > 0 && (buffer.getLine(last)?.translateToString(true) ?? '') === '') last--;
+    return readLines(buffer, 0, 0, last);
+  }
+
+  /** The screen with colours and cursor as escape sequences (`format: ansi`). */
+  serializeScreen(): string {
+    return this.serializer.serialize({ scrollback: 0 });
+  }
+
+  /** Scrollback and screen as escape sequences, to hydrate a viewer. */
+  serialize(): string {
+    return this.serializer.serialize();
+  }
+
   /** The visible screen, one string per row, trailing blanks trimmed. */
   screenLines(): string[] {
     const buffer = this.terminal.buffer.active;
     const lines: string[] = [];
     for (let row = 0; row < this.terminal.rows; row++) {
-      lines.push(buffer.getLine(buffer.baseY + row)?.translateToString(true) ?? '');
+      lines.push((buffer.getLine(buffer.baseY + row)?.translateToString(true) ?? '').trimEnd());
     }
     return lines;
   }

@@ -46,10 +46,11 @@ export class OutputPipe {
   }
 
   push(chunk: Uint8Array): void {
+    const start = this.bytes;
     this.bytes += chunk.length;
     this.lastDataAt = Date.now();
     this.transcript?.append(chunk);
-    this.deliver(this.decoder.decode(chunk, { stream: true }));
+    this.deliver(this.decoder.decode(chunk, { stream: true }), start);
     if (!this.paused && this.emulator.backlog > EMULATOR_HIGH_WATERMARK) {
       this.paused = true;
       this.pty.pause();
@@ -58,7 +59,7 @@ export class OutputPipe {
 
   /** The PTY is done: flush a trailing partial character as U+FFFD. */
   end(): void {
-    this.deliver(this.decoder.decode());
+    this.deliver(this.decoder.decode(), this.bytes);
     this.resumeIfPaused();
   }
 
@@ -67,9 +68,9 @@ export class OutputPipe {
     this.onDidOutputEmitter.dispose();
   }
 
-  private deliver(text: string): void {
+  private deliver(text: string, byteStart: number): void {
     if (text.length === 0) return;
-    this.emulator.write(text, this.bytes);
+    this.emulator.write(text, byteStart, this.bytes);
     this.onDidOutputEmitter.fire(text);
   }
 

@@ -1,13 +1,19 @@
+import * as fs from 'node:fs';
 import * as pty from 'node-pty';
 import type { TrackedCommand } from './commandTracker.js';
-import { Emulator } from './emulator.js';
+import { Emulator, type OutputPosition } from './emulator.js';
 import { ErrorCode, SwitchboardError } from './errors.js';
+import { probeTerminalInput } from './inputProbe.js';
+import { encodeKeys } from './keys.js';
+import { OutputRing } from './outputRing.js';
+import { replayCommandOutput } from './replay.js';
+import { waitFor, type WaitSources } from './waitFor.js';
 import { DisposableStore, EventEmitter, type Event, nextEvent } from './event.js';
 import { newNonce } from './ids.js';
 import { NONCE_ENV } from './marks.js';
 import { OutputPipe } from './outputPipe.js';
 import { fitOutput } from './outputWindow.js';
-import { escalateKill, processIdentity, terminateSession, type KillSignal, type KillTarget } from './processes.js';
+import { escalateKill, foregroundProcessGroup, processIdentity, terminateSession, type KillSignal, type KillTarget } from './processes.js';
 import { planShellIntegration, wrapCommand } from './shellIntegration.js';
 import type { Transcript } from './transcript.js';
 import type {
@@ -18,9 +24,14 @@ import type {
   ExecuteOptions,
   ExecuteResult,
   KillResult,
+  ReadRequest,
+  ReadResult,
+  SendRequest,
+  SendResult,
   SessionInfo,
   SessionState,
   ShellKind,
+  WaitSpec,
 } from './types.js';
 
 export interface TerminalSessionOptions {
@@ -45,8 +56,27 @@ export interface TerminalSessionOptions {
   /** Waits between INT → TERM → KILL. */
   killWaitsMs: readonly number[];
   closeGraceMs: number;
+  /** Output quiet this long + a blocked terminal read = awaiting input. */
+  quietMs: number;
+  /** Let agents type into an echo-off (password) prompt. */
+  allowSecretInput: boolean;
   onWarning: (message: string) => void;
 }
+
+/** Per-client place in the output for `read` view `new`. */
+interface ReaderCursor {
+  position: OutputPosition | null;
+  ringOffset: number;
+}
+
+/** Lines a `read` returns when no `limit` is given. */
+const DEFAULT_READ_LIMIT = 200;
+/** `send` without `wait`: settle until output is quiet this long (bounded). */
+const SEND_SETTLE: WaitSpec = { idle_ms: 300, timeout_ms: 3_000 };
+/** Output quiet this long, then check whether the program is gone (see releaseTerminalIfProgramGone). */
+const EXIT_CHECK_QUIET_MS = 25;
+/** A wait's pattern sees at most this many rows of new output (bounded input). */
+const PATTERN_ROWS = 500;
 
 /** Lines of the screen an `awaiting_input`/`running` result shows when there is no output yet. */
 const SCREEN_TAIL_LINES = 10;
@@ -71,6 +101,9 @@ export class TerminalSession {
   private readonly store = new DisposableStore();
   private readonly nonce: string;
   private queue: Promise<unknown> = Promise.resolve();
+  private pendingCalls = 0;
+  /** Finished commands by seq, for `read` view `command` beyond the last one. */
+  private readonly commandRecords = new Map<number, CommandRecord>();
   /** A command written to the shell whose C mark has not arrived yet. */
   private launching: { command: string; since: number } | null = null;
   private exitCode: number | null = null;
@@ -78,12 +111,28 @@ export class TerminalSession {
   private closedAt: Date | null = null;
   private title = '';
   private readonly exited: Promise<void>;
+  /** The foreground job is blocked reading the terminal (with echo off: a secret). */
+  private awaiting: { since: number; secret: boolean } | null = null;
+  private probeTimer: NodeJS.Timeout | null = null;
+  private probing = false;
+  private readonly readers = new Map<string, ReaderCursor>();
+  private readonly ring = new OutputRing();
+  /**
+   * Our own handle on the terminal's slave side. With it open the master never reads EIO, so
+   * a program's last output is read in full before node-pty reports the exit (without it,
+   * non-blocking reads lost the last kilobytes in about half the runs of `seq 1 100000`).
+   */
+  private slaveFd: number | null;
+  private exitCheckTimer: NodeJS.Timeout | null = null;
 
   private readonly onDidExitEmitter = new EventEmitter<number | null>();
   readonly onDidExit: Event<number | null> = this.onDidExitEmitter.event;
   private readonly onDidChangeEmitter = new EventEmitter<void>();
   /** State, cwd, command or title changed. */
   readonly onDidChange: Event<void> = this.onDidChangeEmitter.event;
+  private readonly onDidAwaitInputEmitter = new EventEmitter<{ secret: boolean }>();
+  /** The foreground job started waiting for terminal input (output quiet + blocked read). */
+  readonly onDidAwaitInput: Event<{ secret: boolean }> = this.onDidAwaitInputEmitter.event;
 
   private constructor(private readonly options: TerminalSessionOptions) {
     this.id = options.id;
@@ -131,14 +180,20 @@ export class TerminalSession {
       throw new SwitchboardError(ErrorCode.SpawnFailed, `Could not start ${file}: ${(error as Error).message}. Check that the program exists and is executable.`);
     }
     this.pipe = new OutputPipe(this.ptyProcess, this.emulator, options.transcript);
+    this.slaveFd = holdTerminalOpen(this.ttyPath);
 
     const tracker = this.emulator.tracker;
     this.store.add(this.ptyProcess.onData((data) => this.pipe.push(data as unknown as Uint8Array)));
+    this.store.add(this.pipe.onDidOutput((text) => this.handleOutput(text)));
     this.store.add(tracker.onDidStartCommand(() => {
       this.launching = null;
+      this.scheduleInputProbe();
       this.onDidChangeEmitter.fire();
     }));
-    this.store.add(tracker.onDidFinishCommand((command) => this.recordCommand(command)));
+    this.store.add(tracker.onDidFinishCommand((command) => {
+      this.setAwaiting(null);
+      this.recordCommand(command);
+    }));
     this.store.add(tracker.onDidPrompt(() => this.onDidChangeEmitter.fire()));
     this.store.add(tracker.onDidChangeCwd(() => this.onDidChangeEmitter.fire()));
     this.store.add(this.emulator.onDidChangeTitle((title) => {
@@ -154,7 +209,10 @@ export class TerminalSession {
           this.exitCode = exitCode;
           this.exitSignal = signal ?? null;
           this.closedAt = new Date();
+          this.releaseTerminal();
           this.launching = null;
+          this.awaiting = null;
+          if (this.probeTimer) clearTimeout(this.probeTimer);
           resolve();
           this.onDidExitEmitter.fire(exitCode);
           this.onDidChangeEmitter.fire();
@@ -167,6 +225,7 @@ export class TerminalSession {
   static async start(options: TerminalSessionOptions): Promise<TerminalSession> {
     const session = new TerminalSession(options);
     if (session.shellKind !== null && session.shellKind !== 'unknown') await session.waitForFirstPrompt();
+    else session.scheduleInputProbe();
     return session;
   }
 
@@ -174,8 +233,41 @@ export class TerminalSession {
     return this.ptyProcess.pid;
   }
 
+  /** The terminal's device path (e.g. /dev/pts/3). */
+  get ttyPath(): string | undefined {
+    return (this.ptyProcess as unknown as { _pty?: string })._pty;
+  }
+
+  /**
+   * Once output has paused and the program is gone, let go of the slave side: everything it
+   * wrote has reached the master by then, and node-pty sees the end at once instead of after
+   * its 200 ms close timeout.
+   */
+  private releaseTerminalIfProgramGone(): void {
+    this.exitCheckTimer = null;
+    if (this.slaveFd === null) return;
+    const quietFor = Date.now() - this.pipe.lastOutputAt;
+    if (quietFor < EXIT_CHECK_QUIET_MS) {
+      this.exitCheckTimer = setTimeout(() => this.releaseTerminalIfProgramGone(), EXIT_CHECK_QUIET_MS - quietFor);
+      return;
+    }
+    try {
+      process.kill(this.pid, 0);
+    } catch {
+      this.releaseTerminal();
+    }
+  }
+
+  private releaseTerminal(): void {
+    if (this.exitCheckTimer) clearTimeout(this.exitCheckTimer);
+    if (this.slaveFd === null) return;
+    fs.close(this.slaveFd, () => {});
+    this.slaveFd = null;
+  }
+
   get state(): SessionState {
     if (this.closedAt) return 'exited';
+    if (this.awaiting) return 'awaiting_input';
     if (this.shellKind === null) return 'running';
     const tracker = this.emulator.tracker;
     if (tracker.runningCommand || this.launching) return 'running';
@@ -252,6 +344,7 @@ export class TerminalSession {
         // Already gone.
       }
     }
+    this.releaseTerminal();
     this.store.dispose();
     this.pipe.dispose();
     this.emulator.dispose();
@@ -260,8 +353,223 @@ export class TerminalSession {
     this.onDidChangeEmitter.dispose();
   }
 
+  /**
+   * Types text and/or keys (DESIGN §3 `send`), then waits as asked (default: until output
+   * settles) and says what appeared since. Refused with SECRET_PROMPT at an echo-off prompt.
+   */
+  send(request: SendRequest): Promise<SendResult> {
+    return this.enqueue(async () => {
+      this.assertWritable();
+      if (this.awaiting?.secret && !this.options.allowSecretInput) {
+        throw new SwitchboardError(
+          ErrorCode.SecretPrompt,
+          `Session ${this.id} is at a password prompt (echo is off); agents may not type secrets. Ask the person to type it in Switchboard, or kill the command.`,
+        );
+      }
+      const modes = this.emulator.modes;
+      let data = '';
+      if (request.text !== undefined && request.text !== '') {
+        const paste = request.paste ?? (request.text.includes('\n') && modes.bracketedPaste);
+        // An end-of-paste sequence inside the text would let it escape the paste.
+        data += paste ? `\x1b[200~${request.text.replaceAll('\x1b[201~', '')}\x1b[201~` : request.text;
+      }
+      if (request.keys?.length) data += encodeKeys(request.keys, { applicationCursorKeys: modes.applicationCursorKeys });
+      const since = this.emulator.position();
+      try {
+        if (data) {
+          this.setAwaiting(null);
+          this.ptyProcess.write(data);
+          this.scheduleInputProbe();
+        }
+        const waited = await waitFor(request.wait ?? SEND_SETTLE, this.waitSources(since, false), {
+          nothingRunning: false,
+          signal: request.signal,
+        });
+        const { lines } = this.emulator.linesSince(since);
+        return {
+          output: lines.join('\n'),
+          screen: this.emulator.screenLines().join('\n').trimEnd(),
+          state: this.state,
+          exit_code: this.closedAt ? this.exitCode : null,
+          waited,
+          ...(this.awaiting ? { secret: this.awaiting.secret } : {}),
+        };
+      } finally {
+        since.marker?.dispose();
+      }
+    });
+  }
+
+  /** Reads the session (DESIGN §3 `read`); never queued behind writers, never refused for control. */
+  async read(request: ReadRequest): Promise<ReadResult> {
+    if (request.wait) {
+      const since = this.emulator.position();
+      try {
+        const waited = await waitFor(request.wait, this.waitSources(since, true), {
+          nothingRunning: this.state === 'idle' || this.state === 'exited',
+          signal: request.signal,
+        });
+        return { ...(await this.readView(request)), waited };
+      } finally {
+        since.marker?.dispose();
+      }
+    }
+    return { ...(await this.readView(request)), waited: null };
+  }
+
+  private async readView(request: ReadRequest): Promise<Omit<ReadResult, 'waited'>> {
+    const base = {
+      state: this.state,
+      exit_code: this.closedAt ? this.exitCode : null,
+      ...(this.awaiting ? { secret: this.awaiting.secret } : {}),
+    };
+    const limit = request.limit ?? DEFAULT_READ_LIMIT;
+    switch (request.view) {
+      case 'screen': {
+        const lines = this.emulator.screenLines();
+        const content = request.format === 'ansi' ? this.emulator.serializeScreen() : lines.join('\n').trimEnd();
+        return { ...base, content, lines: lines.length, total_lines: lines.length, truncated: false, cursor: this.emulator.cursor };
+      }
+      case 'history': {
+        const all = this.emulator.historyLines();
+        const offset = request.offset ?? 0;
+        const end = Math.max(0, all.length - offset);
+        const page = all.slice(Math.max(0, end - limit), end);
+        return { ...base, content: page.join('\n'), lines: page.length, total_lines: all.length, truncated: end - page.length > 0 || offset > 0 };
+      }
+      case 'new':
+        return { ...base, ...this.readNew(request.clientId, request.format, limit) };
+      case 'command':
+        return { ...base, ...(await this.readCommand(request.seq, request.offset ?? 0, limit)) };
+    }
+  }
+
+  private readNew(clientId: string, format: ReadRequest['format'], limit: number): Pick<ReadResult, 'content' | 'lines' | 'total_lines' | 'truncated'> {
+    const cursor = this.readers.get(clientId) ?? { position: null, ringOffset: 0 };
+    let lines: string[];
+    let complete = true;
+    let content: string;
+    if (format === 'ansi') {
+      const { text, lost } = this.ring.since(cursor.ringOffset);
+      content = lost > 0 ? `[… ${lost} earlier characters no longer held; read view=history or command]\n${text}` : text;
+      lines = text.split('\n');
+      complete = lost === 0;
+    } else {
+      const since = cursor.position ? this.emulator.linesSince(cursor.position) : { lines: this.emulator.historyLines(), complete: true };
+      lines = since.lines;
+      complete = since.complete;
+      content = lines.slice(-limit).join('\n');
+    }
+    cursor.position?.marker?.dispose();
+    this.readers.set(clientId, { position: this.emulator.position(), ringOffset: this.ring.end });
+    const shown = Math.min(lines.length, limit);
+    return { content, lines: shown, total_lines: lines.length, truncated: !complete || lines.length > limit };
+  }
+
+  private async readCommand(seq: number | undefined, offset: number, limit: number): Promise<Pick<ReadResult, 'content' | 'lines' | 'total_lines' | 'truncated' | 'seq'>> {
+    const tracker = this.emulator.tracker;
+    const live = tracker.runningCommand ?? tracker.lastCommand;
+    const wanted = seq ?? live?.seq;
+    if (wanted === undefined || live === null) {
+      throw new SwitchboardError(ErrorCode.InvalidArgument, `seq: session ${this.id} has run no command yet; run one with execute first.`);
+    }
+    if (wanted === live.seq) {
+      const output = this.emulator.commandOutput(live);
+      if (output.complete || offset + limit <= output.head.length) {
+        const page = output.head.slice(offset, offset + limit);
+        return { content: page.join('\n'), lines: page.length, total_lines: output.total, truncated: offset + page.length < output.total, seq: wanted };
+      }
+    }
+    const record = this.commandRecords.get(wanted);
+    const file = this.options.transcript?.outputFile;
+    if (!record || record.output_end_byte === null || !file) {
+      const latest = live.seq;
+      throw new SwitchboardError(ErrorCode.InvalidArgument, `seq: no finished command ${wanted} in session ${this.id}; commands are numbered 1–${latest}.`);
+    }
+    await this.options.transcript?.flush();
+    const replay = await replayCommandOutput({
+      file,
+      startByte: record.output_start_byte,
+      endByte: record.output_end_byte,
+      nonce: this.nonce,
+      cols: this.emulator.cols,
+      offset,
+      limit,
+    });
+    return { content: replay.lines.join('\n'), lines: replay.lines.length, total_lines: replay.total, truncated: offset + replay.lines.length < replay.total, seq: wanted };
+  }
+
+  /**
+   * `read` tests the pattern against the screen and the new output; `send` only against what
+   * appeared since it typed, so a prompt already on screen does not end its wait at once.
+   */
+  private waitSources(since: OutputPosition, includeScreen: boolean): WaitSources {
+    return {
+      exited: this.exited,
+      onDidFinishCommand: this.emulator.tracker.onDidFinishCommand,
+      onDidParse: this.emulator.onDidParse,
+      onDidAwaitInput: this.onDidAwaitInput,
+      lastOutputAt: () => this.pipe.lastOutputAt,
+      // Bounded: the last rows since the wait began (the full screen for full-screen programs).
+      text: () => {
+        if (this.emulator.isAlternateScreen) return this.emulator.screenLines().join('\n');
+        const fresh = this.emulator.linesSince(since, PATTERN_ROWS).lines.join('\n');
+        return includeScreen ? `${this.emulator.screenLines().join('\n')}\n${fresh}` : fresh;
+      },
+    };
+  }
+
+  private handleOutput(text: string): void {
+    this.ring.append(text);
+    this.exitCheckTimer ??= setTimeout(() => this.releaseTerminalIfProgramGone(), EXIT_CHECK_QUIET_MS);
+    if (this.awaiting) this.setAwaiting(null);
+    if (!this.probeTimer && this.state === 'running') this.scheduleInputProbe();
+  }
+
+  private setAwaiting(value: { secret: boolean } | null): void {
+    const was = this.awaiting;
+    this.awaiting = value && { since: Date.now(), secret: value.secret };
+    if (value && !was) this.onDidAwaitInputEmitter.fire(value);
+    if (Boolean(was) !== Boolean(value)) this.onDidChangeEmitter.fire();
+  }
+
+  /** Checks for a blocked terminal read once output has been quiet for `quietMs`. */
+  private scheduleInputProbe(): void {
+    if (this.probeTimer || this.closedAt) return;
+    const due = this.pipe.lastOutputAt + this.options.quietMs - Date.now();
+    this.probeTimer = setTimeout(() => {
+      this.probeTimer = null;
+      void this.probeInput();
+    }, Math.max(0, due));
+  }
+
+  private async probeInput(): Promise<void> {
+    if (this.closedAt || this.awaiting || this.probing || this.state !== 'running') return;
+    if (Date.now() - this.pipe.lastOutputAt < this.options.quietMs) return this.scheduleInputProbe();
+    this.probing = true;
+    try {
+      const group = this.shellKind === null ? this.pid : await foregroundProcessGroup(this.pid);
+      const ttyPath = this.ttyPath;
+      // The shell's own group counts too: a builtin like `read` runs in the shell itself.
+      if (group === undefined || !ttyPath) return;
+      const probe = await probeTerminalInput(group, ttyPath);
+      const stillQuiet = Date.now() - this.pipe.lastOutputAt >= this.options.quietMs;
+      if (probe.reading && stillQuiet && !this.closedAt && this.state === 'running') this.setAwaiting({ secret: probe.secret });
+    } finally {
+      this.probing = false;
+      // Keep watching a quiet running job: it may block on input later.
+      if (!this.awaiting && this.state === 'running') this.scheduleInputProbe();
+    }
+  }
+
+  /** A call is queued or running: `execute` without `session` must not pick this one. */
+  get hasPendingCalls(): boolean {
+    return this.pendingCalls > 0;
+  }
+
   private enqueue<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(task, task);
+    this.pendingCalls++;
+    const run = this.queue.then(task, task).finally(() => this.pendingCalls--);
     this.queue = run.catch(() => undefined);
     return run;
   }
@@ -303,6 +611,7 @@ export class TerminalSession {
     const startedAt = Date.now();
     const seq = tracker.nextSeq;
     const finished = nextEvent(tracker.onDidFinishCommand, (command) => command.seq === seq);
+    const awaiting = nextEvent(this.onDidAwaitInput);
     try {
       tracker.expectCommandLine(options.command);
       this.launching = { command: options.command, since: startedAt };
@@ -310,8 +619,16 @@ export class TerminalSession {
       this.ptyProcess.write(this.commandKeystrokes(options.command));
 
       const windowMs = options.background ? Math.min(options.timeoutMs, 2_000) : options.timeoutMs;
-      const outcome = await raceOutcome(finished.promise, this.exited, windowMs, options.signal);
+      const outcome = await raceOutcome(finished.promise, this.exited, windowMs, options.signal, awaiting.promise);
       const duration = Date.now() - startedAt;
+      if (outcome === 'aborted') {
+        // Cancelling the call interrupts the command (DESIGN §3); a disconnect is not a cancel.
+        this.ptyProcess.write('\x03');
+      }
+      if (outcome === 'awaiting') {
+        const result = this.result('awaiting_input', tracker.runningCommand, null, duration, options.maxLines, seq);
+        return { ...result, secret: this.awaiting?.secret ?? false };
+      }
       if (outcome === 'finished') {
         const command = tracker.lastCommand;
         if (command?.seq === seq) return this.result('completed', command, command.exitCode, duration, options.maxLines);
@@ -324,6 +641,7 @@ export class TerminalSession {
       return this.result('running', tracker.runningCommand, null, duration, options.maxLines, seq);
     } finally {
       finished.dispose();
+      awaiting.dispose();
     }
   }
 
@@ -378,6 +696,7 @@ export class TerminalSession {
       output_end_byte: command.endByte,
       total_lines: command.lineFeeds + (command.endRowText ? 1 : 0),
     };
+    this.commandRecords.set(record.seq, record);
     this.options.transcript?.appendCommand(record);
     this.onDidChangeEmitter.fire();
   }
@@ -427,15 +746,36 @@ export class TerminalSession {
         return store;
       },
     });
-    // The shell redraws its prompt after the job ends; the state follows the D mark.
+    // The job has ended once the shell has the terminal back; its D mark follows a moment
+    // later. Wait for it (bounded) so the state we report, and the next execute, see idle.
+    if (endedBy && this.shellKind !== null && (tracker.runningCommand || this.launching)) {
+      const finished = nextEvent(tracker.onDidFinishCommand);
+      await raceOutcome(finished.promise, this.exited, 2_000);
+      finished.dispose();
+    }
     return { ended_by: endedBy, state: this.state };
   }
 }
 
-type Outcome = 'finished' | 'exited' | 'timeout' | 'aborted';
+function holdTerminalOpen(ttyPath: string | undefined): number | null {
+  if (!ttyPath) return null;
+  try {
+    return fs.openSync(ttyPath, fs.constants.O_RDWR | fs.constants.O_NOCTTY);
+  } catch {
+    return null; // the program may already be gone; its output is still read as before
+  }
+}
+
+type Outcome = 'finished' | 'exited' | 'timeout' | 'aborted' | 'awaiting';
 
 /** Every wait is a race: the event, the session's exit, a timeout and the caller's abort. */
-function raceOutcome(event: Promise<unknown>, exited: Promise<void>, timeoutMs: number, signal?: AbortSignal): Promise<Outcome> {
+function raceOutcome(
+  event: Promise<unknown>,
+  exited: Promise<void>,
+  timeoutMs: number,
+  signal?: AbortSignal,
+  awaiting?: Promise<unknown>,
+): Promise<Outcome> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => finish('timeout'), timeoutMs);
     const onAbort = (): void => finish('aborted');
@@ -448,6 +788,7 @@ function raceOutcome(event: Promise<unknown>, exited: Promise<void>, timeoutMs: 
     signal?.addEventListener('abort', onAbort, { once: true });
     void event.then(() => finish('finished'));
     void exited.then(() => finish('exited'));
+    void awaiting?.then(() => finish('awaiting'));
   });
 }
 

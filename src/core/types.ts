@@ -69,9 +69,73 @@ export interface ExecuteResult {
   session: string;
   command_seq: number;
   detection: Detection;
+  /** With `awaiting_input`: the prompt has echo off (a password); the person must answer. */
+  secret?: boolean;
 }
 
 export interface KillResult {
   ended_by: 'SIGINT' | 'SIGTERM' | 'SIGKILL' | null;
   state: SessionState;
+}
+
+/** `wait` of `send` and `read` (DESIGN §3): whichever comes first, bounded by `timeout_ms`. */
+export interface WaitSpec {
+  exit?: boolean;
+  pattern?: string;
+  idle_ms?: number;
+  timeout_ms?: number;
+}
+
+/** How a wait ended; `timeout` is an honest answer, not an error. */
+export type WaitOutcome = 'exit' | 'pattern' | 'idle' | 'timeout' | 'awaiting_input' | 'cancelled';
+
+export interface SendRequest {
+  /** Who reads: `new` output is tracked per client. */
+  clientId: string;
+  text?: string;
+  /** Key names: enter, tab, escape, up, f5, ctrl+c, alt+b, shift+tab, … */
+  keys?: string[];
+  /** Bracketed paste; default: on for multi-line text when the program enabled it. */
+  paste?: boolean;
+  wait?: WaitSpec;
+  signal?: AbortSignal;
+}
+
+export interface SendResult {
+  /** What appeared since the send, as the screen renders it. */
+  output: string;
+  screen: string;
+  state: SessionState;
+  exit_code: number | null;
+  waited: WaitOutcome | null;
+  secret?: boolean;
+}
+
+export type ReadView = 'new' | 'screen' | 'history' | 'command';
+export type ReadFormat = 'plain' | 'ansi';
+
+export interface ReadRequest {
+  clientId: string;
+  view: ReadView;
+  format: ReadFormat;
+  /** `command` view: which command (default: the last). */
+  seq?: number;
+  /** `history`: lines back from the end; `command`: lines from the command's first line. */
+  offset?: number;
+  limit?: number;
+  wait?: WaitSpec;
+  signal?: AbortSignal;
+}
+
+export interface ReadResult {
+  content: string;
+  lines: number;
+  total_lines: number;
+  truncated: boolean;
+  cursor?: { row: number; col: number };
+  state: SessionState;
+  exit_code: number | null;
+  waited: WaitOutcome | null;
+  seq?: number;
+  secret?: boolean;
 }

@@ -52,6 +52,14 @@ describe.each(SHELLS)('execute boundaries in %s', (shell) => {
     expect(next.command_seq).toBe(result.command_seq + 1);
   });
 
+  it('returns output without a final newline, and a progress bar as its final state', async () => {
+    const session = await manager({ shell }).manager.open({ creator: agent });
+    expect((await run(session, 'printf abc')).output).toBe('abc');
+    const bar = await run(session, "printf '\\r33%%'; sleep 0.05; printf '\\r66%%'; sleep 0.05; printf '\\r99%%\\n'");
+    expect(bar.output).toBe('99%');
+    expect(bar.total_lines).toBe(1);
+  });
+
   it('is not ended early by a program printing a fake finished mark', async () => {
     const session = await manager({ shell }).manager.open({ creator: agent });
     const result = await run(session, "printf '\\033]133;D;0\\007'; sleep 0.3; echo real-end");

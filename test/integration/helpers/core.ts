@@ -14,6 +14,8 @@ export function testSettings(overrides: Partial<CoreSettings> = {}): CoreSetting
     startupTimeoutMs: 10_000,
     killWaitsMs: [300, 300],
     closeGraceMs: 300,
+    quietMs: 500,
+    allowSecretInput: false,
     secretPatterns: ['*_TOKEN', '*SECRET*'],
     secretAllow: [],
     cols: 100,

@@ -1,0 +1,145 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SessionManager } from '../../src/core/sessionManager.js';
+import type { TerminalSession } from '../../src/core/terminalSession.js';
+import type { ReadRequest } from '../../src/core/types.js';
+import { agent, createManager } from './helpers/core.js';
+
+const managers: SessionManager[] = [];
+afterEach(async () => {
+  await Promise.all(managers.splice(0).map((m) => m.dispose()));
+});
+
+function manager(options: Parameters<typeof createManager>[0] = {}): ReturnType<typeof createManager> {
+  const created = createManager(options);
+  managers.push(created.manager);
+  return created;
+}
+
+function read(session: TerminalSession, request: Partial<ReadRequest> & Pick<ReadRequest, 'view'>): ReturnType<TerminalSession['read']> {
+  return session.read({ clientId: 'test', format: 'plain', ...request });
+}
+
+describe('interactive programs', () => {
+  it('drives a python3 REPL with send and a pattern wait', async () => {
+    const repl = await manager().manager.open({ creator: agent, program: 'python3', args: ['-q'] });
+    await read(repl, { view: 'screen', wait: { pattern: '>>> ', timeout_ms: 10_000 } });
+    const result = await repl.send({ clientId: 'test', text: '6*7', keys: ['enter'], wait: { pattern: '^42$', timeout_ms: 5_000 } });
+    expect(result.waited).toBe('pattern');
+    expect(result.output).toContain('42');
+  });
+
+  it('edits a file in vim: screen with cursor, insert, :wq, exit code 0', async () => {
+    const { manager: m, home } = manager();
+    const file = path.join(home, 'notes.txt');
+    fs.writeFileSync(file, 'first line\n');
+    const vim = await m.open({ creator: agent, program: 'vim', args: ['-N', '-u', 'NONE', file], cwd: home });
+    const screen = await read(vim, { view: 'screen', wait: { pattern: 'first line', timeout_ms: 10_000 } });
+    expect(screen.content).toContain('first line');
+    expect(screen.cursor).toEqual({ row: 0, col: 0 });
+    await vim.send({ clientId: 'test', keys: ['shift+g', 'o'], wait: { pattern: '-- INSERT --' } });
+    await vim.send({ clientId: 'test', text: 'added by agent', wait: { pattern: 'added by agent' } });
+    // Escape alone: followed at once by more keys, a program can't tell it from Alt+key.
+    const normal = await vim.send({ clientId: 'test', keys: ['escape'], wait: { idle_ms: 200 } });
+    expect(normal.screen).not.toContain('-- INSERT --');
+    const exited = await vim.send({ clientId: 'test', text: ':wq', keys: ['enter'], wait: { exit: true, timeout_ms: 5_000 } });
+    expect(exited.waited).toBe('exit');
+    expect(exited.state).toBe('exited');
+    expect(exited.exit_code).toBe(0);
+    expect(fs.readFileSync(file, 'utf8')).toBe('first line\nadded by agent\n');
+  });
+
+  it('never loses the last line of a program that prints and exits (50 runs)', async () => {
+    const { manager: m } = manager();
+    for (let run = 0; run < 50; run++) {
+      const session = await m.open({ creator: agent, program: 'seq', args: ['1', '100000'] });
+      const result = await read(session, { view: 'history', limit: 1, wait: { exit: true, timeout_ms: 10_000 } });
+      expect(result.state).toBe('exited');
+      expect(result.content).toBe('100000');
+    }
+  });
+});
+
+describe('awaiting input', () => {
+  it('returns awaiting_input for a read, then send answers it', async () => {
+    const session = await manager().manager.open({ creator: agent });
+    const started = Date.now();
+    const result = await session.execute({ command: 'read -r x; echo "got:$x"', timeoutMs: 10_000, maxLines: 50 });
+    expect(result.status).toBe('awaiting_input');
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(result.secret).toBe(false);
+    const answered = await session.send({ clientId: 'test', text: 'abc', keys: ['enter'], wait: { exit: true } });
+    expect(answered.output).toContain('got:abc');
+    expect(answered.state).toBe('idle');
+  });
+
+  it('marks an echo-off prompt secret and refuses agent keystrokes with SECRET_PROMPT', async () => {
+    const session = await manager().manager.open({ creator: agent });
+    const result = await session.execute({ command: "python3 -c 'import getpass; getpass.getpass()'", timeoutMs: 10_000, maxLines: 50 });
+    expect(result.status).toBe('awaiting_input');
+    expect(result.secret).toBe(true);
+    await expect(session.send({ clientId: 'test', text: 'hunter2', keys: ['enter'] })).rejects.toMatchObject({ code: 'SECRET_PROMPT' });
+    expect((await read(session, { view: 'screen' })).state).toBe('awaiting_input');
+  });
+});
+
+describe('read views', () => {
+  it('returns each line of new output once per client', async () => {
+    const session = await manager().manager.open({ creator: agent });
+    await session.execute({ command: 'echo alpha-1', timeoutMs: 5_000, maxLines: 10 });
+    const first = await session.read({ clientId: 'a', view: 'new', format: 'plain' });
+    expect(first.content).toContain('alpha-1');
+    await session.execute({ command: 'echo beta-2', timeoutMs: 5_000, maxLines: 10 });
+    const second = await session.read({ clientId: 'a', view: 'new', format: 'plain' });
+    expect(second.content).toContain('beta-2');
+    expect(second.content).not.toContain('alpha-1');
+    const other = await session.read({ clientId: 'b', view: 'new', format: 'plain' });
+    expect(other.content).toContain('alpha-1');
+    expect(other.content).toContain('beta-2');
+    const raw = await session.read({ clientId: 'c', view: 'new', format: 'ansi' });
+    expect(raw.content).toContain('\x1b]133;'); // ansi is the stream as the terminal received it
+  });
+
+  it('pages history back from the end', async () => {
+    const session = await manager().manager.open({ creator: agent });
+    await session.execute({ command: 'seq 1 300', timeoutMs: 5_000, maxLines: 10 });
+    const page = await read(session, { view: 'history', offset: 1, limit: 5 }); // skip the prompt line
+    expect(page.content.split('\n')).toEqual(['296', '297', '298', '299', '300']);
+    expect(page.truncated).toBe(true);
+  });
+
+  it('pages a 200 000-line command output fully, beyond the scrollback', async () => {
+    const session = await manager({ settings: { scrollback: 1_000 } }).manager.open({ creator: agent });
+    const result = await session.execute({ command: 'seq 1 200000', timeoutMs: 30_000, maxLines: 20 });
+    expect(result.total_lines).toBe(200000);
+    let seen = 0;
+    for (let offset = 0; offset < 200000; offset += 50000) {
+      const page = await read(session, { view: 'command', seq: result.command_seq, offset, limit: 50000 });
+      const lines = page.content.split('\n');
+      expect(lines[0]).toBe(String(offset + 1));
+      expect(lines.at(-1)).toBe(String(offset + 50000));
+      expect(page.total_lines).toBe(200000);
+      seen += lines.length;
+    }
+    expect(seen).toBe(200000);
+  });
+
+  it('reads an earlier command by seq from the transcript', async () => {
+    const session = await manager().manager.open({ creator: agent });
+    const first = await session.execute({ command: 'printf "one\\ntwo\\nthree"', timeoutMs: 5_000, maxLines: 10 });
+    await session.execute({ command: 'echo later', timeoutMs: 5_000, maxLines: 10 });
+    const page = await read(session, { view: 'command', seq: first.command_seq, offset: 1, limit: 5 });
+    expect(page.content).toBe('two\nthree');
+    expect(page.total_lines).toBe(3);
+  });
+
+  it('rejects an invalid regex and cuts off a catastrophic one', async () => {
+    const session = await manager().manager.open({ creator: agent });
+    await expect(read(session, { view: 'screen', wait: { pattern: '(unclosed' } })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await session.execute({ command: "python3 -c \"print('a' * 30000)\"", timeoutMs: 5_000, maxLines: 10 });
+    const started = Date.now();
+    await expect(read(session, { view: 'screen', wait: { pattern: '(a+)+c', timeout_ms: 5_000 } })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+});
