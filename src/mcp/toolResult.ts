@@ -1,0 +1,57 @@
+/**
+ * The two shapes every tool answers with (DESIGN §3): a success carries `structuredContent`
+ * (checked against the tool's `outputSchema`) plus a short text a model can read on its own;
+ * an expected failure is a result with `isError: true` whose text leads with a stable code and
+ * says what to do next. Nothing here throws: a tool call never becomes a JSON-RPC error.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { isSwitchboardError, type ErrorCode } from '../core/errors.js';
+
+/** Not one of the agent-facing codes of DESIGN §3: a bug or an environment fault on our side. */
+export const INTERNAL_ERROR = 'INTERNAL_ERROR';
+
+export interface ErrorLogger {
+  error(message: string): void;
+}
+
+/** A success; input `warnings` (unknown parameters, converted aliases) ride along in both forms. */
+export function success(structuredContent: object, text: string, warnings: string[] = []): CallToolResult {
+  const structured = warnings.length > 0 ? { ...structuredContent, warnings } : { ...structuredContent };
+  return withWarnings({ content: [{ type: 'text', text }], structuredContent: structured }, warnings);
+}
+
+export function failure(code: ErrorCode | typeof INTERNAL_ERROR, message: string, details: Record<string, unknown> = {}): CallToolResult {
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `${code}: ${message}` }],
+    structuredContent: { ...details, code, message },
+  };
+}
+
+/**
+ * Any thrown value as a result. Coded core errors keep their code, message and details;
+ * anything else is logged in full (stderr, never stdout) and reported generically, so no
+ * stack trace, file path or internal message reaches the agent.
+ */
+export function errorResult(error: unknown, logger: ErrorLogger, tool: string, warnings: string[] = []): CallToolResult {
+  const extra = warnings.length > 0 ? { warnings } : {};
+  if (isSwitchboardError(error)) {
+    const result = failure(error.code, error.message, { ...error.details, ...extra });
+    return withWarnings(result, warnings);
+  }
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  logger.error(`${tool}: unexpected error: ${detail}`);
+  return withWarnings(
+    failure(INTERNAL_ERROR, `Switchboard hit an unexpected error running ${tool} (details are in its log). Call list to check the session's state, then retry.`, extra),
+    warnings,
+  );
+}
+
+/** Appends the input warnings to the text rendering (they are also in structuredContent). */
+export function withWarnings(result: CallToolResult, warnings: string[]): CallToolResult {
+  if (warnings.length === 0) return result;
+  const [first, ...rest] = result.content;
+  if (first?.type !== 'text') return result;
+  const text = `${first.text}\n${warnings.map((w) => `[warning: ${w}]`).join('\n')}`;
+  return { ...result, content: [{ ...first, text }, ...rest] };
+}

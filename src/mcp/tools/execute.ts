@@ -1,0 +1,166 @@
+/**
+ * `execute` (DESIGN §3): run one command line in a shell session and return its exact output
+ * and exit code. The handler only picks the session and calls the core.
+ */
+import type { McpServer, ServerContext } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { ErrorCode, SwitchboardError } from '../../core/errors.js';
+import type { TerminalSession } from '../../core/terminalSession.js';
+import type { ExecuteResult } from '../../core/types.js';
+import { compactOutputSchema, lenientInputSchema, parseInput, type InputSpec } from '../schemas.js';
+import type { ToolDeps } from '../server.js';
+import { errorResult, success } from '../toolResult.js';
+
+/** How often a long `execute` tells a client that asked for progress that it is still alive. */
+export const PROGRESS_INTERVAL_MS = 5_000;
+
+function inputSpec(defaults: { executeTimeoutMs: number; maxLines: number }) {
+  const schema = z.object({
+    command: z.string().min(1).describe('Command line, e.g. "npm test"; multi-line scripts run whole.'),
+    session: z.string().min(1).optional().describe('Session id or name. Omit: your idle shell, or a new one.'),
+    cwd: z.string().min(1).optional().describe('Where to pick or open the shell when session is omitted.'),
+    timeout_ms: z
+      .number().int().min(1).max(86_400_000).optional()
+      .describe(`Max wait (default ${defaults.executeTimeoutMs}); a timeout never kills.`),
+    background: z.boolean().optional().describe('Return after ~2 s with the first output; it keeps running.'),
+    max_lines: z
+      .number().int().min(1).max(10_000).optional()
+      .describe(`Lines returned, head + tail (default ${defaults.maxLines}).`),
+  });
+  const spec: InputSpec<typeof schema.shape> = {
+    schema,
+    aliases: {
+      cmd: 'command',
+      command_line: 'command',
+      script: 'command',
+      session_id: 'session',
+      session_name: 'session',
+      id: 'session',
+      dir: 'cwd',
+      directory: 'cwd',
+      workdir: 'cwd',
+      working_directory: 'cwd',
+      timeout: 'timeout_ms',
+      timeout_millis: 'timeout_ms',
+      timeout_milliseconds: 'timeout_ms',
+      timeout_seconds: { to: 'timeout_ms', scale: 1000 },
+      timeout_secs: { to: 'timeout_ms', scale: 1000 },
+      timeout_sec: { to: 'timeout_ms', scale: 1000 },
+      timeout_s: { to: 'timeout_ms', scale: 1000 },
+      run_in_background: 'background',
+      bg: 'background',
+      lines: 'max_lines',
+      max_output_lines: 'max_lines',
+    },
+  };
+  return spec;
+}
+
+// Every ExecuteResult key of DESIGN §3 is sent; the schema names the ones a client relies on and
+// stays loose for the rest (truncated, total_lines, duration_ms, command_seq, detection, and
+// fields the core adds later such as `secret`), so the listing stays short.
+const outputSchema = z.looseObject({
+  status: z.enum(['completed', 'running', 'awaiting_input']),
+  exit_code: z.number().nullable(),
+  output: z.string(),
+  session: z.string(),
+  cwd: z.string().nullable(),
+});
+
+const DESCRIPTION =
+  'Run a shell command in a real terminal; returns its exact output and exit_code. cwd and env persist in a session. ' +
+  'status "running" (timeout or background): it goes on; wait with read (wait.exit) or stop it with kill. ' +
+  '"awaiting_input": it wants keyboard input; answer with send, or kill.';
+
+export function registerExecute(server: McpServer, deps: ToolDeps): void {
+  const { host } = deps;
+  const spec = inputSpec(host.settings);
+  server.registerTool(
+    'execute',
+    {
+      title: 'Execute',
+      description: DESCRIPTION,
+      inputSchema: lenientInputSchema(spec.schema),
+      outputSchema: compactOutputSchema(outputSchema),
+      annotations: { title: 'Execute', readOnlyHint: false, destructiveHint: true },
+    },
+    async (raw, ctx) => {
+      const input = parseInput(spec, raw);
+      if (!input.ok) return errorResult(input.error, host.logger, 'execute', input.warnings);
+      const args = input.value;
+      const progress = startProgress(ctx);
+      try {
+        const session = await chooseSession(deps, ctx, args);
+        const result = await session.execute({
+          command: args.command,
+          timeoutMs: args.timeout_ms ?? host.settings.executeTimeoutMs,
+          maxLines: args.max_lines ?? host.settings.maxLines,
+          background: args.background,
+          signal: ctx.mcpReq.signal,
+        });
+        return success(result, renderExecute(result), input.warnings);
+      } catch (error) {
+        return errorResult(error, host.logger, 'execute', input.warnings);
+      } finally {
+        progress.dispose();
+      }
+    },
+  );
+}
+
+/**
+ * `session` names the session; otherwise this client's idle shell for `cwd` (any cwd when
+ * omitted) or a new one there. `cwd` only chooses or places a session: with an explicit
+ * session it is refused rather than silently ignored or turned into a hidden `cd`, so the
+ * command line the person sees in the tab is exactly the agent's.
+ */
+async function chooseSession(deps: ToolDeps, ctx: ServerContext, args: { session?: string; cwd?: string }): Promise<TerminalSession> {
+  const { manager } = deps.host;
+  if (args.session !== undefined) {
+    if (args.cwd !== undefined) {
+      throw new SwitchboardError(
+        ErrorCode.InvalidArgument,
+        `cwd only applies when execute picks or opens the session; with session "${args.session}", start the command with cd ${args.cwd} && …, or omit session.`,
+        { parameter: 'cwd', value: args.cwd },
+      );
+    }
+    return manager.get(args.session);
+  }
+  const client = deps.clientName(ctx);
+  return manager.findIdleShell(client, args.cwd) ?? (await manager.open({ creator: { kind: 'agent', client }, cwd: args.cwd }));
+}
+
+/** MCP progress while execute waits, only when the request asked for it (a progressToken). */
+function startProgress(ctx: ServerContext): { dispose(): void } {
+  const token = ctx.mcpReq._meta?.progressToken;
+  if (token === undefined) return { dispose: () => {} };
+  const startedAt = Date.now();
+  const timer = setInterval(() => {
+    const seconds = Math.round((Date.now() - startedAt) / 1000);
+    ctx.mcpReq
+      .notify({ method: 'notifications/progress', params: { progressToken: token, progress: seconds, message: `running for ${seconds} s` } })
+      .catch(() => undefined); // The client went away: the command goes on regardless.
+  }, PROGRESS_INTERVAL_MS);
+  return { dispose: () => clearInterval(timer) };
+}
+
+export function renderExecute(result: ExecuteResult): string {
+  const output = result.output.length > 0 ? result.output : '(no output)';
+  const where = `session ${result.session}${result.cwd ? `, cwd ${result.cwd}` : ''}`;
+  const took = formatDuration(result.duration_ms);
+  switch (result.status) {
+    case 'completed':
+      return `${output}\n[exit ${result.exit_code ?? 'unknown'}, ${took}, ${where}]`;
+    case 'running':
+      return (
+        `${output}\n[still running after ${took} (${where}, seq ${result.command_seq}); ` +
+        `wait with read {"session":"${result.session}","view":"command","wait":{"exit":true}} or stop it with kill]`
+      );
+    case 'awaiting_input':
+      return `${output}\n[waiting for keyboard input after ${took} (${where}); answer with send or stop it with kill]`;
+  }
+}
+
+function formatDuration(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+}

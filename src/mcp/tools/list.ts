@@ -1,0 +1,67 @@
+/** `list` (DESIGN §3): the sessions, their state and what runs in them. */
+import type { McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import type { SessionInfo } from '../../core/types.js';
+import { compactOutputSchema, lenientInputSchema, parseInput, type InputSpec } from '../schemas.js';
+import type { ToolDeps } from '../server.js';
+import { errorResult, success } from '../toolResult.js';
+
+const schema = z.object({
+  include_closed: z.boolean().optional().describe('Include exited sessions.'),
+});
+
+const spec: InputSpec<typeof schema.shape> = {
+  schema,
+  aliases: { closed: 'include_closed', all: 'include_closed', include_exited: 'include_closed', show_closed: 'include_closed' },
+};
+
+// Every key of DESIGN §3 is sent; the advertised schema names the two a client must rely on
+// and stays loose for the rest (models pay for every listed token).
+const sessionSchema = z.looseObject({
+  id: z.string(),
+  state: z.enum(['idle', 'running', 'awaiting_input', 'exited']),
+});
+
+const outputSchema = z.looseObject({ sessions: z.array(sessionSchema) });
+
+const DESCRIPTION = 'List terminal sessions: id, state, cwd, running command, last exit code, who opened it.';
+
+export function registerList(server: McpServer, deps: ToolDeps): void {
+  const { host } = deps;
+  server.registerTool(
+    'list',
+    {
+      title: 'List sessions',
+      description: DESCRIPTION,
+      inputSchema: lenientInputSchema(schema),
+      outputSchema: compactOutputSchema(outputSchema),
+      annotations: { title: 'List sessions', readOnlyHint: true },
+    },
+    async (raw) => {
+      const input = parseInput(spec, raw);
+      if (!input.ok) return errorResult(input.error, host.logger, 'list', input.warnings);
+      try {
+        const sessions = host.manager.list(input.value.include_closed ?? false);
+        return success({ sessions }, renderList(sessions), input.warnings);
+      } catch (error) {
+        return errorResult(error, host.logger, 'list', input.warnings);
+      }
+    },
+  );
+}
+
+export function renderList(sessions: readonly SessionInfo[]): string {
+  if (sessions.length === 0) return 'No sessions. execute without session opens one.';
+  return sessions.map(renderSession).join('\n');
+}
+
+function renderSession(s: SessionInfo): string {
+  const who = s.creator.kind === 'agent' ? `agent ${s.creator.client}` : 'user';
+  const parts = [`${s.id}${s.name ? ` (${s.name})` : ''}`, s.state];
+  if (s.state === 'exited') parts.push(`exit ${s.exit_code ?? 'unknown'}`);
+  if (s.command) parts.push(`running \`${s.command}\` for ${Math.round((s.running_ms ?? 0) / 1000)} s`);
+  if (s.cwd) parts.push(`cwd ${s.cwd}`);
+  if (s.last_exit_code !== null) parts.push(`last exit ${s.last_exit_code}`);
+  parts.push(`opened by ${who}`, `controller ${s.controller}`, `${s.cols}x${s.rows}`, `pid ${s.pid}`);
+  return parts.join(', ');
+}
