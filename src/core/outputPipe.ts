@@ -3,6 +3,12 @@ import type { Emulator } from './emulator.js';
 import { EventEmitter, type Event, DisposableStore } from './event.js';
 import type { Transcript } from './transcript.js';
 
+/** Output for viewers: decoded text and the transcript offset just after it. */
+export interface OutputFrame {
+  data: string;
+  end: number;
+}
+
 /**
  * Flow-control watermarks, in characters of emulator backlog (VS Code's pty host uses the
  * same shape). The PTY is paused only when the session's own emulator falls behind,
@@ -24,8 +30,11 @@ export class OutputPipe {
   private lastDataAt = Date.now();
 
   private readonly onDidOutputEmitter = new EventEmitter<string>();
-  /** Decoded output as it arrives (for `new` reads and viewers). */
+  /** Decoded output as it arrives (for `new` reads). */
   readonly onDidOutput: Event<string> = this.onDidOutputEmitter.event;
+  private readonly onDidFrameEmitter = new EventEmitter<OutputFrame>();
+  /** The same output with its transcript end offset, for viewers that hydrate from a snapshot. */
+  readonly onDidFrame: Event<OutputFrame> = this.onDidFrameEmitter.event;
 
   constructor(
     private readonly pty: IPty,
@@ -66,12 +75,14 @@ export class OutputPipe {
   dispose(): void {
     this.store.dispose();
     this.onDidOutputEmitter.dispose();
+    this.onDidFrameEmitter.dispose();
   }
 
   private deliver(text: string, byteStart: number): void {
     if (text.length === 0) return;
     this.emulator.write(text, byteStart, this.bytes);
     this.onDidOutputEmitter.fire(text);
+    if (this.onDidFrameEmitter.hasListeners) this.onDidFrameEmitter.fire({ data: text, end: this.bytes });
   }
 
   private relieve(backlog: number): void {

@@ -11,7 +11,7 @@ import { waitFor, type WaitSources } from './waitFor.js';
 import { DisposableStore, EventEmitter, type Event, nextEvent } from './event.js';
 import { newNonce } from './ids.js';
 import { NONCE_ENV } from './marks.js';
-import { OutputPipe } from './outputPipe.js';
+import { OutputPipe, type OutputFrame } from './outputPipe.js';
 import { fitOutput } from './outputWindow.js';
 import { escalateKill, foregroundProcessGroup, processIdentity, terminateSession, type KillSignal, type KillTarget } from './processes.js';
 import { planShellIntegration, wrapCommand } from './shellIntegration.js';
@@ -93,7 +93,7 @@ export class TerminalSession {
   readonly program: string;
   readonly shellKind: ShellKind | 'unknown' | null;
   readonly detection: Detection;
-  controller: Controller;
+  private controllerValue: Controller;
 
   private readonly ptyProcess: pty.IPty;
   private readonly emulator: Emulator;
@@ -130,6 +130,9 @@ export class TerminalSession {
   private readonly onDidChangeEmitter = new EventEmitter<void>();
   /** State, cwd, command or title changed. */
   readonly onDidChange: Event<void> = this.onDidChangeEmitter.event;
+  private readonly onDidFinishCommandEmitter = new EventEmitter<CommandRecord>();
+  /** A command finished (its record, as written to commands.jsonl). */
+  readonly onDidFinishCommand: Event<CommandRecord> = this.onDidFinishCommandEmitter.event;
   private readonly onDidAwaitInputEmitter = new EventEmitter<{ secret: boolean }>();
   /** The foreground job started waiting for terminal input (output quiet + blocked read). */
   readonly onDidAwaitInput: Event<{ secret: boolean }> = this.onDidAwaitInputEmitter.event;
@@ -138,7 +141,7 @@ export class TerminalSession {
     this.id = options.id;
     this.name = options.name;
     this.creator = options.creator;
-    this.controller = options.creator.kind === 'agent' ? 'agent' : 'user';
+    this.controllerValue = options.creator.kind === 'agent' ? 'agent' : 'user';
     this.nonce = newNonce();
 
     let file: string;
@@ -233,6 +236,11 @@ export class TerminalSession {
     return this.ptyProcess.pid;
   }
 
+  /** Who may type: agents, or the person (DESIGN §2). */
+  get controller(): Controller {
+    return this.controllerValue;
+  }
+
   /** The terminal's device path (e.g. /dev/pts/3). */
   get ttyPath(): string | undefined {
     return (this.ptyProcess as unknown as { _pty?: string })._pty;
@@ -319,6 +327,68 @@ export class TerminalSession {
     this.ptyProcess.write(data);
   }
 
+  // ---- the person's side (DESIGN §2 "Control"): enforced here, not in a UI -----------------
+
+  /** Finished commands, oldest first (the timeline). */
+  commands(): CommandRecord[] {
+    return [...this.commandRecords.values()];
+  }
+
+  /** Live output with transcript offsets; pair with `snapshot()` to hydrate a viewer. */
+  get onDidFrame(): Event<OutputFrame> {
+    return this.pipe.onDidFrame;
+  }
+
+  /**
+   * The screen and scrollback as escape sequences, once the emulator has parsed everything
+   * received so far: frames with `end` ≤ `through` are already in it.
+   */
+  async snapshot(): Promise<{ data: string; cols: number; rows: number; through: number }> {
+    await this.emulator.whenParsed();
+    return { data: this.emulator.serialize(), cols: this.emulator.cols, rows: this.emulator.rows, through: this.pipe.byteCount };
+  }
+
+  /** The person takes the keyboard: agent writes now get SESSION_CONTROLLED_BY_USER. */
+  takeOver(): void {
+    this.setController('user');
+  }
+
+  /** The person hands the session (theirs or an agent's) to agents. */
+  handBack(): void {
+    this.setController('agent');
+  }
+
+  /** Keystrokes from the person; they must control the session (take over first). */
+  userInput(data: string): void {
+    if (this.closedAt) return;
+    if (this.controller !== 'user') {
+      throw new SwitchboardError(ErrorCode.InvalidArgument, `Take over session ${this.id} before typing into it; an agent controls it.`);
+    }
+    this.setAwaiting(null);
+    this.ptyProcess.write(data);
+    this.scheduleInputProbe();
+  }
+
+  /** Ctrl-C into the terminal, whoever controls it (a person's Interrupt button). */
+  interrupt(): void {
+    if (!this.closedAt) this.ptyProcess.write('\x03');
+  }
+
+  /** Resizes the PTY and the emulator (the person's tab size wins while they control it). */
+  resize(cols: number, rows: number): void {
+    if (this.closedAt || (cols === this.emulator.cols && rows === this.emulator.rows)) return;
+    this.ptyProcess.resize(cols, rows);
+    this.emulator.resize(cols, rows);
+    this.options.transcript?.resize(cols, rows);
+    this.onDidChangeEmitter.fire();
+  }
+
+  private setController(controller: Controller): void {
+    if (this.controllerValue === controller) return;
+    this.controllerValue = controller;
+    this.onDidChangeEmitter.fire();
+  }
+
   /** Interrupts then escalates on the foreground process group, or sends one signal. */
   kill(signal?: KillSignal): Promise<KillResult> {
     return this.killNow(signal);
@@ -351,6 +421,8 @@ export class TerminalSession {
     await this.options.transcript?.close();
     this.onDidExitEmitter.dispose();
     this.onDidChangeEmitter.dispose();
+    this.onDidFinishCommandEmitter.dispose();
+    this.onDidAwaitInputEmitter.dispose();
   }
 
   /**
@@ -698,6 +770,7 @@ export class TerminalSession {
     };
     this.commandRecords.set(record.seq, record);
     this.options.transcript?.appendCommand(record);
+    this.onDidFinishCommandEmitter.fire(record);
     this.onDidChangeEmitter.fire();
   }
 

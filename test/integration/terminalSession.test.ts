@@ -159,7 +159,7 @@ describe('session manager', () => {
     expect(env).not.toContain('s3');
     expect(env).not.toContain('SWITCHBOARD_NONCE');
     const userSession = await m.open({ creator: { kind: 'user' } });
-    userSession.controller = 'agent'; // the person hands their session to agents
+    userSession.handBack(); // the person hands their session to agents
     expect((await run(userSession, 'echo $MY_TOKEN')).output).toBe('tok-123');
   });
 
