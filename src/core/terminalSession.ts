@@ -73,6 +73,8 @@ interface ReaderCursor {
 const DEFAULT_READ_LIMIT = 200;
 /** `send` without `wait`: settle until output is quiet this long (bounded). */
 const SEND_SETTLE: WaitSpec = { idle_ms: 300, timeout_ms: 3_000 };
+/** Command records a live session keeps in memory for the timeline and `read` by seq. */
+const MAX_COMMAND_RECORDS = 5_000;
 /** Output quiet this long, then check whether the program is gone (see releaseTerminalIfProgramGone). */
 const EXIT_CHECK_QUIET_MS = 25;
 /** A wait's pattern sees at most this many rows of new output (bounded input). */
@@ -769,6 +771,8 @@ export class TerminalSession {
       total_lines: command.lineFeeds + (command.endRowText ? 1 : 0),
     };
     this.commandRecords.set(record.seq, record);
+    // Memory stays bounded; older records remain in commands.jsonl.
+    if (this.commandRecords.size > MAX_COMMAND_RECORDS) this.commandRecords.delete(this.commandRecords.keys().next().value!);
     this.options.transcript?.appendCommand(record);
     this.onDidFinishCommandEmitter.fire(record);
     this.onDidChangeEmitter.fire();
