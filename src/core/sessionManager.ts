@@ -4,8 +4,9 @@ import { ErrorCode, SwitchboardError } from './errors.js';
 import { EventEmitter, type Event } from './event.js';
 import { newSessionId } from './ids.js';
 import { buildSessionEnv } from './sessionEnv.js';
+import { DEFAULT_RETENTION_BYTES, DEFAULT_RETENTION_DAYS, SessionStore } from './sessionStore.js';
 import { TerminalSession } from './terminalSession.js';
-import { Transcript } from './transcript.js';
+import { DEFAULT_TRANSCRIPT_MAX_BYTES, Transcript, sessionMeta } from './transcript.js';
 import type { Creator, SessionInfo } from './types.js';
 
 /** The limits and defaults the core needs; the hub fills them from settings. */
@@ -18,11 +19,25 @@ export interface CoreSettings {
   startupTimeoutMs: number;
   killWaitsMs: number[];
   closeGraceMs: number;
+  /** Quiet output + a blocked terminal read for this long = awaiting input. */
+  quietMs: number;
+  /** Let agents type into echo-off (password) prompts. */
+  allowSecretInput: boolean;
   secretPatterns: string[];
   secretAllow: string[];
   cols: number;
   rows: number;
+  // Transcripts and history (DESIGN §2); optional so callers that predate them get the defaults.
+  /** Closed sessions' transcripts are removed this many days after they ended. */
+  retentionDays?: number;
+  /** …then the oldest closed ones until all transcripts take less than this. */
+  retentionBytes?: number;
+  /** Per session: output.log stops growing past this. */
+  transcriptMaxBytes?: number;
 }
+
+/** How often retention runs after the one at startup. */
+const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
 
 export interface OpenRequest {
   creator: Creator;
@@ -49,15 +64,31 @@ export class SessionManager {
   private readonly closed = new Map<string, SessionInfo>();
   private opening = 0;
   private disposed = false;
+  /** Transcripts on disk (closed sessions, also those of earlier hubs); null without a state dir. */
+  private readonly sessionStore: SessionStore | null;
+  private readonly retentionTimer: NodeJS.Timeout | null;
 
   private readonly onDidChangeEmitter = new EventEmitter<string>();
   /** A session was added, changed, or exited (fires with its id). */
   readonly onDidChange: Event<string> = this.onDidChangeEmitter.event;
 
-  constructor(private readonly options: SessionManagerOptions) {}
+  constructor(private readonly options: SessionManagerOptions) {
+    // Transcripts and history: load the store, apply retention now and then hourly.
+    this.sessionStore = options.stateDir
+      ? new SessionStore(path.join(options.stateDir, 'sessions'), { isLive: (id) => this.live.has(id) })
+      : null;
+    this.retentionTimer = this.sessionStore ? setInterval(() => this.runRetention(), RETENTION_INTERVAL_MS) : null;
+    this.retentionTimer?.unref();
+    if (this.sessionStore) this.runRetention();
+  }
 
   get settings(): CoreSettings {
     return this.options.settings;
+  }
+
+  /** Every session's transcript on disk, closed ones included; null when no state dir is kept. */
+  get store(): SessionStore | null {
+    return this.sessionStore;
   }
 
   async open(request: OpenRequest): Promise<TerminalSession> {
@@ -81,7 +112,11 @@ export class SessionManager {
       secretAllow: settings.secretAllow,
     });
     const transcript = this.options.stateDir
-      ? new Transcript(path.join(this.options.stateDir, 'sessions', id), this.options.onWarning)
+      ? new Transcript(path.join(this.options.stateDir, 'sessions', id), this.options.onWarning, {
+          cols: request.cols ?? settings.cols,
+          rows: request.rows ?? settings.rows,
+          maxBytes: settings.transcriptMaxBytes ?? DEFAULT_TRANSCRIPT_MAX_BYTES,
+        })
       : null;
     this.opening++;
     let session: TerminalSession;
@@ -104,6 +139,8 @@ export class SessionManager {
         startupTimeoutMs: settings.startupTimeoutMs,
         killWaitsMs: settings.killWaitsMs,
         closeGraceMs: settings.closeGraceMs,
+        quietMs: settings.quietMs,
+        allowSecretInput: settings.allowSecretInput,
         onWarning: this.options.onWarning,
       });
     } catch (error) {
@@ -113,8 +150,13 @@ export class SessionManager {
       this.opening--;
     }
     this.live.set(id, session);
+    // meta.json: written now, finalized (closed_at, exit_code) when the session exits.
+    transcript?.writeMeta(sessionMeta(session.info(), cwd));
     session.onDidChange(() => this.onDidChangeEmitter.fire(id));
-    session.onDidExit(() => void this.retire(session));
+    session.onDidExit(() => {
+      transcript?.writeMeta(sessionMeta(session.info(), cwd));
+      void this.retire(session);
+    });
     this.onDidChangeEmitter.fire(id);
     return session;
   }
@@ -135,7 +177,11 @@ export class SessionManager {
 
   list(includeClosed = false): SessionInfo[] {
     const sessions = [...this.live.values()].map((s) => s.info());
-    if (includeClosed) sessions.push(...this.closed.values());
+    if (!includeClosed) return sessions;
+    // Closed sessions: this hub's (while retention keeps them) and earlier hubs', from meta.json.
+    const store = this.sessionStore;
+    sessions.push(...[...this.closed.values()].filter((s) => !store || store.has(s.id)));
+    if (store) sessions.push(...store.listClosed().filter((s) => !this.closed.has(s.id)));
     return sessions;
   }
 
@@ -144,7 +190,7 @@ export class SessionManager {
     const wanted = cwd === undefined ? undefined : path.resolve(cwd);
     for (const session of this.live.values()) {
       if (session.creator.kind !== 'agent' || session.creator.client !== client) continue;
-      if (session.shellKind === null || session.controller !== 'agent' || session.state !== 'idle') continue;
+      if (session.shellKind === null || session.controller !== 'agent' || session.state !== 'idle' || session.hasPendingCalls) continue;
       if (wanted !== undefined && session.cwd !== wanted) continue;
       return session;
     }
@@ -154,6 +200,7 @@ export class SessionManager {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    if (this.retentionTimer) clearInterval(this.retentionTimer);
     await Promise.all([...this.live.values()].map((s) => s.close().catch(() => undefined)));
     this.live.clear();
     this.onDidChangeEmitter.dispose();
@@ -164,6 +211,19 @@ export class SessionManager {
     this.live.delete(session.id);
     this.onDidChangeEmitter.fire(session.id);
     await session.dispose();
+  }
+
+  /** Removes old and surplus closed transcripts (settings retentionDays, retentionBytes). */
+  private runRetention(): void {
+    try {
+      const result = this.sessionStore?.applyRetention({
+        days: this.options.settings.retentionDays ?? DEFAULT_RETENTION_DAYS,
+        bytes: this.options.settings.retentionBytes ?? DEFAULT_RETENTION_BYTES,
+      });
+      for (const id of result?.removed ?? []) this.closed.delete(id);
+    } catch (error) {
+      this.options.onWarning(`transcript retention failed: ${(error as Error).message}`);
+    }
   }
 
   private resolveCwd(cwd: string | undefined): string {
@@ -190,7 +250,8 @@ export class SessionManager {
   private uniqueId(): string {
     for (;;) {
       const id = newSessionId();
-      if (!this.live.has(id) && !this.closed.has(id)) return id;
+      // Also never reuse the id of a session kept on disk.
+      if (!this.live.has(id) && !this.closed.has(id) && !this.sessionStore?.has(id)) return id;
     }
   }
 }

@@ -2,6 +2,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_SECRET_PATTERNS } from '../core/sessionEnv.js';
+import { DEFAULT_RETENTION_BYTES, DEFAULT_RETENTION_DAYS } from '../core/sessionStore.js';
+import { DEFAULT_TRANSCRIPT_MAX_BYTES } from '../core/transcript.js';
 
 /**
  * Every setting, one zod schema (DESIGN §5): persisted as `<state>/settings.json` headless
@@ -25,8 +27,24 @@ export const SettingsSchema = z.object({
   /** Waits between SIGINT → SIGTERM → SIGKILL. */
   killWaitMs: z.number().int().min(10).max(600_000).default(2_000),
   closeGraceMs: z.number().int().min(10).max(600_000).default(500),
+  /** Output quiet this long while the foreground job blocks on a terminal read = awaiting input. */
+  awaitingInputQuietMs: z.number().int().min(50).max(600_000).default(1_500),
+  /** Let agents type into echo-off (password) prompts; off: they get SECRET_PROMPT. */
+  allowAgentSecretInput: z.boolean().default(false),
   secretPatterns: z.array(z.string()).default([...DEFAULT_SECRET_PATTERNS]),
   secretAllow: z.array(z.string()).default([]),
+  /** Closed sessions' transcripts are removed this many days after they ended. */
+  retentionDays: z.number().min(0).max(36_500).default(DEFAULT_RETENTION_DAYS),
+  /** Then the oldest closed sessions go until all transcripts take less than this many bytes. */
+  retentionBytes: z.number().int().min(0).default(DEFAULT_RETENTION_BYTES),
+  /** Per session: past this many bytes output.log stops growing (meta.json marks the cut). */
+  transcriptMaxBytes: z.number().int().min(0).default(DEFAULT_TRANSCRIPT_MAX_BYTES),
+  /** HTTP port on 127.0.0.1 (`/mcp`, the UI, `/ws`); 0 picks a free one (recorded in hub.json). */
+  port: z.number().int().min(0).max(65_535).default(7391),
+  /** Request bodies over this get 413 without being read (HTTP) or close the connection (socket). */
+  bodyLimitBytes: z.number().int().min(1_024).max(256 * 1024 * 1024).default(4 * 1024 * 1024),
+  /** An MCP-over-HTTP session with no request for this long is closed (its terminals stay). */
+  httpSessionIdleMs: z.number().int().min(1_000).max(7 * 86_400_000).default(30 * 60_000),
 });
 
 export type Settings = z.infer<typeof SettingsSchema>;
