@@ -3,11 +3,12 @@ import * as path from 'node:path';
 import { ErrorCode, SwitchboardError } from './errors.js';
 import { EventEmitter, type Event } from './event.js';
 import { newSessionId } from './ids.js';
+import { readClosedSession } from './closedSessionReader.js';
 import { buildSessionEnv } from './sessionEnv.js';
 import { DEFAULT_RETENTION_BYTES, DEFAULT_RETENTION_DAYS, SessionStore } from './sessionStore.js';
 import { TerminalSession } from './terminalSession.js';
 import { DEFAULT_TRANSCRIPT_MAX_BYTES, Transcript, sessionMeta } from './transcript.js';
-import type { Creator, SessionInfo } from './types.js';
+import type { Creator, ReadRequest, ReadResult, SessionInfo } from './types.js';
 
 /** The limits and defaults the core needs; the hub fills them from settings. */
 export interface CoreSettings {
@@ -151,10 +152,10 @@ export class SessionManager {
     }
     this.live.set(id, session);
     // meta.json: written now, finalized (closed_at, exit_code) when the session exits.
-    transcript?.writeMeta(sessionMeta(session.info(), cwd));
+    transcript?.writeMeta(sessionMeta(session.info(), cwd, session.integrationNonce));
     session.onDidChange(() => this.onDidChangeEmitter.fire(id));
     session.onDidExit(() => {
-      transcript?.writeMeta(sessionMeta(session.info(), cwd));
+      transcript?.writeMeta(sessionMeta(session.info(), cwd, session.integrationNonce));
       void this.retire(session);
     });
     this.onDidChangeEmitter.fire(id);
@@ -173,6 +174,17 @@ export class SessionManager {
       );
     }
     throw new SwitchboardError(ErrorCode.SessionNotFound, `No session "${ref}". Call list to see the sessions, or execute without session to open one.`);
+  }
+
+  /**
+   * `read` for any session: a live one reads itself; a closed one (this hub's or an earlier
+   * hub's, until retention removes it) is read from its transcript.
+   */
+  async read(ref: string, request: ReadRequest): Promise<ReadResult> {
+    const live = this.live.get(ref) ?? [...this.live.values()].find((s) => s.name === ref);
+    if (live) return live.read(request);
+    if (!this.sessionStore) return this.get(ref).read(request); // throws the right error
+    return readClosedSession(this.sessionStore, ref, request, this.options.settings.scrollback);
   }
 
   list(includeClosed = false): SessionInfo[] {

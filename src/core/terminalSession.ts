@@ -238,6 +238,11 @@ export class TerminalSession {
     return this.ptyProcess.pid;
   }
 
+  /** The marks' nonce, kept in the 0600 meta.json so the transcript can be replayed exactly. */
+  get integrationNonce(): string {
+    return this.nonce;
+  }
+
   /** Who may type: agents, or the person (DESIGN §2). */
   get controller(): Controller {
     return this.controllerValue;

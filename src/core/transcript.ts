@@ -36,6 +36,8 @@ export interface SessionMeta {
   cols: number;
   /** Bytes the PTY produced (written at exit); larger than output.log when truncated. */
   output_bytes?: number;
+  /** The shell-integration nonce, so past commands replay exactly (this file is 0600). */
+  nonce?: string;
   /** Set once `output.log` hit `transcriptMaxBytes`: bytes from this offset on were not kept. */
   transcript_truncated_at?: number;
 }
@@ -220,9 +222,10 @@ function endStream(stream: fs.WriteStream): Promise<void> {
 }
 
 /** The meta.json record of a session as `info()` describes it; `cwd` stands in until the shell reports one. */
-export function sessionMeta(info: SessionInfo, cwd: string): SessionMeta {
+export function sessionMeta(info: SessionInfo, cwd: string, nonce?: string): SessionMeta {
   return {
     version: 1,
+    ...(nonce ? { nonce } : {}),
     id: info.id,
     name: info.name,
     creator: info.creator,

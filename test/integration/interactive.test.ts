@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionManager } from '../../src/core/sessionManager.js';
 import type { TerminalSession } from '../../src/core/terminalSession.js';
 import type { ReadRequest } from '../../src/core/types.js';
-import { agent, createManager } from './helpers/core.js';
+import { SessionManager as Manager } from '../../src/core/sessionManager.js';
+import { agent, createManager, testSettings } from './helpers/core.js';
 
 const managers: SessionManager[] = [];
 afterEach(async () => {
@@ -141,5 +142,26 @@ describe('read views', () => {
     const started = Date.now();
     await expect(read(session, { view: 'screen', wait: { pattern: '(a+)+c', timeout_ms: 5_000 } })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     expect(Date.now() - started).toBeLessThan(2_000);
+  });
+});
+
+describe('closed sessions', () => {
+  it('stay readable from their transcript after the hub restarts', async () => {
+    const { manager: m, stateDir, home } = manager();
+    const session = await m.open({ creator: agent });
+    const first = await session.execute({ command: 'seq 1 3000', timeoutMs: 10_000, maxLines: 10 });
+    await session.execute({ command: 'echo last-words', timeoutMs: 5_000, maxLines: 10 });
+    await session.close();
+    await m.dispose();
+
+    const restarted = new Manager({ settings: testSettings(), stateDir, baseEnv: { PATH: process.env.PATH, HOME: home }, onWarning: () => {} });
+    managers.push(restarted);
+    expect(restarted.list(true).find((s) => s.id === session.id)?.state).toBe('exited');
+    const page = await restarted.read(session.id, { clientId: 'x', view: 'command', format: 'plain', seq: first.command_seq, offset: 2990, limit: 20 });
+    expect(page.content.split('\n')).toEqual(['2991', '2992', '2993', '2994', '2995', '2996', '2997', '2998', '2999', '3000']);
+    expect(page.total_lines).toBe(3000);
+    const history = await restarted.read(session.id, { clientId: 'x', view: 'history', format: 'plain', limit: 50 });
+    expect(history.content).toContain('last-words');
+    expect(history.state).toBe('exited');
   });
 });
