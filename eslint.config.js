@@ -53,6 +53,20 @@ const R = {
     regex: relativeModule('cli'),
     message: 'DESIGN §1: nothing in src/ imports src/cli.ts; it is the outermost entry point.',
   },
+  coreFromShim: {
+    regex: relativeInto('core|mcp'),
+    message:
+      'DESIGN §1/§4: src/shim/ is a thin forwarder to the hub: it may not import src/core/ or src/mcp/ (it runs no sessions and speaks only JSON-RPC framing).',
+  },
+  mcpSdkInShim: {
+    regex: '^@modelcontextprotocol/',
+    message: 'DESIGN §1/§4: src/shim/ forwards JSON-RPC lines and never loads the MCP SDK; the hub speaks MCP.',
+  },
+  hubInternalsFromShim: {
+    regex: '^(\\.{1,2}/)+(.+/)?hub($|/(?!(stateDir|socketProtocol|hubInfo|logger)(\\.[cm]?[jt]s)?$))',
+    message:
+      'DESIGN §1/§4: src/shim/ may import only the leaf modules of src/hub/ (stateDir, socketProtocol, hubInfo, logger): anything else would load the core into the shim.',
+  },
   relativeFromProtocol: {
     regex: '^\\.{1,2}(/|$)',
     message:
@@ -140,6 +154,10 @@ export default defineConfig([
   { files: [`src/${ANY_SOURCE}`], rules: boundaryRules(SRC_ALL) },
   { files: [`src/core/${ANY_SOURCE}`], rules: boundaryRules([...SRC_ALL, R.upFromCore, R.mcpSdkInCore]) },
   { files: [`src/mcp/${ANY_SOURCE}`], rules: boundaryRules([...SRC_ALL, R.hubFromMcp]) },
+  {
+    files: [`src/shim/${ANY_SOURCE}`],
+    rules: boundaryRules([...SRC_ALL, R.coreFromShim, R.mcpSdkInShim, R.hubInternalsFromShim, R.nodePty]),
+  },
   {
     files: ['src/ui-protocol.{ts,mts,js,mjs}'],
     rules: boundaryRules([...SRC_ALL, R.relativeFromProtocol, R.nodeBuiltin, R.nodePty]),

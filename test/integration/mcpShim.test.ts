@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stopHubIn } from './helpers/hubCleanup.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'switchboard.js');
@@ -61,6 +62,8 @@ async function startShim(shell: string): Promise<Shim> {
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('SWITCHBOARD_')) env[key] = value;
   Object.assign(env, {
     SWITCHBOARD_HOME: tempDir('sb-mcp-home-'),
+    // 0: the hub the shim starts picks a free port, so parallel test hubs never collide.
+    SWITCHBOARD_PORT: '0',
     SHELL: shell,
     // Escalation waits (INT → TERM → KILL) of 300 ms keep the kill test fast.
     SWITCHBOARD_KILL_WAIT_MS: '300',
@@ -113,7 +116,8 @@ async function until(check: () => boolean | Promise<boolean>, deadlineMs: number
   }
 }
 
-afterAll(() => {
+afterAll(async () => {
+  await Promise.all(cleanups.map((dir) => stopHubIn(dir)));
   for (const dir of cleanups) rmSync(dir, { recursive: true, force: true });
 });
 

@@ -48,6 +48,17 @@ const forbidden: Case[] = [
   { file: 'src/core/sessionManager.ts', specifier: '@modelcontextprotocol/server' },
   { file: 'src/mcp/tools/kill.ts', specifier: '../../hub/hub.js' },
   { file: 'src/hub/hub.ts', specifier: '../cli.js' },
+  // src/shim/ is a thin forwarder: no core, no MCP code, no hub internals (DESIGN §4).
+  { file: 'src/shim/forwarder.ts', specifier: '../core/sessionManager.js' },
+  { file: 'src/shim/forwarder.ts', specifier: '../mcp/server.js' },
+  { file: 'src/shim/forwarder.ts', specifier: '@modelcontextprotocol/server' },
+  { file: 'src/shim/hubConnection.ts', specifier: '@modelcontextprotocol/client/stdio' },
+  { file: 'src/shim/forwarder.ts', specifier: '../hub/hub.js' },
+  { file: 'src/shim/forwarder.ts', specifier: '../hub/settings.js' },
+  { file: 'src/shim/forwarder.ts', specifier: '../hub' },
+  { file: 'src/shim/forwarder.ts', specifier: 'node-pty' },
+  { file: 'src/shim/forwarder.ts', specifier: 'electron' },
+  { file: 'src/shim/forwarder.ts', specifier: '../cli.js' },
   // ui-protocol is imported by renderer/, so it stays browser-safe and self-contained.
   { file: 'src/ui-protocol.ts', specifier: './core/types.js' },
   { file: 'src/ui-protocol.ts', specifier: 'node:fs' },
@@ -89,6 +100,13 @@ const allowed: Case[] = [
   { file: 'src/cli.ts', specifier: './hub/hub.js' },
   { file: 'src/cli.ts', specifier: './mcp/server.js' },
   { file: 'src/mcp/client.ts', specifier: './clientInfo.js' },
+  { file: 'src/shim/hubConnection.ts', specifier: '../hub/socketProtocol.js' },
+  { file: 'src/shim/hubConnection.ts', specifier: '../hub/hubInfo.js' },
+  { file: 'src/shim/forwarder.ts', specifier: '../hub/stateDir.js' },
+  { file: 'src/shim/forwarder.ts', specifier: '../hub/logger.js' },
+  { file: 'src/shim/forwarder.ts', specifier: './lineReader.js' },
+  { file: 'src/shim/hubConnection.ts', specifier: 'node:net' },
+  { file: 'src/commands/mcp.ts', specifier: '../shim/forwarder.js' },
   { file: 'src/ui-protocol.ts', specifier: 'zod' },
   { file: 'renderer/app.ts', specifier: '../src/ui-protocol.js' },
   { file: 'renderer/views/tabs.ts', specifier: '../../src/ui-protocol.js' },
@@ -133,6 +151,8 @@ describe('one-way import rule (DESIGN §1)', () => {
     expect(
       await violations('renderer/app.ts', `export const cp = require('child_process');\n`),
     ).toHaveLength(1);
+    expect(await violations('src/shim/forwarder.ts', `export const h = await import('../hub/hub.js');\n`)).toHaveLength(1);
+    expect(await violations('src/shim/forwarder.ts', `export const c = require('../core/terminalSession.js');\n`)).toHaveLength(1);
     expect(await violations('renderer/app.ts', `export const p = import('../src/ui-protocol.js');\n`)).toEqual([]);
   });
 

@@ -1,0 +1,62 @@
+/**
+ * The `switchboard` command (bin/switchboard.js imports the compiled file).
+ *
+ *   switchboard mcp      the stdio shim MCP hosts launch: forwards to the hub (src/commands/mcp.ts)
+ *   switchboard serve    the headless hub (later)
+ *   switchboard status   whether a hub runs, where, and its sessions (later)
+ *   switchboard config   host configuration for Claude Code, Cursor, … (later)
+ *
+ * stdout belongs to JSON-RPC under `mcp`: everything human-readable goes to stderr.
+ */
+type Command = (args: string[]) => Promise<number>;
+
+const USAGE = `Usage: switchboard <command>
+
+Commands:
+  mcp       Serve MCP over stdio (what an MCP host launches).
+  serve     Run the headless hub with its HTTP endpoint and browser UI.
+  status    Say whether a hub is running, where, and list its sessions.
+  config    Print the MCP host configuration (claude-code, cursor, claude-desktop, vscode).
+  export    Write a session's transcript as an asciicast v2 .cast file: export <session> [file].
+
+Options:
+  --help     Show this help.
+  --version  Print the version.
+
+State directory: $SWITCHBOARD_HOME, else the platform's app-data folder.
+`;
+
+const COMMANDS: Record<string, Command> = {
+  mcp: async (args) => (await import('./commands/mcp.js')).run(args),
+  serve: async (args) => (await import('./commands/serve.js')).run(args),
+  status: async (args) => (await import('./commands/status.js')).run(args),
+  config: async (args) => (await import('./commands/config.js')).run(args),
+  export: async (args) => (await import('./commands/export.js')).run(args),
+};
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === '--version' || name === '-v') {
+    // Loaded lazily: the shim should not load the MCP SDK just to start.
+    const { packageVersion } = await import('./mcp/server.js');
+    process.stdout.write(`${packageVersion()}\n`);
+    return 0;
+  }
+  const command = name === undefined ? undefined : COMMANDS[name];
+  if (!command) {
+    if (name !== undefined && name !== '--help' && name !== '-h' && name !== 'help') {
+      process.stderr.write(`switchboard: unknown command "${name}"\n\n`);
+    }
+    process.stderr.write(USAGE);
+    return 2;
+  }
+  return command(rest);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`switchboard: ${(error as Error)?.stack ?? String(error)}\n`);
+    process.exit(1);
+  },
+);

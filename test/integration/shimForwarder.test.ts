@@ -1,0 +1,576 @@
+/**
+ * The shim (`switchboard mcp`) as a thin forwarder to a real hub (`switchboard serve`), DESIGN §4:
+ * it starts a detached hub when none answers, answers bad lines itself, survives the hub being
+ * SIGKILLed (calls in flight get an error and are never resent; the same client goes on after its
+ * initialize was replayed), and exits within 1 s when stdin closes while the sessions live on.
+ *
+ * Both sides are real: the official MCP client over StdioClientTransport where a host's view is
+ * what matters, and a shim spawned by hand where the raw bytes on stdin/stdout are the point.
+ * Runs against dist/: `npm run build` first (`npm test` does). Every wait races an event against
+ * a deadline; every hub started here is killed in afterAll (pid from hub.json).
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BIN = path.join(ROOT, 'bin', 'switchboard.js');
+const CLIENT = { name: 'shim-forwarder-test', version: '1.2.3' };
+const PROTOCOL_VERSION = '2025-06-18';
+/** The shim's bound on waiting for a hub (HUB_WAIT_MS) plus slack for a loaded machine. */
+const HUB_BOUND_MS = 15_000;
+
+const homes: string[] = [];
+const hubPids = new Set<number>();
+
+function newHome(): string {
+  const home = mkdtempSync(path.join(tmpdir(), 'sb-shim-'));
+  homes.push(home);
+  return home;
+}
+
+function shimEnv(home: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !key.startsWith('SWITCHBOARD_')) env[key] = value;
+  }
+  return {
+    ...env,
+    SWITCHBOARD_HOME: home,
+    // 0: the hub picks a free HTTP port (recorded in hub.json), so parallel hubs never collide.
+    SWITCHBOARD_PORT: '0',
+    SHELL: '/bin/bash',
+    SWITCHBOARD_KILL_WAIT_MS: '300',
+  };
+}
+
+interface HubJson {
+  pid: number;
+  socket: string | null;
+}
+
+function readHubJson(home: string): HubJson | null {
+  try {
+    const info = JSON.parse(readFileSync(path.join(home, 'hub.json'), 'utf8')) as HubJson;
+    if (typeof info.pid === 'number') hubPids.add(info.pid);
+    return info;
+  } catch {
+    return null;
+  }
+}
+
+/** True while `pid` is a live process (a zombie counts as dead). */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2)[0];
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Resolves when `check` holds. Re-checked whenever something changes in `dir` (fs.watch), with
+ * a slow poll as the fallback (process death has no file event); rejects at the deadline.
+ */
+function until(check: () => boolean, deadlineMs: number, what: string, dir?: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const watcher = dir ? watch(dir, () => test()) : null;
+    const poll = setInterval(() => test(), 100);
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error(`timed out after ${deadlineMs} ms waiting for ${what}`));
+    }, deadlineMs);
+    function done(): void {
+      watcher?.close();
+      clearInterval(poll);
+      clearTimeout(timer);
+    }
+    function test(): void {
+      if (!check()) return;
+      done();
+      resolve();
+    }
+    test();
+  });
+}
+
+/** The hub currently serving `home`, once its hub.json names a live process. */
+async function liveHub(home: string, deadlineMs = HUB_BOUND_MS): Promise<number> {
+  let pid = 0;
+  await until(
+    () => {
+      const info = readHubJson(home);
+      pid = info?.pid ?? 0;
+      return pid > 0 && alive(pid);
+    },
+    deadlineMs,
+    `a live hub in ${home}`,
+    home,
+  );
+  return pid;
+}
+
+async function killHub(pid: number): Promise<void> {
+  process.kill(pid, 'SIGKILL');
+  await until(() => !alive(pid), 5_000, `hub ${pid} to die`);
+}
+
+// ---- a shim spawned by hand, for the raw stdio cases -------------------------------------------
+
+type Message = Record<string, unknown> & { id?: unknown; error?: { code: number; message: string } };
+
+class RawShim {
+  readonly child: ChildProcessWithoutNullStreams;
+  /** Every stdout line, as written. */
+  readonly lines: string[] = [];
+  readonly messages: Message[] = [];
+  stderr = '';
+  readonly exited: Promise<{ code: number | null; at: number }>;
+  private buffer = '';
+  private nextId = 1;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(readonly home: string) {
+    this.child = spawn(process.execPath, [BIN, 'mcp'], { env: shimEnv(home), cwd: ROOT, stdio: 'pipe' });
+    this.child.stdout.setEncoding('utf8');
+    this.child.stdout.on('data', (chunk: string) => {
+      this.buffer += chunk;
+      for (let nl = this.buffer.indexOf('\n'); nl !== -1; nl = this.buffer.indexOf('\n')) {
+        const line = this.buffer.slice(0, nl);
+        this.buffer = this.buffer.slice(nl + 1);
+        this.lines.push(line);
+        try {
+          this.messages.push(JSON.parse(line) as Message);
+        } catch {
+          // Recorded in `lines`; assertStdoutClean() reports it.
+        }
+      }
+      for (const listener of this.listeners) listener();
+    });
+    this.child.stderr.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
+    this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve({ code, at: Date.now() })));
+  }
+
+  writeLine(text: string): void {
+    this.child.stdin.write(`${text}\n`);
+  }
+
+  send(message: Record<string, unknown>): void {
+    this.writeLine(JSON.stringify(message));
+  }
+
+  /** The first message (from the start of the stream) matching `predicate`. */
+  waitFor(predicate: (m: Message) => boolean, deadlineMs: number, what: string): Promise<Message> {
+    return new Promise((resolve, reject) => {
+      const check = (): void => {
+        const found = this.messages.find(predicate);
+        if (!found) return;
+        cleanup();
+        resolve(found);
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`timed out after ${deadlineMs} ms waiting for ${what}; stdout:\n${this.lines.join('\n')}\nstderr:\n${this.stderr}`));
+      }, deadlineMs);
+      const cleanup = (): void => {
+        clearTimeout(timer);
+        this.listeners.delete(check);
+      };
+      this.listeners.add(check);
+      check();
+    });
+  }
+
+  async request(method: string, params: Record<string, unknown> = {}, deadlineMs = HUB_BOUND_MS): Promise<Message> {
+    const id = this.nextId++;
+    this.send({ jsonrpc: '2.0', id, method, params });
+    return this.waitFor((m) => m.id === id && ('result' in m || 'error' in m), deadlineMs, `the answer to ${method} #${id}`);
+  }
+
+  async initialize(): Promise<Message> {
+    const answer = await this.request('initialize', {
+      protocolVersion: PROTOCOL_VERSION,
+      capabilities: {},
+      clientInfo: { name: 'raw-shim-test', version: '0.0.1' },
+    });
+    expect(answer.error).toBeUndefined();
+    this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    return answer;
+  }
+
+  async callTool(name: string, args: Record<string, unknown>, deadlineMs?: number): Promise<Message> {
+    return this.request('tools/call', { name, arguments: args }, deadlineMs);
+  }
+
+  /** stdout carried JSON-RPC 2.0 only, one message per line. */
+  assertStdoutClean(): void {
+    for (const line of this.lines) {
+      const message = JSON.parse(line) as Message;
+      expect(message.jsonrpc, line).toBe('2.0');
+    }
+    expect(this.buffer).toBe('');
+  }
+
+  errorsWithCode(code: number): Message[] {
+    return this.messages.filter((m) => m.error?.code === code);
+  }
+
+  async close(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    this.child.stdin.end();
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 3_000);
+    await this.exited;
+    clearTimeout(timer);
+  }
+}
+
+function structured(message: Message): Record<string, unknown> {
+  const result = message.result as { structuredContent?: Record<string, unknown>; isError?: boolean } | undefined;
+  expect(message.error, JSON.stringify(message.error)).toBeUndefined();
+  expect(result?.isError ?? false, JSON.stringify(result)).toBe(false);
+  return result?.structuredContent ?? {};
+}
+
+// ---- the official client over the shim ----------------------------------------------------------
+
+interface HostClient {
+  client: Client;
+  transport: StdioClientTransport;
+  /** Errors the client saw outside of a call (e.g. a stray or duplicate response). */
+  errors: Error[];
+  stderr(): string;
+  call(name: string, args?: Record<string, unknown>): Promise<Record<string, unknown>>;
+}
+
+async function connectClient(home: string): Promise<HostClient> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: shimEnv(home), cwd: ROOT, stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const client = new Client(CLIENT);
+  const errors: Error[] = [];
+  client.onerror = (error) => errors.push(error);
+  await client.connect(transport);
+  const call = async (name: string, args: Record<string, unknown> = {}): Promise<Record<string, unknown>> => {
+    const result = await client.callTool({ name, arguments: args });
+    const first = result.content[0];
+    if (result.isError) throw new Error(`${name} failed: ${first?.type === 'text' ? first.text : ''}`);
+    return (result.structuredContent ?? {}) as Record<string, unknown>;
+  };
+  return { client, transport, errors, stderr: () => stderr, call };
+}
+
+interface SessionRow {
+  id: string;
+  state: string;
+  command?: string | null;
+  creator?: { kind: string; client?: string };
+}
+
+async function listSessions(host: { call: HostClient['call'] }): Promise<SessionRow[]> {
+  return ((await host.call('list')).sessions ?? []) as SessionRow[];
+}
+
+beforeAll(() => {
+  if (!existsSync(path.join(ROOT, 'dist', 'src', 'cli.js'))) throw new Error('dist/ is missing: run `npm run build` first.');
+});
+
+afterAll(async () => {
+  for (const home of homes) readHubJson(home);
+  // Every hub any test started (the shims start them detached, so they outlive the shims).
+  const running = [...hubPids].filter(alive);
+  for (const pid of running) process.kill(pid, 'SIGTERM');
+  await Promise.all(
+    running.map((pid) =>
+      until(() => !alive(pid), 5_000, `hub ${pid} to stop`).catch(() => {
+        if (alive(pid)) process.kill(pid, 'SIGKILL');
+      }),
+    ),
+  );
+  for (const home of homes) rmSync(home, { recursive: true, force: true });
+}, 20_000);
+
+describe('shim: starting and finding the hub', () => {
+  it('starts a detached hub when none answers, and `execute echo hi` works through it', async () => {
+    const home = newHome();
+    expect(readHubJson(home)).toBeNull();
+    const host = await connectClient(home);
+    try {
+      const result = await host.call('execute', { command: 'echo hi' });
+      expect(result.status).toBe('completed');
+      expect(result.exit_code).toBe(0);
+      expect(String(result.output).trim()).toBe('hi');
+
+      const hubPid = await liveHub(home);
+      // A hub of its own, not the shim hosting sessions in-process.
+      expect(hubPid).not.toBe(host.transport.pid);
+      expect(existsSync(path.join(home, 'hub.log'))).toBe(true);
+      expect(host.errors).toEqual([]);
+    } finally {
+      await host.client.close();
+    }
+  });
+
+  it('a second shim on the same state dir joins the running hub and sees the same sessions', async () => {
+    const home = newHome();
+    const first = await connectClient(home);
+    const second = await connectClient(home);
+    try {
+      const opened = await first.call('execute', { command: 'echo shared' });
+      const hubPid = await liveHub(home);
+      const seen = await listSessions(second);
+      expect(seen.map((s) => s.id)).toContain(opened.session);
+      expect(readHubJson(home)?.pid).toBe(hubPid);
+    } finally {
+      await first.client.close();
+      await second.client.close();
+    }
+  });
+
+  it('answers with a clear error within a bounded time when the hub cannot start', async () => {
+    const home = newHome();
+    // A hub refuses to start on unreadable settings: the shim must not wait forever for it.
+    writeFileSync(path.join(home, 'settings.json'), '{ this is not json');
+    const shim = new RawShim(home);
+    try {
+      const started = Date.now();
+      const answer = await shim.request(
+        'initialize',
+        { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'raw-shim-test', version: '0.0.1' } },
+        HUB_BOUND_MS,
+      );
+      expect(Date.now() - started).toBeLessThan(HUB_BOUND_MS);
+      expect(answer.error?.code).toBe(-32000);
+      expect(answer.error?.message).toMatch(/hub/i);
+      expect(answer.error?.message).not.toContain(home);
+      shim.assertStdoutClean();
+    } finally {
+      await shim.close();
+    }
+  });
+});
+
+describe('shim: lines it answers itself', () => {
+  let home: string;
+  let shim: RawShim;
+
+  beforeAll(async () => {
+    home = newHome();
+    shim = new RawShim(home);
+    await shim.initialize();
+  });
+
+  afterAll(async () => {
+    await shim.close();
+  });
+
+  it('answers a line that is not JSON with exactly one -32700, and goes on', async () => {
+    const before = shim.errorsWithCode(-32700).length;
+    shim.writeLine('this is { not json');
+    const ping = await shim.request('ping');
+    expect(ping.error).toBeUndefined();
+    const parseErrors = shim.errorsWithCode(-32700).slice(before);
+    expect(parseErrors).toHaveLength(1);
+    expect(parseErrors[0]?.id).toBeNull();
+    expect(parseErrors[0]?.error?.message).toMatch(/^Parse error/);
+    shim.assertStdoutClean();
+  });
+
+  it('answers JSON without "jsonrpc" but with an id with -32600 carrying that id', async () => {
+    shim.send({ id: 7, method: 'tools/list' });
+    const answer = await shim.waitFor((m) => m.id === 7, 5_000, 'the answer to id 7');
+    expect(answer.error?.code).toBe(-32600);
+    expect((await shim.request('ping')).error).toBeUndefined();
+    shim.assertStdoutClean();
+  });
+
+  it('rejects a batch array without running any of it', async () => {
+    const marker = path.join(home, 'batch-ran');
+    shim.writeLine(
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 'b1', method: 'tools/call', params: { name: 'execute', arguments: { command: `touch ${marker}` } } },
+        { jsonrpc: '2.0', id: 'b2', method: 'ping' },
+      ]),
+    );
+    const b1 = await shim.waitFor((m) => m.id === 'b1', 5_000, 'the answer to b1');
+    const b2 = await shim.waitFor((m) => m.id === 'b2', 5_000, 'the answer to b2');
+    expect(b1.error?.code).toBe(-32600);
+    expect(b2.error?.code).toBe(-32600);
+    // A later call completes, so had the batch been forwarded the marker would exist by now.
+    structured(await shim.callTool('execute', { command: 'echo after-batch' }));
+    expect(existsSync(marker)).toBe(false);
+    shim.assertStdoutClean();
+  });
+
+  it('discards a line over the size cap with bounded memory, answers it once, and goes on', async () => {
+    const marker = path.join(home, 'huge-ran');
+    const before = shim.errorsWithCode(-32600).length;
+    // 40 MB with the id last (as the SDKs write it): the error can still name the caller.
+    const filler = 'x'.repeat(40 * 1024 * 1024);
+    shim.writeLine(
+      `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"execute","arguments":{"command":"touch ${marker} # ${filler}"}},"id":"huge"}`,
+    );
+    const answer = await shim.waitFor((m) => m.id === 'huge', 10_000, 'the answer to the huge line');
+    expect(answer.error?.code).toBe(-32600);
+    expect(answer.error?.message).toMatch(/limit/);
+    expect(shim.errorsWithCode(-32600).slice(before)).toHaveLength(1);
+    // The shim stayed small (~85 MB peak here): holding the line would add 40 MB several times over.
+    const peakKb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${shim.child.pid}/status`, 'utf8'))?.[1]);
+    expect(peakKb).toBeLessThan(150 * 1024);
+    structured(await shim.callTool('execute', { command: 'echo after-huge' }));
+    expect(existsSync(marker)).toBe(false);
+    shim.assertStdoutClean();
+  });
+});
+
+describe('shim: the hub dies under a connected client', () => {
+  it('fails or completes the next call within seconds; then the same client works on a new hub (initialize replayed)', async () => {
+    const home = newHome();
+    const host = await connectClient(home);
+    try {
+      await host.call('execute', { command: 'echo before' });
+      const firstHub = await liveHub(home);
+      await killHub(firstHub);
+
+      const started = Date.now();
+      let outcome: 'succeeded' | 'failed';
+      try {
+        await host.call('list');
+        outcome = 'succeeded';
+      } catch (error) {
+        outcome = 'failed';
+        expect((error as Error).message).toMatch(/hub/i);
+      }
+      expect(Date.now() - started).toBeLessThan(HUB_BOUND_MS);
+
+      // The same client, never reconnected: a new hub serves it.
+      const result = await host.call('execute', { command: 'echo after' });
+      expect(String(result.output).trim()).toBe('after');
+      const secondHub = await liveHub(home);
+      expect(secondHub).not.toBe(firstHub);
+      // The new hub knows who the client is only from the replayed initialize.
+      const sessions = await listSessions(host);
+      const mine = sessions.find((s) => s.id === result.session);
+      expect(mine?.creator?.client).toBe(`${CLIENT.name} ${CLIENT.version}`);
+      // No duplicate initialize answer (or any stray message) reached the client.
+      expect(host.errors).toEqual([]);
+      expect(['succeeded', 'failed']).toContain(outcome);
+    } finally {
+      await host.client.close();
+    }
+  }, 60_000);
+
+  it('answers a call in flight with an error at once and never replays it', async () => {
+    const home = newHome();
+    const host = await connectClient(home);
+    const file = path.join(home, 'ran.txt');
+    try {
+      await host.call('execute', { command: 'echo warm-up' });
+      const hubPid = await liveHub(home);
+      const inFlight = host.call('execute', { command: `echo $RANDOM >> ${file}; sleep 30`, timeout_ms: 60_000 });
+      const settled = inFlight.then(
+        () => ({ ok: true as const, at: Date.now(), message: '' }),
+        (error: unknown) => ({ ok: false as const, at: Date.now(), message: (error as Error).message }),
+      );
+      await until(() => existsSync(file) && readFileSync(file, 'utf8').endsWith('\n'), 10_000, 'the command to run', home);
+      const killedAt = Date.now();
+      await killHub(hubPid);
+
+      const outcome = await settled;
+      expect(outcome.ok).toBe(false);
+      expect(outcome.message).toMatch(/result is unknown/);
+      expect(outcome.at - killedAt).toBeLessThan(3_000);
+
+      // The client goes on; the new hub never saw the execute again.
+      const after = await host.call('execute', { command: `cat ${file}` });
+      expect(String(after.output).trim().split('\n')).toHaveLength(1);
+      const running = (await listSessions(host)).filter((s) => s.command?.includes('$RANDOM'));
+      expect(running).toEqual([]);
+      expect(readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(1);
+      expect(host.errors).toEqual([]);
+    } finally {
+      await host.client.close();
+    }
+  }, 60_000);
+
+  it('swallows the replayed initialize answer: the raw host sees each id answered exactly once', async () => {
+    const home = newHome();
+    const shim = new RawShim(home);
+    try {
+      await shim.initialize();
+      structured(await shim.callTool('execute', { command: 'echo one' }));
+      await killHub(await liveHub(home));
+      // Retried until a new hub answers: each attempt is answered (error or result), never ignored.
+      let answer: Message | null = null;
+      const deadline = Date.now() + HUB_BOUND_MS;
+      while (Date.now() < deadline) {
+        answer = await shim.callTool('execute', { command: 'echo two' });
+        if (!answer.error) break;
+        expect(answer.error.message).toMatch(/hub/i);
+      }
+      expect(String(structured(answer as Message).output).trim()).toBe('two');
+      const ids = shim.messages.filter((m) => 'result' in m || 'error' in m).map((m) => JSON.stringify(m.id));
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ids.some((id) => id.includes('replay'))).toBe(false);
+      shim.assertStdoutClean();
+    } finally {
+      await shim.close();
+    }
+  }, 60_000);
+});
+
+describe('shim: the host going away', () => {
+  it('exits within 1 s when stdin closes; the session it created lives on for a second client', async () => {
+    const home = newHome();
+    const shim = new RawShim(home);
+    await shim.initialize();
+    const opened = structured(await shim.callTool('execute', { command: 'echo still-here' }));
+    const hubPid = await liveHub(home);
+
+    const closedAt = Date.now();
+    shim.child.stdin.end();
+    const { at } = await shim.exited;
+    expect(at - closedAt).toBeLessThan(1_000);
+    shim.assertStdoutClean();
+
+    const second = await connectClient(home);
+    try {
+      const sessions = await listSessions(second);
+      const session = sessions.find((s) => s.id === opened.session);
+      expect(session).toBeDefined();
+      expect(session?.state).not.toBe('exited');
+      expect(readHubJson(home)?.pid).toBe(hubPid);
+    } finally {
+      await second.client.close();
+    }
+  });
+
+  it('a host disconnecting mid-call does not stop its command', async () => {
+    const home = newHome();
+    const file = path.join(home, 'progress.txt');
+    const shim = new RawShim(home);
+    await shim.initialize();
+    const pending = shim.callTool('execute', { command: `echo started >> ${file}; sleep 1; echo finished >> ${file}`, timeout_ms: 30_000 });
+    pending.catch(() => undefined);
+    await until(() => existsSync(file) && readFileSync(file, 'utf8').includes('started'), 10_000, 'the command to start', home);
+    shim.child.stdin.end();
+    await shim.exited;
+    await until(() => readFileSync(file, 'utf8').includes('finished'), 10_000, 'the command to finish after the host left', home);
+  });
+
+  it('exits on SIGTERM', async () => {
+    const home = newHome();
+    const shim = new RawShim(home);
+    await shim.initialize();
+    const sentAt = Date.now();
+    shim.child.kill('SIGTERM');
+    const { at } = await shim.exited;
+    expect(at - sentAt).toBeLessThan(1_000);
+  });
+});
