@@ -105,9 +105,15 @@ describe('read views', () => {
   it('pages history back from the end', async () => {
     const session = await manager().manager.open({ creator: agent });
     await session.execute({ command: 'seq 1 300', timeoutMs: 5_000, maxLines: 10 });
-    const page = await read(session, { view: 'history', offset: 1, limit: 5 }); // skip the prompt line
+    const all = await read(session, { view: 'history', limit: 100_000, wait: { idle_ms: 200 } }); // the prompt is drawn
+    const lines = all.content.split('\n');
+    const last = lines.lastIndexOf('300');
+    const offset = lines.length - 1 - last; // lines after `300`: the new prompt
+    const page = await read(session, { view: 'history', offset, limit: 5 });
     expect(page.content.split('\n')).toEqual(['296', '297', '298', '299', '300']);
     expect(page.truncated).toBe(true);
+    const back = await read(session, { view: 'history', offset: offset + 5, limit: 5 });
+    expect(back.content.split('\n')).toEqual(['291', '292', '293', '294', '295']);
   });
 
   it('pages a 200 000-line command output fully, beyond the scrollback', async () => {
