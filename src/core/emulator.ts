@@ -106,6 +106,17 @@ export class Emulator {
     return new Promise((resolve) => this.parsedWaiters.push(resolve));
   }
 
+  /**
+   * The serialized terminal once everything written before this call has been parsed, taken in
+   * the parser's own callback: xterm parses writes in order and may go on with later ones before
+   * any promise continuation runs, so serializing later could include newer output. Unlike
+   * whenParsed, an endless flood cannot starve it.
+   */
+  serializeWhenParsed(): Promise<string> {
+    if (this.disposed || this.pending === 0) return Promise.resolve(this.serialize());
+    return new Promise((resolve) => this.terminal.write('', () => resolve(this.serialize())));
+  }
+
   resize(cols: number, rows: number): void {
     this.terminal.resize(cols, rows);
   }

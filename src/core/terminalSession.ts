@@ -351,8 +351,9 @@ export class TerminalSession {
    * received so far: frames with `end` ≤ `through` are already in it.
    */
   async snapshot(): Promise<{ data: string; cols: number; rows: number; through: number }> {
-    await this.emulator.whenParsed();
-    return { data: this.emulator.serialize(), cols: this.emulator.cols, rows: this.emulator.rows, through: this.pipe.byteCount };
+    const through = this.pipe.byteCount;
+    const data = await this.emulator.serializeWhenParsed();
+    return { data, cols: this.emulator.cols, rows: this.emulator.rows, through };
   }
 
   /** The person takes the keyboard: agent writes now get SESSION_CONTROLLED_BY_USER. */
