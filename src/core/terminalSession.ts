@@ -703,7 +703,9 @@ export class TerminalSession {
       const duration = Date.now() - startedAt;
       if (outcome === 'aborted') {
         // Cancelling the call interrupts the command (DESIGN §3); a disconnect is not a cancel.
+        // Wait (bounded) for its D mark, so the next call finds the shell free.
         this.ptyProcess.write('\x03');
+        await raceOutcome(finished.promise, this.exited, 1_000);
       }
       if (outcome === 'awaiting') {
         const result = this.result('awaiting_input', tracker.runningCommand, null, duration, options.maxLines, seq);

@@ -32,6 +32,11 @@ export interface InputSpec<Shape extends z.ZodRawShape> {
   aliases?: Record<string, string | Alias>;
   /** Per-parameter clean-up before coercion (e.g. `"int"` → `"SIGINT"`). */
   normalize?: Partial<Record<keyof Shape & string, (value: unknown) => unknown>>;
+  /**
+   * Aliases inside an object-valued parameter (e.g. `wait`): its fields are normalized the same
+   * way (coercion, aliases, unknown keys → warnings named `wait.foo`).
+   */
+  nested?: Partial<Record<keyof Shape & string, { aliases?: Record<string, string | Alias> }>>;
 }
 
 export type ParsedInput<T> =
@@ -78,7 +83,34 @@ export function compactOutputSchema<Output>(schema: z.ZodType<Output>): Standard
 
 function compact(json: Record<string, unknown>): Record<string, unknown> {
   const { $schema: _dialect, ...rest } = json;
-  return rest;
+  return withoutSafeIntegerBounds(rest) as Record<string, unknown>;
+}
+
+/** Drops the ±2^53-1 bounds zod gives every `.int()`: they say nothing and models pay for them. */
+function withoutSafeIntegerBounds(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutSafeIntegerBounds);
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    if ((key === 'minimum' || key === 'maximum') && typeof inner === 'number' && Math.abs(inner) === Number.MAX_SAFE_INTEGER) continue;
+    out[key] = withoutSafeIntegerBounds(inner);
+  }
+  return out;
+}
+
+/** Where each normalized value came from, keyed by dotted path (`wait.timeout_ms`), for error messages. */
+interface Trace {
+  givenAs: Map<string, string>;
+  rawValue: Map<string, unknown>;
+  converted: Map<string, unknown>;
+  scaled: Set<string>;
+}
+
+interface Level {
+  shape: Record<string, z.ZodType>;
+  aliases?: Record<string, string | Alias>;
+  normalize?: Record<string, ((value: unknown) => unknown) | undefined>;
+  nested?: Record<string, { aliases?: Record<string, string | Alias> } | undefined>;
 }
 
 /** Normalizes and validates raw tool arguments against `spec` (see the file comment). */
@@ -92,62 +124,109 @@ export function parseInput<Shape extends z.ZodRawShape>(
   if (typeof raw !== 'object' || Array.isArray(raw)) {
     return fail(invalid('arguments', raw, 'an object of named parameters'));
   }
+  const trace: Trace = { givenAs: new Map(), rawValue: new Map(), converted: new Map(), scaled: new Set() };
+  const level: Level = {
+    shape: spec.schema.shape as unknown as Record<string, z.ZodType>,
+    aliases: spec.aliases,
+    normalize: spec.normalize as Level['normalize'],
+    nested: spec.nested as Level['nested'],
+  };
+  const values = normalizeLevel(level, raw as Record<string, unknown>, '', warnings, trace);
+  if (values instanceof SwitchboardError) return fail(values);
 
-  const shape = spec.schema.shape as unknown as Record<string, z.ZodType>;
+  const parsed = spec.schema.safeParse(values);
+  if (parsed.success) return { ok: true, value: parsed.data, warnings };
+  const issue = parsed.error.issues[0]!;
+  // The parameter is the path up to the first list index: `wait.timeout_ms`, `keys`.
+  const segments: string[] = [];
+  for (const segment of issue.path) {
+    if (typeof segment !== 'string') break;
+    segments.push(segment);
+  }
+  const param = segments.join('.') || 'arguments';
+  const field = fieldAt(spec.schema, segments);
+  const allowed = (field ? describeAllowed(field) : 'a valid value') + (param.endsWith('_ms') ? ' (milliseconds)' : '');
+  if (!trace.converted.has(param)) {
+    return fail(new SwitchboardError(ErrorCode.InvalidArgument, `${param} is required: pass ${allowed}.`, { parameter: param, allowed }));
+  }
+  const shownAs = trace.givenAs.get(param) ?? param;
+  // A unit-converted alias is reported as the parameter it became, with the converted value.
+  if (trace.scaled.has(param)) {
+    return fail(invalid(param, trace.converted.get(param), allowed, ` (from ${shownAs} ${show(trace.rawValue.get(param))})`));
+  }
+  return fail(invalid(shownAs, trace.rawValue.get(param), allowed));
+}
+
+function normalizeLevel(level: Level, raw: Record<string, unknown>, prefix: string, warnings: string[], trace: Trace): Record<string, unknown> | SwitchboardError {
+  const { shape } = level;
   const byName = new Map<string, { to: string; scale?: number }>();
   for (const key of Object.keys(shape)) byName.set(nameKey(key), { to: key });
-  for (const [alias, target] of Object.entries(spec.aliases ?? {})) {
+  for (const [alias, target] of Object.entries(level.aliases ?? {})) {
     const entry = typeof target === 'string' ? { to: target } : target;
     if (!byName.has(nameKey(alias))) byName.set(nameKey(alias), entry);
   }
 
   // Exact parameter names first, so `timeout_ms` beats an alias given alongside it.
-  const entries = Object.entries(raw as Record<string, unknown>).sort(
-    ([a], [b]) => Number(!(a in shape)) - Number(!(b in shape)),
-  );
+  const entries = Object.entries(raw).sort(([a], [b]) => Number(!(a in shape)) - Number(!(b in shape)));
   const values: Record<string, unknown> = {};
   const givenAs: Record<string, string> = {};
   for (const [key, value] of entries) {
     const target = byName.get(nameKey(key));
     if (!target) {
-      warnings.push(`ignored unknown parameter "${key}"; known: ${Object.keys(shape).join(', ')}`);
+      warnings.push(`ignored unknown parameter "${prefix}${key}"; known: ${Object.keys(shape).join(', ')}`);
       continue;
     }
     if (value === null || value === undefined) continue; // null means "not given"
     if (target.to in values) {
-      warnings.push(`ignored "${key}": ${target.to} was already given as "${givenAs[target.to]}"`);
+      warnings.push(`ignored "${prefix}${key}": ${prefix}${target.to} was already given as "${prefix}${givenAs[target.to]}"`);
       continue;
     }
+    const path = `${prefix}${target.to}`;
     const field = shape[target.to]!;
-    let next: unknown = spec.normalize?.[target.to as keyof Shape & string]?.(value) ?? value;
+    let next: unknown = level.normalize?.[target.to]?.(value) ?? value;
     next = coerce(field, next);
+    const inner = unwrap(field);
+    if (inner instanceof z.ZodObject && isPlainObject(next)) {
+      const nested = normalizeLevel(
+        { shape: inner.shape as unknown as Record<string, z.ZodType>, aliases: level.nested?.[target.to]?.aliases },
+        next,
+        `${path}.`,
+        warnings,
+        trace,
+      );
+      if (nested instanceof SwitchboardError) return nested;
+      next = nested;
+    }
     if (target.scale !== undefined) {
       if (typeof next !== 'number' || !Number.isFinite(next)) {
-        return fail(invalid(key, value, `a number (multiplied by ${target.scale} into ${target.to})`));
+        return invalid(`${prefix}${key}`, value, `a number (multiplied by ${target.scale} into ${path})`);
       }
       next = Math.round(next * target.scale);
+      trace.scaled.add(path);
+      if (key !== target.to) warnings.push(`read "${prefix}${key}" as ${path}: ${String(next)}`);
     }
-    if (key !== target.to && target.scale !== undefined) warnings.push(`read "${key}" as ${target.to}: ${String(next)}`);
     values[target.to] = next;
     givenAs[target.to] = key;
+    trace.givenAs.set(path, `${prefix}${key}`);
+    trace.rawValue.set(path, value);
+    trace.converted.set(path, next);
   }
+  return values;
+}
 
-  const parsed = spec.schema.safeParse(values);
-  if (parsed.success) return { ok: true, value: parsed.data, warnings };
-  const issue = parsed.error.issues[0]!;
-  const param = String(issue.path[0] ?? 'arguments');
-  const field = shape[param];
-  const allowed = (field ? describeAllowed(field) : 'a valid value') + (param.endsWith('_ms') ? ' (milliseconds)' : '');
-  if (!(param in values)) {
-    return fail(new SwitchboardError(ErrorCode.InvalidArgument, `${param} is required: pass ${allowed}.`, { parameter: param, allowed }));
+/** The schema of a dotted parameter path (`wait.timeout_ms`), through optional wrappers. */
+function fieldAt(schema: z.ZodType, segments: readonly string[]): z.ZodType | undefined {
+  let field: z.ZodType | undefined = schema;
+  for (const segment of segments) {
+    const inner: z.ZodType | undefined = field && unwrap(field);
+    if (!(inner instanceof z.ZodObject)) return undefined;
+    field = (inner.shape as Record<string, z.ZodType>)[segment];
   }
-  const shownAs = givenAs[param] ?? param;
-  const rawValue = (raw as Record<string, unknown>)[shownAs];
-  // A unit-converted alias is reported as the parameter it became, with the converted value.
-  if (byName.get(nameKey(shownAs))?.scale !== undefined) {
-    return fail(invalid(param, values[param], allowed, ` (from ${shownAs} ${show(rawValue)})`));
-  }
-  return fail(invalid(shownAs, rawValue, allowed));
+  return field === schema ? undefined : field;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** `timeoutMs`, `Timeout-MS`, `timeout_ms` → `timeoutms`. */
@@ -179,6 +258,28 @@ function coerce(field: z.ZodType, value: unknown): unknown {
     if (value === 0) return false;
   }
   if (inner instanceof z.ZodString && typeof value === 'number') return String(value);
+  // An object or list sent as JSON text: '{"exit":true}', '["enter"]'.
+  if ((inner instanceof z.ZodObject || inner instanceof z.ZodArray || inner instanceof z.ZodRecord) && typeof value === 'string') {
+    const text = value.trim();
+    if (/^[[{]/.test(text)) {
+      try {
+        value = JSON.parse(text) as unknown;
+      } catch {
+        // Not JSON after all: validation names the parameter.
+      }
+    }
+  }
+  if (inner instanceof z.ZodArray) {
+    // One item given alone ("enter" for ["enter"]); numbers where strings are wanted become strings.
+    const list = Array.isArray(value) ? value : typeof value === 'string' || typeof value === 'number' ? [value] : value;
+    if (Array.isArray(list) && unwrap(inner.element as z.ZodType) instanceof z.ZodString) {
+      return list.map((item: unknown) => (typeof item === 'number' ? String(item) : item));
+    }
+    return list;
+  }
+  if (inner instanceof z.ZodRecord && isPlainObject(value)) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, typeof v === 'number' || typeof v === 'boolean' ? String(v) : v]));
+  }
   if (inner instanceof z.ZodEnum && typeof value === 'string') {
     const options = inner.options.map(String);
     return options.find((o) => o.toLowerCase() === value.trim().toLowerCase()) ?? value;
@@ -211,6 +312,9 @@ export function describeAllowed(field: z.ZodType): string {
   if (inner instanceof z.ZodBoolean) return 'true or false';
   if (inner instanceof z.ZodEnum) return `one of ${inner.options.map(String).join(', ')}`;
   if (inner instanceof z.ZodString) return (inner.minLength ?? 0) > 0 ? 'a non-empty string' : 'a string';
+  if (inner instanceof z.ZodArray) return 'a list of strings, e.g. ["enter"]';
+  if (inner instanceof z.ZodRecord) return 'an object of string values, e.g. {"NAME":"value"}';
+  if (inner instanceof z.ZodObject) return `an object with keys ${Object.keys(inner.shape).join(', ')}`;
   return 'a valid value';
 }
 
@@ -233,3 +337,39 @@ function jsonSafe(value: unknown): unknown {
     return String(value);
   }
 }
+
+/** The longest wait a `send`/`read` may ask for: 10 minutes (DESIGN §3: a bounded timeout). */
+export const MAX_WAIT_MS = 600_000;
+
+/**
+ * `wait` of `send` and `read` (DESIGN §3): whichever comes first, bounded by `timeout_ms`.
+ * A pattern's length and run time are bounded by the core (PatternMatcher).
+ */
+export const waitSchema = z
+  .object({
+    exit: z.boolean().optional().describe('Until it exits.'),
+    pattern: z.string().min(1).max(1_000).optional().describe('Until this regex shows.'),
+    idle_ms: z.number().int().min(1).max(MAX_WAIT_MS).optional().describe('Until quiet this long.'),
+    timeout_ms: z.number().int().min(1).max(MAX_WAIT_MS).optional().describe('At most (default 10000).'),
+  })
+  .optional();
+
+/** What models call the `wait` fields. */
+export const WAIT_ALIASES: Record<string, string | Alias> = {
+  until_exit: 'exit',
+  exited: 'exit',
+  regex: 'pattern',
+  match: 'pattern',
+  until: 'pattern',
+  expect: 'pattern',
+  idle: 'idle_ms',
+  quiet_ms: 'idle_ms',
+  idle_seconds: { to: 'idle_ms', scale: 1000 },
+  timeout: 'timeout_ms',
+  timeout_seconds: { to: 'timeout_ms', scale: 1000 },
+  timeout_secs: { to: 'timeout_ms', scale: 1000 },
+  timeout_s: { to: 'timeout_ms', scale: 1000 },
+};
+
+/** Aliases of `session` every tool that takes one accepts. */
+export const SESSION_ALIASES: Record<string, string> = { session_id: 'session', session_name: 'session', id: 'session' };

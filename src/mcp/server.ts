@@ -3,11 +3,42 @@
  * them calling into one shared hub (DESIGN §1, §3).
  */
 import * as fs from 'node:fs';
-import { CLIENT_INFO_META_KEY, McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  CLIENT_INFO_META_KEY,
+  McpServer,
+  type CallToolResult,
+  type RegisteredTool,
+  type ServerContext,
+  type ToolCallback,
+  type StandardSchemaWithJSON,
+} from '@modelcontextprotocol/server';
 import type { SessionManager } from '../core/sessionManager.js';
+import { SESSION_ALIASES } from './schemas.js';
+import { INTERNAL_ERROR } from './toolResult.js';
 import { registerExecute } from './tools/execute.js';
 import { registerKill } from './tools/kill.js';
 import { registerList } from './tools/list.js';
+import { registerOpen } from './tools/open.js';
+import { registerRead } from './tools/read.js';
+import { registerSend, sendAuditFacts } from './tools/send.js';
+
+/** One tool call as the audit log records it (DESIGN §4): who, what, on which session, how it ended — never the arguments. */
+export interface ToolAuditEvent {
+  /** When the call started (ISO 8601). */
+  time: string;
+  /** `"<clientInfo.name> <version>"` of the caller. */
+  client: string;
+  tool: string;
+  /** The session id (or the name the agent used when the call failed before resolving it), or null. */
+  session: string | null;
+  outcome: 'ok' | 'error' | 'cancelled';
+  /** The error code when `outcome` is `error`. */
+  code?: string;
+  duration_ms: number;
+  /** `send` only: UTF-8 bytes of text typed and keys pressed (never what). */
+  bytes?: number;
+  keys?: number;
+}
 
 /**
  * What the tools need from the hub. `src/mcp/` may not import `src/hub/` (DESIGN §1, enforced
@@ -17,6 +48,8 @@ export interface ToolHost {
   readonly manager: SessionManager;
   readonly settings: { readonly executeTimeoutMs: number; readonly maxLines: number };
   readonly logger: { error(message: string): void };
+  /** Called once per tool call after it ended (the hub appends it to audit.jsonl); must not throw. */
+  audit?(event: ToolAuditEvent): void;
 }
 
 /** Everything a tool's registration gets: the hub and who is calling. */
@@ -24,25 +57,103 @@ export interface ToolDeps {
   host: ToolHost;
   /** `"<clientInfo.name> <clientInfo.version>"` of the caller: the `creator.client` of its sessions. */
   clientName(ctx: ServerContext): string;
+  /**
+   * Who reads, for `read` view `new` (each reader has its own cursor): the client name plus this
+   * connection's serial number, so two connections of one host never take each other's output.
+   */
+  clientId(ctx: ServerContext): string;
 }
 
 const INSTRUCTIONS = [
   'Switchboard runs your commands in real terminal sessions that a person can watch and take over.',
-  'Use execute for shell commands: it returns the exact output and exit_code, and without a session it reuses your idle shell (per cwd) or opens one, so cd and variables persist between calls.',
-  'If execute returns status "running" (timeout or background), the command keeps going: wait for it with read and wait.exit, or stop it with kill; a new execute in that session gets SESSION_BUSY meanwhile.',
-  'Use list to see sessions and their state, and kill with close: true to end a session you no longer need.',
+  'Use execute for shell commands: it returns the exact output and exit_code; without session it reuses your idle shell (per cwd) or opens one, so cd and variables persist.',
+  'execute status "running" (timeout or background): the command goes on; wait with read {view:"command", wait:{exit:true}} or stop it with kill.',
+  'status "awaiting_input": it wants keyboard input; answer with send (text, keys:["enter"]); if secret is true it is a password: ask the person to type it in Switchboard.',
+  'For interactive programs (python3, vim, ssh, htop) use open, then send keys and read the screen.',
+  'list shows sessions; kill stops a command, kill with close:true ends a session you no longer need.',
 ].join(' ');
+
+/** Serial numbers of MCP connections in this process (one McpServer per connection). */
+let connectionSerial = 0;
 
 export function createMcpServer(host: ToolHost): McpServer {
   const server = new McpServer(
     { name: 'switchboard', version: packageVersion() },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
   );
-  const deps: ToolDeps = { host, clientName: (ctx) => clientName(server, ctx) };
-  registerExecute(server, deps);
-  registerList(server, deps);
-  registerKill(server, deps);
+  const connection = ++connectionSerial;
+  const name = (ctx: ServerContext): string => clientName(server, ctx);
+  const deps: ToolDeps = {
+    host,
+    clientName: name,
+    // A 2026-era request names its client itself and comes without a connection (one server per
+    // request): readers of the same client name share a cursor then.
+    clientId: (ctx) => (hasEnvelopeClient(ctx) ? name(ctx) : `${name(ctx)}#${connection}`),
+  };
+  const tools: Record<string, RegisteredTool> = {
+    execute: registerExecute(server, deps),
+    open: registerOpen(server, deps),
+    send: registerSend(server, deps),
+    read: registerRead(server, deps),
+    list: registerList(server, deps),
+    kill: registerKill(server, deps),
+  };
+  if (host.audit) {
+    for (const [tool, registered] of Object.entries(tools)) registered.update({ callback: audited(tool, registered, host, name) });
+  }
   return server;
+}
+
+type ToolHandler = (args: unknown, ctx: ServerContext) => Promise<CallToolResult>;
+
+/**
+ * The one place tool calls are audited: wraps a registered tool's handler so that every call,
+ * whatever its outcome, becomes one `ToolAuditEvent`. Records no argument text.
+ */
+function audited(tool: string, registered: RegisteredTool, host: ToolHost, clientName: (ctx: ServerContext) => string): ToolCallback<StandardSchemaWithJSON> {
+  const handler = registered.handler as unknown as ToolHandler;
+  return async (args: unknown, ctx: ServerContext) => {
+    const startedAt = Date.now();
+    let result: CallToolResult | undefined;
+    try {
+      result = await handler(args, ctx);
+      return result;
+    } finally {
+      try {
+        const structured = (result?.structuredContent ?? {}) as Record<string, unknown>;
+        const outcome = ctx.mcpReq.signal.aborted ? 'cancelled' : result === undefined || result.isError ? 'error' : 'ok';
+        const event: ToolAuditEvent = {
+          time: new Date(startedAt).toISOString(),
+          client: clientName(ctx),
+          tool,
+          session: typeof structured.session === 'string' ? structured.session : sessionArgument(args),
+          outcome,
+          ...(outcome === 'error' ? { code: typeof structured.code === 'string' ? structured.code : INTERNAL_ERROR } : {}),
+          duration_ms: Date.now() - startedAt,
+        };
+        if (tool === 'send') Object.assign(event, sendAuditFacts(args));
+        host.audit?.(event);
+      } catch {
+        // Auditing never breaks a call (the hub's log warns about its own write failures).
+      }
+    }
+  };
+}
+
+/** The session an agent named, under its documented name or an alias. */
+function sessionArgument(args: unknown): string | null {
+  if (typeof args !== 'object' || args === null) return null;
+  const record = args as Record<string, unknown>;
+  for (const key of ['session', ...Object.keys(SESSION_ALIASES)]) {
+    const value = record[key];
+    if (typeof value === 'string' || typeof value === 'number') return String(value).slice(0, 100);
+  }
+  return null;
+}
+
+function hasEnvelopeClient(ctx: ServerContext): boolean {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  return isImplementation(envelope?.[CLIENT_INFO_META_KEY]);
 }
 
 /**

@@ -2,17 +2,15 @@
  * `execute` (DESIGN §3): run one command line in a shell session and return its exact output
  * and exit code. The handler only picks the session and calls the core.
  */
-import type { McpServer, ServerContext } from '@modelcontextprotocol/server';
+import type { McpServer, RegisteredTool, ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { ErrorCode, SwitchboardError } from '../../core/errors.js';
 import type { TerminalSession } from '../../core/terminalSession.js';
 import type { ExecuteResult } from '../../core/types.js';
-import { compactOutputSchema, lenientInputSchema, parseInput, type InputSpec } from '../schemas.js';
+import { startProgress } from '../progress.js';
+import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, type InputSpec } from '../schemas.js';
 import type { ToolDeps } from '../server.js';
 import { errorResult, success } from '../toolResult.js';
-
-/** How often a long `execute` tells a client that asked for progress that it is still alive. */
-export const PROGRESS_INTERVAL_MS = 5_000;
 
 function inputSpec(defaults: { executeTimeoutMs: number; maxLines: number }) {
   const schema = z.object({
@@ -33,9 +31,7 @@ function inputSpec(defaults: { executeTimeoutMs: number; maxLines: number }) {
       cmd: 'command',
       command_line: 'command',
       script: 'command',
-      session_id: 'session',
-      session_name: 'session',
-      id: 'session',
+      ...SESSION_ALIASES,
       dir: 'cwd',
       directory: 'cwd',
       workdir: 'cwd',
@@ -68,14 +64,14 @@ const outputSchema = z.looseObject({
 });
 
 const DESCRIPTION =
-  'Run a shell command in a real terminal; returns its exact output and exit_code. cwd and env persist in a session. ' +
-  'status "running" (timeout or background): it goes on; wait with read (wait.exit) or stop it with kill. ' +
-  '"awaiting_input": it wants keyboard input; answer with send, or kill.';
+  'Run a shell command; returns its exact output and exit_code. cwd and env persist per session. ' +
+  'status "running" (timeout/background): it goes on; read with wait.exit, or kill. ' +
+  '"awaiting_input": it wants input; answer with send (if secret: true, ask the person), or kill.';
 
-export function registerExecute(server: McpServer, deps: ToolDeps): void {
+export function registerExecute(server: McpServer, deps: ToolDeps): RegisteredTool {
   const { host } = deps;
   const spec = inputSpec(host.settings);
-  server.registerTool(
+  return server.registerTool(
     'execute',
     {
       title: 'Execute',
@@ -88,7 +84,7 @@ export function registerExecute(server: McpServer, deps: ToolDeps): void {
       const input = parseInput(spec, raw);
       if (!input.ok) return errorResult(input.error, host.logger, 'execute', input.warnings);
       const args = input.value;
-      const progress = startProgress(ctx);
+      const progress = startProgress(ctx, 'running');
       try {
         const session = await chooseSession(deps, ctx, args);
         const result = await session.execute({
@@ -130,20 +126,6 @@ async function chooseSession(deps: ToolDeps, ctx: ServerContext, args: { session
   return manager.findIdleShell(client, args.cwd) ?? (await manager.open({ creator: { kind: 'agent', client }, cwd: args.cwd }));
 }
 
-/** MCP progress while execute waits, only when the request asked for it (a progressToken). */
-function startProgress(ctx: ServerContext): { dispose(): void } {
-  const token = ctx.mcpReq._meta?.progressToken;
-  if (token === undefined) return { dispose: () => {} };
-  const startedAt = Date.now();
-  const timer = setInterval(() => {
-    const seconds = Math.round((Date.now() - startedAt) / 1000);
-    ctx.mcpReq
-      .notify({ method: 'notifications/progress', params: { progressToken: token, progress: seconds, message: `running for ${seconds} s` } })
-      .catch(() => undefined); // The client went away: the command goes on regardless.
-  }, PROGRESS_INTERVAL_MS);
-  return { dispose: () => clearInterval(timer) };
-}
-
 export function renderExecute(result: ExecuteResult): string {
   const output = result.output.length > 0 ? result.output : '(no output)';
   const where = `session ${result.session}${result.cwd ? `, cwd ${result.cwd}` : ''}`;
@@ -157,7 +139,9 @@ export function renderExecute(result: ExecuteResult): string {
         `wait with read {"session":"${result.session}","view":"command","wait":{"exit":true}} or stop it with kill]`
       );
     case 'awaiting_input':
-      return `${output}\n[waiting for keyboard input after ${took} (${where}); answer with send or stop it with kill]`;
+      return result.secret
+        ? `${output}\n[at a password prompt after ${took} (${where}); agents may not type it: ask the person to answer it in Switchboard, or stop it with kill]`
+        : `${output}\n[waiting for keyboard input after ${took} (${where}); answer with send {"session":"${result.session}","text":"…","keys":["enter"]} or stop it with kill]`;
   }
 }
 

@@ -1,8 +1,8 @@
 /** `kill` (DESIGN §3): stop what runs in a session, or end the session. */
-import type { McpServer } from '@modelcontextprotocol/server';
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { KillResult } from '../../core/types.js';
-import { compactOutputSchema, lenientInputSchema, parseInput, type InputSpec } from '../schemas.js';
+import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, type InputSpec } from '../schemas.js';
 import type { ToolDeps } from '../server.js';
 import { errorResult, success } from '../toolResult.js';
 
@@ -17,7 +17,7 @@ const schema = z.object({
 
 const spec: InputSpec<typeof schema.shape> = {
   schema,
-  aliases: { session_id: 'session', session_name: 'session', id: 'session', sig: 'signal' },
+  aliases: { ...SESSION_ALIASES, sig: 'signal' },
   // "int", "kill", "sigterm", 9 → the SIG name.
   normalize: {
     signal: (value) => {
@@ -34,9 +34,9 @@ const outputSchema = z.looseObject({ ended_by: z.string().nullable(), state: z.s
 const DESCRIPTION =
   'Stop the command running in a session: SIGINT, then SIGTERM, then SIGKILL until it ends; the shell stays usable. close: true ends the session.';
 
-export function registerKill(server: McpServer, deps: ToolDeps): void {
+export function registerKill(server: McpServer, deps: ToolDeps): RegisteredTool {
   const { host } = deps;
-  server.registerTool(
+  return server.registerTool(
     'kill',
     {
       title: 'Kill',

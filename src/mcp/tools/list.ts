@@ -1,5 +1,5 @@
 /** `list` (DESIGN §3): the sessions, their state and what runs in them. */
-import type { McpServer } from '@modelcontextprotocol/server';
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { SessionInfo } from '../../core/types.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, type InputSpec } from '../schemas.js';
@@ -26,9 +26,9 @@ const outputSchema = z.looseObject({ sessions: z.array(sessionSchema) });
 
 const DESCRIPTION = 'List terminal sessions: id, state, cwd, running command, last exit code, who opened it.';
 
-export function registerList(server: McpServer, deps: ToolDeps): void {
+export function registerList(server: McpServer, deps: ToolDeps): RegisteredTool {
   const { host } = deps;
-  server.registerTool(
+  return server.registerTool(
     'list',
     {
       title: 'List sessions',

@@ -1,0 +1,87 @@
+/** `open` (DESIGN §3): a new session running the login shell or a program (vim, python3, htop). */
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import type { SessionInfo } from '../../core/types.js';
+import { compactOutputSchema, lenientInputSchema, parseInput, type InputSpec } from '../schemas.js';
+import type { ToolDeps } from '../server.js';
+import { errorResult, success } from '../toolResult.js';
+
+const schema = z.object({
+  name: z.string().min(1).max(100).optional().describe('Label, usable wherever a session id is.'),
+  cwd: z.string().min(1).optional().describe('Working directory.'),
+  program: z.string().min(1).optional().describe('Program instead of your shell, e.g. "python3".'),
+  args: z.array(z.string()).optional().describe('Arguments of program.'),
+  env: z.record(z.string(), z.string()).optional().describe('Extra environment variables.'),
+  rows: z.number().int().min(2).max(500).optional().describe('Terminal height.'),
+  cols: z.number().int().min(10).max(1_000).optional().describe('Terminal width.'),
+});
+
+const spec: InputSpec<typeof schema.shape> = {
+  schema,
+  aliases: {
+    label: 'name',
+    session_name: 'name',
+    dir: 'cwd',
+    directory: 'cwd',
+    workdir: 'cwd',
+    working_directory: 'cwd',
+    command: 'program',
+    cmd: 'program',
+    executable: 'program',
+    argv: 'args',
+    arguments: 'args',
+    environment: 'env',
+    height: 'rows',
+    lines: 'rows',
+    width: 'cols',
+    columns: 'cols',
+  },
+};
+
+const outputSchema = z.looseObject({
+  session: z.string(),
+  pid: z.number(),
+  program: z.string(),
+  rows: z.number(),
+  cols: z.number(),
+  state: z.string(),
+});
+
+const DESCRIPTION =
+  'Open a terminal session: your shell (returns once its prompt is up) or a program such as python3, vim or htop. ' +
+  'Drive it with send, look with read, end it with kill close:true.';
+
+export function registerOpen(server: McpServer, deps: ToolDeps): RegisteredTool {
+  const { host } = deps;
+  return server.registerTool(
+    'open',
+    {
+      title: 'Open session',
+      description: DESCRIPTION,
+      inputSchema: lenientInputSchema(schema),
+      outputSchema: compactOutputSchema(outputSchema),
+      annotations: { title: 'Open session', readOnlyHint: false, destructiveHint: false },
+    },
+    async (raw, ctx) => {
+      // Validation comes first: a bad value spawns nothing.
+      const input = parseInput(spec, raw);
+      if (!input.ok) return errorResult(input.error, host.logger, 'open', input.warnings);
+      try {
+        const session = await host.manager.open({ creator: { kind: 'agent', client: deps.clientName(ctx) }, ...input.value });
+        const info = session.info();
+        const result = { session: info.id, pid: info.pid, program: info.program, rows: info.rows, cols: info.cols, state: info.state };
+        return success(result, renderOpen(info), input.warnings);
+      } catch (error) {
+        return errorResult(error, host.logger, 'open', input.warnings);
+      }
+    },
+  );
+}
+
+export function renderOpen(info: SessionInfo): string {
+  const label = info.name ? ` (${info.name})` : '';
+  return (
+    `Opened session ${info.id}${label}: ${info.program}, pid ${info.pid}, ${info.cols}x${info.rows}, ${info.state}. ` +
+    `Type with send {"session":"${info.id}",…}; see the screen with read {"session":"${info.id}","view":"screen"}.`
+  );
+}

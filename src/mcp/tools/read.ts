@@ -1,0 +1,122 @@
+/** `read` (DESIGN §3): what a session shows or showed, optionally after waiting for something. */
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import type { ReadRequest, ReadResult } from '../../core/types.js';
+import { startProgress } from '../progress.js';
+import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, WAIT_ALIASES, waitSchema, type InputSpec } from '../schemas.js';
+import type { ToolDeps } from '../server.js';
+import { errorResult, success } from '../toolResult.js';
+import { renderState } from './send.js';
+
+const schema = z.object({
+  session: z.string().min(1).describe('Session id or name.'),
+  view: z
+    .enum(['new', 'screen', 'history', 'command'])
+    .optional()
+    .describe('new (default): since your last read; screen: grid + cursor; history: scrollback; command: output of command seq.'),
+  format: z.enum(['plain', 'ansi']).optional().describe('Default plain.'),
+  seq: z.number().int().min(1).optional().describe('Command number (default: the last).'),
+  offset: z.number().int().min(0).optional().describe('history: lines back from the end; command: from its start.'),
+  limit: z.number().int().min(1).max(100_000).optional().describe('Max lines (default 200).'),
+  wait: waitSchema.describe('Wait first, e.g. {"exit":true} for a running command.'),
+});
+
+const spec: InputSpec<typeof schema.shape> = {
+  schema,
+  aliases: {
+    ...SESSION_ALIASES,
+    mode: 'view',
+    type: 'view',
+    what: 'view',
+    command_seq: 'seq',
+    start: 'offset',
+    skip: 'offset',
+    from: 'offset',
+    count: 'limit',
+    max_lines: 'limit',
+    lines: 'limit',
+    wait_for: 'wait',
+    until: 'wait',
+  },
+  normalize: {
+    // Synonyms a model reaches for: "output" of the last command, "all" of the scrollback.
+    view: (value) => {
+      const synonyms: Record<string, string> = { output: 'command', scrollback: 'history', all: 'history', visible: 'screen', latest: 'new' };
+      return typeof value === 'string' ? (synonyms[value.trim().toLowerCase()] ?? value) : value;
+    },
+  },
+  nested: { wait: { aliases: WAIT_ALIASES } },
+};
+
+// Every ReadResult key of DESIGN §3 is sent (lines, truncated, cursor, waited, seq, secret too);
+// the advertised schema names the ones a client relies on and stays loose for the rest.
+const outputSchema = z.looseObject({
+  content: z.string(),
+  total_lines: z.number(),
+  state: z.string(),
+  exit_code: z.number().nullable(),
+});
+
+const DESCRIPTION =
+  'Read a session without typing: new output, the screen, scrollback, or a command\'s full output paged with offset/limit. ' +
+  'wait.exit waits for a running command.';
+
+export function registerRead(server: McpServer, deps: ToolDeps): RegisteredTool {
+  const { host } = deps;
+  return server.registerTool(
+    'read',
+    {
+      title: 'Read session',
+      description: DESCRIPTION,
+      inputSchema: lenientInputSchema(schema),
+      outputSchema: compactOutputSchema(outputSchema),
+      annotations: { title: 'Read session', readOnlyHint: true },
+    },
+    async (raw, ctx) => {
+      const input = parseInput(spec, raw);
+      if (!input.ok) return errorResult(input.error, host.logger, 'read', input.warnings);
+      const { session: ref, view = 'new', format = 'plain', ...rest } = input.value;
+      const progress = rest.wait ? startProgress(ctx, 'waiting') : undefined;
+      try {
+        // Live sessions read themselves; closed ones (also an earlier hub's) read their transcript.
+        const request: ReadRequest = { ...rest, view, format, clientId: deps.clientId(ctx), signal: ctx.mcpReq.signal };
+        const result = await host.manager.read(ref, request);
+        return success(result, renderRead(ref, request, result), input.warnings);
+      } catch (error) {
+        return errorResult(error, host.logger, 'read', input.warnings);
+      } finally {
+        progress?.dispose();
+      }
+    },
+  );
+}
+
+export function renderRead(id: string, request: ReadRequest, result: ReadResult): string {
+  const parts: string[] = [];
+  if (request.view === 'command' && result.seq !== undefined) parts.push(`command ${result.seq}`);
+  parts.push(pageNote(request, result));
+  if (result.cursor) parts.push(`cursor row ${result.cursor.row} col ${result.cursor.col}`);
+  const body = result.content.length > 0 ? result.content : '(nothing)';
+  return `${body}\n[${parts.join(', ')}; ${renderState(id, result)}]`;
+}
+
+/** Which lines these are and, when there are more, the offset that reaches them. */
+function pageNote(request: ReadRequest, result: ReadResult): string {
+  const offset = request.offset ?? 0;
+  const lines = `${result.lines} of ${result.total_lines} lines`;
+  if (!result.truncated) return lines;
+  switch (request.view) {
+    case 'history': {
+      const older = offset + result.lines;
+      return older < result.total_lines ? `${lines}; older: offset ${older}` : lines;
+    }
+    case 'command': {
+      const next = offset + result.lines;
+      return next < result.total_lines ? `${lines}; more: offset ${next}` : lines;
+    }
+    case 'new':
+      return `${lines}, the last shown; earlier: view history`;
+    default:
+      return lines;
+  }
+}

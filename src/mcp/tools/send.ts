@@ -1,0 +1,101 @@
+/** `send` (DESIGN §3): type text and keys into a session, then wait for what it answers. */
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import type { SendResult } from '../../core/types.js';
+import { startProgress } from '../progress.js';
+import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, WAIT_ALIASES, waitSchema, type InputSpec } from '../schemas.js';
+import type { ToolDeps } from '../server.js';
+import { errorResult, success } from '../toolResult.js';
+
+const schema = z.object({
+  session: z.string().min(1).describe('Session id or name.'),
+  text: z.string().optional().describe('Typed as is; Enter is a key.'),
+  keys: z
+    .array(z.string().min(1))
+    .optional()
+    .describe('Pressed after text: enter, tab, escape, backspace, up, pageup, f1…f12, ctrl+c, alt+b, shift+tab.'),
+  paste: z.boolean().optional().describe('Bracketed paste (default: on for multi-line text).'),
+  wait: waitSchema.describe('Then wait (default: until output settles, ≤3 s).'),
+});
+
+export const sendSpec: InputSpec<typeof schema.shape> = {
+  schema,
+  aliases: {
+    ...SESSION_ALIASES,
+    input: 'text',
+    data: 'text',
+    string: 'text',
+    chars: 'text',
+    key: 'keys',
+    keystrokes: 'keys',
+    bracketed_paste: 'paste',
+    wait_for: 'wait',
+    until: 'wait',
+  },
+  nested: { wait: { aliases: WAIT_ALIASES } },
+};
+
+// Every SendResult key is sent (waited, secret too); the advertised schema names the main ones.
+const outputSchema = z.looseObject({
+  output: z.string(),
+  screen: z.string(),
+  state: z.string(),
+  exit_code: z.number().nullable(),
+});
+
+const DESCRIPTION =
+  'Type into a session (answer a prompt, drive python3 or vim) and return what appeared. ' +
+  'Use wait to return on a regex, on exit or after quiet output.';
+
+export function registerSend(server: McpServer, deps: ToolDeps): RegisteredTool {
+  const { host } = deps;
+  return server.registerTool(
+    'send',
+    {
+      title: 'Send keys',
+      description: DESCRIPTION,
+      inputSchema: lenientInputSchema(schema),
+      outputSchema: compactOutputSchema(outputSchema),
+      annotations: { title: 'Send keys', readOnlyHint: false, destructiveHint: true },
+    },
+    async (raw, ctx) => {
+      const input = parseInput(sendSpec, raw);
+      if (!input.ok) return errorResult(input.error, host.logger, 'send', input.warnings);
+      const { session: ref, ...request } = input.value;
+      const progress = request.wait ? startProgress(ctx, 'waiting') : undefined;
+      try {
+        const session = host.manager.get(ref);
+        const result = await session.send({ ...request, clientId: deps.clientId(ctx), signal: ctx.mcpReq.signal });
+        return success(result, renderSend(session.id, result), input.warnings);
+      } catch (error) {
+        return errorResult(error, host.logger, 'send', input.warnings);
+      } finally {
+        progress?.dispose();
+      }
+    },
+  );
+}
+
+/** For the audit log: how many bytes of text were typed (never the text), and how many keys. */
+export function sendAuditFacts(raw: unknown): { bytes: number; keys: number } | undefined {
+  const input = parseInput(sendSpec, raw);
+  if (!input.ok) return undefined;
+  return { bytes: Buffer.byteLength(input.value.text ?? '', 'utf8'), keys: input.value.keys?.length ?? 0 };
+}
+
+export function renderSend(id: string, result: SendResult): string {
+  const body = result.output.length > 0 ? result.output : result.screen.length > 0 ? `(no new output; screen:)\n${result.screen}` : '(no output)';
+  return `${body}\n[${renderState(id, result)}]`;
+}
+
+/** The footer `send` and `read` share: state, exit code, secret prompt, how the wait ended. */
+export function renderState(id: string, r: { state: string; exit_code: number | null; waited: string | null; secret?: boolean }): string {
+  const parts = [`session ${id}`, r.state === 'exited' ? `exited with code ${r.exit_code ?? 'unknown'}` : r.state];
+  if (r.waited === 'timeout') parts.push('wait timed out (not an error)');
+  else if (r.waited === 'cancelled') parts.push('wait cancelled');
+  else if (r.waited) parts.push(`waited until ${r.waited}`);
+  if (r.state === 'awaiting_input') {
+    parts.push(r.secret ? 'at a password prompt: ask the person to type it in Switchboard' : 'waiting for input: answer with send');
+  }
+  return parts.join(', ');
+}

@@ -1,0 +1,284 @@
+/**
+ * Interactive programs, prompts, reads, progress, cancellation and the audit log (DESIGN §3,
+ * issue 3 items 1, 6, 7), through the official MCP client driving the real shim
+ * (`node bin/switchboard.js mcp`), which starts and forwards to a real hub (`serve`) in a temp
+ * SWITCHBOARD_HOME. Runs against dist/: `npm run build` first.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stopHubIn } from './helpers/hubCleanup.js';
+import { cleanEnv } from './helpers/hubProcess.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BIN = path.join(ROOT, 'bin', 'switchboard.js');
+/** Both connections name themselves alike: `read` view `new` must still keep them apart. */
+const CLIENT = { name: 'mcp-interactive-test', version: '1.0.0' };
+
+interface CallResult {
+  isError: boolean;
+  text: string;
+  sc: Record<string, unknown>;
+}
+
+interface Conn {
+  client: Client;
+  call(name: string, args?: Record<string, unknown>): Promise<CallResult>;
+  /** A call that must succeed. */
+  ok(name: string, args?: Record<string, unknown>): Promise<Record<string, unknown>>;
+}
+
+const home = mkdtempSync(path.join(tmpdir(), 'sb-mcpi-home-'));
+const work = mkdtempSync(path.join(tmpdir(), 'sb-mcpi-work-'));
+const env = cleanEnv({ SWITCHBOARD_HOME: home, SWITCHBOARD_PORT: '0' });
+const clients: Client[] = [];
+/** Every tools/call made, so the audit log can be checked line for line. */
+let callCount = 0;
+
+async function connect(): Promise<Conn> {
+  if (!existsSync(path.join(ROOT, 'dist', 'src', 'cli.js'))) throw new Error('dist/ is missing: run `npm run build` first.');
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env, cwd: ROOT, stderr: 'pipe' });
+  const client = new Client(CLIENT);
+  await client.connect(transport);
+  clients.push(client);
+  const call = async (name: string, args: Record<string, unknown> = {}): Promise<CallResult> => {
+    callCount++;
+    const result = await client.callTool({ name, arguments: args });
+    const first = result.content[0];
+    return {
+      isError: result.isError === true,
+      text: first?.type === 'text' ? first.text : '',
+      sc: (result.structuredContent ?? {}) as Record<string, unknown>,
+    };
+  };
+  const ok = async (name: string, args: Record<string, unknown> = {}): Promise<Record<string, unknown>> => {
+    const result = await call(name, args);
+    if (result.isError) throw new Error(`${name} ${JSON.stringify(args)} failed: ${result.text}`);
+    return result.sc;
+  };
+  return { client, call, ok };
+}
+
+let a: Conn;
+
+beforeAll(async () => {
+  a = await connect();
+});
+
+afterAll(async () => {
+  for (const client of clients) await client.close().catch(() => undefined);
+  await stopHubIn(home);
+  rmSync(home, { recursive: true, force: true });
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('the six tools through the shim', () => {
+  it('lists six tools with titles, annotations, and fits the token budget', async () => {
+    const listed = await a.client.listTools();
+    const names = listed.tools.map((t) => t.name).sort();
+    expect(names).toEqual(['execute', 'kill', 'list', 'open', 'read', 'send']);
+    for (const tool of listed.tools) {
+      expect(tool.title, tool.name).toBeTruthy();
+      expect(tool.annotations?.title, tool.name).toBeTruthy();
+      expect(tool.outputSchema, tool.name).toBeDefined();
+    }
+    const byName = new Map(listed.tools.map((t) => [t.name, t]));
+    expect(byName.get('read')?.annotations?.readOnlyHint).toBe(true);
+    expect(byName.get('list')?.annotations?.readOnlyHint).toBe(true);
+    // DESIGN §3: all six descriptions and schemas under 2 000 tokens (~3.5 characters a token).
+    expect(JSON.stringify(listed).length).toBeLessThan(8_000);
+    expect(a.client.getInstructions()).toMatch(/awaiting_input/);
+  });
+
+  it('python3 REPL: open, send 6*7 + Enter, wait for 42', async () => {
+    const opened = await a.ok('open', { program: 'python3', cwd: work });
+    expect(opened).toMatchObject({ program: 'python3', state: 'running', session: expect.any(String), pid: expect.any(Number) });
+    const sent = await a.ok('send', { session: opened.session, text: '6*7', keys: 'enter', wait: { pattern: '^42$', timeout_ms: 8_000 } });
+    expect(sent.waited).toBe('pattern');
+    expect(sent.output).toMatch(/^42$/m);
+    await a.ok('kill', { session: opened.session, close: true });
+  });
+
+  it('vim: read the screen with the cursor, insert, Escape, :wq + Enter → the file has it, exit 0', async () => {
+    const file = path.join(work, 'note.txt');
+    writeFileSync(file, 'first line\n');
+    const opened = await a.ok('open', { program: 'vim', args: ['-u', 'NONE', '-i', 'NONE', '-n', file], rows: 24, cols: 80 });
+    expect(opened).toMatchObject({ rows: 24, cols: 80 });
+    const screen = await a.ok('read', { session: opened.session, view: 'screen', wait: { pattern: 'first line', timeout_ms: 8_000 } });
+    expect(screen.content).toMatch(/^first line/);
+    expect(screen.cursor).toEqual({ row: 0, col: 0 });
+    await a.ok('send', { session: opened.session, text: 'Oadded by agent' });
+    await a.ok('send', { session: opened.session, keys: ['escape'] });
+    const quit = await a.ok('send', { session: opened.session, text: ':wq', keys: ['enter'], wait: { exit: true, timeout_ms: 8_000 } });
+    expect(quit).toMatchObject({ state: 'exited', exit_code: 0, waited: 'exit' });
+    expect(readFileSync(file, 'utf8')).toBe('added by agent\nfirst line\n');
+  });
+
+  it('read -r: execute returns awaiting_input within 3 s; send abc + Enter shows got:abc', async () => {
+    const started = Date.now();
+    const r = await a.ok('execute', { command: 'read -r x; echo "got:$x"', cwd: work, timeout_ms: 20_000 });
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(r.status).toBe('awaiting_input');
+    expect(r.secret ?? false).toBe(false);
+    const sent = await a.ok('send', { session: r.session, text: 'abc', keys: ['enter'], wait: { exit: true } });
+    expect(sent.output).toContain('got:abc');
+    expect(sent.state).toBe('idle');
+  });
+
+  it('a getpass prompt is awaiting_input with secret: true, and send is refused with SECRET_PROMPT', async () => {
+    const r = await a.ok('execute', { command: "python3 -c 'import getpass; getpass.getpass()'", cwd: work, timeout_ms: 20_000 });
+    expect(r).toMatchObject({ status: 'awaiting_input', secret: true });
+    const sent = await a.call('send', { session: r.session, text: 'hunter2', keys: ['enter'] });
+    expect(sent.isError).toBe(true);
+    expect(sent.sc.code).toBe('SECRET_PROMPT');
+    expect(sent.text).toMatch(/^SECRET_PROMPT: /);
+    await a.ok('kill', { session: r.session, close: true });
+  });
+
+  it('read view new returns each line once per client, also for two connections of one host', async () => {
+    const b = await connect();
+    const { session } = await a.ok('open', { cwd: work });
+    await a.ok('read', { session });
+    await b.ok('read', { session });
+    await a.ok('execute', { command: "printf 'L%s\\n' 1 2 3", session });
+    const count = (text: unknown): number => String(text).split('\n').filter((line) => line === 'L2').length;
+    const firstA = await a.ok('read', { session, view: 'new' });
+    expect(count(firstA.content)).toBe(1);
+    expect(count((await a.ok('read', { session, view: 'new' })).content)).toBe(0);
+    expect(count((await b.ok('read', { session, view: 'new' })).content)).toBe(1);
+    expect(count((await b.ok('read', { session, view: 'new' })).content)).toBe(0);
+  });
+
+  it('history pages back with offset; command pages a 200 000-line output', async () => {
+    const { session } = await a.ok('open', { cwd: work });
+    await a.ok('execute', { command: 'seq 1 50', session });
+    // The prompt is drawn just after the command's end mark: let the screen settle first.
+    await a.ok('read', { session, view: 'screen', wait: { idle_ms: 300 } });
+    const all = String((await a.ok('read', { session, view: 'history', limit: 100_000 })).content).split('\n');
+    const page = await a.ok('read', { session, view: 'history', offset: 10, limit: 5 });
+    expect(String(page.content).split('\n')).toEqual(all.slice(-15, -10));
+    expect(page).toMatchObject({ lines: 5, total_lines: all.length, truncated: true });
+
+    const big = await a.ok('execute', { command: 'seq 1 200000', session });
+    expect(big).toMatchObject({ exit_code: 0, total_lines: 200_000, truncated: true });
+    const head = await a.ok('read', { session, view: 'command', offset: 0, limit: 3 });
+    expect(head).toMatchObject({ content: '1\n2\n3', lines: 3, total_lines: 200_000, truncated: true });
+    const middle = await a.ok('read', { session, view: 'command', seq: big.command_seq, offset: 100_000, limit: 2 });
+    expect(middle.content).toBe('100001\n100002');
+    const tail = await a.ok('read', { session, view: 'command', offset: '199997', limit: '10' });
+    expect(tail).toMatchObject({ content: '199998\n199999\n200000', lines: 3, truncated: false });
+  });
+
+  it('an invalid regex is INVALID_ARGUMENT', async () => {
+    const { session } = await a.ok('open', { cwd: work });
+    const r = await a.call('read', { session, wait: { pattern: '(unclosed' } });
+    expect(r.isError).toBe(true);
+    expect(r.sc.code).toBe('INVALID_ARGUMENT');
+    expect(r.text).toContain('wait.pattern');
+    const timeout = await a.call('send', { session, keys: 'enter', wait: { timeout_ms: 3_600_000 } });
+    expect(timeout.sc).toMatchObject({ code: 'INVALID_ARGUMENT', parameter: 'wait.timeout_ms' });
+  });
+
+  it('open with cols 0 is INVALID_ARGUMENT naming cols and its range, and opens nothing', async () => {
+    const before = ((await a.ok('list', { include_closed: true })).sessions as unknown[]).length;
+    const r = await a.call('open', { program: 'python3', cols: 0 });
+    expect(r.isError).toBe(true);
+    expect(r.sc).toMatchObject({ code: 'INVALID_ARGUMENT', parameter: 'cols', value: 0 });
+    expect(r.text).toContain('from 10 to 1000');
+    const after = ((await a.ok('list', { include_closed: true })).sessions as unknown[]).length;
+    expect(after).toBe(before);
+  });
+
+  it('a long execute, and a read that waits, send progress notifications when asked', async () => {
+    const { session } = await a.ok('open', { cwd: work });
+    const executeProgress: { progress: number; message?: string }[] = [];
+    const readProgress: { progress: number; message?: string }[] = [];
+    callCount += 2;
+    const [executed, read] = await Promise.all([
+      a.client.callTool({ name: 'execute', arguments: { command: 'sleep 6', cwd: work } }, { onprogress: (p) => executeProgress.push(p) }),
+      a.client.callTool(
+        { name: 'read', arguments: { session, wait: { pattern: 'never-shows-up', timeout_ms: 5_600 } } },
+        { onprogress: (p) => readProgress.push(p) },
+      ),
+    ]);
+    expect((executed.structuredContent as { status: string }).status).toBe('completed');
+    expect(executeProgress.length).toBeGreaterThanOrEqual(1);
+    expect(executeProgress[0]!.message).toMatch(/^running for \d+ s$/);
+    expect((read.structuredContent as { waited: string }).waited).toBe('timeout');
+    expect(read.isError).not.toBe(true);
+    expect(readProgress.length).toBe(1);
+    expect(readProgress[0]!.message).toMatch(/^waiting for \d+ s$/);
+  }, 15_000);
+
+  it('cancelling a read that waits returns promptly and ends the wait in the hub', async () => {
+    const { session } = await a.ok('open', { cwd: work });
+    const controller = new AbortController();
+    callCount++;
+    const pending = a.client.callTool(
+      { name: 'read', arguments: { session, wait: { pattern: 'never-shows-up', timeout_ms: 60_000 } } },
+      { signal: controller.signal },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const cancelledAt = Date.now();
+    controller.abort();
+    await expect(pending).rejects.toThrow();
+    expect(Date.now() - cancelledAt).toBeLessThan(1_000);
+    // The hub's side stopped too: the read is audited as cancelled, well before its 60 s timeout.
+    await until(() => auditLines().some((l) => l.tool === 'read' && l.session === session && l.outcome === 'cancelled'), 2_000, 'the cancelled read in the audit log');
+  });
+
+  it('cancelling an execute interrupts the command; the shell is usable right after', async () => {
+    const { session } = await a.ok('open', { cwd: work });
+    const controller = new AbortController();
+    callCount++;
+    const pending = a.client.callTool({ name: 'execute', arguments: { command: 'sleep 100', session } }, { signal: controller.signal });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    controller.abort();
+    await expect(pending).rejects.toThrow();
+    await until(() => auditLines().some((l) => l.tool === 'execute' && l.session === session && l.outcome === 'cancelled'), 3_000, 'the cancelled execute');
+    // sleep 100 ends at once only because it was interrupted.
+    const started = Date.now();
+    const waited = await a.ok('read', { session, view: 'command', wait: { exit: true, timeout_ms: 5_000 } });
+    expect(waited).toMatchObject({ waited: 'exit', state: 'idle' });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    const after = await a.ok('execute', { command: 'echo still-here', session, timeout_ms: 5_000 });
+    expect(after).toMatchObject({ status: 'completed', output: 'still-here' });
+  });
+
+  it('audit.jsonl: one 0600 line per call with client, tool, outcome and duration, never the text', async () => {
+    await until(() => auditLines().length >= callCount, 2_000, 'every call to be audited');
+    const lines = auditLines();
+    expect(lines.length).toBe(callCount);
+    expect(statSync(path.join(home, 'audit.jsonl')).mode & 0o777).toBe(0o600);
+    for (const line of lines) {
+      expect(line).toMatchObject({ time: expect.any(String), client: `${CLIENT.name} ${CLIENT.version}`, tool: expect.any(String), duration_ms: expect.any(Number) });
+      expect(['ok', 'error', 'cancelled']).toContain(line.outcome);
+    }
+    expect(lines.find((l) => l.tool === 'send' && l.outcome === 'error')).toMatchObject({ code: 'SECRET_PROMPT', bytes: 7, keys: 1 });
+    expect(lines.find((l) => l.tool === 'open' && l.outcome === 'error')).toMatchObject({ code: 'INVALID_ARGUMENT', session: null });
+    const raw = readFileSync(path.join(home, 'audit.jsonl'), 'utf8');
+    for (const secret of ['hunter2', 'getpass', 'got:', '6*7', 'seq 1', 'added by agent', 'never-shows-up']) expect(raw).not.toContain(secret);
+  });
+});
+
+function auditLines(): Record<string, unknown>[] {
+  const file = path.join(home, 'audit.jsonl');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.length > 0)
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((line) => line.actor !== 'person');
+}
+
+async function until(check: () => boolean, deadlineMs: number, what: string): Promise<void> {
+  const end = Date.now() + deadlineMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out after ${deadlineMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
