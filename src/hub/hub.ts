@@ -1,8 +1,20 @@
 import * as os from 'node:os';
+import * as path from 'node:path';
 import { SessionManager, type CoreSettings } from '../core/sessionManager.js';
+import { createMcpServer, packageVersion, type ToolAuditEvent } from '../mcp/server.js';
+import { AuditLog } from './audit.js';
+import { removeHubInfo, writeHubInfo } from './hubInfo.js';
+import { startHttpServer, type HttpServer } from './httpServer.js';
+import { acquireHubLock, type HubLock } from './lock.js';
 import type { Logger } from './logger.js';
+import { createMcpHttpEndpoint } from './mcpHttpEndpoint.js';
 import { loadSettings, type Settings } from './settings.js';
+import { SOCKET_FILE } from './socketProtocol.js';
+import { startSocketServer, type SocketServer } from './socketServer.js';
 import { ensureStateDir } from './stateDir.js';
+import { ensureToken } from './token.js';
+import { UiHost } from './uiHost.js';
+import { createUiWebSocketServer } from './uiWebSocket.js';
 
 export interface HubOptions {
   stateDir: string;
@@ -10,6 +22,11 @@ export interface HubOptions {
   /** Settings to use instead of `<stateDir>/settings.json` (tests). */
   settings?: Settings;
   env?: NodeJS.ProcessEnv;
+}
+
+export interface HubStartOptions extends HubOptions {
+  /** Which endpoints to open (default: both). */
+  listen?: { socket?: boolean; http?: boolean };
 }
 
 /**
@@ -21,7 +38,36 @@ export class Hub {
   readonly settings: Settings;
   readonly stateDir: string;
   readonly logger: Logger;
+  /** The person's side: one UiBridge per connected UI (`/ws`, later Electron IPC). */
+  readonly ui: UiHost;
+  /** `<state>/audit.jsonl`: every tool call (ToolHost.audit). */
+  private readonly auditLog: AuditLog;
   private disposed = false;
+  private lock: HubLock | undefined;
+  private socketServer: SocketServer | undefined;
+  private httpServer: HttpServer | undefined;
+  private tokenValue: string | undefined;
+
+  /**
+   * The hub of `serve` (and later Electron main): takes the state dir's lock (HubLockedError
+   * names the holder), the token, then the unix socket and loopback HTTP, and writes hub.json.
+   * `dispose()` undoes all of it.
+   */
+  static async start(options: HubStartOptions): Promise<Hub> {
+    const stateDir = ensureStateDir(options.stateDir);
+    const lock = acquireHubLock(stateDir);
+    let hub: Hub | undefined;
+    try {
+      hub = new Hub({ ...options, stateDir });
+      hub.lock = lock;
+      await hub.listen(options.listen ?? { socket: true, http: true });
+      return hub;
+    } catch (error) {
+      if (hub) await hub.dispose().catch(() => undefined);
+      else lock.release();
+      throw error;
+    }
+  }
 
   constructor(options: HubOptions) {
     const env = options.env ?? process.env;
@@ -34,12 +80,89 @@ export class Hub {
       baseEnv: env,
       onWarning: (message) => this.logger.warn(message),
     });
+    this.auditLog = new AuditLog(this.stateDir, this.logger);
+    this.ui = new UiHost({ manager: this.manager, audit: this.auditLog.personSink(), logger: this.logger, version: packageVersion() });
+  }
+
+  /** The bound HTTP port, or null when HTTP is not listening. */
+  get port(): number | null {
+    return this.httpServer?.port ?? null;
+  }
+
+  get socketPath(): string | null {
+    return this.socketServer?.path ?? null;
+  }
+
+  /** The bearer token of the endpoints (only `serve` shows it, to the person, in the UI address). */
+  get token(): string | undefined {
+    return this.tokenValue;
+  }
+
+  /** ToolHost: one line per MCP tool call in audit.jsonl (never the arguments). */
+  audit(event: ToolAuditEvent): void {
+    this.auditLog.toolCall(event);
+  }
+
+  private async listen(listen: { socket?: boolean; http?: boolean }): Promise<void> {
+    const token = ensureToken(this.stateDir);
+    this.tokenValue = token;
+    const version = packageVersion();
+    const createServer = () => createMcpServer(this);
+    if (listen.socket !== false) {
+      this.socketServer = await startSocketServer({
+        path: path.join(this.stateDir, SOCKET_FILE),
+        token,
+        version,
+        maxMessageBytes: this.settings.bodyLimitBytes,
+        createServer,
+        logger: this.logger,
+      });
+    }
+    if (listen.http !== false) {
+      const mcp = createMcpHttpEndpoint({
+        createServer,
+        logger: this.logger,
+        bodyLimitBytes: this.settings.bodyLimitBytes,
+        idleMs: this.settings.httpSessionIdleMs,
+      });
+      const ui = createUiWebSocketServer({ host: this.ui, logger: this.logger, maxPayload: this.settings.bodyLimitBytes });
+      this.httpServer = await startHttpServer({ port: this.settings.port, token, bodyLimitBytes: this.settings.bodyLimitBytes, mcp, ui, logger: this.logger }).catch(
+        async (error: unknown) => {
+          await mcp.close();
+          throw error;
+        },
+      );
+    }
+    writeHubInfo(this.stateDir, {
+      pid: process.pid,
+      started_at: new Date().toISOString(),
+      socket: this.socketPath,
+      port: this.port,
+      version,
+    });
   }
 
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
-    await this.manager.dispose();
+    const errors: unknown[] = [];
+    const step = async (action: () => Promise<void> | void): Promise<void> => {
+      try {
+        await action();
+      } catch (error) {
+        errors.push(error);
+      }
+    };
+    // Endpoints first (no new calls), then the sessions, then the files saying we run.
+    await step(() => this.httpServer?.close());
+    await step(() => this.socketServer?.close());
+    await step(() => this.ui.dispose());
+    await step(() => this.manager.dispose());
+    if (this.lock) {
+      await step(() => removeHubInfo(this.stateDir));
+      await step(() => this.lock?.release());
+    }
+    if (errors.length > 0) throw errors[0];
   }
 }
 
@@ -53,6 +176,8 @@ export function coreSettings(settings: Settings, env: NodeJS.ProcessEnv): CoreSe
     startupTimeoutMs: settings.shellStartupTimeoutMs,
     killWaitsMs: [settings.killWaitMs, settings.killWaitMs],
     closeGraceMs: settings.closeGraceMs,
+    quietMs: settings.awaitingInputQuietMs,
+    allowSecretInput: settings.allowAgentSecretInput,
     secretPatterns: settings.secretPatterns,
     secretAllow: settings.secretAllow,
     cols: settings.defaultCols,

@@ -1,0 +1,99 @@
+/**
+ * `switchboard serve`: the headless hub. Owns the sessions for its state dir until SIGINT,
+ * SIGTERM or SIGHUP, then closes everything (exit 0). All output goes to stderr; the UI
+ * address printed here is the one place the token is shown, to the person, in their terminal.
+ */
+import { Hub } from '../hub/hub.js';
+import { stderrLogger } from '../hub/logger.js';
+import { defaultStateDir } from '../hub/stateDir.js';
+import { configSnippet } from './hostConfig.js';
+
+const USAGE = `Usage: switchboard serve
+
+Runs the hub for $SWITCHBOARD_HOME (else the platform's app-data folder): the unix socket the
+shim uses, and http://127.0.0.1:<port> (/mcp for MCP over HTTP, / for the UI).
+Port: "port" in settings.json or SWITCHBOARD_PORT (default 7391; 0 picks a free one).
+`;
+
+/** The line tests and launchers wait for; it carries no secret. */
+export const LISTENING_PREFIX = 'switchboard: hub listening';
+
+export async function run(argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stderr.write(USAGE);
+    return 0;
+  }
+  if (argv.length > 0) {
+    process.stderr.write(`switchboard serve: unexpected arguments: ${argv.join(' ')}\n${USAGE}`);
+    return 2;
+  }
+  // stdout carries nothing here: route stray console output (a library's) to stderr.
+  console.log = console.error;
+  console.info = console.error;
+
+  const logger = stderrLogger();
+  // Signal handlers first: whoever waits for the banner may signal at once, and a signal
+  // during startup must still end in a clean dispose.
+  let requested: string | undefined;
+  let onSignal: (signal: string) => void = (signal) => (requested ??= signal);
+  const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((signal) => {
+    const handler = (): void => onSignal(signal);
+    process.on(signal, handler);
+    return [signal, handler] as const;
+  });
+  try {
+    let hub: Hub;
+    try {
+      hub = await Hub.start({ stateDir: defaultStateDir(), logger });
+    } catch (error) {
+      process.stderr.write(`switchboard serve: ${(error as Error).message}\n`);
+      return 1;
+    }
+    printBanner(hub);
+    const signal = await new Promise<string>((resolve) => {
+      if (requested) return resolve(requested);
+      onSignal = resolve;
+    });
+    onSignal = () => undefined; // a second Ctrl-C while closing does not kill the cleanup
+    process.stderr.write(`switchboard: ${signal}: closing sessions and stopping\n`);
+    return await disposeWithin(hub, 15_000, logger);
+  } finally {
+    for (const [signal, handler] of handlers) process.off(signal, handler);
+  }
+}
+
+async function disposeWithin(hub: Hub, ms: number, logger: ReturnType<typeof stderrLogger>): Promise<number> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<number>((resolve) => {
+    timer = setTimeout(() => {
+      logger.error(`sessions did not close within ${ms / 1000} s; exiting anyway`);
+      resolve(1);
+    }, ms);
+  });
+  const disposed = hub.dispose().then(
+    () => 0,
+    (error: unknown) => {
+      logger.error(`while stopping: ${(error as Error).message}`);
+      return 1;
+    },
+  );
+  try {
+    return await Promise.race([disposed, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function printBanner(hub: Hub): void {
+  const lines = [`${LISTENING_PREFIX} (pid ${process.pid}, port ${hub.port ?? 'none'}, socket ${hub.socketPath ?? 'none'})`, `  state dir: ${hub.stateDir}`];
+  if (hub.port !== null && hub.token) {
+    lines.push(
+      `  UI:        http://127.0.0.1:${hub.port}/?token=${hub.token}`,
+      `  MCP HTTP:  http://127.0.0.1:${hub.port}/mcp  (header "Authorization: Bearer <contents of ${hub.stateDir}/token>")`,
+    );
+  }
+  lines.push('  MCP hosts (stdio; `switchboard config <host> --install` writes it):');
+  lines.push(...JSON.stringify(configSnippet('cursor'), null, 2).split('\n').map((line) => `    ${line}`));
+  lines.push('  Stop with Ctrl-C.');
+  process.stderr.write(`${lines.join('\n')}\n`);
+}

@@ -1,0 +1,71 @@
+/**
+ * `<state>/audit.jsonl` (DESIGN §4): one JSON line per tool call — who, when, which tool and
+ * session, how it ended, how long it took — and never what was typed or run (a command line may
+ * hold a secret; `send` records byte counts only). The file is 0600 in the 0700 state dir.
+ *
+ * Appends are synchronous: one short line per call keeps lines whole and in order, and a
+ * failure is caught here. Writing never breaks a tool call; the first failure is logged once.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { ToolAuditEvent } from '../mcp/server.js';
+import type { Logger } from './logger.js';
+import { AUDIT_FILE, type PersonAction, type PersonAuditSink } from './personAudit.js';
+
+export class AuditLog {
+  readonly file: string;
+  private warned = false;
+  private modeChecked = false;
+
+  constructor(
+    stateDir: string,
+    private readonly logger: Pick<Logger, 'warn'>,
+  ) {
+    this.file = path.join(stateDir, AUDIT_FILE);
+  }
+
+  /** A tool call, keys in a fixed order: time, actor, client, tool, session, outcome, code?, duration_ms, bytes?, keys?. */
+  toolCall(event: ToolAuditEvent): void {
+    this.append({
+      time: event.time,
+      actor: 'agent',
+      client: event.client,
+      tool: event.tool,
+      session: event.session,
+      outcome: event.outcome,
+      ...(event.code !== undefined ? { code: event.code } : {}),
+      duration_ms: event.duration_ms,
+      ...(event.bytes !== undefined ? { bytes: event.bytes } : {}),
+      ...(event.keys !== undefined ? { keys: event.keys } : {}),
+    });
+  }
+
+  /** The person's actions, in the line format of `personAudit.ts`, through this one writer. */
+  personSink(): PersonAuditSink {
+    return (entry: PersonAction) =>
+      this.append({
+        time: new Date().toISOString(),
+        actor: 'person',
+        action: entry.action,
+        session: entry.session,
+        ...(entry.bytes !== undefined ? { bytes: entry.bytes } : {}),
+      });
+  }
+
+  /** Appends one entry as a line; never throws. */
+  append(entry: Record<string, unknown>): void {
+    try {
+      fs.appendFileSync(this.file, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
+      if (!this.modeChecked) {
+        // `mode` applies only when the file is created: tighten one left by an older version.
+        fs.chmodSync(this.file, 0o600);
+        this.modeChecked = true;
+      }
+    } catch (error) {
+      if (this.warned) return;
+      this.warned = true;
+      const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      this.logger.warn(`audit: cannot write ${this.file} (${code}); tool calls go on without being recorded`);
+    }
+  }
+}

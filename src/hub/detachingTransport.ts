@@ -1,0 +1,123 @@
+import {
+  isJSONRPCErrorResponse,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  type MessageExtraInfo,
+  type RequestId,
+  type Transport,
+  type TransportSendOptions,
+} from '@modelcontextprotocol/server';
+
+/**
+ * A client disconnecting is not a cancellation (DESIGN §3): its commands go on.
+ *
+ * The SDK's Protocol aborts every in-flight handler's `ctx.mcpReq.signal` when its transport
+ * closes (`Protocol._onclose`, reason `SdkError(ConnectionClosed)`), the same signal an explicit
+ * `notifications/cancelled` fires. So this wrapper sits between a connection's transport and
+ * the McpServer: when the connection goes away it keeps the server side open until every
+ * in-flight `tools/call` has finished (their answers are dropped), then reports the close, and
+ * the per-connection McpServer is released. Only `notifications/cancelled` aborts a call.
+ * `forceClose()` (hub shutdown) closes at once.
+ */
+export class DetachingTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
+
+  private readonly inFlight = new Set<RequestId>();
+  private detached = false;
+  private closeReported = false;
+
+  constructor(
+    private readonly inner: Transport,
+    private readonly hooks: { onDetached?: () => void; onReleased?: () => void } = {},
+  ) {
+    inner.onmessage = (message, extra) => {
+      if (isJSONRPCRequest(message) && message.method === 'tools/call') this.inFlight.add(message.id);
+      if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') {
+        const id = (message.params as { requestId?: RequestId } | undefined)?.requestId;
+        if (id !== undefined) this.settle(id);
+      }
+      this.onmessage?.(message, extra);
+    };
+    inner.onerror = (error) => this.onerror?.(error);
+    inner.onclose = () => {
+      this.detached = true;
+      this.hooks.onDetached?.();
+      this.maybeReportClose();
+    };
+  }
+
+  get sessionId(): string | undefined {
+    return this.inner.sessionId;
+  }
+
+  get hasPerRequestStream(): boolean | undefined {
+    return this.inner.hasPerRequestStream;
+  }
+
+  /** Tool calls still running on behalf of this connection. */
+  get pendingCalls(): number {
+    return this.inFlight.size;
+  }
+
+  setProtocolVersion(version: string): void {
+    this.inner.setProtocolVersion?.(version);
+  }
+
+  setSupportedProtocolVersions(versions: string[]): void {
+    this.inner.setSupportedProtocolVersions?.(versions);
+  }
+
+  start(): Promise<void> {
+    return this.inner.start();
+  }
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if ((isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && message.id !== undefined) {
+      const id = message.id;
+      try {
+        if (!this.detached) await this.inner.send(message, options);
+      } catch (error) {
+        if (!this.detached) throw error;
+      } finally {
+        // Later, not now: the Protocol forgets the call's abort controller only once this send
+        // resolves, and a close reported before that would abort the finished call.
+        setImmediate(() => this.settle(id));
+      }
+      return;
+    }
+    if (this.detached) return; // progress for a client that is gone
+    await this.inner.send(message, options);
+  }
+
+  /** Called by Protocol.close(): close the connection; the close is reported once calls end. */
+  async close(): Promise<void> {
+    await this.inner.close();
+  }
+
+  /** Hub shutdown: report the close now (in-flight calls see the SDK's abort). */
+  async forceClose(): Promise<void> {
+    this.inFlight.clear();
+    await this.inner.close().catch(() => undefined);
+    this.detached = true;
+    this.maybeReportClose();
+  }
+
+  private settle(id: RequestId): void {
+    this.inFlight.delete(id);
+    this.maybeReportClose();
+  }
+
+  private maybeReportClose(): void {
+    if (!this.detached || this.inFlight.size > 0 || this.closeReported) return;
+    this.closeReported = true;
+    try {
+      this.onclose?.();
+    } finally {
+      this.hooks.onReleased?.();
+    }
+  }
+}

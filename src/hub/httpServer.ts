@@ -1,0 +1,202 @@
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { BASE_HEADERS, refuseUpgrade, sendJsonRpcError, sendText } from './httpReplies.js';
+import type { Logger } from './logger.js';
+import type { McpHttpEndpoint } from './mcpHttpEndpoint.js';
+import { guardRequest, uiCookieName, type GuardVerdict } from './requestGuard.js';
+import { tokensEqual } from './token.js';
+import { defaultRendererDir, isUiAssetPath, serveUiAsset } from './uiStatic.js';
+import type { UiUpgradeHandler } from './uiWebSocket.js';
+
+/** Never anything but loopback (DESIGN §4). */
+export const HTTP_HOST = '127.0.0.1';
+
+export interface HttpServerOptions {
+  /** 0 picks a free port; `HttpServer.port` is the one bound. */
+  port: number;
+  token: string;
+  bodyLimitBytes: number;
+  mcp: McpHttpEndpoint;
+  logger: Logger;
+  /** The UI bridge on `/ws`; without it upgrades are answered 501. */
+  ui?: UiUpgradeHandler;
+  /** The built renderer (default: the package's dist/renderer). */
+  rendererDir?: string;
+}
+
+export interface HttpServer {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * HTTP on 127.0.0.1: `/mcp` (MCP Streamable HTTP), `/` and its assets (the built renderer), `/ws`
+ * (the UI bridge; upgrades are checked before `ws` answers 101). Host,
+ * Origin and the token are checked from the headers before any body is read.
+ */
+export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
+  let port = options.port;
+  const server = http.createServer((req, res) => {
+    handleRequest(req, res, port, options).catch((error: unknown) => {
+      options.logger.error(`http ${req.method} ${req.url?.split('?')[0]}: ${(error as Error).message}`);
+      if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal error');
+      else res.destroy();
+    });
+  });
+  server.on('upgrade', (req: http.IncomingMessage, socket, _head) => {
+    socket.on('error', () => undefined);
+    const verdict = guardRequest(req, { port, token: options.token, allowCookie: true, requireOrigin: true });
+    if (verdict) return refuseUpgrade(socket, verdict.status, verdict.reason);
+    if (pathOf(req) !== '/ws') return refuseUpgrade(socket, 404, 'Not found');
+    if (!options.ui) return refuseUpgrade(socket, 501, 'The UI bridge is not available in this version');
+    options.ui.handleUpgrade(req, socket, _head);
+  });
+  server.on('clientError', (_error, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+  });
+
+  try {
+    await listen(server, options.port);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || options.port === 0) throw error;
+    // The socket (what agents use) must not fail over a busy UI port: take a free one, say so.
+    options.logger.warn(`port ${options.port} on ${HTTP_HOST} is in use; using a free port instead (set "port" in settings.json or SWITCHBOARD_PORT).`);
+    await listen(server, 0);
+  }
+  port = (server.address() as AddressInfo).port;
+  server.on('error', (error) => options.logger.error(`http server: ${error.message}`));
+
+  return {
+    port,
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await options.mcp.close();
+      await options.ui?.close();
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+function listen(server: http.Server, port: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const onError = (error: Error): void => reject(error);
+    server.once('error', onError);
+    server.listen({ host: HTTP_HOST, port, exclusive: true }, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}
+
+async function handleRequest(req: http.IncomingMessage, res: http.ServerResponse, port: number, options: HttpServerOptions): Promise<void> {
+  const path = pathOf(req);
+  const verdict = guardRequest(req, { port, token: options.token, allowCookie: path !== '/mcp', requireOrigin: false, queryToken: uiQueryToken(req, path) });
+  if (verdict) return refuse(req, res, verdict, path);
+
+  if (path === '/mcp') {
+    if (req.method !== 'POST') return options.mcp.handle(req, res, undefined, undefined);
+    const body = await readBody(req, res, options.bodyLimitBytes);
+    if (body === undefined) return; // answered 413
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.toString('utf8'));
+    } catch {
+      return sendJsonRpcError(res, 400, -32700, 'Parse error: the request body is not JSON.');
+    }
+    return options.mcp.handle(req, res, parsed, body);
+  }
+  if (path === '/') return serveUi(req, res, port, options);
+  if (isUiAssetPath(path)) return serveUiAsset(req, res, path, port, options.rendererDir ?? defaultRendererDir());
+  if (path === '/ws') return sendText(res, 426, 'Upgrade Required\n', { Upgrade: 'websocket' });
+  return sendText(res, 404, 'Not found\n');
+}
+
+/** `/?token=…` is how the printed UI address logs a browser in (then a cookie takes over). */
+function uiQueryToken(req: http.IncomingMessage, path: string): string | undefined {
+  if (path !== '/' || req.method !== 'GET') return undefined;
+  return new URL(req.url ?? '/', 'http://localhost').searchParams.get('token') ?? undefined;
+}
+
+function serveUi(req: http.IncomingMessage, res: http.ServerResponse, port: number, options: HttpServerOptions): void {
+  const token = options.token;
+  if (req.method !== 'GET' && req.method !== 'HEAD') return sendText(res, 405, 'Method not allowed\n', { Allow: 'GET, HEAD' });
+  const queryToken = uiQueryToken(req, '/');
+  if (queryToken !== undefined && tokensEqual(queryToken, token)) {
+    // Trade the token in the address bar (and history) for an HttpOnly cookie.
+    res.writeHead(303, {
+      ...BASE_HEADERS,
+      Location: '/',
+      'Set-Cookie': `${uiCookieName(port)}=${token}; HttpOnly; SameSite=Strict; Path=/`,
+      'Content-Length': '0',
+    });
+    return void res.end();
+  }
+  serveUiAsset(req, res, '/', port, options.rendererDir ?? defaultRendererDir());
+}
+
+function refuse(req: http.IncomingMessage, res: http.ServerResponse, verdict: GuardVerdict, path: string): void {
+  const headers: Record<string, string> = verdict.status === 401 ? { 'WWW-Authenticate': 'Bearer realm="switchboard"' } : {};
+  // An unread body is dropped after the answer (see readBody); a large one is not worth reading.
+  if (Number(req.headers['content-length'] ?? '0') > DISCARD_LIMIT_BYTES || req.headers['transfer-encoding'] !== undefined) headers.Connection = 'close';
+  else discardBody(req);
+  if (path === '/mcp') return sendJsonRpcError(res, verdict.status, -32001, verdict.reason, headers);
+  sendText(res, verdict.status, `${verdict.reason}\n`, headers);
+}
+
+/** A refused request's body is read and dropped (never kept) up to this much, then the connection is cut. */
+const DISCARD_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The body, or undefined after answering 413. Nothing over the cap is kept: the rest is read
+ * and dropped, because closing on a client still sending makes its kernel discard our answer
+ * (a TCP reset), so it would never see the 413.
+ */
+function readBody(req: http.IncomingMessage, res: http.ServerResponse, limit: number): Promise<Buffer | undefined> {
+  const tooLarge = (): undefined => {
+    discardBody(req);
+    sendJsonRpcError(res, 413, -32600, `Request body larger than ${limit} bytes.`);
+    return undefined;
+  };
+  if (Number(req.headers['content-length'] ?? '0') > limit) return Promise.resolve(tooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      cleanup();
+      chunks.length = 0;
+      resolve(tooLarge());
+    };
+    const onEnd = (): void => {
+      cleanup();
+      resolve(Buffer.concat(chunks, size));
+    };
+    const onError = (error: Error): void => {
+      cleanup();
+      reject(error);
+    };
+    const cleanup = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+  });
+}
+
+function discardBody(req: http.IncomingMessage): void {
+  let dropped = 0;
+  req.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > DISCARD_LIMIT_BYTES) req.socket.destroy();
+  });
+  req.resume();
+}
+
+function pathOf(req: http.IncomingMessage): string {
+  return new URL(req.url ?? '/', 'http://localhost').pathname;
+}

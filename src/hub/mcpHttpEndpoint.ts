@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import { createMcpHandler, isInitializeRequest, isLegacyRequest, type McpServer } from '@modelcontextprotocol/server';
+import { DetachingTransport } from './detachingTransport.js';
+import { sendJsonRpcError } from './httpReplies.js';
+import type { Logger } from './logger.js';
+
+export interface McpHttpEndpointOptions {
+  createServer: () => McpServer;
+  logger: Logger;
+  bodyLimitBytes: number;
+  /** A session with no open request and no running call for this long is closed. */
+  idleMs: number;
+}
+
+export interface McpHttpEndpoint {
+  /** Serves one authorised `/mcp` request; a POST's body is already read and parsed. */
+  handle(req: IncomingMessage, res: ServerResponse, parsedBody: unknown, rawBody: Buffer | undefined): Promise<void>;
+  readonly sessionCount: number;
+  close(): Promise<void>;
+}
+
+interface HttpSession {
+  transport: NodeStreamableHTTPServerTransport;
+  wire: DetachingTransport;
+  lastSeen: number;
+  openRequests: number;
+}
+
+/**
+ * `/mcp`, MCP Streamable HTTP. 2025-era clients (what hosts speak today, and the SDK client's
+ * default) get stateful sessions: `initialize` opens one, with its own McpServer, until DELETE or
+ * `idleMs` without traffic. 2026-era requests (per-request `_meta` envelope) go to the SDK's
+ * stateless modern handler, routed with the SDK's own `isLegacyRequest`.
+ */
+export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpEndpoint {
+  const sessions = new Map<string, HttpSession>();
+  /** Every live session transport, including closed sessions still finishing a call. */
+  const live = new Set<DetachingTransport>();
+  const onerror = (error: Error): void => options.logger.warn(`mcp http: ${error.message}`);
+  const modern = createMcpHandler(() => options.createServer(), {
+    legacy: 'reject',
+    maxRequestBodySize: options.bodyLimitBytes,
+    onerror,
+  });
+
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const session of sessions.values()) {
+        if (session.openRequests === 0 && session.wire.pendingCalls === 0 && now - session.lastSeen > options.idleMs) {
+          void session.transport.close().catch(onerror);
+        }
+      }
+    },
+    Math.min(60_000, Math.max(1_000, Math.floor(options.idleMs / 2))),
+  );
+  sweep.unref();
+
+  const track = (session: HttpSession, res: ServerResponse): void => {
+    session.openRequests++;
+    session.lastSeen = Date.now();
+    res.once('close', () => {
+      session.openRequests--;
+      session.lastSeen = Date.now();
+    });
+  };
+
+  const openSession = async (req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
+    // The session record is built after its transport, whose callbacks need it.
+    const ref: { session?: HttpSession } = {};
+    const transport = new NodeStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      maxRequestBodySize: options.bodyLimitBytes,
+      onsessioninitialized: (id) => {
+        if (ref.session) sessions.set(id, ref.session);
+      },
+      onsessionclosed: (id) => {
+        sessions.delete(id);
+      },
+    });
+    const wire = new DetachingTransport(transport, {
+      onDetached: () => {
+        if (transport.sessionId) sessions.delete(transport.sessionId);
+      },
+      onReleased: () => live.delete(wire),
+    });
+    const session: HttpSession = { transport, wire, lastSeen: Date.now(), openRequests: 0 };
+    ref.session = session;
+    live.add(wire);
+    await options.createServer().connect(wire);
+    track(session, res);
+    await transport.handleRequest(req, res, body);
+    if (!transport.sessionId) await wire.forceClose(); // initialize was refused: nothing to keep
+  };
+
+  return {
+    get sessionCount() {
+      return sessions.size;
+    },
+    async handle(req, res, parsedBody, rawBody) {
+      const sessionId = req.headers['mcp-session-id'];
+      if (typeof sessionId === 'string') {
+        const session = sessions.get(sessionId);
+        if (!session) return sendJsonRpcError(res, 404, -32001, 'Session not found (closed or expired): send initialize without Mcp-Session-Id to start a new one.');
+        track(session, res);
+        return session.transport.handleRequest(req, res, parsedBody);
+      }
+      if (req.method === 'POST' && isInitializeRequest(parsedBody)) return openSession(req, res, parsedBody);
+      if (req.method === 'POST' && rawBody !== undefined) {
+        const request = toWebRequest(req, rawBody);
+        if (!(await isLegacyRequest(request, parsedBody, { maxRequestBodySize: options.bodyLimitBytes }))) {
+          return writeWebResponse(res, await modern.fetch(request, { parsedBody }));
+        }
+      }
+      if (req.method !== 'POST' && req.method !== 'GET' && req.method !== 'DELETE') {
+        res.setHeader('Allow', 'GET, POST, DELETE');
+        return sendJsonRpcError(res, 405, -32000, 'Method not allowed.');
+      }
+      return sendJsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; send initialize first.');
+    },
+    async close() {
+      clearInterval(sweep);
+      await Promise.all([...live].map((wire) => wire.forceClose()));
+      live.clear();
+      sessions.clear();
+      await modern.close().catch(onerror);
+    },
+  };
+}
+
+/**
+ * A fetch Request for the modern handler, deliberately without an abort signal: a client
+ * that drops the connection must not cancel its call (DESIGN §3).
+ */
+function toWebRequest(req: IncomingMessage, body: Buffer): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  return new Request(`http://${req.headers.host}${req.url ?? '/mcp'}`, { method: 'POST', headers, body: new Uint8Array(body) });
+}
+
+/** Copies a fetch Response to Node; after a client disconnect the rest is read and dropped. */
+async function writeWebResponse(res: ServerResponse, response: Response): Promise<void> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => (headers[name] = value));
+  res.writeHead(response.status, headers);
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (!res.destroyed && !res.write(value)) {
+      await new Promise<void>((resolve) => {
+        res.once('drain', resolve);
+        res.once('close', resolve);
+      });
+    }
+  }
+  res.end();
+}

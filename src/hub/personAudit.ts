@@ -1,0 +1,19 @@
+/** The audit log of the state dir (DESIGN §4): one JSON line per tool call and person action. */
+export const AUDIT_FILE = 'audit.jsonl';
+
+/** What the person did in the UI. Typing is a byte count, never the bytes (DESIGN §4). */
+export type PersonActionName = 'take_over' | 'hand_back' | 'interrupt' | 'kill' | 'close' | 'open_terminal' | 'input';
+
+/**
+ * One person action; `AuditLog.personSink()` (audit.ts) writes it as
+ * `{ time, actor: 'person', action, session, bytes? }`.
+ */
+export interface PersonAction {
+  action: PersonActionName;
+  session: string;
+  /** `input`: how many bytes (UTF-8) were typed. */
+  bytes?: number;
+}
+
+/** How the UI bridge records person actions (the bridge never sees the file). */
+export type PersonAuditSink = (entry: PersonAction) => void;

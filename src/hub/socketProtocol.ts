@@ -1,0 +1,42 @@
+/**
+ * The hub's unix socket (`<state>/hub.sock`), spoken by the shim (DESIGN §4). Chosen over
+ * Streamable HTTP on the socket because the shim already speaks newline-delimited JSON-RPC
+ * on stdio: after one handshake line each way, the socket carries exactly those lines.
+ *
+ *   client → hub   {"type":"hello","token":"<token>","client":"shim","version":"0.1.0"}\n
+ *   hub → client   {"type":"welcome","hub_pid":1234,"version":"0.1.0"}\n     (then JSON-RPC lines)
+ *              or  {"type":"denied","reason":"…"}\n                          (then the hub closes)
+ *
+ * The token is required here too: file permissions are not portable enough to be the only lock.
+ */
+export const SOCKET_FILE = 'hub.sock';
+export const TOKEN_FILE = 'token';
+/** Who holds the state dir: `{ pid, started_at, socket, port, version }` (JSON). */
+export const HUB_INFO_FILE = 'hub.json';
+
+/** A handshake line longer than this is refused (the token is 43 characters). */
+export const MAX_HANDSHAKE_BYTES = 4_096;
+/** A JSON-RPC line longer than this is refused with a clear error, never buffered without bound. */
+export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+/** The handshake must complete within this time or the hub closes the connection. */
+export const HANDSHAKE_TIMEOUT_MS = 5_000;
+
+export interface HelloMessage {
+  type: 'hello';
+  token: string;
+  client: string;
+  version: string;
+}
+
+export interface WelcomeMessage {
+  type: 'welcome';
+  hub_pid: number;
+  version: string;
+}
+
+export interface DeniedMessage {
+  type: 'denied';
+  reason: string;
+}
+
+export type HandshakeReply = WelcomeMessage | DeniedMessage;

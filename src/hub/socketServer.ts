@@ -1,0 +1,175 @@
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import type { McpServer } from '@modelcontextprotocol/server';
+import { serveStdio, StdioServerTransport, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
+import { DetachingTransport } from './detachingTransport.js';
+import type { Logger } from './logger.js';
+import {
+  HANDSHAKE_TIMEOUT_MS,
+  MAX_HANDSHAKE_BYTES,
+  type HandshakeReply,
+  type HelloMessage,
+} from './socketProtocol.js';
+import { tokensEqual } from './token.js';
+
+/** sun_path is 104 bytes on macOS, 108 on Linux (with the terminating NUL). */
+const MAX_SOCKET_PATH_BYTES = 103;
+
+export interface SocketServerOptions {
+  path: string;
+  token: string;
+  version: string;
+  /** Longest JSON-RPC line accepted; a longer one closes the connection. */
+  maxMessageBytes: number;
+  createServer: () => McpServer;
+  logger: Logger;
+}
+
+export interface SocketServer {
+  readonly path: string;
+  /** Connections whose MCP server is still alive (detached ones finishing calls included). */
+  readonly connectionCount: number;
+  close(): Promise<void>;
+}
+
+interface Connection {
+  socket: net.Socket;
+  wire?: DetachingTransport;
+  handle?: StdioServerHandle;
+}
+
+/**
+ * `<state>/hub.sock` (socketProtocol.ts): one handshake line each way, then one McpServer per
+ * connection over newline-delimited JSON-RPC (`serveStdio` on a StdioServerTransport over the
+ * socket, so both protocol eras work as on stdio). The socket is 0600 inside the 0700 state dir.
+ */
+export async function startSocketServer(options: SocketServerOptions): Promise<SocketServer> {
+  prepareSocketPath(options.path);
+  const connections = new Set<Connection>();
+  const server = net.createServer((socket) => acceptConnection(socket, options, connections));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.path, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  fs.chmodSync(options.path, 0o600);
+  server.on('error', (error) => options.logger.error(`socket server: ${error.message}`));
+
+  let closed = false;
+  return {
+    path: options.path,
+    get connectionCount() {
+      return connections.size;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.all(
+        [...connections].map(async (connection) => {
+          await connection.wire?.forceClose();
+          await connection.handle?.close().catch(() => undefined);
+          connection.socket.destroy();
+        }),
+      );
+      connections.clear();
+      await serverClosed;
+      fs.rmSync(options.path, { force: true });
+    },
+  };
+}
+
+/** A stale socket of ours is removed (we hold the lock); anything else at that path is refused. */
+function prepareSocketPath(file: string): void {
+  if (Buffer.byteLength(file) > MAX_SOCKET_PATH_BYTES) {
+    throw new Error(`Socket path ${file} is longer than ${MAX_SOCKET_PATH_BYTES} bytes; set SWITCHBOARD_HOME to a shorter directory.`);
+  }
+  let stat: fs.Stats;
+  try {
+    stat = fs.lstatSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  if (!stat.isSocket()) throw new Error(`${file} exists and is not a socket; refusing to replace it (move it away).`);
+  if (typeof process.getuid === 'function' && stat.uid !== process.getuid()) {
+    throw new Error(`${file} belongs to uid ${stat.uid}, not to us; refusing to replace it.`);
+  }
+  fs.unlinkSync(file);
+}
+
+function acceptConnection(socket: net.Socket, options: SocketServerOptions, connections: Set<Connection>): void {
+  const connection: Connection = { socket };
+  connections.add(connection);
+  socket.on('error', (error) => options.logger.warn(`socket client: ${error.message}`));
+  socket.on('close', () => {
+    if (!connection.wire) connections.delete(connection);
+  });
+
+  let buffered = Buffer.alloc(0);
+  const deny = (reason: string): void => {
+    cleanupHandshake();
+    reply(socket, { type: 'denied', reason });
+    socket.end();
+    setTimeout(() => socket.destroy(), 1_000).unref();
+  };
+  const timer = setTimeout(() => deny('handshake timed out'), HANDSHAKE_TIMEOUT_MS);
+  const onData = (chunk: Buffer): void => {
+    buffered = Buffer.concat([buffered, chunk]);
+    const newline = buffered.indexOf(0x0a);
+    if (newline === -1) {
+      if (buffered.length > MAX_HANDSHAKE_BYTES) deny('handshake line too long');
+      return;
+    }
+    if (newline > MAX_HANDSHAKE_BYTES) return deny('handshake line too long');
+    const hello = parseHello(buffered.subarray(0, newline).toString('utf8'));
+    if (!hello) return deny('expected {"type":"hello","token":…} as the first line');
+    if (!tokensEqual(hello.token, options.token)) return deny('invalid token');
+    cleanupHandshake();
+    socket.pause();
+    const rest = buffered.subarray(newline + 1);
+    if (rest.length > 0) socket.unshift(rest);
+    reply(socket, { type: 'welcome', hub_pid: process.pid, version: options.version });
+    serveMcp(connection, options, connections);
+  };
+  const cleanupHandshake = (): void => {
+    clearTimeout(timer);
+    socket.off('data', onData);
+  };
+  socket.on('data', onData);
+}
+
+function serveMcp(connection: Connection, options: SocketServerOptions, connections: Set<Connection>): void {
+  const { socket } = connection;
+  const wire = new DetachingTransport(new StdioServerTransport(socket, socket, { maxBufferSize: options.maxMessageBytes }), {
+    // The transport also closes on an oversized line: make sure the peer sees the end.
+    onDetached: () => socket.end(),
+    onReleased: () => {
+      connections.delete(connection);
+      socket.destroy();
+    },
+  });
+  connection.wire = wire;
+  connection.handle = serveStdio(options.createServer, {
+    transport: wire,
+    onerror: (error) => options.logger.warn(`socket mcp: ${error.message}`),
+  });
+  // Paused during the handshake; an explicit pause() survives new 'data' listeners.
+  socket.resume();
+}
+
+function parseHello(line: string): HelloMessage | undefined {
+  try {
+    const value = JSON.parse(line) as Partial<HelloMessage>;
+    if (value?.type !== 'hello' || typeof value.token !== 'string') return undefined;
+    return value as HelloMessage;
+  } catch {
+    return undefined;
+  }
+}
+
+function reply(socket: net.Socket, message: HandshakeReply): void {
+  if (!socket.destroyed) socket.write(`${JSON.stringify(message)}\n`);
+}

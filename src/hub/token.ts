@@ -1,0 +1,60 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { TOKEN_FILE } from './socketProtocol.js';
+
+/** 32 random bytes → 43 base64url characters (256 bits; DESIGN §4 asks for ≥ 128). */
+const TOKEN_BYTES = 32;
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{22,512}$/;
+
+/**
+ * The hub's bearer token `<state>/token`: read it, or create it (0600 whatever the umask).
+ * Created through a private temp file + link(2), so a concurrent reader never sees it half
+ * written and two creators agree on one token. A malformed file is replaced.
+ */
+export function ensureToken(stateDir: string): string {
+  const file = path.join(stateDir, TOKEN_FILE);
+  const existing = readToken(stateDir);
+  if (existing !== undefined) {
+    fs.chmodSync(file, 0o600);
+    return existing;
+  }
+  if (fs.existsSync(file)) fs.unlinkSync(file); // malformed: replace it
+  const token = randomBytes(TOKEN_BYTES).toString('base64url');
+  const temp = `${file}.${process.pid}.tmp`;
+  const fd = fs.openSync(temp, 'wx', 0o600);
+  try {
+    fs.fchmodSync(fd, 0o600); // the umask may have narrowed or widened the mode
+    fs.writeSync(fd, `${token}\n`);
+  } finally {
+    fs.closeSync(fd);
+  }
+  try {
+    fs.linkSync(temp, file);
+    return token;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const winner = readToken(stateDir);
+    if (winner === undefined) throw new Error(`${file} appeared while creating it but is not a valid token`);
+    return winner;
+  } finally {
+    fs.rmSync(temp, { force: true });
+  }
+}
+
+/** The token, or undefined when the file is missing or malformed. */
+export function readToken(stateDir: string): string | undefined {
+  try {
+    const value = fs.readFileSync(path.join(stateDir, TOKEN_FILE), 'utf8').trim();
+    return TOKEN_SHAPE.test(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Constant-time comparison; hashing first makes it length-safe (timingSafeEqual needs equal lengths). */
+export function tokensEqual(presented: string, expected: string): boolean {
+  const a = createHash('sha256').update(presented, 'utf8').digest();
+  const b = createHash('sha256').update(expected, 'utf8').digest();
+  return timingSafeEqual(a, b);
+}

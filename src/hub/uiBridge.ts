@@ -1,0 +1,353 @@
+import { isSwitchboardError } from '../core/errors.js';
+import type { Disposable } from '../core/event.js';
+import type { TerminalSession } from '../core/terminalSession.js';
+import {
+  FLOW_ACK_EVERY,
+  FLOW_HIGH_WATERMARK,
+  FLOW_LOW_WATERMARK,
+  UI_PROTOCOL_VERSION,
+  UiErrorCode,
+  parseClientMessage,
+  type ClientMessage,
+  type HubMessage,
+} from '../ui-protocol.js';
+import { DEFAULT_VIEWER_LIMITS, SessionViewer, type ViewerLimits } from './sessionViewer.js';
+import type { UiHost } from './uiHost.js';
+
+/**
+ * How a bridge reaches its UI. Transport-agnostic: the WebSocket (`/ws`) and, later, the
+ * Electron preload's IPC both provide it.
+ */
+export interface UiBridgeTransport {
+  send(message: HubMessage): void;
+  /** Bytes sent but not yet taken by the peer (WebSocket `bufferedAmount`); IPC: omit. */
+  bufferedAmount?(): number;
+  /** Ends the connection (a UI that stopped reading). */
+  close?(reason: string): void;
+}
+
+export interface UiBridgeLimits extends ViewerLimits {
+  /** A transport holding more than this many bytes for `stuckMs` is closed. */
+  stuckBytes: number;
+  stuckMs: number;
+  tickMs: number;
+  /** Typing is audited as one byte count per session per this interval. */
+  inputAuditMs: number;
+}
+
+export const DEFAULT_BRIDGE_LIMITS: UiBridgeLimits = {
+  ...DEFAULT_VIEWER_LIMITS,
+  stuckBytes: 512 * 1024,
+  stuckMs: 15_000,
+  tickMs: 200,
+  inputAuditMs: 2_000,
+};
+
+type MessageOf<T extends ClientMessage['type']> = Extract<ClientMessage, { type: T }>;
+
+/**
+ * One UI connection on the hub (DESIGN §1 "UiBridge → ui-protocol"): validates every message,
+ * lists sessions and their changes, runs one `SessionViewer` per subscribed session, and turns
+ * the person's actions into core calls. Control is the core's: input goes through
+ * `userInput`, which only the session's controller may use; watching never resizes a PTY.
+ * Every person action goes to the audit log; typing as a byte count only.
+ */
+export class UiBridge implements Disposable {
+  private greeted = false;
+  private disposed = false;
+  private readonly viewers = new Map<string, { viewer: SessionViewer; exit: Disposable }>();
+  /** The size this UI last asked for per session: applied when the person takes over. */
+  private readonly wantedSize = new Map<string, { cols: number; rows: number }>();
+  /** Bytes typed per session not yet written to the audit log. */
+  private readonly typed = new Map<string, { bytes: number; timer: NodeJS.Timeout }>();
+  private readonly subscriptions: Disposable[] = [];
+  private readonly ticker: NodeJS.Timeout;
+  private stuckSince: number | null = null;
+
+  constructor(
+    private readonly host: UiHost,
+    private readonly transport: UiBridgeTransport,
+    private readonly onDispose: () => void = () => undefined,
+    private readonly limits: UiBridgeLimits = DEFAULT_BRIDGE_LIMITS,
+  ) {
+    this.ticker = setInterval(() => this.tick(), limits.tickMs);
+    this.ticker.unref();
+  }
+
+  /** One message from the UI: a JSON string, or an already-decoded value (IPC). Never throws. */
+  receive(raw: unknown): void {
+    if (this.disposed) return;
+    const parsed = parseClientMessage(raw);
+    if (!parsed.ok) return this.send(parsed.error);
+    const message = parsed.message;
+    try {
+      const result = this.dispatch(message);
+      if (result) result.catch((error: unknown) => this.fail(message, error));
+    } catch (error) {
+      this.fail(message, error);
+    }
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    clearInterval(this.ticker);
+    for (const id of [...this.typed.keys()]) this.flushTyped(id);
+    for (const { viewer, exit } of this.viewers.values()) {
+      exit.dispose();
+      viewer.dispose();
+    }
+    this.viewers.clear();
+    for (const subscription of this.subscriptions) subscription.dispose();
+    this.onDispose();
+  }
+
+  // ---- dispatch --------------------------------------------------------------------------
+
+  private dispatch(message: ClientMessage): Promise<void> | void {
+    if (message.type === 'hello') return this.hello(message);
+    if (!this.greeted) {
+      return this.send({ type: 'error', code: UiErrorCode.Protocol, message: 'Send hello first.', for: message.type, ...ids(message) });
+    }
+    switch (message.type) {
+      case 'subscribe':
+        return this.subscribe(message);
+      case 'unsubscribe':
+        return this.unsubscribe(message.session);
+      case 'ack':
+        return this.viewers.get(message.session)?.viewer.ack(message.bytes);
+      case 'input':
+        return this.input(message);
+      case 'resize':
+        return this.resize(message);
+      case 'takeOver':
+        return this.takeOver(message);
+      case 'handBack':
+        return this.handBack(message);
+      case 'interrupt':
+        return this.interrupt(message);
+      case 'kill':
+        return this.kill(message);
+      case 'close':
+        return this.close(message);
+      case 'openTerminal':
+        return this.openTerminal(message);
+    }
+  }
+
+  private hello(message: MessageOf<'hello'>): void {
+    if (message.protocol !== UI_PROTOCOL_VERSION) {
+      return this.send({
+        type: 'error',
+        code: UiErrorCode.Protocol,
+        message: `This hub speaks UI protocol ${UI_PROTOCOL_VERSION}, the page ${message.protocol}: reload the page.`,
+        for: 'hello',
+        ...ids(message),
+      });
+    }
+    if (!this.greeted) {
+      this.greeted = true;
+      this.subscriptions.push(
+        this.host.onDidChangeSession((id) => this.sessionChanged(id)),
+        this.host.onDidRemoveSession((id) => this.send({ type: 'sessionRemoved', id })),
+      );
+    }
+    this.send({
+      type: 'welcome',
+      protocol: UI_PROTOCOL_VERSION,
+      version: this.host.version,
+      flow: { ackEvery: FLOW_ACK_EVERY, highWatermark: FLOW_HIGH_WATERMARK, lowWatermark: FLOW_LOW_WATERMARK },
+    });
+    this.send({ type: 'sessions', sessions: this.host.list() });
+  }
+
+  private sessionChanged(id: string): void {
+    const session = this.host.info(id);
+    if (session) this.send({ type: 'sessionChanged', session });
+  }
+
+  private subscribe(message: MessageOf<'subscribe'>): void {
+    const session = this.session(message.session);
+    // Subscribing again resynchronizes: a fresh snapshot under a new subscription.
+    this.unsubscribe(session.id);
+    const viewer = new SessionViewer(
+      session,
+      { send: (m) => this.send(m), bufferedAmount: () => this.bufferedAmount() },
+      this.limits,
+      (error) => this.fail(message, error),
+    );
+    const exit = session.onDidExit(() => this.viewers.get(session.id)?.viewer.finish());
+    this.viewers.set(session.id, { viewer, exit });
+  }
+
+  private unsubscribe(id: string): void {
+    const entry = this.viewers.get(id);
+    if (!entry) return;
+    this.viewers.delete(id);
+    entry.exit.dispose();
+    entry.viewer.dispose();
+  }
+
+  private input(message: MessageOf<'input'>): void {
+    const session = this.session(message.session);
+    if (session.controller !== 'user') {
+      return this.send({
+        type: 'error',
+        code: UiErrorCode.NotInControl,
+        message: `An agent controls session ${session.id}: take it over before typing.`,
+        for: 'input',
+        ...ids(message),
+      });
+    }
+    session.userInput(message.data);
+    if (session.creator.kind === 'agent') this.countTyped(session.id, Buffer.byteLength(message.data, 'utf8'));
+  }
+
+  /** Watching never resizes a PTY: only the controlling person's size is applied. */
+  private resize(message: MessageOf<'resize'>): void {
+    const session = this.session(message.session);
+    this.wantedSize.set(session.id, { cols: message.cols, rows: message.rows });
+    if (session.controller === 'user') session.resize(message.cols, message.rows);
+  }
+
+  private takeOver(message: MessageOf<'takeOver'>): void {
+    const session = this.session(message.session);
+    const changed = session.controller !== 'user';
+    session.takeOver();
+    // The person's tab size wins from now on (and stays after hand back).
+    const size = this.wantedSize.get(session.id);
+    if (size) session.resize(size.cols, size.rows);
+    if (changed) this.audit('take_over', session.id);
+    this.done(message, session.id);
+  }
+
+  private handBack(message: MessageOf<'handBack'>): void {
+    const session = this.session(message.session);
+    const changed = session.controller !== 'agent';
+    this.flushTyped(session.id);
+    session.handBack();
+    if (changed) this.audit('hand_back', session.id);
+    this.done(message, session.id);
+  }
+
+  private interrupt(message: MessageOf<'interrupt'>): void {
+    const session = this.session(message.session);
+    this.flushTyped(session.id);
+    session.interrupt();
+    this.audit('interrupt', session.id);
+    this.done(message, session.id);
+  }
+
+  private async kill(message: MessageOf<'kill'>): Promise<void> {
+    const session = this.session(message.session);
+    this.flushTyped(session.id);
+    this.audit('kill', session.id);
+    const result = await session.kill();
+    this.send({ type: 'done', for: 'kill', session: session.id, ended_by: result.ended_by, ...ids(message) });
+  }
+
+  private async close(message: MessageOf<'close'>): Promise<void> {
+    const id = message.session;
+    const session = this.host.live(id);
+    if (!session && this.host.isEnded(id)) {
+      this.host.dismiss(id);
+      return this.done(message, id);
+    }
+    const live = session ?? this.session(id);
+    this.flushTyped(live.id);
+    this.audit('close', live.id);
+    await live.close();
+    this.host.dismiss(live.id);
+    this.done(message, live.id);
+  }
+
+  private async openTerminal(message: MessageOf<'openTerminal'>): Promise<void> {
+    const session = await this.host.manager.open({
+      creator: { kind: 'user' },
+      cols: message.cols,
+      rows: message.rows,
+      ...(message.cwd !== undefined ? { cwd: message.cwd } : {}),
+    });
+    this.audit('open_terminal', session.id);
+    this.done(message, session.id);
+  }
+
+  // ---- helpers ---------------------------------------------------------------------------
+
+  /** A live session by id or name (SESSION_NOT_FOUND / SESSION_EXITED from the core otherwise). */
+  private session(ref: string): TerminalSession {
+    return this.host.live(ref) ?? this.host.manager.get(ref);
+  }
+
+  private done(message: ClientMessage, session: string): void {
+    this.send({ type: 'done', for: message.type, session, ...ids(message) });
+  }
+
+  private fail(message: ClientMessage, error: unknown): void {
+    if (isSwitchboardError(error)) {
+      return this.send({ type: 'error', code: error.code, message: error.message, for: message.type, ...ids(message) });
+    }
+    this.host.logger.error(`ui ${message.type}: ${(error as Error)?.message ?? String(error)}`);
+    this.send({ type: 'error', code: UiErrorCode.Internal, message: 'The hub could not do that; see its log.', for: message.type, ...ids(message) });
+  }
+
+  private send(message: HubMessage): void {
+    if (this.disposed) return;
+    try {
+      this.transport.send(message);
+    } catch (error) {
+      this.host.logger.warn(`ui send: ${(error as Error).message}`);
+    }
+  }
+
+  private bufferedAmount(): number {
+    return this.transport.bufferedAmount?.() ?? 0;
+  }
+
+  private audit(action: Parameters<UiHost['audit']>[0]['action'], session: string, bytes?: number): void {
+    this.host.audit(bytes === undefined ? { action, session } : { action, session, bytes });
+  }
+
+  /** Typing becomes one audit line per session per interval: a byte count, never the bytes. */
+  private countTyped(session: string, bytes: number): void {
+    const entry = this.typed.get(session);
+    if (entry) {
+      entry.bytes += bytes;
+      return;
+    }
+    const timer = setTimeout(() => this.flushTyped(session), this.limits.inputAuditMs);
+    timer.unref();
+    this.typed.set(session, { bytes, timer });
+  }
+
+  private flushTyped(session: string): void {
+    const entry = this.typed.get(session);
+    if (!entry) return;
+    this.typed.delete(session);
+    clearTimeout(entry.timer);
+    this.audit('input', session, entry.bytes);
+  }
+
+  /** Behind viewers catch up once drained; a UI that stopped reading altogether is dropped. */
+  private tick(): void {
+    if (this.bufferedAmount() > this.limits.stuckBytes) {
+      this.stuckSince ??= Date.now();
+      if (Date.now() - this.stuckSince >= this.limits.stuckMs) {
+        this.host.logger.warn(`ui: closing a connection that stopped reading (${this.bufferedAmount()} bytes queued)`);
+        this.transport.close?.('not reading');
+        this.dispose();
+        return;
+      }
+    } else {
+      this.stuckSince = null;
+    }
+    for (const { viewer } of this.viewers.values()) viewer.tick();
+  }
+}
+
+function ids(message: ClientMessage): { session?: string; req?: number } {
+  return {
+    ...('session' in message ? { session: message.session } : {}),
+    ...(message.req !== undefined ? { req: message.req } : {}),
+  };
+}

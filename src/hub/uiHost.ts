@@ -1,0 +1,136 @@
+import { EventEmitter, type Disposable, type Event } from '../core/event.js';
+import type { SessionManager } from '../core/sessionManager.js';
+import type { TerminalSession } from '../core/terminalSession.js';
+import type { SessionInfo } from '../core/types.js';
+import type { UiSession } from '../ui-protocol.js';
+import type { Logger } from './logger.js';
+import type { PersonAuditSink } from './personAudit.js';
+import { UiBridge, type UiBridgeTransport } from './uiBridge.js';
+
+export interface UiHostOptions {
+  manager: SessionManager;
+  audit: PersonAuditSink;
+  logger: Logger;
+  /** The hub's version, told to UIs in `welcome`. */
+  version: string;
+}
+
+/**
+ * The UI side of the hub, shared by every connected UI (browser tabs over `/ws`, later the
+ * Electron window over IPC): the session list as UIs see it (live sessions, plus those that
+ * ended while the hub runs until the person closes them), whether a session waits for a secret
+ * ("needs you"), and one `UiBridge` per connection.
+ */
+export class UiHost implements Disposable {
+  readonly manager: SessionManager;
+  readonly audit: PersonAuditSink;
+  readonly logger: Logger;
+  readonly version: string;
+  private readonly bridges = new Set<UiBridge>();
+  /** Live sessions we listen to (for `onDidAwaitInput`), by id. */
+  private readonly watched = new Map<string, { session: TerminalSession; subscription: Disposable }>();
+  private readonly secret = new Set<string>();
+  /** Sessions that ended while this hub ran and the person has not closed yet. */
+  private readonly ended = new Map<string, UiSession>();
+  private readonly subscription: Disposable;
+  private disposed = false;
+
+  private readonly onDidChangeSessionEmitter = new EventEmitter<string>();
+  /** A session in the list was added or changed (its id). */
+  readonly onDidChangeSession: Event<string> = this.onDidChangeSessionEmitter.event;
+  private readonly onDidRemoveSessionEmitter = new EventEmitter<string>();
+  /** A session left the list. */
+  readonly onDidRemoveSession: Event<string> = this.onDidRemoveSessionEmitter.event;
+
+  constructor(options: UiHostOptions) {
+    this.manager = options.manager;
+    this.audit = options.audit;
+    this.logger = options.logger;
+    this.version = options.version;
+    this.subscription = this.manager.onDidChange((id) => this.handleChange(id));
+    for (const info of this.manager.list(false)) this.watch(info.id);
+  }
+
+  /** A new connection: messages in through `bridge.receive`, out through `transport.send`. */
+  createBridge(transport: UiBridgeTransport): UiBridge {
+    if (this.disposed) throw new Error('The UI host is closed.');
+    const bridge = new UiBridge(this, transport, () => this.bridges.delete(bridge));
+    this.bridges.add(bridge);
+    return bridge;
+  }
+
+  list(): UiSession[] {
+    return [...this.manager.list(false).map((info) => this.toUi(info)), ...this.ended.values()];
+  }
+
+  /** A session of the list by id, or undefined. */
+  info(id: string): UiSession | undefined {
+    const live = this.watched.get(id);
+    if (live) return this.toUi(live.session.info());
+    return this.ended.get(id);
+  }
+
+  /** The live session, or undefined (ended, closed or unknown). */
+  live(id: string): TerminalSession | undefined {
+    return this.watched.get(id)?.session;
+  }
+
+  isEnded(id: string): boolean {
+    return this.ended.has(id);
+  }
+
+  /** The person closed an ended session: it leaves every UI's list. */
+  dismiss(id: string): void {
+    if (!this.ended.delete(id)) return;
+    this.onDidRemoveSessionEmitter.fire(id);
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    for (const bridge of [...this.bridges]) bridge.dispose();
+    this.subscription.dispose();
+    for (const { subscription } of this.watched.values()) subscription.dispose();
+    this.watched.clear();
+    this.onDidChangeSessionEmitter.dispose();
+    this.onDidRemoveSessionEmitter.dispose();
+  }
+
+  private handleChange(id: string): void {
+    const watched = this.watched.get(id) ?? this.watch(id);
+    if (!watched) return; // ended before we saw it live, or unknown
+    const info = watched.session.info();
+    if (info.state !== 'awaiting_input') this.secret.delete(id);
+    if (info.state === 'exited' || info.closed_at !== undefined) {
+      // Captured now: the session is disposed right after this event.
+      watched.subscription.dispose();
+      this.watched.delete(id);
+      this.secret.delete(id);
+      this.ended.set(id, this.toUi(info));
+    }
+    this.onDidChangeSessionEmitter.fire(id);
+  }
+
+  private watch(id: string): { session: TerminalSession; subscription: Disposable } | undefined {
+    let session: TerminalSession;
+    try {
+      session = this.manager.get(id);
+    } catch {
+      return undefined;
+    }
+    if (session.id !== id) return undefined;
+    const entry = {
+      session,
+      subscription: session.onDidAwaitInput(({ secret }) => {
+        if (secret) this.secret.add(id);
+        else this.secret.delete(id);
+      }),
+    };
+    this.watched.set(id, entry);
+    return entry;
+  }
+
+  private toUi(info: SessionInfo): UiSession {
+    return this.secret.has(info.id) && info.state === 'awaiting_input' ? { ...info, secret: true } : { ...info };
+  }
+}

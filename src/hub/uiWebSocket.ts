@@ -1,0 +1,63 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Logger } from './logger.js';
+import type { UiHost } from './uiHost.js';
+
+/** What the HTTP server hands a checked `/ws` upgrade to. */
+export interface UiUpgradeHandler {
+  /** Call only after Host, Origin and the token/cookie passed (httpServer does, before any 101). */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  close(): Promise<void>;
+}
+
+export interface UiWebSocketOptions {
+  host: UiHost;
+  logger: Logger;
+  /** Largest message a UI may send (bytes). */
+  maxPayload: number;
+}
+
+/** Close code for a UI that stopped reading (1008 policy violation would blame the page). */
+const CLOSE_NOT_READING = 1013;
+
+/**
+ * The UI bridge over WebSocket (`/ws`): `ws` in noServer mode, one `UiBridge` per connection,
+ * JSON text messages both ways. The bridge validates what arrives; binary frames are refused
+ * with an error message like any other invalid message.
+ */
+export function createUiWebSocketServer(options: UiWebSocketOptions): UiUpgradeHandler {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayload, perMessageDeflate: false, clientTracking: true });
+
+  const accept = (ws: WebSocket): void => {
+    const bridge = options.host.createBridge({
+      send: (message) => {
+        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
+      },
+      bufferedAmount: () => ws.bufferedAmount,
+      close: (reason) => {
+        ws.close(CLOSE_NOT_READING, reason);
+        // A peer that does not read will not complete the closing handshake either.
+        setTimeout(() => ws.terminate(), 2_000).unref();
+      },
+    });
+    ws.on('message', (data, isBinary) => {
+      bridge.receive(isBinary ? null : Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(data as Buffer[]).toString('utf8'));
+    });
+    ws.on('close', () => bridge.dispose());
+    ws.on('error', (error) => {
+      options.logger.warn(`ui websocket: ${error.message}`);
+      bridge.dispose();
+    });
+  };
+
+  return {
+    handleUpgrade(req, socket, head) {
+      wss.handleUpgrade(req, socket, head, accept);
+    },
+    close() {
+      for (const client of wss.clients) client.terminate();
+      return new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,263 @@
+/**
+ * The UI protocol: typed messages between the hub and any UI (the browser page over the
+ * WebSocket `/ws`, the Electron window over IPC through the preload). Shared by both sides;
+ * zod only, so the renderer can import it (DESIGN §1). Every message is validated on receipt,
+ * on both sides; an invalid or unknown message gets an `error` back and is otherwise ignored.
+ *
+ * The conversation (client = the UI, hub = the `UiBridge`):
+ *
+ *   client → hello {protocol}                  hub → welcome {protocol, flow}, sessions {sessions}
+ *                                              hub → sessionChanged {session} / sessionRemoved {id}
+ *                                                    whenever a session is added, changes or goes
+ *   client → subscribe {session}               hub → snapshot {session, seq, data, cols, rows, through}
+ *                                              hub → commands {session, records}   (the timeline)
+ *                                              hub → frame {session, seq, data, end} … (live, numbered)
+ *                                              hub → command {session, record}   (each finished command)
+ *   client → ack {session, bytes}              after writing frames to xterm (every ≥ flow.ackEvery chars)
+ *   client → unsubscribe {session}
+ *   client → takeOver / handBack / interrupt / kill / close {session}
+ *                                              hub → done {for, session, …} or error {code, message, for}
+ *   client → input {session, data}             only while the person controls the session (take over
+ *                                              first); otherwise error NOT_IN_CONTROL
+ *   client → resize {session, cols, rows}      applied only while the person controls the session:
+ *                                              watching never resizes an agent's PTY (the view scales or
+ *                                              scrolls client-side); after take over the person's size
+ *                                              wins, and hand back keeps it (no reply either way)
+ *   client → openTerminal {cwd?, cols, rows}   hub → done {for: 'openTerminal', session} (the new id)
+ *
+ * Snapshots and frames. A snapshot is the session's screen + scrollback serialized by the hub's
+ * emulator at the session's size; write it into a reset terminal of `cols`×`rows`, then apply
+ * frames. `seq` numbers the snapshot and the frames of one subscription: the frames after a
+ * snapshot with seq n are n+1, n+2, … with no gaps; a frame whose seq is ≤ the latest snapshot's
+ * seq is stale and must be dropped. `end` (frame) and `through` (snapshot) are transcript byte
+ * offsets: a frame with end ≤ through is already in the snapshot (the hub never sends one).
+ *
+ * Flow control (VS Code style; the session is never slowed by a viewer): the client acks the
+ * characters (`data.length`, UTF-16 code units) of the frames it has written to xterm, not the
+ * snapshot's. When a viewer's unacked characters pass `flow.highWatermark` (or its transport
+ * backs up), the hub stops sending it frames and says `behind`; once its acks bring the unacked
+ * count down to `flow.lowWatermark`, the hub sends a fresh snapshot instead of the backlog
+ * (a new seq) and live frames follow. A viewer that stops reading altogether is disconnected.
+ *
+ * Command records: `output_start_byte`/`output_end_byte` are transcript offsets of the
+ * command's output; to scroll to a command, find the line where the frame containing
+ * `output_start_byte` was written (frames carry `end`), or for commands older than the
+ * snapshot use `start_line` when present (the line in the snapshot's buffer, 0 = its first
+ * line; null when it has scrolled out).
+ *
+ * `req` (optional, any client message) is echoed in `done` and `error` to pair replies.
+ * `subscribe`, `unsubscribe`, `input`, `resize` and `ack` get no `done`, only an `error` on failure.
+ */
+import { z } from 'zod';
+
+/** Bumped on any incompatible change. */
+export const UI_PROTOCOL_VERSION = 1;
+
+/** Flow-control constants (characters). The hub tells the client in `welcome`. */
+export const FLOW_ACK_EVERY = 5_000;
+export const FLOW_HIGH_WATERMARK = 100_000;
+export const FLOW_LOW_WATERMARK = 5_000;
+/** Frames to one viewer are batched at most this long. */
+export const FRAME_BATCH_MS = 16;
+/** Input larger than this in one message is refused (paste in pieces). */
+export const MAX_INPUT_CHARS = 1_000_000;
+
+/** Error codes of the protocol; the core's codes (SESSION_NOT_FOUND, …) pass through as is. */
+export const UiErrorCode = {
+  /** Not JSON, or not a valid message. */
+  BadMessage: 'BAD_MESSAGE',
+  /** Input/resize into a session the person does not control: take over first. */
+  NotInControl: 'NOT_IN_CONTROL',
+  /** `hello` was not the first message, or a protocol version the hub does not speak. */
+  Protocol: 'PROTOCOL',
+  Internal: 'INTERNAL',
+} as const;
+
+// ---- shared shapes -----------------------------------------------------------------------
+
+const sessionRef = z.string().min(1).max(128);
+const req = z.number().int().nonnegative().optional();
+const dimension = (max: number): z.ZodNumber => z.number().int().min(1).max(max);
+const cols = dimension(1000);
+const rows = dimension(500);
+
+export const CreatorSchema = z.union([
+  z.object({ kind: z.literal('agent'), client: z.string() }),
+  z.object({ kind: z.literal('user') }),
+]);
+
+export const SessionStateSchema = z.enum(['idle', 'running', 'awaiting_input', 'exited']);
+
+/** A session as the UI shows it (the core's SessionInfo, plus `secret`). */
+export const UiSessionSchema = z.object({
+  id: z.string(),
+  name: z.string().nullable(),
+  creator: CreatorSchema,
+  controller: z.enum(['agent', 'user']),
+  state: SessionStateSchema,
+  cwd: z.string().nullable(),
+  command: z.string().nullable(),
+  running_ms: z.number().nullable(),
+  last_exit_code: z.number().nullable(),
+  exit_code: z.number().nullable(),
+  rows: z.number(),
+  cols: z.number(),
+  pid: z.number(),
+  program: z.string(),
+  title: z.string(),
+  created_at: z.string(),
+  closed_at: z.string().optional(),
+  /** With state `awaiting_input`: the prompt has echo off, the person must answer ("needs you"). */
+  secret: z.boolean().optional(),
+});
+export type UiSession = z.infer<typeof UiSessionSchema>;
+
+export const UiCommandRecordSchema = z.object({
+  seq: z.number(),
+  command: z.string(),
+  cwd: z.string().nullable(),
+  /** Epoch milliseconds. */
+  started_at: z.number(),
+  ended_at: z.number().nullable(),
+  exit_code: z.number().nullable(),
+  output_start_byte: z.number(),
+  output_end_byte: z.number().nullable(),
+  total_lines: z.number(),
+  /** Line of the output's start in the snapshot's buffer (0 = first), when known. */
+  start_line: z.number().nullable().optional(),
+});
+export type UiCommandRecord = z.infer<typeof UiCommandRecordSchema>;
+
+// ---- client → hub --------------------------------------------------------------------------
+
+const onSession = <T extends string>(type: T) => z.object({ type: z.literal(type), session: sessionRef, req });
+
+export const ClientMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('hello'), protocol: z.number().int(), req }),
+  onSession('subscribe'),
+  onSession('unsubscribe'),
+  z.object({ type: z.literal('input'), session: sessionRef, data: z.string().min(1).max(MAX_INPUT_CHARS), req }),
+  z.object({ type: z.literal('resize'), session: sessionRef, cols, rows, req }),
+  onSession('takeOver'),
+  onSession('handBack'),
+  onSession('interrupt'),
+  onSession('kill'),
+  onSession('close'),
+  z.object({ type: z.literal('openTerminal'), cwd: z.string().min(1).max(4096).optional(), cols, rows, req }),
+  z.object({ type: z.literal('ack'), session: sessionRef, bytes: z.number().int().nonnegative(), req }),
+]);
+export type ClientMessage = z.infer<typeof ClientMessageSchema>;
+export type ClientMessageType = ClientMessage['type'];
+export const CLIENT_MESSAGE_TYPES = [
+  'hello',
+  'subscribe',
+  'unsubscribe',
+  'input',
+  'resize',
+  'takeOver',
+  'handBack',
+  'interrupt',
+  'kill',
+  'close',
+  'openTerminal',
+  'ack',
+] as const satisfies readonly ClientMessageType[];
+
+// ---- hub → client --------------------------------------------------------------------------
+
+export const HubMessageSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('welcome'),
+    protocol: z.number().int(),
+    version: z.string(),
+    flow: z.object({ ackEvery: z.number(), highWatermark: z.number(), lowWatermark: z.number() }),
+  }),
+  /** The full list: live sessions and the ones that ended while this hub ran (not yet closed). */
+  z.object({ type: z.literal('sessions'), sessions: z.array(UiSessionSchema) }),
+  z.object({ type: z.literal('sessionChanged'), session: UiSessionSchema }),
+  /** Gone from the list (closed by the person, or removed by retention). */
+  z.object({ type: z.literal('sessionRemoved'), id: z.string() }),
+  z.object({
+    type: z.literal('snapshot'),
+    session: z.string(),
+    seq: z.number().int(),
+    data: z.string(),
+    cols: z.number().int(),
+    rows: z.number().int(),
+    through: z.number(),
+  }),
+  z.object({ type: z.literal('frame'), session: z.string(), seq: z.number().int(), data: z.string(), end: z.number() }),
+  /** This viewer fell behind: frames stop until it acks; a fresh snapshot follows. */
+  z.object({ type: z.literal('behind'), session: z.string() }),
+  z.object({ type: z.literal('commands'), session: z.string(), records: z.array(UiCommandRecordSchema) }),
+  z.object({ type: z.literal('command'), session: z.string(), record: UiCommandRecordSchema }),
+  /** A request finished: `session` is the new one for openTerminal; `ended_by` for kill. */
+  z.object({
+    type: z.literal('done'),
+    for: z.enum(CLIENT_MESSAGE_TYPES),
+    session: z.string().optional(),
+    req,
+    ended_by: z.enum(['SIGINT', 'SIGTERM', 'SIGKILL']).nullable().optional(),
+  }),
+  z.object({
+    type: z.literal('error'),
+    code: z.string(),
+    message: z.string(),
+    /** The client message type that failed, when known. */
+    for: z.string().optional(),
+    session: z.string().optional(),
+    req,
+  }),
+]);
+export type HubMessage = z.infer<typeof HubMessageSchema>;
+export type HubMessageType = HubMessage['type'];
+
+// ---- parsing (both sides) -------------------------------------------------------------------
+
+export type Parsed<T> = { ok: true; message: T } | { ok: false; error: Extract<HubMessage, { type: 'error' }> };
+
+/** Parses one client message (a JSON string or an already-decoded value, e.g. over IPC). */
+export function parseClientMessage(raw: unknown): Parsed<ClientMessage> {
+  return parseWith(ClientMessageSchema, raw);
+}
+
+/** Parses one hub message (the renderer's side). */
+export function parseHubMessage(raw: unknown): Parsed<HubMessage> {
+  return parseWith(HubMessageSchema, raw);
+}
+
+function parseWith<T>(schema: z.ZodType<T>, raw: unknown): Parsed<T> {
+  let value: unknown = raw;
+  if (typeof raw === 'string') {
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      return { ok: false, error: { type: 'error', code: UiErrorCode.BadMessage, message: 'Message is not JSON.' } };
+    }
+  }
+  const result = schema.safeParse(value);
+  if (result.success) return { ok: true, message: result.data };
+  const head = value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+  const issue = result.error.issues[0];
+  const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+  return {
+    ok: false,
+    error: {
+      type: 'error',
+      code: UiErrorCode.BadMessage,
+      message: `Invalid message: ${where}${issue?.message ?? 'unknown shape'}`,
+      ...(typeof head.type === 'string' ? { for: head.type.slice(0, 64) } : {}),
+      ...(typeof head.session === 'string' ? { session: head.session.slice(0, 128) } : {}),
+      ...(typeof head.req === 'number' && Number.isInteger(head.req) && head.req >= 0 ? { req: head.req } : {}),
+    },
+  };
+}
+
+/**
+ * What the renderer talks to: the WebSocket in a browser, the preload's API in Electron.
+ * `send` takes a client message; `onMessage` delivers validated hub messages.
+ */
+export interface Bridge {
+  send(message: ClientMessage): void;
+  onMessage(listener: (message: HubMessage) => void): () => void;
+}

@@ -1,0 +1,466 @@
+/**
+ * The person's side over `/ws` (DESIGN §2 control, §4 endpoints, §5): a real `switchboard serve`,
+ * the official MCP client over HTTP as the agent, and real WebSocket clients (`ws`) speaking
+ * src/ui-protocol.ts as the page does. Runs against dist/: `npm run build` first.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import * as http from 'node:http';
+import * as path from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { parseHubMessage, UI_PROTOCOL_VERSION, type ClientMessage, type HubMessage } from '../../src/ui-protocol.js';
+import { removeHome, ROOT, startHub, type HubProcess } from './helpers/hubProcess.js';
+
+const AGENT = { name: 'ui-bridge-agent', version: '3.2.1' };
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+function get(port: number, urlPath: string, headers: Record<string, string> = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: urlPath, method: 'GET', headers, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Upgrade attempt with the `ws` client: the HTTP status when refused, 101 when accepted. */
+function tryUpgrade(port: number, headers: Record<string, string>, origin?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`, { headers, ...(origin ? { origin } : {}) });
+    ws.on('unexpected-response', (_req, res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+      ws.terminate();
+    });
+    ws.on('open', () => {
+      resolve(101);
+      ws.close();
+    });
+    ws.on('error', (error) => (error.message.includes('Unexpected server response') ? undefined : reject(error)));
+  });
+}
+
+type Frame = Extract<HubMessage, { type: 'frame' }>;
+type Snapshot = Extract<HubMessage, { type: 'snapshot' }>;
+
+/** A UI as the page is one: validates every hub message, optionally acks frames as it "renders" them. */
+class UiClient {
+  readonly messages: HubMessage[] = [];
+  readonly invalid: string[] = [];
+  private readonly waiters = new Set<() => void>();
+  private nextReq = 1;
+  closed = false;
+
+  private constructor(
+    readonly ws: WebSocket,
+    public autoAck: boolean,
+  ) {
+    ws.on('message', (data) => {
+      const parsed = parseHubMessage(String(data));
+      if (!parsed.ok) {
+        this.invalid.push(String(data).slice(0, 200));
+        return;
+      }
+      const message = parsed.message;
+      this.messages.push(message);
+      if (message.type === 'frame' && this.autoAck) this.send({ type: 'ack', session: message.session, bytes: message.data.length });
+      for (const waiter of [...this.waiters]) waiter();
+    });
+    ws.on('close', () => {
+      this.closed = true;
+      for (const waiter of [...this.waiters]) waiter();
+    });
+  }
+
+  static async connect(hub: HubProcess, cookie: string, options: { autoAck?: boolean } = {}): Promise<UiClient> {
+    const ws = new WebSocket(`ws://127.0.0.1:${hub.port}/ws`, { headers: { Cookie: cookie }, origin: `http://127.0.0.1:${hub.port}` });
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    const client = new UiClient(ws, options.autoAck ?? true);
+    client.send({ type: 'hello', protocol: UI_PROTOCOL_VERSION });
+    await client.waitFor((m) => m.type === 'sessions', 'the session list');
+    return client;
+  }
+
+  send(message: ClientMessage | Record<string, unknown> | string): void {
+    this.ws.send(typeof message === 'string' ? message : JSON.stringify(message));
+  }
+
+  /** Sends with a fresh `req` and resolves with the `done` or `error` that answers it. */
+  async request(message: ClientMessage): Promise<Extract<HubMessage, { type: 'done' | 'error' }>> {
+    const req = this.nextReq++;
+    const from = this.mark();
+    this.send({ ...message, req });
+    const answer = await this.waitFor((m) => (m.type === 'done' || m.type === 'error') && m.req === req, `the answer to ${message.type}`, { from, timeoutMs: 20_000 });
+    return answer as Extract<HubMessage, { type: 'done' | 'error' }>;
+  }
+
+  mark(): number {
+    return this.messages.length;
+  }
+
+  /** The first message from index `from` on that matches; waits (bounded) for it to arrive. */
+  waitFor<T extends HubMessage>(predicate: (m: HubMessage) => boolean, what: string, options: { from?: number; timeoutMs?: number } = {}): Promise<T> {
+    const from = options.from ?? 0;
+    const timeoutMs = options.timeoutMs ?? 15_000;
+    return new Promise<T>((resolve, reject) => {
+      let index = from;
+      const check = (): void => {
+        for (; index < this.messages.length; index++) {
+          const message = this.messages[index]!;
+          if (predicate(message)) {
+            cleanup();
+            return resolve(message as T);
+          }
+        }
+        if (this.closed) {
+          cleanup();
+          reject(new Error(`connection closed while waiting for ${what}`));
+        }
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last messages: ${JSON.stringify(this.messages.slice(-5)).slice(0, 800)}`));
+      }, timeoutMs);
+      const cleanup = (): void => {
+        clearTimeout(timer);
+        this.waiters.delete(check);
+      };
+      this.waiters.add(check);
+      check();
+    });
+  }
+
+  /** Screen text received for `session` since index `from` (snapshots and frames). */
+  textSince(session: string, from: number): string {
+    return this.messages
+      .slice(from)
+      .filter((m): m is Frame | Snapshot => (m.type === 'frame' || m.type === 'snapshot') && m.session === session)
+      .map((m) => m.data)
+      .join('');
+  }
+
+  /** Waits until `text` appears in what arrived for `session` since `from`. */
+  async waitForText(session: string, text: string | RegExp, from: number, timeoutMs = 15_000): Promise<void> {
+    const matches = (): boolean => {
+      const seen = this.textSince(session, from);
+      return typeof text === 'string' ? seen.includes(text) : text.test(seen);
+    };
+    await this.waitFor(() => matches(), `"${String(text)}" on screen of ${session}`, { from, timeoutMs });
+  }
+
+  close(): void {
+    this.ws.close();
+  }
+}
+
+/** Frames after each snapshot are numbered snapshot.seq + 1, + 2, …; stale ones never arrive. */
+function assertNumbered(messages: HubMessage[], session: string): void {
+  let expected: number | null = null;
+  for (const m of messages) {
+    if (m.type === 'snapshot' && m.session === session) {
+      if (expected !== null) expect(m.seq).toBeGreaterThanOrEqual(expected);
+      expected = m.seq + 1;
+    } else if (m.type === 'frame' && m.session === session) {
+      expect(expected, 'a frame before any snapshot').not.toBeNull();
+      expect(m.seq).toBe(expected);
+      expected = m.seq + 1;
+    }
+  }
+}
+
+function rssKb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+}
+
+describe('the UI bridge on /ws', () => {
+  let hub: HubProcess;
+  let agent: Client;
+  let cookie: string;
+  let session: string;
+  const clients: UiClient[] = [];
+
+  const call = async (name: string, args: Record<string, unknown>): Promise<{ isError: boolean; text: string; sc: Record<string, unknown> }> => {
+    const result = await agent.callTool({ name, arguments: args });
+    const first = result.content[0];
+    return { isError: result.isError === true, text: first?.type === 'text' ? first.text : '', sc: (result.structuredContent ?? {}) as Record<string, unknown> };
+  };
+  const listed = async (id: string): Promise<Record<string, unknown>> => {
+    const { sc } = await call('list', {});
+    const found = (sc.sessions as Record<string, unknown>[]).find((s) => s.id === id);
+    if (!found) throw new Error(`session ${id} is not listed`);
+    return found;
+  };
+  const connect = async (options: { autoAck?: boolean } = {}): Promise<UiClient> => {
+    const client = await UiClient.connect(hub, cookie, options);
+    clients.push(client);
+    return client;
+  };
+
+  beforeAll(async () => {
+    hub = await startHub();
+    agent = new Client(AGENT);
+    await agent.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${hub.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }),
+    );
+    const login = await get(hub.port, `/?token=${hub.token}`);
+    cookie = String(login.headers['set-cookie']?.[0] ?? '').split(';')[0]!;
+    const opened = await call('execute', { command: 'true' });
+    expect(opened.isError, opened.text).toBe(false);
+    session = opened.sc.session as string;
+  });
+
+  afterAll(async () => {
+    for (const client of clients) client.close();
+    await agent?.close();
+    if (hub) {
+      expect(await hub.stop()).toBe(0);
+      removeHome(hub.home);
+    }
+  });
+
+  it('refuses the upgrade without the token or cookie, or with a foreign or missing Origin: never 101', async () => {
+    const origin = `http://127.0.0.1:${hub.port}`;
+    expect(await tryUpgrade(hub.port, {}, origin)).toBe(401);
+    expect(await tryUpgrade(hub.port, { Cookie: `${cookie}x` }, origin)).toBe(401);
+    expect(await tryUpgrade(hub.port, { Cookie: cookie }, 'https://evil.example')).toBe(403);
+    expect(await tryUpgrade(hub.port, { Cookie: cookie }, `http://127.0.0.1:${hub.port + 1}`)).toBe(403);
+    expect(await tryUpgrade(hub.port, { Cookie: cookie })).toBe(403);
+    expect(await tryUpgrade(hub.port, { Cookie: cookie }, origin)).toBe(101);
+    expect(await tryUpgrade(hub.port, { Authorization: `Bearer ${hub.token}` }, `http://localhost:${hub.port}`)).toBe(101);
+  });
+
+  it('trades /?token= for an HttpOnly SameSite=Strict cookie and a redirect without the token; serves the page with a strict CSP', async () => {
+    const login = await get(hub.port, `/?token=${hub.token}`);
+    expect(login.status).toBe(303);
+    expect(login.headers.location).toBe('/');
+    const setCookie = String(login.headers['set-cookie']?.[0] ?? '');
+    expect(setCookie).toMatch(/HttpOnly/);
+    expect(setCookie).toMatch(/SameSite=Strict/);
+    expect(setCookie).toMatch(/Path=\//);
+    expect((await get(hub.port, '/?token=wrong')).status).toBe(401);
+    expect((await get(hub.port, '/')).status).toBe(401);
+    const page = await get(hub.port, '/', { Cookie: cookie });
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    const csp = String(page.headers['content-security-policy']);
+    expect(csp).toMatch(/default-src '(self|none)'/);
+    expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/);
+    // Nothing outside the renderer's files: no dot segments, no hidden files, no state dir.
+    for (const probe of ['/%2e%2e/%2e%2e/package.json', '/../token', '/.env', '/x/../../token', '/token', '/hub.json']) {
+      expect((await get(hub.port, probe, { Cookie: cookie })).status, probe).toBe(404);
+    }
+    expect((await get(hub.port, '/app.js')).status).toBe(401);
+    if (existsSync(path.join(ROOT, 'dist', 'renderer', 'app.js'))) {
+      const script = await get(hub.port, '/app.js', { Cookie: cookie });
+      expect(script.status).toBe(200);
+      expect(script.headers['content-type']).toMatch(/^text\/javascript/);
+      expect((await get(hub.port, '/app.css', { Cookie: cookie })).headers['content-type']).toMatch(/^text\/css/);
+    }
+  });
+
+  it('answers invalid messages with an error and keeps the connection', async () => {
+    const ui = await connect();
+    let from = ui.mark();
+    ui.send('not json');
+    expect(await ui.waitFor((m) => m.type === 'error', 'an error', { from })).toMatchObject({ code: 'BAD_MESSAGE' });
+    from = ui.mark();
+    ui.send({ type: 'launchMissiles', session: session });
+    expect(await ui.waitFor((m) => m.type === 'error', 'an error', { from })).toMatchObject({ code: 'BAD_MESSAGE', for: 'launchMissiles' });
+    from = ui.mark();
+    ui.send({ type: 'resize', session, cols: -3, rows: 'x' } as Record<string, unknown>);
+    expect(await ui.waitFor((m) => m.type === 'error', 'an error', { from })).toMatchObject({ code: 'BAD_MESSAGE', for: 'resize' });
+    ui.ws.send(Buffer.from([1, 2, 3]), { binary: true });
+    expect(await ui.request({ type: 'subscribe', session: 'no-such-session' })).toMatchObject({ type: 'error', code: 'SESSION_NOT_FOUND' });
+    expect(ui.closed).toBe(false);
+    expect(ui.invalid).toEqual([]);
+  });
+
+  it('lists the agent session, then streams a snapshot and numbered frames of what the agent runs', async () => {
+    const ui = await connect();
+    const sessions = ui.messages.find((m) => m.type === 'sessions');
+    const listedHere = sessions?.type === 'sessions' ? sessions.sessions.find((s) => s.id === session) : undefined;
+    expect(listedHere).toMatchObject({ creator: { kind: 'agent', client: `${AGENT.name} ${AGENT.version}` }, controller: 'agent' });
+
+    const from = ui.mark();
+    ui.send({ type: 'subscribe', session });
+    const snapshot = await ui.waitFor<Snapshot>((m) => m.type === 'snapshot' && m.session === session, 'the snapshot', { from });
+    const commands = await ui.waitFor((m) => m.type === 'commands' && m.session === session, 'the timeline', { from });
+    expect(commands.type === 'commands' && commands.records.length).toBeGreaterThanOrEqual(1);
+    const info = await listed(session);
+    expect([snapshot.cols, snapshot.rows]).toEqual([info.cols, info.rows]);
+
+    const ran = await call('execute', { command: 'echo visible-$((70+7))', session });
+    expect(ran.sc.output).toBe('visible-77');
+    await ui.waitForText(session, 'visible-77', from);
+    const record = await ui.waitFor((m) => m.type === 'command' && m.session === session && m.record.command.includes('visible'), 'the command record', { from });
+    expect(record).toMatchObject({ record: { exit_code: 0 } });
+    const frames = ui.messages.slice(from).filter((m): m is Frame => m.type === 'frame' && m.session === session);
+    expect(frames.length).toBeGreaterThan(0);
+    expect(frames[0]!.seq).toBe(snapshot.seq + 1);
+    expect(frames.every((f) => f.end > snapshot.through)).toBe(true);
+    assertNumbered(ui.messages, session);
+  });
+
+  it('never resizes the agent PTY for a watcher; after take over the person is in control, their size wins, and hand back keeps it', async () => {
+    const ui = await connect();
+    const before = await listed(session);
+    ui.send({ type: 'subscribe', session });
+    // Processed in order: once the next request is answered, the resize was handled.
+    ui.send({ type: 'resize', session, cols: 77, rows: 19 });
+    expect(await ui.request({ type: 'input', session, data: 'echo nope\r' })).toMatchObject({ type: 'error', code: 'NOT_IN_CONTROL' });
+    const watched = await listed(session);
+    expect([watched.cols, watched.rows]).toEqual([before.cols, before.rows]);
+
+    const from = ui.mark();
+    expect(await ui.request({ type: 'takeOver', session })).toMatchObject({ type: 'done', for: 'takeOver' });
+    await ui.waitFor((m) => m.type === 'sessionChanged' && m.session.id === session && m.session.controller === 'user', 'controller user', { from });
+    const taken = await listed(session);
+    expect([taken.controller, taken.cols, taken.rows]).toEqual(['user', 77, 19]);
+
+    const refused = await call('execute', { command: 'echo agent-blocked', session });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toMatch(/^SESSION_CONTROLLED_BY_USER/);
+
+    const typedFrom = ui.mark();
+    ui.send({ type: 'input', session, data: 'echo typed-by-person-$((6*7))\r' });
+    await ui.waitForText(session, 'typed-by-person-42', typedFrom);
+    const tools = await agent.listTools();
+    if (tools.tools.some((t) => t.name === 'read')) {
+      const screen = await call('read', { session, view: 'screen' });
+      expect(String(screen.sc.content)).toContain('typed-by-person-42');
+    }
+
+    expect(await ui.request({ type: 'handBack', session })).toMatchObject({ type: 'done', for: 'handBack' });
+    const back = await call('execute', { command: 'echo agent-again', session });
+    expect(back.isError, back.text).toBe(false);
+    expect(back.sc.output).toBe('agent-again');
+    const after = await listed(session);
+    expect([after.controller, after.cols, after.rows]).toEqual(['agent', 77, 19]);
+    // A watcher's resize after hand back changes nothing again.
+    ui.send({ type: 'resize', session, cols: 90, rows: 25 });
+    await ui.request({ type: 'subscribe', session: 'no-such-session' });
+    const still = await listed(session);
+    expect([still.cols, still.rows]).toEqual([77, 19]);
+  });
+
+  it('interrupts a running sleep back to idle', async () => {
+    const ui = await connect();
+    const running = await call('execute', { command: 'sleep 1000', session, timeout_ms: 300 });
+    expect(running.sc.status).toBe('running');
+    const from = ui.mark();
+    expect(await ui.request({ type: 'interrupt', session })).toMatchObject({ type: 'done', for: 'interrupt' });
+    await ui.waitFor((m) => m.type === 'sessionChanged' && m.session.id === session && m.session.state === 'idle', 'state idle', { from });
+    expect((await listed(session)).state).toBe('idle');
+  });
+
+  it('shows a secret prompt as "needs you"; what the person types there is in no file of the state dir', async () => {
+    const ui = await connect();
+    const from = ui.mark();
+    ui.send({ type: 'subscribe', session });
+    const asked = await call('execute', { command: "read -rs -p 'pw: ' pw; echo; echo got-${#pw}-chars", session, timeout_ms: 15_000 });
+    expect(asked.sc.status).toBe('awaiting_input');
+    expect(asked.sc.secret).toBe(true);
+    await ui.waitFor((m) => m.type === 'sessionChanged' && m.session.id === session && m.session.secret === true, 'needs you', { from });
+    expect(await ui.request({ type: 'takeOver', session })).toMatchObject({ type: 'done' });
+    ui.send({ type: 'input', session, data: 'hunter2-not-logged\r' });
+    await ui.waitForText(session, 'got-18-chars', from);
+    expect(await ui.request({ type: 'handBack', session })).toMatchObject({ type: 'done' });
+    const files = (readdirSync(hub.home, { recursive: true }) as string[]).map((f) => path.join(hub.home, f)).filter((f) => statSync(f).isFile());
+    for (const file of files) expect(readFileSync(file).includes('hunter2'), file).toBe(false);
+  });
+
+  it('survives a flood: a viewer that stops acking falls behind and gets a fresh snapshot when it acks, another stays live, memory stays bounded', async () => {
+    const live = await connect({ autoAck: true });
+    const lagging = await connect({ autoAck: false });
+    const liveFrom = live.mark();
+    const lagFrom = lagging.mark();
+    live.send({ type: 'subscribe', session });
+    lagging.send({ type: 'subscribe', session });
+    await live.waitFor((m) => m.type === 'snapshot' && m.session === session, 'snapshot (live)', { from: liveFrom });
+    await lagging.waitFor((m) => m.type === 'snapshot' && m.session === session, 'snapshot (lagging)', { from: lagFrom });
+    // A third viewer stops reading its socket altogether (a frozen tab).
+    const stalled = await connect();
+    const stalledFrom = stalled.mark();
+    stalled.send({ type: 'subscribe', session });
+    await stalled.waitFor((m) => m.type === 'snapshot' && m.session === session, 'snapshot (stalled)', { from: stalledFrom });
+    (stalled.ws as unknown as { _socket: { pause(): void } })._socket.pause();
+    const rssBefore = rssKb(hub.pid);
+
+    const flood = await call('execute', { command: 'yes | head -n 300000; echo flood-done-$((1+1))', session, timeout_ms: 60_000, max_lines: 5 });
+    expect(flood.isError, flood.text).toBe(false);
+    expect(flood.sc.status).toBe('completed');
+
+    // The lagging viewer was cut off at the high watermark, not fed the whole backlog.
+    await lagging.waitFor((m) => m.type === 'behind' && m.session === session, 'behind', { from: lagFrom });
+    const lagFrames = lagging.messages.slice(lagFrom).filter((m): m is Frame => m.type === 'frame' && m.session === session);
+    const unacked = lagFrames.reduce((sum, f) => sum + f.data.length, 0);
+    expect(unacked).toBeLessThan(200_000);
+    // The live viewer saw the end of it, in order.
+    await live.waitForText(session, 'flood-done-2', liveFrom, 20_000);
+    assertNumbered(live.messages, session);
+
+    // Acking again brings a fresh snapshot (not the backlog), then live frames.
+    const resumeFrom = lagging.mark();
+    lagging.autoAck = true;
+    lagging.send({ type: 'ack', session, bytes: unacked });
+    const fresh = await lagging.waitFor<Snapshot>((m) => m.type === 'snapshot' && m.session === session, 'a fresh snapshot', { from: resumeFrom });
+    expect(fresh.seq).toBeGreaterThan(lagFrames.at(-1)?.seq ?? 0);
+    expect(fresh.data).toContain('flood-done-2');
+    const more = await call('execute', { command: 'echo after-$((2+3))', session });
+    expect(more.sc.output).toBe('after-5');
+    await lagging.waitForText(session, 'after-5', resumeFrom);
+    await live.waitForText(session, 'after-5', liveFrom);
+    assertNumbered(lagging.messages, session);
+
+    // ~1.2 MB of output: the hub holds no per-viewer backlog (bounded by the watermarks).
+    expect(rssKb(hub.pid) - rssBefore).toBeLessThan(150 * 1024);
+    expect(live.invalid).toEqual([]);
+    expect(lagging.invalid).toEqual([]);
+  });
+
+  it('opens and closes the person\'s own terminal', async () => {
+    const ui = await connect();
+    const opened = await ui.request({ type: 'openTerminal', cols: 100, rows: 30 });
+    expect(opened).toMatchObject({ type: 'done', for: 'openTerminal' });
+    const id = opened.type === 'done' ? opened.session! : '';
+    const mine = await listed(id);
+    expect(mine).toMatchObject({ creator: { kind: 'user' }, controller: 'user', cols: 100, rows: 30 });
+    const from = ui.mark();
+    ui.send({ type: 'subscribe', session: id });
+    await ui.waitFor((m) => m.type === 'snapshot' && m.session === id, 'snapshot', { from });
+    ui.send({ type: 'input', session: id, data: 'echo mine-$((3*3))\r' });
+    await ui.waitForText(id, 'mine-9', from);
+    expect(await ui.request({ type: 'close', session: id })).toMatchObject({ type: 'done', for: 'close' });
+    await ui.waitFor((m) => m.type === 'sessionRemoved' && m.id === id, 'sessionRemoved', { from });
+  });
+
+  it('writes the person\'s actions to audit.jsonl, typing as byte counts only', async () => {
+    const lines = readFileSync(path.join(hub.home, 'audit.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((entry) => entry.actor === 'person');
+    const actions = lines.map((entry) => entry.action);
+    for (const action of ['take_over', 'hand_back', 'interrupt', 'input', 'open_terminal', 'close']) expect(actions).toContain(action);
+    const input = lines.find((entry) => entry.action === 'input' && entry.session === session);
+    expect(input).toMatchObject({ session, bytes: Buffer.byteLength('echo typed-by-person-$((6*7))\r') });
+    for (const entry of lines) expect(typeof entry.time).toBe('string');
+    const raw = readFileSync(path.join(hub.home, 'audit.jsonl'), 'utf8');
+    expect(raw).not.toContain('typed-by-person');
+    expect(raw).not.toContain('mine-');
+  });
+});
