@@ -14,29 +14,34 @@ export async function bareRoundTrips(count: number): Promise<number[]> {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, PS1: 'READY$ ', TERM: 'xterm-256color' },
   });
   let buffer = '';
-  let waiter: ((value: void) => void) | null = null;
-  let expected = '';
+  let waiter: (() => void) | null = null;
+  let done: (text: string) => boolean = () => false;
   shell.onData((data) => {
     buffer += data;
-    if (waiter && buffer.includes(expected)) {
+    if (waiter && done(buffer)) {
       const resolve = waiter;
       waiter = null;
       resolve();
     }
   });
-  const waitFor = (text: string): Promise<void> =>
-    new Promise((resolve) => {
-      expected = text;
-      if (buffer.includes(text)) return resolve();
-      waiter = resolve;
+  // The prompt is back once the output ends with it (bash may put mode switches before it).
+  const waitFor = (check: (text: string) => boolean): Promise<void> =>
+    new Promise((resolve, reject) => {
+      done = check;
+      if (check(buffer)) return resolve();
+      const timer = setTimeout(() => reject(new Error(`bare bash did not answer; got ${JSON.stringify(buffer.slice(-80))}`)), 10_000);
+      waiter = () => {
+        clearTimeout(timer);
+        resolve();
+      };
     });
-  await waitFor('READY$ ');
+  await waitFor((text) => text.endsWith('READY$ '));
   const samples: number[] = [];
   for (let i = 0; i < count; i++) {
     buffer = '';
     const start = now();
     shell.write('echo hi\r');
-    await waitFor('hi\r\nREADY$ ');
+    await waitFor((text) => text.includes('\nhi\r\n') && text.endsWith('READY$ '));
     samples.push(now() - start);
   }
   shell.kill();

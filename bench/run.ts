@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { SessionManager } from '../src/core/sessionManager.js';
 import { bareRoundTrips, bareThroughput } from './baseline.js';
@@ -34,30 +34,43 @@ function machineLine(): string {
   return `${new Date().toISOString().slice(0, 10)} · ${os.cpus().length} × ${cpu} · ${Math.round(os.totalmem() / 2 ** 30)} GiB · ${os.platform()} ${os.release()} · Node ${process.version}`;
 }
 
-async function executeOverheadThroughShim(): Promise<void> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [path.join(root, 'bin', 'switchboard.js'), 'mcp'],
-    env: { ...(process.env as Record<string, string>), SWITCHBOARD_HOME: path.join(work, 'shim-home'), SHELL: '/bin/bash' },
-    stderr: 'ignore',
-  });
-  const client = new Client({ name: 'bench', version: '1.0.0' });
-  await client.connect(transport);
+/** `echo hi` round trips through an MCP client, after a warm-up; checks every answer. */
+async function echoRoundTrips(client: Client, count: number): Promise<number[]> {
   const first = await client.callTool({ name: 'execute', arguments: { command: 'echo warm' } });
   const session = (first.structuredContent as { session: string }).session;
   for (let i = 0; i < 20; i++) await client.callTool({ name: 'execute', arguments: { command: 'echo hi', session } });
   const samples: number[] = [];
-  for (let i = 0; i < ROUND_TRIPS; i++) {
+  for (let i = 0; i < count; i++) {
     const start = now();
     const result = await client.callTool({ name: 'execute', arguments: { command: 'echo hi', session } });
     samples.push(now() - start);
     if ((result.structuredContent as { output: string }).output !== 'hi') throw new Error('execute returned the wrong output');
   }
-  await client.close();
+  return samples;
+}
+
+async function executeOverhead(): Promise<void> {
+  const home = path.join(work, 'hub-home');
+  const env = { ...(process.env as Record<string, string>), SWITCHBOARD_HOME: home, SWITCHBOARD_PORT: '0', SHELL: '/bin/bash' };
+  // The shim starts the hub (detached) on first use, as it does for an MCP host.
+  const shim = new Client({ name: 'bench-shim', version: '1.0.0' });
+  await shim.connect(new StdioClientTransport({ command: process.execPath, args: [path.join(root, 'bin', 'switchboard.js'), 'mcp'], env, stderr: 'ignore' }));
+  const viaShim = await echoRoundTrips(shim, ROUND_TRIPS);
+
+  const hub = JSON.parse(fs.readFileSync(path.join(home, 'hub.json'), 'utf8')) as { pid: number; port: number };
+  const token = fs.readFileSync(path.join(home, 'token'), 'utf8').trim();
+  const http = new Client({ name: 'bench-http', version: '1.0.0' });
+  await http.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${hub.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  const viaHttp = await echoRoundTrips(http, ROUND_TRIPS);
+  await Promise.all([shim.close(), http.close()]);
+  process.kill(hub.pid, 'SIGTERM');
+
   const bare = await bareRoundTrips(ROUND_TRIPS);
   rows.push(
-    row(`execute \`echo hi\` via shim, median (n=${ROUND_TRIPS})`, median(samples), median(bare)),
-    row(`execute \`echo hi\` via shim, p95`, percentile(samples, 95), percentile(bare, 95)),
+    row(`execute \`echo hi\` via shim, median (n=${ROUND_TRIPS})`, median(viaShim), median(bare)),
+    row('execute `echo hi` via shim, p95', percentile(viaShim, 95), percentile(bare, 95)),
+    row(`execute \`echo hi\` via HTTP, median (n=${ROUND_TRIPS})`, median(viaHttp), median(bare)),
+    row('execute `echo hi` via HTTP, p95', percentile(viaHttp, 95), percentile(bare, 95)),
   );
 }
 
@@ -122,7 +135,7 @@ async function sustainedOutput(): Promise<void> {
 
 async function main(): Promise<void> {
   process.stderr.write(`bench (${full ? 'full' : 'quick'}) in ${work}\n`);
-  await executeOverheadThroughShim();
+  await executeOverhead();
   await sustainedOutput();
   console.log(`Machine: ${machineLine()}\n`);
   console.log('| case | value | baseline (same run) | ratio |');

@@ -7,11 +7,16 @@
 //  - EnableEmbeddedAsarIntegrityValidation + OnlyLoadAppFromAsar ON (macOS, Windows: where
 //    Electron supports ASAR integrity): the app code is the signed app.asar, nothing else.
 //  - EnableCookieEncryption ON.
+//  - GrantFileProtocolExtraPrivileges OFF: the window loads the UI from its own
+//    `switchboard://` scheme (main/appProtocol.ts), so file: pages need no extra powers.
+//  - LoadBrowserProcessSpecificV8Snapshot OFF (Electron's default, stated).
 //
-// @electron/fuses is not a dependency yet. It is loaded with import() (it works whether the
-// installed version is CommonJS or ESM-only) inside try/catch. Without it packaging fails,
-// because an unfused app lets any local process attach a debugger to the hub that owns the
-// person's shells; set SWITCHBOARD_ALLOW_UNFUSED=1 to package a local test build anyway.
+// @electron/fuses (a dev dependency) is loaded with import() (works whether the installed
+// version is CommonJS or ESM-only) inside try/catch. Without it packaging fails, because an
+// unfused app lets any local process attach a debugger to the hub that owns the person's
+// shells; set SWITCHBOARD_ALLOW_UNFUSED=1 to package a local test build anyway.
+// test/unit/main/electronBuilder.test.ts runs this hook on a stand-in binary and reads the
+// fuse wire back.
 'use strict';
 
 const path = require('node:path');
@@ -41,8 +46,8 @@ async function loadFuses() {
   } catch (error) {
     const why = error && error.code ? error.code : String(error);
     const message =
-      `[afterPack] @electron/fuses could not be loaded (${why}). It is not a dependency yet: ` +
-      'run `npm install --save-dev @electron/fuses` before packaging. Without it the app would ship ' +
+      `[afterPack] @electron/fuses could not be loaded (${why}): run \`npm install\` (it is a dev ` +
+      'dependency) before packaging. Without it the app would ship ' +
       'with NODE_OPTIONS and --inspect enabled and no ASAR integrity check.';
     if (process.env.SWITCHBOARD_ALLOW_UNFUSED === '1') {
       console.warn(`${message} Continuing because SWITCHBOARD_ALLOW_UNFUSED=1: do not distribute this build.`);
@@ -72,6 +77,8 @@ exports.default = async function afterPack(context) {
     [FuseV1Options.EnableEmbeddedAsarIntegrityValidation]: asarIntegrity,
     [FuseV1Options.OnlyLoadAppFromAsar]: asarIntegrity,
     [FuseV1Options.EnableCookieEncryption]: true,
+    [FuseV1Options.LoadBrowserProcessSpecificV8Snapshot]: false,
+    [FuseV1Options.GrantFileProtocolExtraPrivileges]: false,
   });
   console.log(`[afterPack] fuses set on ${binary}`);
 };

@@ -108,14 +108,6 @@ function alive(pid: number): boolean {
   }
 }
 
-async function until(check: () => boolean | Promise<boolean>, deadlineMs: number, what: string): Promise<void> {
-  const end = Date.now() + deadlineMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out after ${deadlineMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 afterAll(async () => {
   await Promise.all(cleanups.map((dir) => stopHubIn(dir)));
   for (const dir of cleanups) rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,227 @@
+/**
+ * The menu-bar app's composition: the hub (started exactly as `switchboard serve` starts it),
+ * the tray, the window, the IPC bridge and notifications, wired to each other. No business
+ * logic: the person's actions go to the hub through a `UiBridge` (the class the WebSocket
+ * and the window's IPC use), so they are validated and audited the same way.
+ *
+ * Focus rule (DESIGN §5): the only path to showing anything is `showForPerson`, called from a
+ * tray click, a notification click or a second launch. Hub events (sessions opening,
+ * commands running, failing, waiting for input) only re-render the tray and maybe notify.
+ */
+import { app, clipboard, ipcMain, protocol } from 'electron';
+import { configSnippet } from '../src/commands/hostConfig.js';
+import { Hub, type HubStartOptions } from '../src/hub/hub.js';
+import type { Logger } from '../src/hub/logger.js';
+import type { UiBridge } from '../src/hub/uiBridge.js';
+import { defaultRendererDir } from '../src/hub/uiStatic.js';
+import { UI_PROTOCOL_VERSION, type ClientMessage, type HubMessage } from '../src/ui-protocol.js';
+import { serveApp } from './appProtocol.js';
+import { IpcBridge, type AppCommand } from './ipc.js';
+import { Notifier } from './notifications.js';
+import { preloadPath, trayIconsDir } from './paths.js';
+import { SettingsStore } from './settings.js';
+import { TrayController } from './tray.js';
+import type { TrayAction } from './trayMenu.js';
+import { MainWindow, type PersonReason } from './windows.js';
+
+export interface SwitchboardAppOptions {
+  stateDir: string;
+  logger: Logger;
+  env?: NodeJS.ProcessEnv;
+  platform?: NodeJS.Platform;
+  /** Hub endpoints (default: the socket and HTTP, as `serve`). */
+  listen?: HubStartOptions['listen'];
+  rendererDir?: string;
+  iconsDir?: string;
+  preload?: string;
+}
+
+type SessionAction = Extract<TrayAction, { type: 'takeOver' | 'handBack' | 'interrupt' | 'kill' | 'close' }>;
+
+export class SwitchboardApp {
+  readonly window: MainWindow;
+  readonly tray: TrayController;
+  readonly ipc: IpcBridge;
+  readonly notifier: Notifier;
+  private readonly trayBridge: UiBridge;
+  private readonly subscriptions: { dispose(): void }[] = [];
+  /** Tray requests awaiting the hub's `done`/`error`, by `req`. */
+  private readonly pending = new Map<number, ClientMessage>();
+  private nextReq = 1;
+  private disposed = false;
+
+  /** Settings first (an invalid file stops here, named), then the hub, then the shell. */
+  static async start(options: SwitchboardAppOptions): Promise<SwitchboardApp> {
+    const settings = new SettingsStore(options.stateDir);
+    settings.read();
+    const hub = await Hub.start({
+      stateDir: options.stateDir,
+      logger: options.logger,
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.listen ? { listen: options.listen } : {}),
+    });
+    try {
+      return new SwitchboardApp(options, settings, hub);
+    } catch (error) {
+      await hub.dispose().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private constructor(
+    private readonly options: SwitchboardAppOptions,
+    readonly settings: SettingsStore,
+    readonly hub: Hub,
+  ) {
+    const logger = options.logger;
+    serveApp(protocol, options.rendererDir ?? defaultRendererDir());
+    this.window = new MainWindow({ preload: options.preload ?? preloadPath(), logger, platform: this.platform });
+    this.ipc = new IpcBridge({ ipcMain, host: hub.ui, windowContents: () => this.window.contents, logger });
+
+    this.trayBridge = hub.ui.createBridge({ send: (message) => this.trayReply(message) });
+    this.trayBridge.receive({ type: 'hello', protocol: UI_PROTOCOL_VERSION });
+
+    this.notifier = new Notifier({
+      enabled: () => this.safeSettings()?.notifications ?? false,
+      longCommandMs: () => this.safeSettings()?.notifyAfterMs ?? 30_000,
+      onClick: (session) => this.showForPerson('notification', { type: 'watch', session }),
+      logger,
+    });
+    for (const session of hub.ui.list()) this.notifier.sessionChanged(session);
+
+    this.tray = new TrayController({
+      iconsDir: options.iconsDir ?? trayIconsDir(),
+      sessions: () => hub.ui.list(),
+      startAtLogin: () => this.startAtLogin(),
+      onAction: (action) => this.handleTrayAction(action),
+      platform: this.platform,
+    });
+    this.tray.start();
+
+    this.subscriptions.push(
+      hub.ui.onDidChangeSession((id) => {
+        this.tray.scheduleRender();
+        const session = hub.ui.info(id);
+        if (session) this.notifier.sessionChanged(session);
+      }),
+      hub.ui.onDidRemoveSession((id) => {
+        this.tray.scheduleRender();
+        this.notifier.sessionRemoved(id);
+      }),
+    );
+    logger.info(`app: hub ready (state dir ${hub.stateDir}, port ${hub.port ?? 'none'})`);
+  }
+
+  private get platform(): NodeJS.Platform {
+    return this.options.platform ?? process.platform;
+  }
+
+  /** The one way anything becomes visible: a person's action. */
+  showForPerson(reason: PersonReason, command?: AppCommand): void {
+    if (this.disposed) return;
+    this.window.showForPerson(reason, command);
+  }
+
+  handleTrayAction(action: TrayAction): void {
+    if (this.disposed) return;
+    switch (action.type) {
+      case 'open':
+        return this.showForPerson('tray');
+      case 'watch':
+        return this.showForPerson('watch', { type: 'watch', session: action.session });
+      case 'takeOver':
+      case 'handBack':
+      case 'interrupt':
+      case 'kill':
+      case 'close':
+        return this.request(sessionMessage(action));
+      case 'newTerminal':
+        return this.request({ type: 'openTerminal', cols: this.hub.settings.defaultCols, rows: this.hub.settings.defaultRows });
+      case 'copyMcpConfig':
+        clipboard.writeText(`${JSON.stringify(configSnippet(action.host, this.options.env ?? process.env), null, 2)}\n`);
+        this.options.logger.info(`app: MCP config for ${action.host} copied`);
+        return;
+      case 'settings':
+        return this.showForPerson('settings', { type: 'settings' });
+      case 'toggleStartAtLogin':
+        return this.setStartAtLogin(!this.startAtLogin().enabled);
+      case 'quit':
+        app.quit();
+        return;
+    }
+  }
+
+  /** Closes the shell, then the hub: sessions closed, transcripts flushed, files released. */
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    for (const subscription of this.subscriptions) subscription.dispose();
+    this.tray.dispose();
+    this.notifier.dispose();
+    this.ipc.dispose();
+    this.window.close();
+    this.trayBridge.dispose();
+    await this.hub.dispose();
+  }
+
+  // ---- the person's requests through the tray's UiBridge ---------------------------------
+
+  private request(message: ClientMessage): void {
+    const req = this.nextReq++;
+    this.pending.set(req, message);
+    this.trayBridge.receive({ ...message, req });
+  }
+
+  private trayReply(message: HubMessage): void {
+    if ((message.type !== 'done' && message.type !== 'error') || message.req === undefined) return;
+    const request = this.pending.get(message.req);
+    if (!request) return;
+    this.pending.delete(message.req);
+    if (message.type === 'error') {
+      this.options.logger.warn(`tray: ${request.type} failed: ${message.code}: ${message.message}`);
+      return;
+    }
+    // "New terminal" is the person asking for a terminal: show it to them.
+    if (request.type === 'openTerminal' && message.session) {
+      this.showForPerson('new-terminal', { type: 'watch', session: message.session });
+    }
+    this.tray.scheduleRender();
+  }
+
+  // ---- start at login ---------------------------------------------------------------------
+
+  private loginItemsSupported(): boolean {
+    return this.platform === 'darwin' || this.platform === 'win32';
+  }
+
+  private startAtLogin(): { enabled: boolean; supported: boolean } {
+    const supported = this.loginItemsSupported();
+    // The OS is the truth (the person may remove the login item in System Settings).
+    const enabled = supported ? app.getLoginItemSettings().openAtLogin : (this.safeSettings()?.startAtLogin ?? false);
+    return { enabled, supported };
+  }
+
+  /** The person's choice → the OS login item (macOS, Windows; opened hidden) and settings.json. */
+  private setStartAtLogin(enabled: boolean): void {
+    if (this.loginItemsSupported()) app.setLoginItemSettings({ openAtLogin: enabled, openAsHidden: true });
+    try {
+      this.settings.update({ startAtLogin: enabled });
+    } catch (error) {
+      this.options.logger.warn(`settings: ${(error as Error).message}`);
+    }
+    this.tray.render();
+  }
+
+  private safeSettings(): ReturnType<SettingsStore['read']> | undefined {
+    try {
+      return this.settings.read();
+    } catch (error) {
+      this.options.logger.warn(`settings: ${(error as Error).message}`);
+      return undefined;
+    }
+  }
+}
+
+function sessionMessage(action: SessionAction): ClientMessage {
+  return { type: action.type, session: action.session };
+}

@@ -1,0 +1,251 @@
+/**
+ * The tray menu as plain data (DESIGN §5), built from the hub's session list by pure
+ * functions: no Electron here, so every label, order and enabled flag is unit-tested.
+ * `tray.ts` turns the model into an Electron `Menu` and runs the actions.
+ *
+ *   Open Switchboard
+ *   ─────
+ *   <badge> <client> — <state>[ · <command> · <running time>]   ▸ Watch
+ *   …one per session (agents' first, then the person's)           Take over | Hand back
+ *   ─────                                                          Interrupt
+ *   New terminal                                                   Kill
+ *   Copy MCP config ▸ Claude Code, Cursor, Claude Desktop, VS Code Close
+ *   Settings…
+ *   Start at login ✓
+ *   ─────
+ *   Quit Switchboard
+ */
+import type { UiSession } from '../src/ui-protocol.js';
+
+/** The MCP hosts "Copy MCP config" offers, in menu order (`switchboard config <host>`). */
+export const MCP_HOSTS = [
+  { host: 'claude-code', title: 'Claude Code' },
+  { host: 'cursor', title: 'Cursor' },
+  { host: 'claude-desktop', title: 'Claude Desktop' },
+  { host: 'vscode', title: 'VS Code' },
+] as const;
+export type McpHost = (typeof MCP_HOSTS)[number]['host'];
+
+/** What a menu item does when the person clicks it. */
+export type TrayAction =
+  | { type: 'open' }
+  | { type: 'watch'; session: string }
+  | { type: 'takeOver'; session: string }
+  | { type: 'handBack'; session: string }
+  | { type: 'interrupt'; session: string }
+  | { type: 'kill'; session: string }
+  | { type: 'close'; session: string }
+  | { type: 'newTerminal' }
+  | { type: 'copyMcpConfig'; host: McpHost }
+  | { type: 'settings' }
+  | { type: 'toggleStartAtLogin' }
+  | { type: 'quit' };
+
+export type MenuItemModel =
+  | { kind: 'separator' }
+  | {
+      kind: 'item';
+      /** Stable id (`watch:k3f9q2`, `quit`): Electron's MenuItem id, and what tests look for. */
+      id: string;
+      label: string;
+      enabled: boolean;
+      /** Present only on checkbox items. */
+      checked?: boolean;
+      action?: TrayAction;
+      submenu?: MenuItemModel[];
+      toolTip?: string;
+    };
+
+export type MenuModel = MenuItemModel[];
+
+export interface TrayMenuOptions {
+  startAtLogin: boolean;
+  /** `app.setLoginItemSettings` works only on macOS and Windows. */
+  startAtLoginSupported: boolean;
+  /** How many sessions the menu lists before "… and N more" (the window lists them all). */
+  maxSessions?: number;
+}
+
+export type TrayIconState = 'idle' | 'running' | 'attention';
+
+/** Why a session wants the person, or null. */
+export type Attention = 'needs_you' | 'awaiting_input' | 'failed' | null;
+
+const DEFAULT_MAX_SESSIONS = 20;
+
+/** An agent drives it: opened by an agent, or the person's own session handed to agents. */
+export function agentDriven(session: UiSession): boolean {
+  return session.creator.kind === 'agent' || session.controller === 'agent';
+}
+
+/**
+ * Whether a session needs the person. Only sessions an agent drives count: the person's
+ * own terminal waiting for the person's own typing is not news.
+ *  - `needs_you`: a secret (echo-off) prompt only the person may answer;
+ *  - `awaiting_input`: the foreground program waits for the terminal;
+ *  - `failed`: at its prompt after a command that exited non-zero (cleared by the next command).
+ */
+export function sessionAttention(session: UiSession): Attention {
+  if (!agentDriven(session) || session.closed_at !== undefined) return null;
+  if (session.state === 'awaiting_input') return session.secret ? 'needs_you' : 'awaiting_input';
+  if (session.state === 'idle' && session.last_exit_code !== null && session.last_exit_code !== 0) return 'failed';
+  return null;
+}
+
+/** The menu-bar icon: attention beats running beats idle; only agent-driven sessions count. */
+export function trayIconState(sessions: readonly UiSession[]): TrayIconState {
+  let running = false;
+  for (const session of sessions) {
+    if (sessionAttention(session) !== null) return 'attention';
+    if (agentDriven(session) && session.state === 'running' && session.closed_at === undefined) running = true;
+  }
+  return running ? 'running' : 'idle';
+}
+
+/** The tray's tooltip: one line saying what the icon means. */
+export function trayToolTip(sessions: readonly UiSession[]): string {
+  const live = sessions.filter((s) => s.state !== 'exited' && s.closed_at === undefined);
+  const attention = sessions.filter((s) => sessionAttention(s) !== null).length;
+  const running = live.filter((s) => agentDriven(s) && s.state === 'running').length;
+  const parts = [`${live.length} ${live.length === 1 ? 'session' : 'sessions'}`];
+  if (running > 0) parts.push(`${running} agent ${running === 1 ? 'command' : 'commands'} running`);
+  if (attention > 0) parts.push(`${attention} ${attention === 1 ? 'needs' : 'need'} you`);
+  return `Switchboard — ${parts.join(', ')}`;
+}
+
+/** `1.2 s`, `45 s`, `3m 07s`, `2h 05m`. */
+export function formatDuration(ms: number): string {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  if (ms < 10_000) return `${(Math.max(0, ms) / 1000).toFixed(1)} s`;
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m ${String(seconds % 60).padStart(2, '0')}s`;
+  return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, '0')}m`;
+}
+
+/** Agent badge + who: `🤖 claude-code 1.0.3`, or `👤 You` for the person's own terminal. */
+export function sessionWho(session: UiSession): string {
+  if (session.creator.kind === 'agent') return `🤖 ${session.creator.client || 'agent'}`;
+  return session.controller === 'agent' ? '👤 Yours, handed to agents' : '👤 You';
+}
+
+/** The state part of a session's label. */
+export function sessionStateText(session: UiSession): string {
+  const attention = sessionAttention(session);
+  if (attention === 'needs_you') return 'needs you: password prompt';
+  if (session.state === 'awaiting_input') return 'waiting for input';
+  if (session.state === 'exited' || session.closed_at !== undefined) {
+    return session.exit_code === null ? 'exited' : `exited (${session.exit_code})`;
+  }
+  if (session.state === 'running') return 'running';
+  if (attention === 'failed') return `idle · last command failed (${session.last_exit_code})`;
+  return 'idle';
+}
+
+function truncate(text: string, max: number): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
+}
+
+/** One line per session: badge + client, name, state, running command and time. */
+export function sessionLabel(session: UiSession): string {
+  const parts = [sessionWho(session)];
+  if (session.name) parts.push(`“${truncate(session.name, 24)}”`);
+  let label = `${parts.join(' ')} — ${sessionStateText(session)}`;
+  if ((session.state === 'running' || session.state === 'awaiting_input') && session.command) {
+    label += ` · ${truncate(session.command, 40)}`;
+  }
+  if (session.running_ms !== null && session.state !== 'exited') label += ` · ${formatDuration(session.running_ms)}`;
+  if (session.controller === 'user' && session.creator.kind === 'agent' && session.state !== 'exited') label += ' · you have control';
+  return label;
+}
+
+/** The submenu of one session: Watch, Take over / Hand back, Interrupt, Kill, Close. */
+export function sessionSubmenu(session: UiSession): MenuItemModel[] {
+  const id = session.id;
+  const live = session.state !== 'exited' && session.closed_at === undefined;
+  const busy = live && (session.state === 'running' || session.state === 'awaiting_input');
+  const control: MenuItemModel =
+    session.controller === 'agent'
+      ? { kind: 'item', id: `takeOver:${id}`, label: 'Take over', enabled: live, action: { type: 'takeOver', session: id } }
+      : {
+          kind: 'item',
+          id: `handBack:${id}`,
+          label: session.creator.kind === 'agent' ? 'Hand back' : 'Hand to agents',
+          enabled: live,
+          action: { type: 'handBack', session: id },
+        };
+  return [
+    { kind: 'item', id: `watch:${id}`, label: 'Watch', enabled: true, action: { type: 'watch', session: id } },
+    control,
+    { kind: 'separator' },
+    { kind: 'item', id: `interrupt:${id}`, label: 'Interrupt (Ctrl-C)', enabled: busy, action: { type: 'interrupt', session: id } },
+    { kind: 'item', id: `kill:${id}`, label: 'Kill', enabled: busy, action: { type: 'kill', session: id } },
+    { kind: 'item', id: `close:${id}`, label: live ? 'Close' : 'Remove from list', enabled: true, action: { type: 'close', session: id } },
+  ];
+}
+
+/** Agents' sessions first (attention first among them), then the person's; oldest first within. */
+function menuOrder(sessions: readonly UiSession[]): UiSession[] {
+  const rank = (s: UiSession): number => {
+    if (sessionAttention(s) !== null) return 0;
+    if (s.state === 'exited' || s.closed_at !== undefined) return 3;
+    return agentDriven(s) ? 1 : 2;
+  };
+  return [...sessions].sort((a, b) => rank(a) - rank(b) || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+}
+
+/** The whole tray menu for the hub's current sessions. */
+export function buildTrayMenu(sessions: readonly UiSession[], options: TrayMenuOptions): MenuModel {
+  const max = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const ordered = menuOrder(sessions);
+  const menu: MenuModel = [{ kind: 'item', id: 'open', label: 'Open Switchboard', enabled: true, action: { type: 'open' } }, { kind: 'separator' }];
+
+  if (ordered.length === 0) {
+    menu.push({ kind: 'item', id: 'no-sessions', label: 'No sessions', enabled: false });
+  }
+  for (const session of ordered.slice(0, max)) {
+    menu.push({
+      kind: 'item',
+      id: `session:${session.id}`,
+      label: sessionLabel(session),
+      enabled: true,
+      submenu: sessionSubmenu(session),
+      toolTip: [session.cwd, session.command].filter((x): x is string => Boolean(x)).join(' — ') || session.id,
+    });
+  }
+  if (ordered.length > max) {
+    menu.push({ kind: 'item', id: 'more-sessions', label: `… and ${ordered.length - max} more (Open Switchboard)`, enabled: true, action: { type: 'open' } });
+  }
+
+  menu.push(
+    { kind: 'separator' },
+    { kind: 'item', id: 'newTerminal', label: 'New terminal', enabled: true, action: { type: 'newTerminal' } },
+    {
+      kind: 'item',
+      id: 'copyMcpConfig',
+      label: 'Copy MCP config',
+      enabled: true,
+      submenu: MCP_HOSTS.map(({ host, title }) => ({
+        kind: 'item' as const,
+        id: `copyMcpConfig:${host}`,
+        label: title,
+        enabled: true,
+        action: { type: 'copyMcpConfig' as const, host },
+      })),
+    },
+    { kind: 'item', id: 'settings', label: 'Settings…', enabled: true, action: { type: 'settings' } },
+    {
+      kind: 'item',
+      id: 'startAtLogin',
+      label: 'Start at login',
+      enabled: options.startAtLoginSupported,
+      checked: options.startAtLogin,
+      action: { type: 'toggleStartAtLogin' },
+      ...(options.startAtLoginSupported ? {} : { toolTip: 'Use your desktop’s autostart settings on this system.' }),
+    },
+    { kind: 'separator' },
+    { kind: 'item', id: 'quit', label: 'Quit Switchboard', enabled: true, action: { type: 'quit' } },
+  );
+  return menu;
+}

@@ -1,0 +1,18 @@
+/**
+ * The renderer's one way to the hub. In a browser it is a WebSocket to `/ws`
+ * (webSocketBridge.ts); in the Electron window the preload exposes the same interface over IPC.
+ * Messages are the typed ones of src/ui-protocol.ts; the UI never sees a transport.
+ */
+import type { Bridge as ProtocolBridge } from '../../src/ui-protocol.js';
+
+export type ConnectionStatus = 'connecting' | 'open' | 'closed';
+
+export interface Bridge extends ProtocolBridge {
+  /** Starts (and keeps) the connection; safe to call once per page. */
+  connect(): void;
+  /**
+   * `open` each time a connection is (re)established: the UI says `hello` and re-subscribes
+   * its tabs then, because a new connection starts with no subscriptions.
+   */
+  onStatus(listener: (status: ConnectionStatus) => void): () => void;
+}

@@ -1,0 +1,324 @@
+/// <reference lib="dom" />
+/**
+ * The person's side end to end: Debian's chromium (playwright-core) on the UI that a real
+ * `node bin/switchboard.js serve` serves, while the official MCP client acts as the agent over
+ * HTTP. Covers auth of the page, live agent output in a labelled tab, geometry (watching never
+ * resizes the agent's PTY), take over / hand back, interrupt, a flood, and a secret prompt
+ * answered by the person. Writes screenshots to test-results/screenshots/.
+ *
+ * Runs against dist/: `npm run build` first. Waits are event-driven (page.waitForFunction,
+ * locator waits, the tools' own `wait`), never fixed sleeps.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { removeHome, ROOT, startHub, type HubProcess } from '../integration/helpers/hubProcess.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const AGENT = { name: 'ui-e2e-agent', version: '1.0.0' };
+const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
+const SECRET = 's3cr3t-xyz';
+
+interface ToolResult {
+  isError: boolean;
+  text: string;
+  sc: Record<string, unknown>;
+}
+
+let hub: HubProcess;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let agent: Client;
+/** The agent's session, shared by the tests in order. */
+let session = '';
+
+async function call(name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
+  const result = await agent.callTool({ name, arguments: args });
+  const first = result.content[0];
+  return { isError: result.isError === true, text: first?.type === 'text' ? first.text : '', sc: (result.structuredContent ?? {}) as Record<string, unknown> };
+}
+
+async function execute(args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const result = await call('execute', args);
+  if (result.isError) throw new Error(`execute ${JSON.stringify(args)} failed: ${result.text}`);
+  return result.sc;
+}
+
+async function listed(id: string): Promise<Record<string, unknown>> {
+  const sessions = (await call('list')).sc.sessions as Record<string, unknown>[];
+  const found = sessions.find((entry) => entry.id === id);
+  if (!found) throw new Error(`session ${id} is not listed`);
+  return found;
+}
+
+/** The visible terminal's rows as the DOM renders them (what the person sees). */
+function screenOf(target: Page): Promise<string> {
+  return target.evaluate(() => {
+    const rows = document.querySelector('.term-host:not([hidden]) .xterm-rows');
+    return (rows?.textContent ?? '').replace(/\u00a0/g, ' ');
+  });
+}
+
+/** Waits until the visible terminal shows `text` (read from the DOM rows). */
+async function waitForScreen(target: Page, text: string, timeout = 10_000): Promise<void> {
+  await target.waitForFunction(
+    (needle) => {
+      const rows = document.querySelector('.term-host:not([hidden]) .xterm-rows');
+      return (rows?.textContent ?? '').replace(/\u00a0/g, ' ').includes(needle);
+    },
+    text,
+    { timeout, polling: 'raf' },
+  );
+}
+
+async function screenshot(name: string, target: Page = page): Promise<void> {
+  // Let the terminal paint what it parsed before the picture is taken.
+  await target.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  await target.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+}
+
+function rowState(id: string): Promise<string | null> {
+  return page.locator(`.session-row[data-session="${id}"]`).getAttribute('data-state');
+}
+
+function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const full = path.join(dir, name);
+    const stat = statSync(full, { throwIfNoEntry: false });
+    if (stat?.isDirectory()) out.push(...filesUnder(full));
+    else if (stat?.isFile()) out.push(full);
+  }
+  return out;
+}
+
+beforeAll(async () => {
+  if (!existsSync(path.join(ROOT, 'dist', 'renderer', 'app.js'))) throw new Error('dist/renderer is missing: run `npm run build` first.');
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing (apt-get install chromium).`);
+  mkdirSync(SHOTS, { recursive: true });
+  hub = await startHub({ env: { SHELL: '/bin/bash' } });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--headless', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  context = await browser.newContext({ viewport: { width: 1360, height: 820 }, colorScheme: 'dark', deviceScaleFactor: 1 });
+  page = await context.newPage();
+  page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
+  agent = new Client(AGENT);
+  await agent.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${hub.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }),
+  );
+}, 30_000);
+
+afterAll(async () => {
+  await agent?.close().catch(() => undefined);
+  await browser?.close().catch(() => undefined);
+  if (hub) {
+    expect(await hub.stop()).toBe(0);
+    // The secret the person typed is in no file under the state dir, and not in the hub's log.
+    for (const file of filesUnder(hub.home)) expect(readFileSync(file).includes(SECRET), `${file} holds the secret`).toBe(false);
+    expect(hub.stderr()).not.toContain(SECRET);
+    removeHome(hub.home);
+  }
+});
+
+describe('the UI in a browser against switchboard serve', () => {
+  it('needs the token: without it 401, with /?token=… the app (and an empty state that says how to connect an agent)', async () => {
+    const bare = await fetch(`http://127.0.0.1:${hub.port}/`);
+    expect(bare.status).toBe(401);
+    await page.goto(`http://127.0.0.1:${hub.port}/?token=${hub.token}`);
+    // The token leaves the address bar (cookie auth from here on).
+    expect(new URL(page.url()).search).toBe('');
+    await page.locator('.conn.conn-open').waitFor({ timeout: 10_000 });
+    const empty = page.locator('[data-empty="no-sessions"]');
+    await empty.waitFor();
+    expect(await empty.textContent()).toContain('switchboard config claude-code');
+    await screenshot('empty');
+  });
+
+  it('shows an agent’s execute live, in a tab labelled with the agent’s client name', async () => {
+    const result = await execute({ command: 'echo visible-77' });
+    expect(result).toMatchObject({ status: 'completed', exit_code: 0, output: 'visible-77' });
+    session = String(result.session);
+    const tab = page.locator(`.tab[data-tab="${session}"]`);
+    await tab.waitFor();
+    expect(await tab.textContent()).toContain(AGENT.name);
+    await waitForScreen(page, 'visible-77');
+    // Grouped under the agent's name in the sidebar, with an agent badge.
+    const group = page.locator('.session-group', { has: page.locator(`.session-row[data-session="${session}"]`) });
+    expect(await group.locator('.group-title').textContent()).toBe(AGENT.name);
+  });
+
+  it('never resizes the agent’s session when the browser window changes size', async () => {
+    const before = await listed(session);
+    for (const viewport of [
+      { width: 700, height: 420 },
+      { width: 1600, height: 1000 },
+      { width: 1360, height: 820 },
+    ]) {
+      await page.setViewportSize(viewport);
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    }
+    // A round trip through the session after the resizes, then the size is unchanged.
+    await execute({ session, command: 'echo geometry-ok' });
+    const after = await listed(session);
+    expect({ rows: after.rows, cols: after.cols }).toEqual({ rows: before.rows, cols: before.cols });
+    // The view keeps the agent's grid (it shrinks the font instead).
+    const view = await page.evaluate(() => window.switchboard?.inspect().view() ?? null);
+    expect(view).toMatchObject({ cols: before.cols, rows: before.rows, mode: 'watch' });
+  });
+
+  it('Interrupt stops the agent’s running `sleep 1000` and the session is idle again', async () => {
+    await execute({ session, command: 'ls -la /etc | head -n 12' });
+    await execute({ session, command: 'git --version || true' });
+    const started = await execute({
+      session,
+      command: 'for i in 1 2 3 4 5; do echo "[build] step $i/5 compiled"; done; sleep 1000',
+      timeout_ms: 1500,
+    });
+    expect(started.status).toBe('running');
+    await page.locator(`.session-row[data-session="${session}"][data-state="running"]`).waitFor();
+    await waitForScreen(page, 'step 5/5');
+    await screenshot('busy-agent');
+    await page.locator('[data-action="interrupt"]').click();
+    await page.locator(`.session-row[data-session="${session}"][data-state="idle"]`).waitFor({ timeout: 10_000 });
+    expect((await listed(session)).state).toBe('idle');
+  });
+
+  it('Take over refuses the agent’s writes, passes the person’s keys to the shell; Hand back restores the agent', async () => {
+    await page.locator('[data-action="take-over"]').click();
+    await page.locator('.banner[data-banner="control"]').waitFor();
+    expect(await page.locator('.banner[data-banner="control"]').textContent()).toContain('You control this session');
+    const refused = await call('execute', { session, command: 'echo should-not-run' });
+    expect(refused.isError).toBe(true);
+    expect(refused.sc.code).toBe('SESSION_CONTROLLED_BY_USER');
+
+    // The person's tab size wins once they control the session.
+    await page.waitForFunction(() => window.switchboard?.inspect().view()?.mode === 'fit');
+    await page.locator('.term-host:not([hidden]) .xterm').click();
+    await page.keyboard.type('echo typed-$((6*7))');
+    await page.keyboard.press('Enter');
+    const seen = await call('read', { session, view: 'screen', wait: { pattern: 'typed-42', timeout_ms: 5000 } });
+    expect(seen.isError).toBe(false);
+    expect(String(seen.sc.content)).toContain('typed-42');
+    await waitForScreen(page, 'typed-42');
+    const view = await page.evaluate(() => window.switchboard?.inspect().view() ?? null);
+    await expect.poll(async () => {
+      const info = await listed(session);
+      return { cols: info.cols, rows: info.rows };
+    }).toEqual({ cols: view?.cols, rows: view?.rows });
+    await screenshot('taken-over');
+
+    await page.locator('.banner [data-action="banner-hand-back"]').click();
+    await page.locator('[data-action="take-over"]').waitFor();
+    const back = await execute({ session, command: 'echo agent-again' });
+    expect(back).toMatchObject({ status: 'completed', output: 'agent-again' });
+  });
+
+  it('typing into an agent tab asks once, then takes over', async () => {
+    await page.locator('.term-host:not([hidden]) .xterm').click();
+    await page.keyboard.type('x');
+    const dialog = page.locator('.dialog');
+    await dialog.waitFor({ timeout: 5_000 });
+    expect(await dialog.textContent()).toContain("The agent's writes will be refused until you hand it back");
+    await dialog.locator('[data-dialog="confirm"]').click();
+    await page.locator('.banner[data-banner="control"]').waitFor({ timeout: 5_000 });
+    // The key that asked went through once control arrived.
+    await waitForScreen(page, '# x', 5_000);
+    await page.keyboard.press('Backspace');
+    await page.locator('[data-action="hand-back"]').click();
+    await page.locator('[data-action="take-over"]').waitFor({ timeout: 5_000 });
+  });
+
+  it('shows failed commands in red in the timeline', async () => {
+    const failed = await execute({ session, command: 'ls /nonexistent-dir' });
+    expect(failed.exit_code).toBe(2);
+    await page.locator('.timeline-item.tone-fail').first().waitFor();
+    await page.locator(`.status-item.last-exit.tone-fail`).waitFor();
+    await page.locator('.timeline-item .tl-button').first().click();
+    await screenshot('failed-command');
+    await page.locator('[data-action="toggle-theme"]').click();
+    await page.waitForFunction(() => document.documentElement.dataset.theme === 'light');
+    await screenshot('light-theme');
+    await page.locator('[data-action="toggle-theme"]').click();
+    await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
+  });
+
+  it('stays live through a flood, in this page and in a second one', async () => {
+    // Another viewer in its own window: a separate context (it signs in with the token too). Two
+    // tabs of one headless window would not do: only the front tab gets prompt animation frames.
+    const secondContext = await browser.newContext({ viewport: { width: 1100, height: 700 }, colorScheme: 'dark' });
+    const second = await secondContext.newPage();
+    await second.goto(`http://127.0.0.1:${hub.port}/?token=${hub.token}`);
+    await second.locator(`.tab[data-tab="${session}"]`).click();
+    await waitForScreen(second, 'agent-again');
+
+    const flood = await execute({ session, command: 'yes | head -n 300000', timeout_ms: 60_000, max_lines: 5 });
+    expect(flood.status).toBe('completed');
+    await execute({ session, command: 'echo after-flood' });
+    const start = Date.now();
+    await Promise.all([waitForScreen(page, 'after-flood', 5_000), waitForScreen(second, 'after-flood', 5_000)]);
+    expect(Date.now() - start).toBeLessThan(1_000);
+    await secondContext.close();
+  });
+
+  it('a secret prompt shows "needs you"; the person types the secret, the command completes', async () => {
+    // The command line is recorded (transcript, commands.jsonl), so it spells the secret in two
+    // pieces: only the person's keystrokes carry it whole, and those must be recorded nowhere.
+    const [head, tail] = [SECRET.slice(0, 6), SECRET.slice(6)];
+    const asked = await call('execute', { session, command: `python3 -c 'import getpass; print(getpass.getpass() == "${head}" + "${tail}")'`, timeout_ms: 15_000 });
+    expect(asked.isError).toBe(false);
+    expect(asked.sc).toMatchObject({ status: 'awaiting_input', secret: true });
+    await page.locator(`.session-row[data-session="${session}"][data-state="needs_you"]`).waitFor();
+    expect(await page.locator(`.tab[data-tab="${session}"] .tab-needs`).textContent()).toBe('needs you');
+    await page.locator('.banner[data-banner="needs-you"]').waitFor();
+    await screenshot('needs-you');
+
+    await page.locator('[data-action="banner-take-over"]').click();
+    await page.locator('.banner[data-banner="control"]').waitFor();
+    await page.locator('.term-host:not([hidden]) .xterm').click();
+    await page.keyboard.type(SECRET);
+    await page.keyboard.press('Enter');
+    await waitForScreen(page, 'True');
+    await page.waitForFunction((id) => document.querySelector(`.session-row[data-session="${id}"]`)?.getAttribute('data-state') === 'idle', session);
+    expect(await rowState(session)).toBe('idle');
+    expect(await screenOf(page)).not.toContain(SECRET);
+    await page.locator('[data-action="hand-back"]').click();
+    await page.locator('[data-action="take-over"]').waitFor();
+  });
+
+  it('New terminal opens the person’s own session, fitted to the pane; Close ends it', async () => {
+    await page.locator('#new-terminal').click();
+    const tab = page.locator('.tab.user.active');
+    await tab.waitFor();
+    const mine = String(await tab.getAttribute('data-tab'));
+    expect(await tab.textContent()).toContain('terminal');
+    await page.waitForFunction(() => window.switchboard?.inspect().view()?.mode === 'fit');
+    await page.locator('.term-host:not([hidden]) .xterm').click();
+    await page.keyboard.type('echo mine-$((40+2))');
+    await page.keyboard.press('Enter');
+    await waitForScreen(page, 'mine-42');
+    // No question asked (it is the person's), no banner; agents see it as the person's.
+    expect(await page.locator('.dialog').count()).toBe(0);
+    expect(await listed(mine)).toMatchObject({ creator: { kind: 'user' }, controller: 'user' });
+
+    await page.locator('[data-action="open-settings"]').click();
+    await page.locator('.settings-page').waitFor();
+    await screenshot('settings');
+    await page.locator('[data-action="close-settings"]').click();
+
+    await page.locator('[data-action="close"]').click();
+    await page.locator('.dialog [data-dialog="confirm"]').click();
+    await page.locator(`.tab[data-tab="${mine}"]`).waitFor({ state: 'detached' });
+    await page.locator(`.session-row[data-session="${mine}"]`).waitFor({ state: 'detached' });
+  });
+});
+
+declare global {
+  interface Window {
+    switchboard?: { inspect(): { view(id?: string): { cols: number; rows: number; mode: string; fontSize: number } | null } };
+  }
+}
