@@ -41,7 +41,8 @@ export async function bareRoundTrips(count: number): Promise<number[]> {
     buffer = '';
     const start = now();
     shell.write('echo hi\r');
-    await waitFor((text) => text.includes('\nhi\r\n') && text.endsWith('READY$ '));
+    // `hi\r\n` twice: the echoed command line, then its output; then the prompt.
+    await waitFor((text) => text.split('hi\r\n').length >= 3 && text.endsWith('READY$ '));
     samples.push(now() - start);
   }
   shell.kill();

@@ -90,6 +90,10 @@ export class Emulator {
   /** Feeds decoded output that came from transcript bytes [byteStart, byteEnd). */
   write(data: string, byteStart: number, byteEnd: number): void {
     if (this.disposed) return;
+    // With nothing queued, parse now rather than after xterm's setTimeout (≥ 1 ms in Node):
+    // a command's D mark is then seen in the same tick its bytes arrive. xterm parses a write
+    // at once when it follows user input; an empty input() is that signal and sends nothing.
+    if (this.pending === 0) this.terminal.input('', true);
     this.pending += data.length;
     this.chunkRanges.push([byteStart, byteEnd]);
     this.terminal.write(data, () => {
