@@ -1,7 +1,8 @@
 /**
  * `switchboard serve`: the headless hub. Owns the sessions for its state dir until SIGINT,
  * SIGTERM or SIGHUP, then closes everything (exit 0). All output goes to stderr; the UI
- * address printed here is the one place the token is shown, to the person, in their terminal.
+ * address printed here is the one place the token is shown, to the person, in their terminal
+ * (only when stderr is one: a background hub's stderr goes to a log file).
  */
 import { Hub } from '../hub/hub.js';
 import { stderrLogger } from '../hub/logger.js';
@@ -87,8 +88,13 @@ async function disposeWithin(hub: Hub, ms: number, logger: ReturnType<typeof std
 function printBanner(hub: Hub): void {
   const lines = [`${LISTENING_PREFIX} (pid ${process.pid}, port ${hub.port ?? 'none'}, socket ${hub.socketPath ?? 'none'})`, `  state dir: ${hub.stateDir}`];
   if (hub.port !== null && hub.token) {
+    // The token is shown only to a person at a terminal: a hub started in the background
+    // (the shim's, stderr into hub.log) must not write it into a log file.
+    const ui = process.stderr.isTTY
+      ? `http://127.0.0.1:${hub.port}/?token=${hub.token}`
+      : `http://127.0.0.1:${hub.port}/?token=<contents of ${hub.stateDir}/token>`;
     lines.push(
-      `  UI:        http://127.0.0.1:${hub.port}/?token=${hub.token}`,
+      `  UI:        ${ui}`,
       `  MCP HTTP:  http://127.0.0.1:${hub.port}/mcp  (header "Authorization: Bearer <contents of ${hub.stateDir}/token>")`,
     );
   }

@@ -311,6 +311,9 @@ describe('shim: starting and finding the hub', () => {
       // A hub of its own, not the shim hosting sessions in-process.
       expect(hubPid).not.toBe(host.transport.pid);
       expect(existsSync(path.join(home, 'hub.log'))).toBe(true);
+      // The background hub's log never holds the token (DESIGN §4: never in logs).
+      const token = readFileSync(path.join(home, 'token'), 'utf8').trim();
+      expect(readFileSync(path.join(home, 'hub.log'), 'utf8')).not.toContain(token);
       expect(host.errors).toEqual([]);
     } finally {
       await host.client.close();
