@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Protocol } from 'electron';
-import { isUiAssetPath } from '../src/hub/uiStatic.js';
+import { CONTENT_TYPES, isUiAssetPath } from '../src/hub/uiStatic.js';
 
 export const APP_SCHEME = 'switchboard';
 export const APP_HOST = 'ui';
@@ -34,19 +34,6 @@ export const APP_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.woff2': 'font/woff2',
-  '.woff': 'font/woff',
-  '.ttf': 'font/ttf',
-};
 
 const NOT_BUILT_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Switchboard</title></head>

@@ -9,9 +9,8 @@
  *   sh    `ENV=assets/shell-integration/sh.sh` defines `__sb_exec`; each command is wrapped
  *   other no injection; each command is wrapped inline (POSIX syntax assumed)
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { packageRoot } from '../packageInfo.js';
 
 import { NONCE_ENV, OSC_CWD, OSC_FINAL_TERM } from './marks.js';
 import type { Detection, ShellKind } from './types.js';
@@ -57,34 +56,9 @@ export function detectShellKind(shellPath: string): ShellKind | 'unknown' {
   return 'unknown';
 }
 
-let cachedAssetsDir: string | undefined;
-
-/**
- * `<package root>/assets`, found by walking up from this module until a `package.json` named
- * "switchboard": works from `src/core` (vitest) and from `dist/src/core` (after tsc).
- */
+/** `<package root>/assets`: the integration scripts ship beside the code. */
 export function assetsDir(): string {
-  if (cachedAssetsDir !== undefined) return cachedAssetsDir;
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const manifest = join(dir, 'package.json');
-    if (existsSync(manifest)) {
-      try {
-        const parsed = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown };
-        if (parsed.name === 'switchboard') {
-          cachedAssetsDir = join(dir, 'assets');
-          return cachedAssetsDir;
-        }
-      } catch {
-        // an unreadable or invalid package.json is not ours: keep walking up
-      }
-    }
-    const parent = resolve(dir, '..');
-    if (parent === dir) {
-      throw new Error(`switchboard package root not found above ${fileURLToPath(import.meta.url)}`);
-    }
-    dir = parent;
-  }
+  return join(packageRoot(), 'assets');
 }
 
 /** Arguments and environment that start `shellPath` with shell integration injected. */

@@ -4,8 +4,8 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BASE_HEADERS, sendText } from './httpReplies.js';
 
-/** Content types of what the renderer build emits; anything else is not served. */
-const CONTENT_TYPES: Record<string, string> = {
+/** Content types of what the renderer build emits; anything else is not served (also by the app's protocol). */
+export const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',

@@ -2,7 +2,6 @@
  * The MCP server factory: one `McpServer` per connection, every tool registered on it, all of
  * them calling into one shared hub (DESIGN §1, §3).
  */
-import * as fs from 'node:fs';
 import {
   CLIENT_INFO_META_KEY,
   McpServer,
@@ -21,6 +20,7 @@ import { registerList } from './tools/list.js';
 import { registerOpen } from './tools/open.js';
 import { registerRead } from './tools/read.js';
 import { registerSend, sendAuditFacts } from './tools/send.js';
+import { packageVersion } from '../packageInfo.js';
 
 /** One tool call as the audit log records it (DESIGN §4): who, what, on which session, how it ended — never the arguments. */
 export interface ToolAuditEvent {
@@ -174,24 +174,5 @@ function isImplementation(value: unknown): value is { name: string; version: str
   return typeof record.name === 'string' && typeof record.version === 'string';
 }
 
-let cachedVersion: string | undefined;
-
-/** Our package.json's version, found by walking up from this file (src/ under vitest, dist/src/ when built). */
-export function packageVersion(): string {
-  if (cachedVersion !== undefined) return cachedVersion;
-  cachedVersion = '0.0.0';
-  let dir = new URL('.', import.meta.url);
-  for (let i = 0; i < 6; i++) {
-    try {
-      const pkg = JSON.parse(fs.readFileSync(new URL('package.json', dir), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'switchboard' && typeof pkg.version === 'string') {
-        cachedVersion = pkg.version;
-        break;
-      }
-    } catch {
-      // No package.json at this level: keep walking up.
-    }
-    dir = new URL('..', dir);
-  }
-  return cachedVersion;
-}
+/** Our package's version (re-exported for the hub and the CLI). */
+export { packageVersion };
