@@ -13,7 +13,7 @@ const schema = z.object({
   keys: z
     .array(z.string().min(1))
     .optional()
-    .describe('Pressed after text: enter, tab, escape, backspace, up, pageup, f1…f12, ctrl+c, alt+b, shift+tab.'),
+    .describe('Pressed after text: enter, tab, escape, backspace, up, pageup, f1…f12, ctrl+c, alt+b, shift+tab. Send escape in its own call.'),
   paste: z.boolean().optional().describe('Bracketed paste (default: on for multi-line text).'),
   wait: waitSchema.describe('Then wait (default: until output settles, ≤3 s).'),
 });
