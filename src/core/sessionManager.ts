@@ -103,6 +103,7 @@ export class SessionManager {
     }
     if (request.name !== undefined) this.assertNameFree(request.name);
     const cwd = this.resolveCwd(request.cwd);
+    if (request.program !== undefined) assertProgramRuns(request.program, cwd, request.env?.PATH ?? this.options.baseEnv.PATH);
     const id = this.uniqueId();
     const env = buildSessionEnv({
       sessionId: id,
@@ -266,4 +267,26 @@ export class SessionManager {
       if (!this.live.has(id) && !this.closed.has(id) && !this.sessionStore?.has(id)) return id;
     }
   }
+}
+
+/**
+ * node-pty starts a missing program "successfully" and the child then exits with an execvp
+ * error: check first, so `open` says SPAWN_FAILED instead of opening a session that dies.
+ */
+function assertProgramRuns(program: string, cwd: string, searchPath: string | undefined): void {
+  const candidates = program.includes('/')
+    ? [path.resolve(cwd, program)]
+    : (searchPath ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, program));
+  for (const candidate of candidates) {
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      if (fs.statSync(candidate).isFile()) return;
+    } catch {
+      // not here: keep looking
+    }
+  }
+  throw new SwitchboardError(
+    ErrorCode.SpawnFailed,
+    `program: "${program}" was not found${program.includes('/') ? ' or is not executable' : ' on PATH'}; give an absolute path or a program that is installed.`,
+  );
 }

@@ -192,3 +192,12 @@ describe('session manager', () => {
     expect(commands.at(-1)).toMatchObject({ command: 'echo transcript-check', exit_code: 0 });
   });
 });
+
+describe('opening programs', () => {
+  it('refuses a program that does not exist with SPAWN_FAILED, opening nothing', async () => {
+    const { manager: m } = manager();
+    await expect(m.open({ creator: agent, program: 'no-such-program-xyz' })).rejects.toMatchObject({ code: 'SPAWN_FAILED', message: expect.stringContaining('no-such-program-xyz') });
+    await expect(m.open({ creator: agent, program: '/no/such/program' })).rejects.toMatchObject({ code: 'SPAWN_FAILED' });
+    expect(m.list(true)).toHaveLength(0);
+  });
+});
