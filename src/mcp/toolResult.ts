@@ -30,7 +30,8 @@ export function failure(code: ErrorCode | typeof INTERNAL_ERROR, message: string
 
 /**
  * Any thrown value as a result. Coded core errors keep their code, message and details;
- * anything else is logged in full (stderr, never stdout) and reported generically, so no
+ * anything else is logged by name and message (stderr, never stdout; the stack with
+ * SWITCHBOARD_LOG=debug) and reported generically, so no
  * stack trace, file path or internal message reaches the agent.
  */
 export function errorResult(error: unknown, logger: ErrorLogger, tool: string, warnings: string[] = []): CallToolResult {
@@ -39,7 +40,9 @@ export function errorResult(error: unknown, logger: ErrorLogger, tool: string, w
     const result = failure(error.code, error.message, { ...error.details, ...extra });
     return withWarnings(result, warnings);
   }
-  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  // The stack only when asked for (SWITCHBOARD_LOG=debug): logs carry no stack traces by default.
+  const debug = process.env.SWITCHBOARD_LOG === 'debug';
+  const detail = error instanceof Error ? ((debug ? error.stack : undefined) ?? `${error.name}: ${error.message}`) : String(error);
   logger.error(`${tool}: unexpected error: ${detail}`);
   return withWarnings(
     failure(INTERNAL_ERROR, `Switchboard hit an unexpected error running ${tool} (details are in its log). Call list to check the session's state, then retry.`, extra),
