@@ -12,8 +12,13 @@ export const BASE_HEADERS: Record<string, string> = {
 
 /** A JSON-RPC error body (id null) with an HTTP status; `close` ends the connection after it. */
 export function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string, extraHeaders: Record<string, string> = {}): void {
+  sendJsonBody(res, status, { jsonrpc: '2.0', id: null, error: { code, message } }, extraHeaders);
+}
+
+/** Any JSON body (an error with the caller's id, or an array of them) with an HTTP status. */
+export function sendJsonBody(res: ServerResponse, status: number, value: unknown, extraHeaders: Record<string, string> = {}): void {
   if (res.headersSent) return void res.end();
-  const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } });
+  const body = JSON.stringify(value);
   res.writeHead(status, { ...BASE_HEADERS, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), ...extraHeaders });
   res.end(body);
 }

@@ -44,7 +44,14 @@ interface Connection {
  * socket, so both protocol eras work as on stdio). The socket is 0600 inside the 0700 state dir.
  */
 export async function startSocketServer(options: SocketServerOptions): Promise<SocketServer> {
-  prepareSocketPath(options.path);
+  if (prepareSocketPath(options.path)) {
+    // Issue 7: a socket of our uid is stale only if nothing answers on it. We hold the lock, so a
+    // live listener there is not a hub of this state dir: someone planted it; never unlink it.
+    if (await socketAnswers(options.path)) {
+      throw new Error(`${options.path} is a socket another program is listening on; refusing to replace it (stop that program or move the socket away).`);
+    }
+    fs.unlinkSync(options.path);
+  }
   const connections = new Set<Connection>();
   const server = net.createServer((socket) => acceptConnection(socket, options, connections));
   await new Promise<void>((resolve, reject) => {
@@ -81,8 +88,11 @@ export async function startSocketServer(options: SocketServerOptions): Promise<S
   };
 }
 
-/** A stale socket of ours is removed (we hold the lock); anything else at that path is refused. */
-function prepareSocketPath(file: string): void {
+/**
+ * Refuses anything at the socket path but a socket of our uid; true when there is one (the
+ * caller removes it once it is known to be stale).
+ */
+function prepareSocketPath(file: string): boolean {
   if (Buffer.byteLength(file) > MAX_SOCKET_PATH_BYTES) {
     throw new Error(`Socket path ${file} is longer than ${MAX_SOCKET_PATH_BYTES} bytes; set SWITCHBOARD_HOME to a shorter directory.`);
   }
@@ -90,14 +100,29 @@ function prepareSocketPath(file: string): void {
   try {
     stat = fs.lstatSync(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw error;
   }
   if (!stat.isSocket()) throw new Error(`${file} exists and is not a socket; refusing to replace it (move it away).`);
   if (typeof process.getuid === 'function' && stat.uid !== process.getuid()) {
     throw new Error(`${file} belongs to uid ${stat.uid}, not to us; refusing to replace it.`);
   }
-  fs.unlinkSync(file);
+  return true;
+}
+
+/** True when something accepts a connection on the unix socket `file` (bounded: 1 s counts as live). */
+function socketAnswers(file: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = net.createConnection(file);
+    const done = (live: boolean): void => {
+      clearTimeout(timer);
+      probe.destroy();
+      resolve(live);
+    };
+    const timer = setTimeout(() => done(true), 1_000);
+    probe.once('connect', () => done(true));
+    probe.once('error', () => done(false)); // ECONNREFUSED: nobody listens, the socket is stale
+  });
 }
 
 function acceptConnection(socket: net.Socket, options: SocketServerOptions, connections: Set<Connection>): void {
