@@ -45,7 +45,17 @@ export async function bareRoundTrips(count: number): Promise<number[]> {
     await waitFor((text) => text.split('hi\r\n').length >= 3 && text.endsWith('READY$ '));
     samples.push(now() - start);
   }
-  shell.kill();
+  // `exit`, then SIGKILL if bash is still there after 2 s: a live pty keeps the bench from exiting.
+  const exited = new Promise<void>((resolve) => shell.onExit(() => resolve()));
+  shell.write('exit\r');
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([exited, new Promise<void>((resolve) => (timer = setTimeout(resolve, 2_000)))]);
+  clearTimeout(timer);
+  try {
+    shell.kill('SIGKILL');
+  } catch {
+    /* already gone */
+  }
   return samples;
 }
 
@@ -58,5 +68,23 @@ export async function bareThroughput(file: string): Promise<{ bytes: number; ms:
     bytes += (data as unknown as Buffer).length;
   });
   await new Promise<void>((resolve) => child.onExit(() => resolve()));
+  return { bytes, ms: now() - start };
+}
+
+/** node-pty alone running a program to its exit, reading every byte: elapsed ms and bytes. */
+export async function bareRun(file: string, args: string[]): Promise<{ bytes: number; ms: number }> {
+  const start = now();
+  const child = pty.spawn(file, args, { cols: 200, rows: 50, encoding: null, env: { PATH: process.env.PATH } });
+  let bytes = 0;
+  child.onData((data) => {
+    bytes += (data as unknown as Buffer).length;
+  });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${file} did not exit within 60 s`)), 60_000);
+    child.onExit(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
   return { bytes, ms: now() - start };
 }

@@ -13,20 +13,21 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { SessionManager } from '../src/core/sessionManager.js';
 import { bareRoundTrips, bareThroughput } from './baseline.js';
-import { median, mib, ms, now, percentile } from './stats.js';
+import { bigOutput } from './bigOutput.js';
+import { stopAllHubs } from './hubProcess.js';
+import { manyAgents } from './manyAgents.js';
+import { memory } from './memory.js';
+import { median, mib, ms, now, percentile, type Row } from './stats.js';
+import { viewerUnderFlood } from './viewer.js';
 
 const full = process.argv.includes('--full');
 const ROUND_TRIPS = full ? 500 : 200;
 const FLOOD_MB = full ? 256 : 64;
+/** `--only=big,memory`: run just these cases (names as in `cases` below). */
+const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bench-'));
 
-interface Row {
-  case: string;
-  value: string;
-  baseline: string;
-  ratio: string;
-}
 const rows: Row[] = [];
 
 function machineLine(): string {
@@ -51,7 +52,7 @@ async function echoRoundTrips(client: Client, count: number): Promise<number[]> 
 
 async function executeOverhead(): Promise<void> {
   const home = path.join(work, 'hub-home');
-  const env = { ...(process.env as Record<string, string>), SWITCHBOARD_HOME: home, SWITCHBOARD_PORT: '0', SHELL: '/bin/bash' };
+  const env = { ...(process.env as Record<string, string>), SWITCHBOARD_HOME: home, SWITCHBOARD_PORT: '0', SHELL: '/bin/bash', HOME: work };
   // The shim starts the hub (detached) on first use, as it does for an MCP host.
   const shim = new Client({ name: 'bench-shim', version: '1.0.0' });
   await shim.connect(new StdioClientTransport({ command: process.execPath, args: [path.join(root, 'bin', 'switchboard.js'), 'mcp'], env, stderr: 'ignore' }));
@@ -135,16 +136,36 @@ async function sustainedOutput(): Promise<void> {
 
 async function main(): Promise<void> {
   process.stderr.write(`bench (${full ? 'full' : 'quick'}) in ${work}\n`);
-  await executeOverhead();
-  await sustainedOutput();
+  const cases: [string, () => Promise<void>][] = [
+    ['execute', executeOverhead],
+    ['sustained', sustainedOutput],
+    ['big', () => bigOutput(rows, full ? 5 : 3)],
+    ['memory', () => memory(rows, full ? 1024 : 256)],
+    ['agents', () => manyAgents(rows, full ? 20 : 4)],
+    ['viewer', () => viewerUnderFlood(rows, full ? 100 : 30)],
+  ];
+  for (const [name, run] of cases) {
+    if (only && !only.includes(name)) continue;
+    const start = now();
+    await run();
+    process.stderr.write(`  ${name}: ${((now() - start) / 1000).toFixed(1)} s\n`);
+  }
   console.log(`Machine: ${machineLine()}\n`);
   console.log('| case | value | baseline (same run) | ratio |');
   console.log('| --- | --- | --- | --- |');
   for (const r of rows) console.log(`| ${r.case} | ${r.value} | ${r.baseline} | ${r.ratio} |`);
   fs.rmSync(work, { recursive: true, force: true });
+  // Everything the cases started has been stopped; should a handle still be open, say so and
+  // end rather than hang (bounded, like every other wait here).
+  setTimeout(() => {
+    process.stderr.write('bench: handles still open 5 s after the last case; exiting\n');
+    process.exit(0);
+  }, 5_000).unref();
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
+main().catch(async (error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  await stopAllHubs();
+  fs.rmSync(work, { recursive: true, force: true });
   process.exit(1);
 });

@@ -23,3 +23,16 @@ export function mib(bytes: number): string {
 export function now(): number {
   return Number(process.hrtime.bigint()) / 1e6;
 }
+
+/** One line of the printed table: a figure beside the baseline measured in the same run. */
+export interface Row {
+  case: string;
+  value: string;
+  baseline: string;
+  ratio: string;
+}
+
+export function ratio(value: number, baseline: number): string {
+  const r = value / baseline;
+  return `${r >= 10 ? r.toFixed(0) : r >= 0.1 ? r.toFixed(2) : r.toFixed(3)}×`;
+}

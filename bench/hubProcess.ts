@@ -1,0 +1,147 @@
+/**
+ * Real hub processes for the benchmarks (the few lines of test/integration/helpers/hubProcess.ts
+ * they need): `node bin/switchboard.js serve` with its own SWITCHBOARD_HOME and SWITCHBOARD_PORT=0,
+ * port and token read back from hub.json and the token file. Every wait is bounded; `stop()`
+ * ends the hub and removes its home.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+
+/** The package root (bench runs from dist/bench/). */
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const BIN = path.join(ROOT, 'bin', 'switchboard.js');
+const LISTENING = 'switchboard: hub listening';
+
+export interface BenchHub {
+  home: string;
+  pid: number;
+  port: number;
+  token: string;
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/** The environment without our own SWITCHBOARD_* variables, plus `extra`. */
+export function cleanEnv(extra: Record<string, string>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('SWITCHBOARD_')) env[key] = value;
+  return { ...env, SHELL: '/bin/bash', ...extra };
+}
+
+const running = new Set<BenchHub>();
+
+/** `nodeArgs` go before the script, e.g. `--cpu-prof` to profile the hub. */
+export async function startHub(extraEnv: Record<string, string> = {}, nodeArgs: string[] = []): Promise<BenchHub> {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bench-hub-'));
+  // HOME is an empty folder: the sessions' bash reads no rc files of the machine's user (a
+  // `pyenv init` there costs seconds per shell under load and would be measured instead of us).
+  const env = cleanEnv({ SWITCHBOARD_HOME: home, SWITCHBOARD_PORT: '0', SWITCHBOARD_KILL_WAIT_MS: '300', HOME: home, ...extraEnv });
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, BIN, 'serve'], { env, cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`hub did not report listening within 20 s; stderr:\n${stderr}`)), 20_000);
+      child.stderr?.on('data', (chunk: Buffer) => {
+        if (stderr.length < 100_000) stderr += chunk.toString();
+        if (stderr.includes(LISTENING)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`hub exited with ${code} before listening; stderr:\n${stderr}`));
+      });
+    });
+  } catch (error) {
+    child.kill('SIGKILL');
+    fs.rmSync(home, { recursive: true, force: true });
+    throw error;
+  }
+  const info = JSON.parse(fs.readFileSync(path.join(home, 'hub.json'), 'utf8')) as { pid: number; port: number };
+  const hub: BenchHub = {
+    home,
+    pid: info.pid,
+    port: info.port,
+    token: fs.readFileSync(path.join(home, 'token'), 'utf8').trim(),
+    env,
+    async stop() {
+      running.delete(hub);
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      fs.rmSync(home, { recursive: true, force: true });
+    },
+  };
+  running.add(hub);
+  return hub;
+}
+
+/** Stops every hub still running (on failure paths). */
+export async function stopAllHubs(): Promise<void> {
+  await Promise.all([...running].map((hub) => hub.stop().catch(() => undefined)));
+}
+
+export async function httpClient(hub: BenchHub, name: string): Promise<Client> {
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${hub.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }),
+  );
+  return client;
+}
+
+/** The real stdio shim (`switchboard mcp`) connected to this hub. */
+export async function shimClient(hub: BenchHub, name: string): Promise<Client> {
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: hub.env, stderr: 'ignore' }));
+  return client;
+}
+
+export interface Sc {
+  [key: string]: unknown;
+}
+
+/** A tool call that must succeed; its structuredContent. */
+export async function tool(client: Client, name: string, args: Record<string, unknown>, timeoutMs = 60_000): Promise<Sc> {
+  const result = await client.callTool({ name, arguments: args }, { timeout: timeoutMs });
+  if (result.isError) {
+    const first = (result.content as { type: string; text?: string }[])[0];
+    throw new Error(`${name} ${JSON.stringify(args).slice(0, 200)} failed: ${first?.text ?? ''}`);
+  }
+  return (result.structuredContent ?? {}) as Sc;
+}
+
+/** VmRSS of a process, in bytes (Linux /proc). */
+export function rss(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = /VmRSS:\s+(\d+)\s+kB/.exec(status);
+  if (!match) throw new Error(`no VmRSS for ${pid}`);
+  return Number(match[1]) * 1024;
+}
+
+/** RSS of a bare `node -e` process that has been idle for half a second. */
+export function bareNodeRss(): number {
+  const script = "setTimeout(() => process.stdout.write(/VmRSS:\\s+(\\d+)/.exec(require('fs').readFileSync('/proc/self/status', 'utf8'))[1]), 500)";
+  const result = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 10_000 });
+  const kib = Number(result.stdout);
+  if (!Number.isFinite(kib) || kib <= 0) throw new Error(`bare node RSS: ${result.stdout} ${result.stderr}`);
+  return kib * 1024;
+}
+
+/** Bytes in a session's transcript so far (`<state>/sessions/<id>/output.log`), 0 if none yet. */
+export function transcriptBytes(hub: BenchHub, session: string): number {
+  return fs.statSync(path.join(hub.home, 'sessions', session, 'output.log'), { throwIfNoEntry: false })?.size ?? 0;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
