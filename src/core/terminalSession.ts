@@ -119,6 +119,8 @@ export class TerminalSession {
   private probing = false;
   private readonly readers = new Map<string, ReaderCursor>();
   private readonly ring = new OutputRing();
+  /** Reads in progress (see read()). */
+  private readonly reads = new Set<Promise<unknown>>();
   /**
    * Our own handle on the terminal's slave side. With it open the master never reads EIO, so
    * a program's last output is read in full before node-pty reports the exit (without it,
@@ -269,7 +271,13 @@ export class TerminalSession {
     try {
       process.kill(this.pid, 0);
     } catch {
-      this.releaseTerminal();
+      // The timer may have fired before this turn's poll phase read what is already waiting (a
+      // busy machine can keep us off the CPU longer than the quiet time): let one poll phase
+      // read it first, and release only if nothing came. Output that does come re-arms the check.
+      const bytes = this.pipe.byteCount;
+      setImmediate(() => {
+        if (this.pipe.byteCount === bytes) this.releaseTerminal();
+      });
     }
   }
 
@@ -413,8 +421,9 @@ export class TerminalSession {
 
   /** Releases everything the session holds (call after it exited, or via close). */
   async dispose(): Promise<void> {
-    // Calls still finishing (an execute that just saw the exit) read the emulator first.
+    // Calls still finishing (an execute or a read that just saw the exit) read the emulator first.
     await this.queue;
+    await Promise.race([Promise.allSettled([...this.reads]), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
     if (!this.closedAt) {
       try {
         this.ptyProcess.kill('SIGKILL');
@@ -481,7 +490,15 @@ export class TerminalSession {
   }
 
   /** Reads the session (DESIGN §3 `read`); never queued behind writers, never refused for control. */
-  async read(request: ReadRequest): Promise<ReadResult> {
+  read(request: ReadRequest): Promise<ReadResult> {
+    // Tracked: a read whose wait ends at the exit reads the emulator after it, so dispose lets it finish.
+    const reading = this.readNow(request);
+    const tracked = reading.catch(() => undefined).finally(() => this.reads.delete(tracked));
+    this.reads.add(tracked);
+    return reading;
+  }
+
+  private async readNow(request: ReadRequest): Promise<ReadResult> {
     if (request.wait) {
       const since = this.emulator.position();
       try {
