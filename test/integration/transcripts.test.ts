@@ -178,6 +178,7 @@ describe('transcripts', () => {
     expect(result.removed).toEqual([older.id, newer.id]);
     expect(fs.existsSync(sessionDir(dirs.stateDir, live.id))).toBe(true);
     await run(live, 'echo still-recording');
+    await live.close(); // flushes the transcript: writes are asynchronous until then
     expect(fs.readFileSync(path.join(sessionDir(dirs.stateDir, live.id), OUTPUT_LOG), 'latin1')).toContain('still-recording');
     expect(manager.list(true).map((s) => s.id)).toEqual([live.id]);
   });
