@@ -1,22 +1,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { SessionManager } from '../../src/core/sessionManager.js';
+import { describe, expect, it } from 'vitest';
 import type { TerminalSession } from '../../src/core/terminalSession.js';
 import type { ReadRequest } from '../../src/core/types.js';
 import { SessionManager as Manager } from '../../src/core/sessionManager.js';
-import { agent, createManager, testSettings } from './helpers/core.js';
+import { agent, managersPerTest, testSettings } from './helpers/core.js';
 
-const managers: SessionManager[] = [];
-afterEach(async () => {
-  await Promise.all(managers.splice(0).map((m) => m.dispose()));
-});
-
-function manager(options: Parameters<typeof createManager>[0] = {}): ReturnType<typeof createManager> {
-  const created = createManager(options);
-  managers.push(created.manager);
-  return created;
-}
+const { manager, track } = managersPerTest();
 
 function read(session: TerminalSession, request: Partial<ReadRequest> & Pick<ReadRequest, 'view'>): ReturnType<TerminalSession['read']> {
   return session.read({ clientId: 'test', format: 'plain', ...request });
@@ -161,7 +151,7 @@ describe('closed sessions', () => {
     await m.dispose();
 
     const restarted = new Manager({ settings: testSettings(), stateDir, baseEnv: { PATH: process.env.PATH, HOME: home }, onWarning: () => {} });
-    managers.push(restarted);
+    track(restarted);
     expect(restarted.list(true).find((s) => s.id === session.id)?.state).toBe('exited');
     const page = await restarted.read(session.id, { clientId: 'x', view: 'command', format: 'plain', seq: first.command_seq, offset: 2990, limit: 20 });
     expect(page.content.split('\n')).toEqual(['2991', '2992', '2993', '2994', '2995', '2996', '2997', '2998', '2999', '3000']);

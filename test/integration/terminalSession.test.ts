@@ -1,21 +1,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { SessionManager } from '../../src/core/sessionManager.js';
+import { describe, expect, it } from 'vitest';
 import type { TerminalSession } from '../../src/core/terminalSession.js';
-import { agent, createManager } from './helpers/core.js';
+import { agent, managersPerTest } from './helpers/core.js';
 
-const managers: SessionManager[] = [];
-
-afterEach(async () => {
-  await Promise.all(managers.splice(0).map((m) => m.dispose()));
-});
-
-function manager(options: Parameters<typeof createManager>[0] = {}): ReturnType<typeof createManager> {
-  const created = createManager(options);
-  managers.push(created.manager);
-  return created;
-}
+const { manager } = managersPerTest();
 
 function run(session: TerminalSession, command: string, timeoutMs = 10_000, maxLines = 200): ReturnType<TerminalSession['execute']> {
   return session.execute({ command, timeoutMs, maxLines });

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { afterEach } from 'vitest';
 import { SessionManager, type CoreSettings } from '../../../src/core/sessionManager.js';
 
 /** Settings for tests: small, fast kill waits, the given shell. */
@@ -49,3 +50,25 @@ export function createManager(options: { shell?: string; rcFiles?: Record<string
 }
 
 export const agent = { kind: 'agent', client: 'core-test 1.0' } as const;
+
+/**
+ * A `manager()` for a test file: each call creates a manager (private HOME and state dir), and
+ * every manager is disposed after each test, so no shell outlives its test.
+ */
+export function managersPerTest(): {
+  manager: (options?: Parameters<typeof createManager>[0]) => ReturnType<typeof createManager>;
+  track: (manager: SessionManager) => void;
+} {
+  const managers: SessionManager[] = [];
+  afterEach(async () => {
+    await Promise.all(managers.splice(0).map((m) => m.dispose()));
+  });
+  return {
+    manager: (options = {}) => {
+      const created = createManager(options);
+      managers.push(created.manager);
+      return created;
+    },
+    track: (manager) => managers.push(manager),
+  };
+}
