@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { alive } from './helpers/processState.js';
 import { stopHubIn } from './helpers/hubCleanup.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -95,17 +96,6 @@ async function startShim(shell: string): Promise<Shim> {
     return { ...sc, text: result.text };
   };
   return { call, exec, client, transport, stderr: () => stderr, errors, close: () => client.close() };
-}
-
-/** True while `pid` names a live (non-zombie) process. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2)[0];
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
 }
 
 afterAll(async () => {
