@@ -109,7 +109,6 @@ export class TerminalSession {
   /** A command written to the shell whose C mark has not arrived yet. */
   private launching: { command: string; since: number } | null = null;
   private exitCode: number | null = null;
-  private exitSignal: number | null = null;
   private closedAt: Date | null = null;
   private title = '';
   private readonly exited: Promise<void>;
@@ -210,11 +209,10 @@ export class TerminalSession {
     // node-pty reports exit after its socket closed, i.e. after the last output was read;
     // the emulator then parses what is still queued before anyone hears of the exit.
     this.exited = new Promise((resolve) => {
-      this.store.add(this.ptyProcess.onExit(({ exitCode, signal }) => {
+      this.store.add(this.ptyProcess.onExit(({ exitCode }) => {
         this.pipe.end();
         void this.emulator.whenParsed().then(() => {
           this.exitCode = exitCode;
-          this.exitSignal = signal ?? null;
           this.closedAt = new Date();
           this.releaseTerminal();
           this.launching = null;
@@ -331,15 +329,6 @@ export class TerminalSession {
   /** Runs one command line and waits for its own D mark (DESIGN §3 `execute`). Calls queue in order. */
   execute(options: ExecuteOptions): Promise<ExecuteResult> {
     return this.enqueue(() => this.runCommand(options));
-  }
-
-  /**
-   * Types into the terminal as is: the deliberate "type into the terminal" path that `send`
-   * builds on. Refused when the session exited or the person controls it.
-   */
-  write(data: string): void {
-    this.assertWritable();
-    this.ptyProcess.write(data);
   }
 
   // ---- the person's side (DESIGN §2 "Control"): enforced here, not in a UI -----------------

@@ -98,7 +98,7 @@ describe('execute output', () => {
     const session = await manager().manager.open({ creator: agent });
     const started = await run(session, 'bash --norc --noprofile', 500);
     expect(started.status).toBe('running');
-    session.write('echo inner-$((40+2))\rexit\r');
+    await session.send({ clientId: 'test', text: 'echo inner-$((40+2))\rexit\r' });
     await whenState(session, 'idle');
     const after = await run(session, 'echo outer-ok');
     expect(after.output).toBe('outer-ok');

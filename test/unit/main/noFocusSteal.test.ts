@@ -107,7 +107,7 @@ describe('agent activity never steals focus', () => {
     const asking = await execute('read -r answer; echo "got $answer"');
     expect(asking.status).toBe('awaiting_input');
     await until(() => switchboard.tray.state === 'attention', 'attention while awaiting input');
-    session.write('yes\r');
+    await session.send({ clientId: 'test', text: 'yes', keys: ['enter'] });
     await until(() => session.state === 'idle', 'the read to finish');
 
     const secret = await execute('read -rs pw; echo ok');
