@@ -26,25 +26,17 @@ if [[ -z $__sb_nonce ]]; then builtin return 0; fi
 
 __sb_ran=0      # 1 once PS0 saw a command start; cleared when its D is printed
 __sb_first=1    # the first prompt gets OSC 7 but no D
-__sb_histcmd='' # $HISTCMD at the last prompt (see __sb_preexec)
 __sb_ps1=''     # the PS1 we built, to notice when the person (or a theme) replaces it
+__sb_ps2=''     # the same for PS2 (continuation lines)
 __sb_z=x        # operand of the side-effect-only expansion in PS0 (see below)
 __sb_armed=0    # DEBUG-trap mode only: 1 between our last PROMPT_COMMAND entry and the next command
+# The output-start mark, printed as is from PS0 (the nonce is [A-Za-z0-9_-]: nothing to escape).
+__sb_cmark=$'\e]133;C;nonce='"$__sb_nonce"$'\a'
 
-# VS Code's escaping for OSC 633;E: `\` -> `\\`, `;` and chars < 0x20 -> \xNN.
-__sb_escape() {
-  builtin local LC_ALL=C s="$1" h c i
-  s=${s//\\/\\\\}
-  s=${s//;/\\x3b}
-  if [[ $s == *[[:cntrl:]]* ]]; then
-    for ((i = 1; i < 32; i++)); do
-      builtin printf -v h '%02x' "$i"
-      builtin printf -v c "\\x$h"
-      s=${s//"$c"/\\x$h}
-    done
-  fi
-  builtin printf '%s' "$s"
-}
+# No E mark (the command line) in bash: taking it from `history 1` costs a fork per command
+# (two with PS0's command substitution), several milliseconds on a busy machine. The hub reads
+# the command line from the screen instead, between the prompt's B mark and the C mark, with
+# continuation prompts (PS2, wrapped in F/G marks below) left out. See docs/decisions.md.
 
 # OSC 7 with $PWD percent-encoded byte by byte (fast path when nothing needs encoding).
 __sb_cwd() {
@@ -63,22 +55,6 @@ __sb_cwd() {
   builtin printf '\e]7;file://%s%s\a' "${HOSTNAME-}" "$out"
 }
 
-# Runs from PS0 (in a command-substitution subshell): E then C. $1 is $HISTCMD now. The
-# command line comes from history; if this line added no entry (history off, ignorespace,
-# ignoredups) the last entry is some other line, so E carries an empty command line instead.
-__sb_preexec() {
-  builtin local line=''
-  if [[ -n ${1-} && $1 != "$__sb_histcmd" ]]; then
-    line=$(HISTTIMEFORMAT='' builtin history 1 2>/dev/null)
-    # strip the "  123  " history number
-    [[ $line =~ ^[[:space:]]*[0-9]+\*?[[:space:]]+ ]] && line=${line:${#BASH_REMATCH[0]}}
-  fi
-  # Printed in pieces, not through $(__sb_escape): one fork less on every command.
-  builtin printf '\e]633;E;'
-  __sb_escape "$line"
-  builtin printf ';%s\a\e]133;C;nonce=%s\a' "$__sb_nonce" "$__sb_nonce"
-}
-
 # First entry of PROMPT_COMMAND: $? is still the command's own status here.
 __sb_precmd() {
   builtin local st="$?"
@@ -91,18 +67,21 @@ __sb_precmd() {
   fi
   __sb_first=0
   __sb_armed=0
-  __sb_histcmd=${HISTCMD-} # history number the next saved line will get
   # Empty Enter / Ctrl-C at the prompt: PS0 did not run, so neither C nor D.
   builtin return "$st" # the person's PROMPT_COMMAND still sees the command's $?
 }
 
 # Last entry of PROMPT_COMMAND: the person's PROMPT_COMMAND may have rebuilt PS1; wrap it in
-# A/B (inside \[ \] so readline does not count them as visible characters).
+# A/B, and PS2 in F/G (inside \[ \] so readline does not count them as visible characters).
 __sb_postcmd() {
   builtin local st="$?"
   if [[ ${PS1-} != "$__sb_ps1" ]]; then
     __sb_ps1="\[\e]133;A;nonce=${__sb_nonce}\a\]${PS1-}\[\e]133;B;nonce=${__sb_nonce}\a\]"
     PS1=$__sb_ps1
+  fi
+  if [[ ${PS2-} != "$__sb_ps2" ]]; then
+    __sb_ps2="\[\e]633;F;${__sb_nonce}\a\]${PS2-}\[\e]633;G;${__sb_nonce}\a\]"
+    PS2=$__sb_ps2
   fi
   __sb_armed=1
   builtin return "$st"
@@ -128,8 +107,9 @@ builtin unset SWITCHBOARD_BASH_PREEXEC
 if [[ $__sb_mode == ps0 ]]; then
   # PS0 is expanded after a command line is read and before it runs, never for an empty line.
   # `${__sb_z:__sb_ran=1:0}` expands to nothing; its arithmetic offset sets __sb_ran=1 in
-  # this shell (a $(...) could not: it runs in a subshell).
-  PS0="${PS0-}"'$(__sb_preexec "${HISTCMD-}")${__sb_z:__sb_ran=1:0}'
+  # this shell (a $(...) could not: it runs in a subshell). No command substitution at all:
+  # PS0 forks nothing.
+  PS0="${PS0-}"'${__sb_z:__sb_ran=1:0}${__sb_cmark}'
 else
   # bash < 4.4 (macOS /bin/bash 3.2): no PS0. The first DEBUG trap after the prompt (armed by
   # __sb_postcmd, disarmed by __sb_precmd) marks the start. Known gap: a line that runs no
@@ -139,7 +119,7 @@ else
     case $BASH_COMMAND in __sb_precmd* | __sb_postcmd*) return 0 ;; esac
     __sb_armed=0
     __sb_ran=1
-    __sb_preexec "${HISTCMD-}"
+    builtin printf '%s' "$__sb_cmark"
   }
   # Keep a DEBUG trap the person already has: run it after ours (parsing as VS Code does).
   builtin eval "__sb_terms=( $(builtin trap -p DEBUG) )"
@@ -152,5 +132,5 @@ else
 fi
 
 # These now embed the nonce (or call our functions): keep them out of child environments.
-builtin export -n PS1 PS0 PROMPT_COMMAND 2>/dev/null
+builtin export -n PS1 PS2 PS0 PROMPT_COMMAND 2>/dev/null
 __sb_postcmd

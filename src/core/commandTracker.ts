@@ -1,6 +1,6 @@
 import type { IMarker, Terminal } from '@xterm/headless';
 import { EventEmitter, type Event } from './event.js';
-import { readLogicalLine } from './bufferText.js';
+import { readLines, readLogicalLine } from './bufferText.js';
 import { OSC_CWD, OSC_FINAL_TERM, OSC_VSCODE, markOptions, unescapeCommandLine } from './marks.js';
 
 /** Where a mark was seen: an absolute buffer line (tracked by a marker) and a column. */
@@ -65,6 +65,11 @@ export class CommandTracker {
   private last: TrackedCommand | null = null;
   private promptReady = false;
   private cwdValue: string | null = null;
+  /**
+   * Where typed input starts: after the prompt's B mark, then after each continuation
+   * prompt's G mark. Read back at C when the shell sent no E (bash).
+   */
+  private inputStarts: MarkPosition[] = [];
 
   private readonly onDidStartCommandEmitter = new EventEmitter<TrackedCommand>();
   readonly onDidStartCommand: Event<TrackedCommand> = this.onDidStartCommandEmitter.event;
@@ -119,6 +124,7 @@ export class CommandTracker {
   }
 
   dispose(): void {
+    this.resetInputStarts();
     for (const d of this.disposables.splice(0)) d.dispose();
     this.onDidStartCommandEmitter.dispose();
     this.onDidFinishCommandEmitter.dispose();
@@ -141,6 +147,9 @@ export class CommandTracker {
         break;
       case 'B':
         this.promptReady = true;
+        // A redrawn prompt (Ctrl-L, a resize) prints B again: input starts after the last one.
+        this.resetInputStarts();
+        this.markInputStart();
         this.onDidPromptEmitter.fire();
         break;
       case 'C':
@@ -152,6 +161,10 @@ export class CommandTracker {
 
   private handleVsCode(data: string): boolean {
     const parts = data.split(';');
+    if (parts[0] === 'G' && parts[1] === this.options.nonce && this.inputStarts.length > 0) {
+      this.markInputStart();
+      return true;
+    }
     // What the session typed itself wins over the shell's report (history may be off or
     // hold only part of a multi-line command); later E marks of the same line are ignored.
     if (parts[0] === 'E' && parts.length >= 3 && parts[parts.length - 1] === this.options.nonce) {
@@ -215,7 +228,7 @@ export class CommandTracker {
     const buffer = terminal.buffer.active;
     this.current = {
       seq: this.seq,
-      commandLine: this.pendingCommandLine ?? '',
+      commandLine: this.pendingCommandLine ?? this.typedCommandLine(),
       cwd: this.cwdValue,
       startedAt: Date.now(),
       endedAt: null,
@@ -230,7 +243,38 @@ export class CommandTracker {
     };
     this.pendingCommandLine = null;
     this.ownCommandLine = false;
+    this.resetInputStarts();
     this.onDidStartCommandEmitter.fire(this.current);
+  }
+
+  private markInputStart(): void {
+    if (!this.terminal) return;
+    this.inputStarts.push({ marker: this.terminal.registerMarker(0), col: this.terminal.buffer.active.cursorX });
+  }
+
+  private resetInputStarts(): void {
+    for (const start of this.inputStarts.splice(0)) start.marker?.dispose();
+  }
+
+  /**
+   * The command line as the screen shows it, from the prompt's B mark to the row before the
+   * C mark, each continuation prompt left out: what the person typed and saw. Empty when the
+   * prompt already left the scrollback.
+   */
+  private typedCommandLine(): string {
+    const terminal = this.terminal;
+    const starts = this.inputStarts;
+    if (!terminal || starts.length === 0 || starts.some((s) => !s.marker || s.marker.line < 0)) return '';
+    const buffer = terminal.buffer.active;
+    const lastRow = buffer.baseY + buffer.cursorY - 1;
+    const lines: string[] = [];
+    starts.forEach((start, i) => {
+      const row = start.marker!.line;
+      const next = starts[i + 1]?.marker?.line;
+      const endRow = next === undefined ? lastRow : next - 1;
+      if (endRow >= row) lines.push(...readLines(buffer, row, start.col, endRow));
+    });
+    return lines.join('\n').trim();
   }
 
   private finishCommand(exitCode: number | null): void {

@@ -3,12 +3,15 @@
  *
  *   OSC 133 ; A ; nonce=<n>          prompt start
  *   OSC 133 ; B ; nonce=<n>          prompt end, input start
- *   OSC 633 ; E ; <cmdline> ; <n>    the command line about to run (VS Code's escaping)
+ *   OSC 633 ; E ; <cmdline> ; <n>    the command line about to run (VS Code's escaping; zsh, fish)
+ *   OSC 633 ; F ; <n> / G ; <n>      around a continuation prompt (bash's PS2)
  *   OSC 133 ; C ; nonce=<n>          command output starts
  *   OSC 7   ; file://<host><path>    cwd (emitted before D and before the first prompt)
  *   OSC 133 ; D ; <exit> ; nonce=<n> command finished with <exit>
  *
  * Order around one command: E, C, <output>, OSC 7, D, A, <prompt>, B.
+ * bash prints no E (it would cost a fork per command): the command line is read from the
+ * screen between B and C, continuation prompts (F…G) left out (see CommandTracker).
  * The nonce is random per session, handed to the shell in NONCE_ENV and unset by the
  * script, so a program that prints a fake "finished" mark cannot end a command early.
  */

@@ -45,6 +45,8 @@ function which(name: string): string | null {
 /** One shell in a PTY, mirrored into a headless terminal whose OSC handlers record the marks. */
 class ShellUnderTest {
   readonly marks: Mark[] = [];
+  /** Every OSC 633 payload as received. */
+  readonly vsCodeMarks: string[] = [];
   readonly nonce = `n${Math.random().toString(36).slice(2, 12)}`;
   readonly plan: ShellIntegrationPlan;
   readonly term: HeadlessTerminal;
@@ -85,6 +87,7 @@ class ShellUnderTest {
       return true;
     });
     this.term.parser.registerOscHandler(OSC_VSCODE, (data) => {
+      this.vsCodeMarks.push(data);
       const parts = data.split(';');
       if (parts[0] === 'E') {
         this.push({ kind: 'E', command: unescapeCommandLine(parts[1] ?? ''), nonce: parts[2] });
@@ -271,7 +274,7 @@ interface ShellCase {
 }
 
 const cases: ShellCase[] = [
-  { name: 'bash', path: bashPath, rc: { '.bashrc': '' }, exit42: '(exit 42)', hasE: true },
+  { name: 'bash', path: bashPath, rc: { '.bashrc': '' }, exit42: '(exit 42)', hasE: false },
   { name: 'zsh', path: zshPath, rc: { '.zshrc': '' }, exit42: '(exit 42)', hasE: true },
   { name: 'fish', path: fishPath, rc: fishRc(''), exit42: "bash -c 'exit 42'", hasE: true },
   // sh/dash: __sb_exec prints no E; the tracker keeps its own record of what it typed.
@@ -431,7 +434,7 @@ describe.skipIf(!bashPath)('bash with a real setup', () => {
     const s = start(bashPath!, home);
     await s.ready();
     const marks = await s.run('false');
-    expect(kinds(s, marks)).toEqual(['E', 'C', 'cwd', 'D', 'A', 'B']);
+    expect(kinds(s, marks)).toEqual(['C', 'cwd', 'D', 'A', 'B']);
     expect(marks.find(s.ours('D'))?.exit).toBe(1);
     await s.run('echo "unset: ${NOPE-}x"');
     const log = fs.readFileSync(path.join(home, 'pc.log'), 'utf8');
@@ -441,11 +444,12 @@ describe.skipIf(!bashPath)('bash with a real setup', () => {
     expect(s.text()).not.toMatch(/unbound variable|command not found/);
   });
 
-  it('E is empty, not some older line, when the line did not go to history', async () => {
-    const s = start(bashPath!, tempHome({ '.bashrc': 'HISTCONTROL=ignoreboth\n' }));
+  it('prints no E (no history fork): the hub reads the line from the screen, PS2 inside F/G', async () => {
+    const s = start(bashPath!, tempHome({ '.bashrc': "PS2='cont> '\n" }));
     await s.ready();
-    expect((await s.run('echo one')).find((m) => m.kind === 'E')?.command).toBe('echo one');
-    expect((await s.run(' echo two')).find((m) => m.kind === 'E')?.command).toBe('');
+    expect(kinds(s, await s.run("echo 'a\nb'"))).toEqual(['C', 'cwd', 'D', 'A', 'B']);
+    expect(s.text()).toContain("echo 'a\ncont> b'");
+    expect(s.vsCodeMarks.filter((m) => m.startsWith('F;') || m.startsWith('G;'))).toEqual([`F;${s.nonce}`, `G;${s.nonce}`]);
   });
 
   it('a nested bash runs inside one command and leaves no stray marks or errors', async () => {
@@ -453,7 +457,7 @@ describe.skipIf(!bashPath)('bash with a real setup', () => {
     await s.ready();
     // typed ahead: the nested bash reads the second line
     const marks = await s.run('bash\recho "in nested: ${SWITCHBOARD_NONCE-none}"; exit 5');
-    expect(kinds(s, marks)).toEqual(['E', 'C', 'cwd', 'D', 'A', 'B']);
+    expect(kinds(s, marks)).toEqual(['C', 'cwd', 'D', 'A', 'B']);
     expect(marks.find(s.ours('D'))?.exit).toBe(5);
     expect(s.text()).toContain('in nested: none');
     expect(s.text()).not.toMatch(/command not found|unbound variable/);
@@ -480,7 +484,7 @@ describe.skipIf(!bashPath)('bash with a real setup', () => {
     const s = start(bashPath!, home, { env: { SWITCHBOARD_BASH_PREEXEC: 'debug' } });
     await s.ready();
     const marks = await s.run('echo hi; false');
-    expect(kinds(s, marks)).toEqual(['E', 'C', 'cwd', 'D', 'A', 'B']);
+    expect(kinds(s, marks)).toEqual(['C', 'cwd', 'D', 'A', 'B']);
     expect(marks.find(s.ours('D'))?.exit).toBe(1);
     expect(kinds(s, await s.typeUntilPrompt('\r'))).not.toContain('D');
     expect(fs.readFileSync(path.join(home, 'pc.log'), 'utf8')).toContain('pc status=1');
