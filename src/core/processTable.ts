@@ -6,7 +6,8 @@
  * Nothing here signals anything; a process that vanishes mid-read is simply absent.
  */
 import { execFile } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
+import { closeSync, openSync, readSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { promisify } from 'node:util';
 
 const execFileAsync = promisify(execFile);
@@ -30,6 +31,8 @@ export interface ProcessInfo {
 }
 
 const isMac = process.platform === 'darwin';
+/** Processes read between two turns of the event loop while scanning the table. */
+const SCAN_BATCH = 64;
 
 export function isAlive(info: ProcessInfo): boolean {
   return info.state !== 'Z' && info.state !== 'X';
@@ -40,7 +43,7 @@ export async function readProcess(pid: number): Promise<ProcessInfo | undefined>
   if (!Number.isInteger(pid) || pid <= 0) return undefined;
   if (isMac) return (await psRows(['-p', String(pid)])).get(pid);
   try {
-    return parseStat(await readFile(`/proc/${pid}/stat`, 'utf8'));
+    return parseStat(readProcFile(`/proc/${pid}/stat`));
   } catch {
     return undefined; // ENOENT/ESRCH: the process is gone, which is normal.
   }
@@ -51,9 +54,12 @@ export async function listProcesses(): Promise<Map<number, ProcessInfo>> {
   if (isMac) return psRows(['-ax']);
   const names = await readdir('/proc').catch(() => [] as string[]);
   const pids = names.filter((n) => /^\d+$/.test(n)).map(Number);
-  const rows = await Promise.all(pids.map(readProcess));
   const table = new Map<number, ProcessInfo>();
-  for (const row of rows) if (row) table.set(row.pid, row);
+  for (const [i, pid] of pids.entries()) {
+    if (i > 0 && i % SCAN_BATCH === 0) await nextTurn();
+    const row = await readProcess(pid);
+    if (row) table.set(row.pid, row);
+  }
   return table;
 }
 
@@ -65,22 +71,58 @@ export async function listProcesses(): Promise<Map<number, ProcessInfo>> {
 export async function environmentValues(name: string, pids: readonly number[]): Promise<Map<number, string>> {
   if (isMac) return macEnvironmentValues(`${name}=`, new Set(pids));
   const values = new Map<number, string>();
-  await Promise.all(
-    pids.map(async (pid) => {
-      const value = await linuxEnvironmentValue(pid, `${name}=`);
-      if (value !== undefined) values.set(pid, value);
-    }),
-  );
+  for (const [i, pid] of pids.entries()) {
+    if (i > 0 && i % SCAN_BATCH === 0) await nextTurn();
+    const value = linuxEnvironmentValue(pid, `${name}=`);
+    if (value !== undefined) values.set(pid, value);
+  }
   return values;
 }
 
-async function linuxEnvironmentValue(pid: number, prefix: string): Promise<string | undefined> {
+function linuxEnvironmentValue(pid: number, prefix: string): string | undefined {
   try {
-    const environ = await readFile(`/proc/${pid}/environ`, 'utf8');
+    const environ = readProcFile(`/proc/${pid}/environ`);
     return environ.split('\0').find((e) => e.startsWith(prefix))?.slice(prefix.length);
   } catch {
     return undefined;
   }
+}
+
+/** The one buffer every /proc read goes through; grown (and kept) for a larger environment. */
+let procBuffer = Buffer.allocUnsafe(64 * 1024);
+
+/**
+ * A /proc file as text, read synchronously into the one reused buffer. A close scans the stat
+ * and environ of every process on the machine (twice or more); with `fs.promises.readFile` that
+ * was hundreds of concurrent requests per close, each with a fresh 64 KB buffer (procfs files
+ * report size 0), and the hub's malloc heap grew by about 70 KB per closed session, for good
+ * (test/adversarial/churn.test.ts; bounded concurrency with reused buffers still grew it by
+ * half that). procfs answers from memory, so a read is a few microseconds, and a scan yields to
+ * the event loop every SCAN_BATCH processes. The cost: reading an environ waits for that
+ * process's memory-map lock, so a process stuck holding it would stall the hub for as long.
+ */
+function readProcFile(file: string): string {
+  const fd = openSync(file, 'r');
+  try {
+    let length = 0;
+    for (;;) {
+      if (length === procBuffer.length) {
+        const bigger = Buffer.allocUnsafe(procBuffer.length * 2);
+        procBuffer.copy(bigger);
+        procBuffer = bigger;
+      }
+      const read = readSync(fd, procBuffer, length, procBuffer.length - length, null);
+      if (read === 0) return procBuffer.toString('utf8', 0, length);
+      length += read;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Lets other work run between batches of a long scan. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /**
