@@ -14,8 +14,14 @@ export interface OutputFrame {
  * same shape). The PTY is paused only when the session's own emulator falls behind,
  * never because a viewer is slow (DESIGN §5).
  */
-export const EMULATOR_HIGH_WATERMARK = 1_000_000;
-export const EMULATOR_LOW_WATERMARK = 100_000;
+export const EMULATOR_HIGH_WATERMARK = 4_000_000;
+export const EMULATOR_LOW_WATERMARK = 1_000_000;
+/**
+ * The same for the transcript, in bytes queued for `output.log` and not yet on disk: a disk
+ * slower than the program pauses the PTY instead of growing the queue (no byte is dropped).
+ */
+export const TRANSCRIPT_HIGH_WATERMARK = 8 * 1024 * 1024;
+export const TRANSCRIPT_LOW_WATERMARK = 1024 * 1024;
 
 /**
  * The one place PTY bytes flow through (CONVENTIONS rule 4): raw bytes to the transcript,
@@ -41,8 +47,10 @@ export class OutputPipe {
     private readonly emulator: Emulator,
     private readonly transcript: Transcript | null,
   ) {
-    this.store.add(emulator.onDidParse((backlog) => this.relieve(backlog)));
+    this.store.add(emulator.onDidParse(() => this.relieve()));
+    if (transcript) this.store.add(transcript.onDidWrite(() => this.relieve()));
   }
+
 
   /** Bytes the PTY has produced so far. */
   get byteCount(): number {
@@ -60,7 +68,7 @@ export class OutputPipe {
     this.lastDataAt = Date.now();
     this.transcript?.append(chunk);
     this.deliver(this.decoder.decode(chunk, { stream: true }), start);
-    if (!this.paused && this.emulator.backlog > EMULATOR_HIGH_WATERMARK) {
+    if (!this.paused && (this.emulator.backlog > EMULATOR_HIGH_WATERMARK || (this.transcript?.pendingBytes ?? 0) > TRANSCRIPT_HIGH_WATERMARK)) {
       this.paused = true;
       this.pty.pause();
     }
@@ -85,8 +93,9 @@ export class OutputPipe {
     if (this.onDidFrameEmitter.hasListeners) this.onDidFrameEmitter.fire({ data: text, end: this.bytes });
   }
 
-  private relieve(backlog: number): void {
-    if (this.paused && backlog < EMULATOR_LOW_WATERMARK) this.resumeIfPaused();
+  /** Resumes once both have caught up (each below its low watermark). */
+  private relieve(): void {
+    if (this.paused && this.emulator.backlog < EMULATOR_LOW_WATERMARK && (this.transcript?.pendingBytes ?? 0) < TRANSCRIPT_LOW_WATERMARK) this.resumeIfPaused();
   }
 
   private resumeIfPaused(): void {
