@@ -4,6 +4,7 @@ import { BASE_HEADERS, refuseUpgrade, sendJsonBody, sendJsonRpcError, sendText }
 import type { Logger } from './logger.js';
 import type { McpHttpEndpoint } from './mcpHttpEndpoint.js';
 import { guardRequest, uiCookieName, type GuardVerdict } from './requestGuard.js';
+import { createStalledResponses, DEFAULT_HTTP_STALL_MS } from './stalledResponses.js';
 import { tokensEqual } from './token.js';
 import { defaultRendererDir, isUiAssetPath, serveUiAsset } from './uiStatic.js';
 import type { UiUpgradeHandler } from './uiWebSocket.js';
@@ -22,6 +23,8 @@ export interface HttpServerOptions {
   ui?: UiUpgradeHandler;
   /** The built renderer (default: the package's dist/renderer). */
   rendererDir?: string;
+  /** An answer the client has read nothing of for this long is dropped (stalledResponses.ts). */
+  stallMs?: number;
 }
 
 export interface HttpServer {
@@ -36,7 +39,9 @@ export interface HttpServer {
  */
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
   let port = options.port;
+  const stalled = createStalledResponses({ stallMs: options.stallMs ?? DEFAULT_HTTP_STALL_MS, logger: options.logger });
   const server = http.createServer((req, res) => {
+    stalled.watch(res);
     handleRequest(req, res, port, options).catch((error: unknown) => {
       options.logger.error(`http ${req.method} ${req.url?.split('?')[0]}: ${(error as Error).message}`);
       if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal error');
@@ -73,6 +78,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       await options.mcp.close();
       await options.ui?.close();
       server.closeAllConnections();
+      stalled.dispose();
       await closed;
     },
   };
@@ -136,6 +142,7 @@ function serveUi(req: http.IncomingMessage, res: http.ServerResponse, port: numb
     });
     return void res.end();
   }
+  options.ui?.prepare();
   serveUiAsset(req, res, '/', port, options.rendererDir ?? defaultRendererDir());
 }
 

@@ -107,13 +107,21 @@ export class Hub {
     const token = ensureToken(this.stateDir);
     this.tokenValue = token;
     const version = packageVersion();
-    const createServer = () => createMcpServer(this);
+    const createServer = () => {
+      const server = createMcpServer(this);
+      // An agent finished its handshake: it is about to open a session (SessionManager.warmUp).
+      // Not earlier, so the loading does not delay the initialize answer itself.
+      server.server.oninitialized = () => this.manager.warmUp();
+      return server;
+    };
+    const rateLimit = { perSecond: this.settings.rateLimitPerSecond, burst: this.settings.rateLimitBurst };
     if (listen.socket !== false) {
       this.socketServer = await startSocketServer({
         path: path.join(this.stateDir, SOCKET_FILE),
         token,
         version,
         maxMessageBytes: this.settings.bodyLimitBytes,
+        rateLimit,
         createServer,
         logger: this.logger,
       });
@@ -124,9 +132,10 @@ export class Hub {
         logger: this.logger,
         bodyLimitBytes: this.settings.bodyLimitBytes,
         idleMs: this.settings.httpSessionIdleMs,
+        rateLimit,
       });
       const ui = createUiWebSocketServer({ host: this.ui, logger: this.logger, maxPayload: this.settings.bodyLimitBytes });
-      this.httpServer = await startHttpServer({ port: this.settings.port, token, bodyLimitBytes: this.settings.bodyLimitBytes, mcp, ui, logger: this.logger }).catch(
+      this.httpServer = await startHttpServer({ port: this.settings.port, token, bodyLimitBytes: this.settings.bodyLimitBytes, mcp, ui, logger: this.logger, stallMs: this.settings.httpStallMs }).catch(
         async (error: unknown) => {
           await mcp.close();
           throw error;
@@ -170,6 +179,7 @@ export function coreSettings(settings: Settings, env: NodeJS.ProcessEnv): CoreSe
   return {
     maxSessions: settings.maxSessions,
     scrollback: settings.scrollback,
+    agentScrollback: settings.agentScrollback,
     headLines: settings.commandHeadLines,
     shell: settings.shell ?? defaultShell(env),
     login: settings.loginShell,

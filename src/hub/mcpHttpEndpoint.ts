@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { createMcpHandler, isInitializeRequest, isLegacyRequest, type McpServer } from '@modelcontextprotocol/server';
 import { DetachingTransport } from './detachingTransport.js';
 import { sendJsonRpcError } from './httpReplies.js';
 import type { Logger } from './logger.js';
+import { RateLimitedTransport } from './rateLimitedTransport.js';
+import type { RateLimit } from './rateLimiter.js';
 
 export interface McpHttpEndpointOptions {
   createServer: () => McpServer;
@@ -12,7 +14,15 @@ export interface McpHttpEndpointOptions {
   bodyLimitBytes: number;
   /** A session with no open request and no running call for this long is closed. */
   idleMs: number;
+  /** Per session (rateLimitedTransport.ts). */
+  rateLimit: RateLimit;
 }
+
+/**
+ * `@modelcontextprotocol/node` (hono under it: ~5 MiB of the hub's RSS) is loaded by the first
+ * stateful HTTP session: a hub only the shim talks to never needs it.
+ */
+let nodeTransport: Promise<typeof import('@modelcontextprotocol/node')> | undefined;
 
 export interface McpHttpEndpoint {
   /** Serves one authorised `/mcp` request; a POST's body is already read and parsed. */
@@ -70,7 +80,8 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
   const openSession = async (req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
     // The session record is built after its transport, whose callbacks need it.
     const ref: { session?: HttpSession } = {};
-    const transport = new NodeStreamableHTTPServerTransport({
+    const { NodeStreamableHTTPServerTransport: Transport } = await (nodeTransport ??= import('@modelcontextprotocol/node'));
+    const transport = new Transport({
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize: options.bodyLimitBytes,
       onsessioninitialized: (id) => {
@@ -80,7 +91,7 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
         sessions.delete(id);
       },
     });
-    const wire = new DetachingTransport(transport, {
+    const wire = new DetachingTransport(new RateLimitedTransport(transport, options.rateLimit, options.logger, 'http'), {
       onDetached: () => {
         if (transport.sessionId) sessions.delete(transport.sessionId);
       },

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { DEFAULT_SECRET_PATTERNS } from '../core/sessionEnv.js';
 import { DEFAULT_RETENTION_BYTES, DEFAULT_RETENTION_DAYS } from '../core/sessionStore.js';
 import { DEFAULT_TRANSCRIPT_MAX_BYTES } from '../core/transcript.js';
+import { DEFAULT_HTTP_STALL_MS } from './stalledResponses.js';
 
 /**
  * Every setting, one zod schema (DESIGN §5): persisted as `<state>/settings.json` headless
@@ -15,8 +16,14 @@ export const SettingsSchema = z.object({
   /** Start shells as login shells so PATH comes from the person's profile. */
   loginShell: z.boolean().default(true),
   maxSessions: z.number().int().min(1).max(1000).default(64),
-  /** In-memory scrollback per session (full history stays on disk in the transcript). */
+  /** In-memory scrollback of the person's sessions (full history stays on disk in the transcript). */
   scrollback: z.number().int().min(100).max(1_000_000).default(5_000),
+  /**
+   * In-memory scrollback of sessions agents open: short, since agents read output through
+   * execute and `read` (which reaches the transcript on disk for older lines); a full one costs
+   * the hub a few MiB instead of ~12 (BENCHMARKS.md, Memory).
+   */
+  agentScrollback: z.number().int().min(100).max(1_000_000).default(1_000),
   /** First lines of each command's output kept even after they leave the scrollback. */
   commandHeadLines: z.number().int().min(10).max(100_000).default(1_000),
   defaultCols: z.number().int().min(20).max(1000).default(120),
@@ -45,6 +52,16 @@ export const SettingsSchema = z.object({
   bodyLimitBytes: z.number().int().min(1_024).max(256 * 1024 * 1024).default(4 * 1024 * 1024),
   /** An MCP-over-HTTP session with no request for this long is closed (its terminals stay). */
   httpSessionIdleMs: z.number().int().min(1_000).max(7 * 86_400_000).default(30 * 60_000),
+  /** An HTTP answer its client has read nothing of for this long is dropped, connection and all (issue 7). */
+  httpStallMs: z.number().int().min(100).max(600_000).default(DEFAULT_HTTP_STALL_MS),
+  /**
+   * MCP requests per second per client connection (socket or HTTP session), sustained; past it
+   * requests get LIMIT_REACHED with retry_after_ms. Far above any agent and our bench (a
+   * sequential `execute` round trip takes ~1.5–3 ms, inside the burst), well below a runaway loop (docs/decisions.md).
+   */
+  rateLimitPerSecond: z.number().int().min(1).max(1_000_000).default(500),
+  /** Requests a client may send at once after a quiet spell, before rateLimitPerSecond applies. */
+  rateLimitBurst: z.number().int().min(1).max(1_000_000).default(1_000),
 });
 
 export type Settings = z.infer<typeof SettingsSchema>;

@@ -4,6 +4,8 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import { serveStdio, StdioServerTransport, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import { DetachingTransport } from './detachingTransport.js';
 import type { Logger } from './logger.js';
+import { RateLimitedTransport } from './rateLimitedTransport.js';
+import type { RateLimit } from './rateLimiter.js';
 import {
   HANDSHAKE_TIMEOUT_MS,
   MAX_HANDSHAKE_BYTES,
@@ -21,6 +23,8 @@ export interface SocketServerOptions {
   version: string;
   /** Longest JSON-RPC line accepted; a longer one closes the connection. */
   maxMessageBytes: number;
+  /** Per connection (rateLimitedTransport.ts). */
+  rateLimit: RateLimit;
   createServer: () => McpServer;
   logger: Logger;
 }
@@ -168,7 +172,8 @@ function acceptConnection(socket: net.Socket, options: SocketServerOptions, conn
 
 function serveMcp(connection: Connection, options: SocketServerOptions, connections: Set<Connection>): void {
   const { socket } = connection;
-  const wire = new DetachingTransport(new StdioServerTransport(socket, socket, { maxBufferSize: options.maxMessageBytes }), {
+  const stdio = new StdioServerTransport(socket, socket, { maxBufferSize: options.maxMessageBytes });
+  const wire = new DetachingTransport(new RateLimitedTransport(stdio, options.rateLimit, options.logger, 'socket'), {
     // The transport also closes on an oversized line: make sure the peer sees the end.
     onDetached: () => socket.end(),
     onReleased: () => {

@@ -1,0 +1,119 @@
+import {
+  isJSONRPCRequest,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  type MessageExtraInfo,
+  type Transport,
+  type TransportSendOptions,
+} from '@modelcontextprotocol/server';
+import { ErrorCode } from '../core/errors.js';
+import { failure } from '../mcp/toolResult.js';
+import type { Logger } from './logger.js';
+import { TokenBucket, type RateLimit } from './rateLimiter.js';
+
+/**
+ * JSON-RPC error code of a rate-limited request other than `tools/call` (those get a
+ * `LIMIT_REACHED` tool result). Implementation-defined server-error range; unused by the SDK.
+ */
+export const RATE_LIMITED = -32029;
+
+/** A flooding client must not flood the log either. */
+const WARN_EVERY_MS = 10_000;
+
+/**
+ * Sits between one client connection's transport (a shim's socket, an MCP-over-HTTP session) and
+ * its McpServer: every request of that client passes here first. Past the connection's token
+ * bucket a request is answered at once, here, and never reaches the server: nothing runs, nothing
+ * is audited (writing an audit line per refused call would be the very work the limit avoids; the
+ * hub's log says so at most every 10 s per client, with a count). Notifications and responses
+ * always pass: they run nothing, and `notifications/cancelled` must never be refused.
+ */
+export class RateLimitedTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
+
+  private readonly bucket: TokenBucket;
+  /** Refused since the last warning; warnings are at most one per WARN_EVERY_MS. */
+  private refused = 0;
+  private warnedAt = -Infinity;
+  /** From `initialize`, for the log. */
+  private client = 'unknown client';
+
+  constructor(
+    private readonly inner: Transport,
+    limit: RateLimit,
+    private readonly logger: Logger,
+    /** Which endpoint, for the log: `socket`, `http`. */
+    private readonly via: string,
+  ) {
+    this.bucket = new TokenBucket(limit);
+    inner.onmessage = (message, extra) => {
+      if (isJSONRPCRequest(message)) {
+        if (message.method === 'initialize') this.client = clientOf(message);
+        const retryAfterMs = this.bucket.take();
+        if (retryAfterMs > 0) return this.refuse(message, retryAfterMs);
+      }
+      this.onmessage?.(message, extra);
+    };
+    inner.onerror = (error) => this.onerror?.(error);
+    inner.onclose = () => this.onclose?.();
+  }
+
+  get sessionId(): string | undefined {
+    return this.inner.sessionId;
+  }
+
+  get hasPerRequestStream(): boolean | undefined {
+    return this.inner.hasPerRequestStream;
+  }
+
+  setProtocolVersion(version: string): void {
+    this.inner.setProtocolVersion?.(version);
+  }
+
+  setSupportedProtocolVersions(versions: string[]): void {
+    this.inner.setSupportedProtocolVersions?.(versions);
+  }
+
+  start(): Promise<void> {
+    return this.inner.start();
+  }
+
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    return this.inner.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  private refuse(request: JSONRPCRequest, retryAfterMs: number): void {
+    this.refused++;
+    const now = Date.now();
+    if (now - this.warnedAt >= WARN_EVERY_MS) {
+      const { perSecond, burst } = this.bucket.limit;
+      this.logger.warn(`${this.via} client ${this.client}: over ${perSecond} calls a second (burst ${burst}); refused ${this.refused} call(s) with LIMIT_REACHED`);
+      this.warnedAt = now;
+      this.refused = 0;
+    }
+    void this.inner.send(refusal(request, retryAfterMs, this.bucket.limit)).catch((error: unknown) => this.onerror?.(error as Error));
+  }
+}
+
+/** The answer to a refused request: a `LIMIT_REACHED` tool result for `tools/call`, else a JSON-RPC error. */
+function refusal(request: JSONRPCRequest, retryAfterMs: number, limit: RateLimit): JSONRPCMessage {
+  const message =
+    `Too many calls from this client: over ${limit.perSecond} a second (setting rateLimitPerSecond, bursts up to ${limit.burst}, rateLimitBurst). ` +
+    `Nothing was run; retry after ${retryAfterMs} ms, and make fewer calls.`;
+  if (request.method === 'tools/call') {
+    return { jsonrpc: '2.0', id: request.id, result: failure(ErrorCode.LimitReached, message, { retry_after_ms: retryAfterMs }) };
+  }
+  return { jsonrpc: '2.0', id: request.id, error: { code: RATE_LIMITED, message: `${ErrorCode.LimitReached}: ${message}`, data: { code: ErrorCode.LimitReached, retry_after_ms: retryAfterMs } } };
+}
+
+/** `"<name> <version>"` (quoted, cut: it is the client's own text) from an initialize request. */
+function clientOf(request: JSONRPCRequest): string {
+  const info = (request.params as { clientInfo?: { name?: unknown; version?: unknown } } | undefined)?.clientInfo;
+  return JSON.stringify(`${String(info?.name ?? '?')} ${String(info?.version ?? '?')}`.slice(0, 100));
+}
