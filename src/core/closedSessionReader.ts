@@ -2,12 +2,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Emulator } from './emulator.js';
 import { ErrorCode, SwitchboardError } from './errors.js';
-import { replayCommandOutput } from './replay.js';
+import { replayCommandOutput, replayHistory } from './replay.js';
 import type { SessionStore } from './sessionStore.js';
 import { OUTPUT_LOG, type SessionMeta } from './transcript.js';
 import type { ReadRequest, ReadResult } from './types.js';
 
-/** A closed session's screen and history are rebuilt from at most this much of its transcript's end. */
+/** A closed session's screen is rebuilt from at most this much of its transcript's end (history: replay.ts). */
 const REPLAY_TAIL_BYTES = 8 * 1024 * 1024;
 const DEFAULT_LIMIT = 200;
 
@@ -38,25 +38,25 @@ export async function readClosedSession(store: SessionStore, ref: string, reques
     const replay = await replayCommandOutput({ file, startByte: record.output_start_byte, endByte: record.output_end_byte, nonce: meta.nonce, cols: meta.cols, offset, limit });
     return { ...base, content: replay.lines.join('\n'), lines: replay.lines.length, total_lines: replay.total, truncated: offset + replay.lines.length < replay.total, seq: record.seq };
   }
-  const emulator = await replayTail(file, meta, scrollback);
-  try {
-    if (request.view === 'screen') {
+  if (request.view === 'screen') {
+    const emulator = await replayTail(file, meta, scrollback);
+    try {
       const lines = emulator.screenLines();
       const content = request.format === 'ansi' ? emulator.serializeScreen() : lines.join('\n').trimEnd();
       return { ...base, content, lines: lines.length, total_lines: lines.length, truncated: false, cursor: emulator.cursor };
+    } finally {
+      emulator.dispose();
     }
-    const all = emulator.historyLines();
-    const offset = request.view === 'history' ? (request.offset ?? 0) : 0;
-    const end = Math.max(0, all.length - offset);
-    const page = all.slice(Math.max(0, end - limit), end);
-    return { ...base, content: page.join('\n'), lines: page.length, total_lines: all.length, truncated: end - page.length > 0 || offset > 0 };
-  } finally {
-    emulator.dispose();
   }
+  // history (and `new`, which has no per-client place after the session ended): every line, from disk.
+  const offset = request.view === 'history' ? (request.offset ?? 0) : 0;
+  const replay = await replayHistory({ file, cols: meta.cols, rows: meta.rows, offset, limit });
+  const older = replay.total - offset - replay.lines.length > 0 || !replay.fromStart;
+  return { ...base, content: replay.lines.join('\n'), lines: replay.lines.length, total_lines: replay.total, truncated: older || offset > 0 };
 }
 
 async function replayTail(file: string, meta: SessionMeta, scrollback: number): Promise<Emulator> {
-  const emulator = new Emulator({ cols: meta.cols, rows: meta.rows, scrollback, nonce: meta.nonce ?? '', headLines: 0 });
+  const emulator = await Emulator.create({ cols: meta.cols, rows: meta.rows, scrollback, nonce: meta.nonce ?? '', headLines: 0 });
   const size = fs.existsSync(file) ? fs.statSync(file).size : 0;
   const start = Math.max(0, size - REPLAY_TAIL_BYTES);
   if (size > 0) {

@@ -104,6 +104,20 @@ export class CommandTracker {
     return this.seq + 1;
   }
 
+  /**
+   * Whether line feeds may go uncounted one by one (see fastForward.ts): no command is
+   * collecting head lines, and this is no replay paging through an output.
+   */
+  get canSkipLineFeeds(): boolean {
+    if (this.options.headFrom !== undefined) return false;
+    return this.current === null || this.current.headLines.length >= this.options.headLines;
+  }
+
+  /** Line feeds that were skipped rather than parsed: counted as the parser would have. */
+  skipLineFeeds(count: number): void {
+    if (this.current) this.current.lineFeeds += count;
+  }
+
   /** The command line the session is about to type (recorded instead of the shell's E mark). */
   expectCommandLine(commandLine: string): void {
     this.pendingCommandLine = commandLine;

@@ -1,13 +1,31 @@
-import serializeAddon from '@xterm/addon-serialize';
-import xtermHeadless from '@xterm/headless';
+import type { SerializeAddon as HeadlessSerializeAddon } from '@xterm/addon-serialize';
 import type { IMarker, Terminal as HeadlessTerminal } from '@xterm/headless';
 import { CommandTracker, type TrackedCommand } from './commandTracker.js';
 import { readLines } from './bufferText.js';
-import { EventEmitter, type Event } from './event.js';
+import { EventEmitter, type Disposable, type Event } from './event.js';
+import { planSkip } from './fastForward.js';
 import type { OutputLines } from './outputWindow.js';
 
-const { Terminal } = xtermHeadless;
-const { SerializeAddon } = serializeAddon;
+interface Xterm {
+  Terminal: typeof HeadlessTerminal;
+  SerializeAddon: typeof HeadlessSerializeAddon;
+}
+
+let xterm: Xterm | undefined;
+let xtermLoading: Promise<Xterm> | undefined;
+
+/**
+ * Loads `@xterm/headless` and its serialize addon, once. They are the largest code the core
+ * holds (several MiB of the hub's RSS), and a hub without sessions never needs them: the
+ * first emulator loads them (`Emulator.create`, or `loadEmulator()` ahead of time).
+ */
+export function loadEmulator(): Promise<void> {
+  xtermLoading ??= Promise.all([import('@xterm/headless'), import('@xterm/addon-serialize')]).then(([headless, serialize]) => {
+    xterm = { Terminal: headless.default.Terminal, SerializeAddon: serialize.default.SerializeAddon };
+    return xterm;
+  });
+  return xtermLoading.then(() => undefined);
+}
 
 /** A point in the output (a tracked row and a column), for "what appeared since". */
 export interface OutputPosition {
@@ -25,7 +43,29 @@ export interface EmulatorOptions {
   headLines: number;
   /** Keep head lines from this line index on (replays). */
   headFrom?: number;
+  /** Skip parsing flood output that scrolls out anyway (fastForward.ts); off for replays. Default on. */
+  fastForward?: boolean;
 }
+
+/** Output handed to the emulator, or a callback to run once everything before it is parsed. */
+type Held = { data: string; start: number; end: number } | { barrier: () => void };
+
+/** Output faster than this many characters per FLOOD_WINDOW_MS is a flood (~2.5 M chars/s). */
+const FLOOD_CHARS = 256 * 1024;
+const FLOOD_WINDOW_MS = 100;
+/**
+ * During a flood, output is held until this much has gathered (or FLOOD_HOLD_MS passed), so the
+ * PTY is read at full speed meanwhile and most of a batch can be skipped. Below the PTY's
+ * high watermark (outputPipe.ts), or reading would pause first.
+ */
+const FLOOD_BATCH_CHARS = 2 * 1024 * 1024;
+const FLOOD_HOLD_MS = 10;
+/**
+ * At most this many characters go to xterm per turn of the event loop. xterm parses what it
+ * is given for up to 12 ms before yielding; in between, the PTY is not read and the program
+ * blocks on a full terminal buffer. Smaller slices keep the program writing while we parse.
+ */
+const FEED_SLICE_CHARS = 32 * 1024;
 
 /**
  * The session's `@xterm/headless` mirror and its command tracker: the single source of truth
@@ -34,7 +74,7 @@ export interface EmulatorOptions {
  */
 export class Emulator {
   private readonly terminal: HeadlessTerminal;
-  private readonly serializer = new SerializeAddon();
+  private readonly serializer: HeadlessSerializeAddon;
   readonly tracker: CommandTracker;
   /** Characters written but not yet parsed: the emulator's backlog, for flow control. */
   private pending = 0;
@@ -45,6 +85,23 @@ export class Emulator {
   private readonly chunkRanges: [start: number, end: number][] = [];
   private parsedWaiters: (() => void)[] = [];
   private disposed = false;
+  /**
+   * Output not yet handed to xterm, oldest first. Only one batch is in xterm at a time, so a
+   * flood gathers here and can be fast-forwarded (fastForward.ts) instead of parsed line by line.
+   */
+  private readonly held: Held[] = [];
+  private heldChars = 0;
+  /** A taken batch, handed to xterm a slice at a time so the PTY is read in between. */
+  private readonly feeding: Held[] = [];
+  /** Characters handed to xterm and not yet parsed. */
+  private inXterm = 0;
+  private readonly fastForward: boolean;
+  /** Output rate: characters written in the current window, and whether the last window was a flood. */
+  private windowStart = 0;
+  private windowChars = 0;
+  private flooding = false;
+  private holdTimer: NodeJS.Timeout | undefined;
+  private skipped = 0;
 
   private readonly onDidParseEmitter = new EventEmitter<number>();
   /** Fires with the backlog (in characters) each time a written chunk has been parsed. */
@@ -52,8 +109,17 @@ export class Emulator {
   private readonly onDidChangeTitleEmitter = new EventEmitter<string>();
   readonly onDidChangeTitle: Event<string> = this.onDidChangeTitleEmitter.event;
 
+  /** An emulator, loading xterm first if no emulator was made before. */
+  static async create(options: EmulatorOptions): Promise<Emulator> {
+    await loadEmulator();
+    return new Emulator(options);
+  }
+
+  /** Only once xterm is loaded (`create`, or after `loadEmulator()` resolved). */
   constructor(options: EmulatorOptions) {
-    this.terminal = new Terminal({
+    if (!xterm) throw new Error('Emulator: xterm is not loaded yet; use Emulator.create or await loadEmulator() first.');
+    this.serializer = new xterm.SerializeAddon();
+    this.terminal = new xterm.Terminal({
       cols: options.cols,
       rows: options.rows,
       scrollback: options.scrollback,
@@ -66,9 +132,15 @@ export class Emulator {
       chunkStart: () => this.chunkRanges[0]?.[0] ?? 0,
       chunkEnd: () => this.chunkRanges[0]?.[1] ?? 0,
     });
+    this.fastForward = (options.fastForward ?? true) && options.headFrom === undefined;
     this.terminal.loadAddon(this.tracker);
     this.terminal.loadAddon(this.serializer);
     this.terminal.onTitleChange((title) => this.onDidChangeTitleEmitter.fire(title));
+  }
+
+  /** Characters fast-forwarded rather than parsed so far (fastForward.ts), for tests and the bench. */
+  get skippedChars(): number {
+    return this.skipped;
   }
 
   get backlog(): number {
@@ -90,24 +162,19 @@ export class Emulator {
   /** Feeds decoded output that came from transcript bytes [byteStart, byteEnd). */
   write(data: string, byteStart: number, byteEnd: number): void {
     if (this.disposed) return;
-    // With nothing queued, parse now rather than after xterm's setTimeout (≥ 1 ms in Node):
-    // a command's D mark is then seen in the same tick its bytes arrive. xterm parses a write
-    // at once when it follows user input; an empty input() is that signal and sends nothing.
-    if (this.pending === 0) this.terminal.input('', true);
     this.pending += data.length;
-    this.chunkRanges.push([byteStart, byteEnd]);
-    this.terminal.write(data, () => {
-      this.pending -= data.length;
-      this.chunkRanges.shift();
-      this.onDidParseEmitter.fire(this.pending);
-      if (this.pending === 0) this.releaseParsedWaiters();
-    });
+    this.held.push({ data, start: byteStart, end: byteEnd });
+    this.heldChars += data.length;
+    this.measureRate(data.length);
+    this.pump();
   }
 
   /** Resolves once everything written so far has been parsed. */
   whenParsed(): Promise<void> {
     if (this.pending === 0 || this.disposed) return Promise.resolve();
-    return new Promise((resolve) => this.parsedWaiters.push(resolve));
+    const parsed = new Promise<void>((resolve) => this.parsedWaiters.push(resolve));
+    this.pump(true);
+    return parsed;
   }
 
   /**
@@ -118,7 +185,10 @@ export class Emulator {
    */
   serializeWhenParsed(): Promise<string> {
     if (this.disposed || this.pending === 0) return Promise.resolve(this.serialize());
-    return new Promise((resolve) => this.terminal.write('', () => resolve(this.serialize())));
+    return new Promise((resolve) => {
+      this.held.push({ barrier: () => resolve(this.serialize()) });
+      this.pump(true);
+    });
   }
 
   resize(cols: number, rows: number): void {
@@ -184,6 +254,56 @@ export class Emulator {
     return readLines(buffer, 0, 0, last);
   }
 
+  /**
+   * The normal buffer holds as many rows as its scrollback allows: its oldest rows are being
+   * dropped, so `historyLines()` no longer starts at the session's first line.
+   */
+  get historyTrimmed(): boolean {
+    return this.terminal.buffer.normal.length >= this.terminal.rows + (this.terminal.options.scrollback ?? 0);
+  }
+
+  /**
+   * Calls `listener` with each row of the normal buffer as it enters the scrollback (untrimmed
+   * text, and whether it continues the row above). A row there never changes again, so a replay
+   * can keep every line of a long history as text instead of as cells. Rows are seen only while
+   * the buffer is not full: call `dropScrollback()` between writes (replay.ts does).
+   */
+  onScrollbackRow(listener: (text: string, wrapped: boolean) => void): Disposable {
+    const normal = this.terminal.buffer.normal;
+    let seen = normal.baseY;
+    return this.terminal.onScroll(() => {
+      const base = normal.baseY;
+      // The scrollback was erased (ED 3 leaves baseY at 0, and may not fire onScroll itself):
+      // every row above the screen now came after it.
+      if (base < seen) seen = 0;
+      for (; seen < base; seen++) {
+        const line = normal.getLine(seen);
+        listener(line?.translateToString(false) ?? '', line?.isWrapped ?? false);
+      }
+    });
+  }
+
+  /**
+   * Erases the normal buffer's scrollback (ED 3, queued behind what was written), the screen
+   * untouched: rows `onScrollbackRow` already reported need not be held.
+   */
+  dropScrollback(): void {
+    if (this.terminal.buffer.active.type === 'normal' && this.terminal.buffer.normal.baseY > 0) this.terminal.write('\x1b[3J');
+  }
+
+  /** The rows of the normal buffer's screen down to the last one with text: untrimmed text, and whether each continues the row above. */
+  screenRows(): { text: string; wrapped: boolean }[] {
+    const normal = this.terminal.buffer.normal;
+    let last = normal.length - 1;
+    while (last > normal.baseY && (normal.getLine(last)?.translateToString(true) ?? '') === '') last--;
+    const rows: { text: string; wrapped: boolean }[] = [];
+    for (let row = normal.baseY; row <= last; row++) {
+      const line = normal.getLine(row);
+      rows.push({ text: line?.translateToString(false) ?? '', wrapped: line?.isWrapped ?? false });
+    }
+    return rows;
+  }
+
   /** The screen with colours and cursor as escape sequences (`format: ansi`). */
   serializeScreen(): string {
     return this.serializer.serialize({ scrollback: 0 });
@@ -214,11 +334,125 @@ export class Emulator {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    clearTimeout(this.holdTimer);
+    for (const entry of [...this.feeding.splice(0), ...this.held.splice(0)]) if ('barrier' in entry) entry.barrier();
     this.releaseParsedWaiters();
     this.tracker.dispose();
     this.terminal.dispose();
     this.onDidParseEmitter.dispose();
     this.onDidChangeTitleEmitter.dispose();
+  }
+
+  /**
+   * Hands held output to xterm when it has nothing left to parse. During a flood, waits for a
+   * batch to gather first (unless `now`: someone waits for the parse).
+   */
+  private pump(now = false): void {
+    if (this.disposed || this.inXterm > 0) return;
+    if (this.feeding.length > 0) return this.feedSlice();
+    if (this.held.length === 0) return;
+    if (!now && this.flooding && this.heldChars < FLOOD_BATCH_CHARS) {
+      this.holdTimer ??= setTimeout(() => {
+        this.holdTimer = undefined;
+        this.pump(true);
+      }, FLOOD_HOLD_MS);
+      return;
+    }
+    clearTimeout(this.holdTimer);
+    this.holdTimer = undefined;
+    const batch = this.held.splice(0);
+    this.heldChars = 0;
+    if (this.fastForward) this.skipFlood(batch);
+    this.feeding.push(...batch);
+    this.feedSlice();
+  }
+
+  private feedSlice(): void {
+    // Nothing in xterm: parse now rather than after xterm's setTimeout (≥ 1 ms in Node), so a
+    // command's D mark is seen in the same tick its bytes arrive. xterm parses a write at once
+    // when it follows user input; an empty input() is that signal and sends nothing.
+    this.terminal.input('', true);
+    let chars = 0;
+    while (this.feeding.length > 0 && chars < FEED_SLICE_CHARS) {
+      const entry = this.feeding.shift()!;
+      if ('barrier' in entry) {
+        this.terminal.write('', entry.barrier);
+      } else {
+        chars += entry.data.length;
+        this.feed(entry);
+      }
+    }
+  }
+
+  private feed(chunk: { data: string; start: number; end: number }): void {
+    this.inXterm += chunk.data.length;
+    this.chunkRanges.push([chunk.start, chunk.end]);
+    this.terminal.write(chunk.data, () => {
+      this.inXterm -= chunk.data.length;
+      this.parsed(chunk.data.length);
+      this.chunkRanges.shift();
+      if (this.inXterm > 0) return;
+      // More of a taken batch: let the PTY be read first.
+      if (this.feeding.length > 0) setImmediate(() => this.pump());
+      else this.pump();
+    });
+  }
+
+  private parsed(chars: number): void {
+    this.pending -= chars;
+    this.onDidParseEmitter.fire(this.pending);
+    if (this.pending === 0) this.releaseParsedWaiters();
+  }
+
+  private measureRate(chars: number): void {
+    const now = performance.now();
+    if (now - this.windowStart > FLOOD_WINDOW_MS) {
+      this.flooding = this.windowChars >= FLOOD_CHARS;
+      this.windowStart = now;
+      this.windowChars = 0;
+    }
+    this.windowChars += chars;
+    if (this.windowChars >= FLOOD_CHARS) this.flooding = true;
+  }
+
+  /**
+   * Drops from the head of `batch` the plain output that would scroll out of the buffer before
+   * the batch ends (fastForward.ts): its SGR sequences are replayed, its line feeds counted.
+   */
+  private skipFlood(batch: Held[]): void {
+    const run: { data: string; start: number; end: number }[] = [];
+    let chars = 0;
+    for (const entry of batch) {
+      if ('barrier' in entry) break;
+      run.push(entry);
+      chars += entry.data.length;
+    }
+    const keep = this.terminal.rows + (this.terminal.options.scrollback ?? 0) + 1;
+    if (chars < FLOOD_CHARS || chars < keep * 2 || !this.tracker.canSkipLineFeeds || !this.fullScreenScrollRegion()) return;
+    const plan = planSkip(run.map((entry) => entry.data).join(''), keep);
+    if (!plan) return;
+    // Cut the skipped characters off the head of the batch (a chunk may be cut in two: its
+    // byte range stays, marks are located per chunk).
+    let skip = plan.chars;
+    while (skip > 0) {
+      const head = batch[0] as { data: string; start: number; end: number };
+      if (head.data.length <= skip) {
+        skip -= head.data.length;
+        batch.shift();
+      } else {
+        head.data = head.data.slice(skip);
+        skip = 0;
+      }
+    }
+    this.terminal.write(plan.sgr, () => this.tracker.skipLineFeeds(plan.lineFeeds));
+    this.skipped += plan.chars;
+    this.parsed(plan.chars);
+  }
+
+  /** xterm's scroll region spans the screen (no DECSTBM margins): scrolled rows go to the scrollback. */
+  private fullScreenScrollRegion(): boolean {
+    const buffer = (this.terminal as unknown as { _core?: { buffer?: { scrollTop?: number; scrollBottom?: number } } })._core?.buffer;
+    return buffer?.scrollTop === 0 && buffer.scrollBottom === this.terminal.rows - 1;
   }
 
   private releaseParsedWaiters(): void {

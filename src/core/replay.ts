@@ -30,7 +30,7 @@ export interface ReplayResult {
  * Memory stays bounded by `limit`, whatever the output's size; time is one parse of it.
  */
 export async function replayCommandOutput(request: ReplayRequest): Promise<ReplayResult> {
-  const emulator = new Emulator({
+  const emulator = await Emulator.create({
     cols: request.cols,
     rows: 24,
     scrollback: 200,
@@ -64,4 +64,115 @@ export async function replayCommandOutput(request: ReplayRequest): Promise<Repla
   } finally {
     emulator.dispose();
   }
+}
+
+export interface HistoryReplayRequest {
+  /** The session's output.log. */
+  file: string;
+  cols: number;
+  rows: number;
+  /** Lines back from the end, then how many (as `read` view `history`). */
+  offset: number;
+  limit: number;
+}
+
+export interface HistoryReplayResult {
+  /** The requested page, oldest first. */
+  lines: string[];
+  /** Lines of history in the replayed part of the transcript. */
+  total: number;
+  /** False when the replay began after the transcript's first byte (HISTORY_REPLAY_MAX_BYTES): older lines are not counted. */
+  fromStart: boolean;
+}
+
+/** `read` view `history` from disk replays at most this much of the transcript's end. */
+export const HISTORY_REPLAY_MAX_BYTES = 64 * 1024 * 1024;
+/** …and keeps at most this many lines back from the end (as text, not cells). */
+export const HISTORY_REPLAY_MAX_LINES = 100_000;
+/**
+ * Slices fed between two `dropScrollback` calls: a slice scrolls at most one row per byte, so
+ * the scratch buffer's scrollback (more than this) never fills and no row goes unseen.
+ */
+const HISTORY_SLICE_BYTES = 16 * 1024;
+
+/**
+ * The history of a session (every line of its normal buffer, as `read` view `history` counts
+ * them) from its transcript: for sessions whose in-memory scrollback no longer holds the lines
+ * asked for (agent sessions keep a short one), and for closed sessions. The bytes go through a
+ * scratch emulator that reports each row entering its scrollback (rows there never change
+ * again) and drops them between slices, so memory holds the page's lines as text, not a
+ * scrollback of cells.
+ */
+export async function replayHistory(request: HistoryReplayRequest): Promise<HistoryReplayResult> {
+  const size = fs.existsSync(request.file) ? fs.statSync(request.file).size : 0;
+  const startByte = Math.max(0, size - HISTORY_REPLAY_MAX_BYTES);
+  const keep = Math.min(request.offset + request.limit, HISTORY_REPLAY_MAX_LINES);
+  const kept: string[] = [];
+  let total = 0;
+  // Replayed from the middle, the first line is most likely the end of a longer one: dropped.
+  let skipFirst = startByte > 0;
+  let line: { done: string; last: string } | null = null;
+  const finish = (): void => {
+    if (!line) return;
+    const text = (line.done + line.last).trimEnd();
+    line = null;
+    if (skipFirst) return void (skipFirst = false);
+    total++;
+    kept.push(text);
+    if (kept.length >= keep * 2 + 1024) kept.splice(0, kept.length - keep);
+  };
+  const row = (text: string, wrapped: boolean): void => {
+    if (wrapped && line) {
+      line.done += line.last; // a row that wraps on keeps its trailing blanks
+      line.last = text;
+      return;
+    }
+    finish();
+    line = { done: '', last: text };
+  };
+  const emulator = await Emulator.create({
+    cols: request.cols,
+    rows: request.rows,
+    scrollback: HISTORY_SLICE_BYTES * 2,
+    nonce: '',
+    headLines: 0,
+    fastForward: false,
+  });
+  try {
+    const rows = emulator.onScrollbackRow(row);
+    const decoder = new TextDecoder();
+    let offset = startByte;
+    let carry = Buffer.alloc(0);
+    const feed = async (bytes: Buffer): Promise<void> => {
+      emulator.write(decoder.decode(bytes, { stream: true }), offset, offset + bytes.length);
+      offset += bytes.length;
+      await emulator.whenParsed();
+      emulator.dropScrollback();
+    };
+    if (size > 0) {
+      for await (const chunk of fs.createReadStream(request.file, { start: startByte, end: size - 1, highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>) {
+        let data = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+        while (data.length >= HISTORY_SLICE_BYTES) {
+          // Cut after a line feed where there is one, so the ED 3 between slices never lands inside an escape sequence.
+          const newline = data.lastIndexOf(0x0a, HISTORY_SLICE_BYTES - 1);
+          const cut = newline >= 0 ? newline + 1 : HISTORY_SLICE_BYTES;
+          await feed(data.subarray(0, cut));
+          data = data.subarray(cut);
+        }
+        carry = Buffer.from(data);
+      }
+      if (carry.length > 0) await feed(carry);
+    }
+    emulator.write(decoder.decode(), offset, offset);
+    await emulator.whenParsed();
+    rows.dispose();
+    for (const screenRow of emulator.screenRows()) row(screenRow.text, screenRow.wrapped);
+    finish();
+  } finally {
+    emulator.dispose();
+  }
+  const end = Math.max(0, total - request.offset);
+  const first = Math.max(0, end - request.limit, total - kept.length);
+  const base = total - kept.length;
+  return { lines: kept.slice(first - base, Math.max(first, end) - base), total, fromStart: startByte === 0 };
 }

@@ -4,6 +4,7 @@ import { ErrorCode, SwitchboardError } from './errors.js';
 import { EventEmitter, type Event } from './event.js';
 import { newSessionId } from './ids.js';
 import { readClosedSession } from './closedSessionReader.js';
+import { loadEmulator } from './emulator.js';
 import { buildSessionEnv } from './sessionEnv.js';
 import { DEFAULT_RETENTION_BYTES, DEFAULT_RETENTION_DAYS, SessionStore } from './sessionStore.js';
 import { TerminalSession } from './terminalSession.js';
@@ -13,7 +14,10 @@ import type { Creator, ReadRequest, ReadResult, SessionInfo } from './types.js';
 /** The limits and defaults the core needs; the hub fills them from settings. */
 export interface CoreSettings {
   maxSessions: number;
+  /** In-memory scrollback lines of the person's sessions. */
   scrollback: number;
+  /** …and of sessions an agent opens (default: `scrollback`); older lines are read from the transcript. */
+  agentScrollback?: number;
   headLines: number;
   shell: string;
   login: boolean;
@@ -135,7 +139,8 @@ export class SessionManager {
         env,
         cols: request.cols ?? settings.cols,
         rows: request.rows ?? settings.rows,
-        scrollback: settings.scrollback,
+        // Agents' sessions keep a short scrollback only where the rest is on disk for `read`.
+        scrollback: request.creator.kind === 'agent' && transcript ? (settings.agentScrollback ?? settings.scrollback) : settings.scrollback,
         headLines: settings.headLines,
         transcript,
         startupTimeoutMs: settings.startupTimeoutMs,
@@ -161,6 +166,15 @@ export class SessionManager {
     });
     this.onDidChangeEmitter.fire(id);
     return session;
+  }
+
+  /**
+   * A client (an agent's MCP connection, a UI) arrived: load what its first session needs
+   * (xterm, see emulator.ts) in the background now, so that `open` does not wait for it. A hub
+   * no client has reached stays without it. Failures surface at `open`.
+   */
+  warmUp(): void {
+    loadEmulator().catch(() => undefined);
   }
 
   /** A live session by id or name; SESSION_NOT_FOUND otherwise (exited ones say so). */

@@ -1,12 +1,12 @@
 import * as fs from 'node:fs';
 import * as pty from 'node-pty';
 import type { TrackedCommand } from './commandTracker.js';
-import { Emulator, type OutputPosition } from './emulator.js';
+import { Emulator, loadEmulator, type OutputPosition } from './emulator.js';
 import { ErrorCode, SwitchboardError } from './errors.js';
 import { probeTerminalInput } from './inputProbe.js';
 import { encodeKeys } from './keys.js';
 import { OutputRing } from './outputRing.js';
-import { replayCommandOutput } from './replay.js';
+import { replayCommandOutput, replayHistory } from './replay.js';
 import { waitFor, type WaitSources } from './waitFor.js';
 import { DisposableStore, EventEmitter, type Event, nextEvent } from './event.js';
 import { newNonce } from './ids.js';
@@ -228,6 +228,7 @@ export class TerminalSession {
 
   /** Spawns the session; for shells, resolves once the first prompt is drawn. */
   static async start(options: TerminalSessionOptions): Promise<TerminalSession> {
+    await loadEmulator(); // the first session of a hub loads xterm (emulator.ts)
     const session = new TerminalSession(options);
     if (session.shellKind !== null && session.shellKind !== 'unknown') await session.waitForFirstPrompt();
     else session.scheduleInputProbe();
@@ -394,6 +395,17 @@ export class TerminalSession {
     this.onDidChangeEmitter.fire();
   }
 
+  /**
+   * The session's exit for one wait: resolves at once when it has exited, and is let go with
+   * `dispose`. Waits must not each chain onto the session-long `exited` promise: every such
+   * `.then` (and the wait's timer and abort signal it holds) would live until the session ends.
+   */
+  private watchExit(): { promise: Promise<void>; dispose(): void } {
+    if (this.closedAt) return { promise: Promise.resolve(), dispose: () => undefined };
+    const next = nextEvent(this.onDidExitEmitter.event);
+    return { promise: next.promise.then(() => undefined), dispose: () => next.dispose() };
+  }
+
   /** Interrupts then escalates on the foreground process group, or sends one signal. */
   kill(signal?: KillSignal): Promise<KillResult> {
     return this.killNow(signal);
@@ -516,13 +528,8 @@ export class TerminalSession {
         const content = request.format === 'ansi' ? this.emulator.serializeScreen() : lines.join('\n').trimEnd();
         return { ...base, content, lines: lines.length, total_lines: lines.length, truncated: false, cursor: this.emulator.cursor };
       }
-      case 'history': {
-        const all = this.emulator.historyLines();
-        const offset = request.offset ?? 0;
-        const end = Math.max(0, all.length - offset);
-        const page = all.slice(Math.max(0, end - limit), end);
-        return { ...base, content: page.join('\n'), lines: page.length, total_lines: all.length, truncated: end - page.length > 0 || offset > 0 };
-      }
+      case 'history':
+        return { ...base, ...(await this.readHistory(request.offset ?? 0, limit)) };
       case 'new':
         return { ...base, ...this.readNew(request.clientId, request.format, limit) };
       case 'command':
@@ -530,26 +537,51 @@ export class TerminalSession {
     }
   }
 
+  /**
+   * `read` view `history`: from the in-memory scrollback while it holds the page; once the page
+   * reaches past its oldest line and that line is not the session's first (agent sessions keep
+   * a short scrollback, setting agentScrollback), from the transcript on disk.
+   */
+  private async readHistory(offset: number, limit: number): Promise<Pick<ReadResult, 'content' | 'lines' | 'total_lines' | 'truncated'>> {
+    const all = this.emulator.historyLines();
+    const trimmed = this.emulator.historyTrimmed;
+    const transcript = this.options.transcript;
+    if (offset + limit >= all.length && trimmed && transcript && !transcript.truncated) {
+      await transcript.flush();
+      const replay = await replayHistory({ file: transcript.outputFile, cols: this.emulator.cols, rows: this.emulator.rows, offset, limit });
+      const older = replay.total - offset - replay.lines.length > 0 || !replay.fromStart;
+      return { content: replay.lines.join('\n'), lines: replay.lines.length, total_lines: replay.total, truncated: older || offset > 0 };
+    }
+    const end = Math.max(0, all.length - offset);
+    const page = all.slice(Math.max(0, end - limit), end);
+    // Lines older than the scrollback are on disk: the page is not the whole history.
+    return { content: page.join('\n'), lines: page.length, total_lines: all.length, truncated: end - page.length > 0 || offset > 0 || trimmed };
+  }
+
   private readNew(clientId: string, format: ReadRequest['format'], limit: number): Pick<ReadResult, 'content' | 'lines' | 'total_lines' | 'truncated'> {
     const cursor = this.readers.get(clientId) ?? { position: null, ringOffset: 0 };
     let lines: string[];
     let complete = true;
     let content: string;
+    let shown: number;
     if (format === 'ansi') {
       const { text, lost } = this.ring.since(cursor.ringOffset);
       content = lost > 0 ? `[… ${lost} earlier characters no longer held; read view=history or command]\n${text}` : text;
       lines = text.split('\n');
       complete = lost === 0;
+      shown = lines.length; // every character still held, whatever `limit`: truncated only by the ring
     } else {
       const since = cursor.position ? this.emulator.linesSince(cursor.position) : { lines: this.emulator.historyLines(), complete: true };
       lines = since.lines;
       complete = since.complete;
+      shown = Math.min(lines.length, limit);
       content = lines.slice(-limit).join('\n');
+      // Issue 7: loss is never silent. The start of what this reader missed left the scrollback.
+      if (!complete) content = `[… earlier output since your last read is no longer held here; a command's whole output: read view=command]\n${content}`;
     }
     cursor.position?.marker?.dispose();
     this.readers.set(clientId, { position: this.emulator.position(), ringOffset: this.ring.end });
-    const shown = Math.min(lines.length, limit);
-    return { content, lines: shown, total_lines: lines.length, truncated: !complete || lines.length > limit };
+    return { content, lines: shown, total_lines: lines.length, truncated: !complete || lines.length > shown };
   }
 
   private async readCommand(seq: number | undefined, offset: number, limit: number): Promise<Pick<ReadResult, 'content' | 'lines' | 'total_lines' | 'truncated' | 'seq'>> {
@@ -568,15 +600,21 @@ export class TerminalSession {
     }
     const record = this.commandRecords.get(wanted);
     const file = this.options.transcript?.outputFile;
-    if (!record || record.output_end_byte === null || !file) {
+    // A running command whose output outgrew the scrollback and the head lines: what it printed so far is on disk.
+    const range = record
+      ? { start: record.output_start_byte, end: record.output_end_byte }
+      : wanted === live.seq && live.end === null
+        ? { start: live.startByte, end: this.options.transcript?.size ?? null }
+        : undefined;
+    if (!range || range.end === null || !file) {
       const latest = live.seq;
       throw new SwitchboardError(ErrorCode.InvalidArgument, `seq: no finished command ${wanted} in session ${this.id}; commands are numbered 1–${latest}.`);
     }
     await this.options.transcript?.flush();
     const replay = await replayCommandOutput({
       file,
-      startByte: record.output_start_byte,
-      endByte: record.output_end_byte,
+      startByte: range.start,
+      endByte: range.end,
       nonce: this.nonce,
       cols: this.emulator.cols,
       offset,
@@ -591,7 +629,7 @@ export class TerminalSession {
    */
   private waitSources(since: OutputPosition, includeScreen: boolean): WaitSources {
     return {
-      exited: this.exited,
+      watchExit: () => this.watchExit(),
       onDidFinishCommand: this.emulator.tracker.onDidFinishCommand,
       onDidParse: this.emulator.onDidParse,
       onDidAwaitInput: this.onDidAwaitInput,
@@ -705,13 +743,13 @@ export class TerminalSession {
       this.ptyProcess.write(this.commandKeystrokes(options.command));
 
       const windowMs = options.background ? Math.min(options.timeoutMs, 2_000) : options.timeoutMs;
-      const outcome = await raceOutcome(finished.promise, this.exited, windowMs, options.signal, awaiting.promise);
+      const outcome = await raceOutcome(finished.promise, this.watchExit(), windowMs, options.signal, awaiting.promise);
       const duration = Date.now() - startedAt;
       if (outcome === 'aborted') {
         // Cancelling the call interrupts the command (DESIGN §3); a disconnect is not a cancel.
         // Wait (bounded) for its D mark, so the next call finds the shell free.
         this.ptyProcess.write('\x03');
-        await raceOutcome(finished.promise, this.exited, 1_000);
+        await raceOutcome(finished.promise, this.watchExit(), 1_000);
       }
       if (outcome === 'awaiting') {
         const result = this.result('awaiting_input', tracker.runningCommand, null, duration, options.maxLines, seq);
@@ -797,7 +835,7 @@ export class TerminalSession {
     if (tracker.isAtPrompt) return;
     const prompt = nextEvent(tracker.onDidPrompt);
     try {
-      const outcome = await raceOutcome(prompt.promise.then(() => undefined), this.exited, this.options.startupTimeoutMs);
+      const outcome = await raceOutcome(prompt.promise.then(() => undefined), this.watchExit(), this.options.startupTimeoutMs);
       if (outcome === 'exited') {
         const screen = this.emulator.lastScreenLines(5).join(' | ');
         await this.dispose();
@@ -841,7 +879,7 @@ export class TerminalSession {
     // later. Wait for it (bounded) so the state we report, and the next execute, see idle.
     if (endedBy && this.shellKind !== null && (tracker.runningCommand || this.launching)) {
       const finished = nextEvent(tracker.onDidFinishCommand);
-      await raceOutcome(finished.promise, this.exited, 2_000);
+      await raceOutcome(finished.promise, this.watchExit(), 2_000);
       finished.dispose();
     }
     return { ended_by: endedBy, state: this.state };
@@ -862,7 +900,7 @@ type Outcome = 'finished' | 'exited' | 'timeout' | 'aborted' | 'awaiting';
 /** Every wait is a race: the event, the session's exit, a timeout and the caller's abort. */
 function raceOutcome(
   event: Promise<unknown>,
-  exited: Promise<void>,
+  exited: { promise: Promise<void>; dispose(): void },
   timeoutMs: number,
   signal?: AbortSignal,
   awaiting?: Promise<unknown>,
@@ -873,12 +911,13 @@ function raceOutcome(
     function finish(outcome: Outcome): void {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
+      exited.dispose();
       resolve(outcome);
     }
     if (signal?.aborted) return finish('aborted');
     signal?.addEventListener('abort', onAbort, { once: true });
     void event.then(() => finish('finished'));
-    void exited.then(() => finish('exited'));
+    void exited.promise.then(() => finish('exited'));
     void awaiting?.then(() => finish('awaiting'));
   });
 }

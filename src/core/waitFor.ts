@@ -8,7 +8,11 @@ const PATTERN_CHECK_INTERVAL_MS = 30;
 
 /** What a session offers a wait: its events and a way to read the text to match. */
 export interface WaitSources {
-  exited: Promise<void>;
+  /**
+   * Resolves when the session exits (at once if it has); dispose to let go. A `.then` on one
+   * session-long promise per wait would keep every wait's closure until the session ends.
+   */
+  watchExit: () => { promise: Promise<void>; dispose(): void };
   /** The foreground command finished (D mark). */
   onDidFinishCommand: Event<unknown>;
   /** Output was parsed by the emulator (the screen changed). */
@@ -60,7 +64,8 @@ export function waitFor(spec: WaitSpec, sources: WaitSources, options: WaitOptio
       signal.addEventListener('abort', onAbort, { once: true });
       store.add({ dispose: () => signal.removeEventListener('abort', onAbort) });
     }
-    void sources.exited.then(() => finish('exit'));
+    const exited = store.add(sources.watchExit());
+    void exited.promise.then(() => finish('exit'));
     if (spec.exit) store.add(sources.onDidFinishCommand(() => finish('exit')));
     store.add(sources.onDidAwaitInput(() => finish('awaiting_input')));
 

@@ -54,6 +54,7 @@ export class UiHost implements Disposable {
   /** A new connection: messages in through `bridge.receive`, out through `transport.send`. */
   createBridge(transport: UiBridgeTransport): UiBridge {
     if (this.disposed) throw new Error('The UI host is closed.');
+    this.manager.warmUp(); // the person may open a terminal from it
     const bridge = new UiBridge(this, transport, () => this.bridges.delete(bridge));
     this.bridges.add(bridge);
     return bridge;

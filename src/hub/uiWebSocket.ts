@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import type { Logger } from './logger.js';
 import type { UiHost } from './uiHost.js';
 
@@ -8,6 +8,8 @@ import type { UiHost } from './uiHost.js';
 export interface UiUpgradeHandler {
   /** Call only after Host, Origin and the token/cookie passed (httpServer does, before any 101). */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** The UI page was served: its WebSocket follows in a moment, so load what it needs now. */
+  prepare(): void;
   close(): Promise<void>;
 }
 
@@ -24,10 +26,19 @@ const CLOSE_NOT_READING = 1013;
 /**
  * The UI bridge over WebSocket (`/ws`): `ws` in noServer mode, one `UiBridge` per connection,
  * JSON text messages both ways. The bridge validates what arrives; binary frames are refused
- * with an error message like any other invalid message.
+ * with an error message like any other invalid message. `ws` is loaded when the UI page is first
+ * served (`prepare`), or at the latest by the first upgrade: a hub no browser has opened does
+ * without it (docs/decisions.md, Memory).
  */
 export function createUiWebSocketServer(options: UiWebSocketOptions): UiUpgradeHandler {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayload, perMessageDeflate: false, clientTracking: true });
+  let wss: WebSocketServer | undefined;
+  let loading: Promise<WebSocketServer> | undefined;
+  let closed = false;
+  const server = (): Promise<WebSocketServer> =>
+    (loading ??= import('ws').then(({ WebSocketServer }) => {
+      wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayload, perMessageDeflate: false, clientTracking: true });
+      return wss;
+    }));
 
   const accept = (ws: WebSocket): void => {
     const bridge = options.host.createBridge({
@@ -52,12 +63,27 @@ export function createUiWebSocketServer(options: UiWebSocketOptions): UiUpgradeH
   };
 
   return {
+    prepare() {
+      server().catch(() => undefined); // a failure is reported at the upgrade
+    },
     handleUpgrade(req, socket, head) {
-      wss.handleUpgrade(req, socket, head, accept);
+      server().then(
+        (loaded) => {
+          if (closed || socket.destroyed) return void socket.destroy();
+          loaded.handleUpgrade(req, socket, head, accept);
+        },
+        (error: unknown) => {
+          options.logger.error(`ui websocket: ${(error as Error).message}`);
+          socket.destroy();
+        },
+      );
     },
     close() {
-      for (const client of wss.clients) client.terminate();
-      return new Promise<void>((resolve) => wss.close(() => resolve()));
+      closed = true;
+      const current = wss;
+      if (!current) return Promise.resolve();
+      for (const client of current.clients) client.terminate();
+      return new Promise<void>((resolve) => current.close(() => resolve()));
     },
   };
 }

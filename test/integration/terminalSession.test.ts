@@ -1,5 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as v8 from 'node:v8';
+import * as vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import type { TerminalSession } from '../../src/core/terminalSession.js';
 import { agent, managersPerTest } from './helpers/core.js';
@@ -168,6 +170,24 @@ describe('session manager', () => {
     await m.dispose();
     for (const pid of pids) expect(fs.existsSync(`/proc/${pid}`)).toBe(false);
     expect(fs.readdirSync('/proc/self/fd').length).toBeLessThanOrEqual(fdsBefore);
+  });
+
+  it('lets go of each finished call: nothing of it stays alive until the session ends', async () => {
+    // A wait chained onto the session-long exit promise kept its timer, closure and the caller's
+    // AbortSignal for the session's whole life (~3 KB per execute in a long-lived hub).
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const session = await manager().manager.open({ creator: agent });
+    const signals: WeakRef<AbortSignal>[] = [];
+    for (let i = 0; i < 20; i++) {
+      const controller = new AbortController();
+      signals.push(new WeakRef(controller.signal));
+      await session.execute({ command: 'true', timeoutMs: 10_000, maxLines: 10, signal: controller.signal });
+      await session.read({ clientId: 'test', view: 'screen', format: 'plain', wait: { exit: true, timeout_ms: 10_000 }, signal: controller.signal });
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    expect(signals.filter((ref) => ref.deref() !== undefined).length).toBeLessThanOrEqual(1);
   });
 
   it('writes the raw transcript and a command log under the state dir', async () => {

@@ -1,0 +1,57 @@
+/**
+ * An idle hub does without the code only sessions and browsers need (issue 6, memory): xterm
+ * is loaded by the first session, `ws` by the first UI. Checked in a fresh node process (the
+ * built hub), where nothing else could have loaded them; both are CommonJS packages, so
+ * `require.cache` says whether they were loaded.
+ */
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanEnv, ROOT } from './helpers/hubProcess.js';
+
+const SCRIPT = `
+import { createRequire } from 'node:module';
+const [hubModule, loggerModule, stateDir] = process.argv.slice(1);
+const { Hub } = await import(hubModule);
+const { stderrLogger } = await import(loggerModule);
+const cache = createRequire(import.meta.url).cache;
+const loaded = () => ({
+  xterm: Object.keys(cache).some((file) => file.includes('@xterm/headless')),
+  ws: Object.keys(cache).some((file) => /node_modules[\\\\/]ws[\\\\/]/.test(file)),
+});
+const hub = await Hub.start({ stateDir, logger: stderrLogger() });
+const idle = loaded();
+const session = await hub.manager.open({ creator: { kind: 'agent', client: 'lazy-test 1' } });
+const withSession = { ...loaded(), state: session.state };
+await hub.dispose();
+process.stdout.write(JSON.stringify({ idle, withSession }));
+`;
+
+const homes: string[] = [];
+afterEach(() => {
+  for (const home of homes.splice(0)) fs.rmSync(home, { recursive: true, force: true });
+});
+
+describe('what an idle hub loads', () => {
+  it('loads xterm only with the first session, and ws not at all without a UI', async () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-lazy-'));
+    homes.push(home);
+    const dist = (file: string): string => pathToFileURL(path.join(ROOT, 'dist', 'src', 'hub', file)).href;
+    const env = cleanEnv({ HOME: home, SHELL: '/bin/bash', SWITCHBOARD_PORT: '0', SWITCHBOARD_LOGIN_SHELL: 'false' });
+    const stdout = await new Promise<string>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        ['--input-type=module', '-e', SCRIPT, dist('hub.js'), dist('logger.js'), path.join(home, 'state')],
+        { env, cwd: ROOT, timeout: 30_000 },
+        (error, out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out)),
+      );
+    });
+    expect(JSON.parse(stdout)).toEqual({
+      idle: { xterm: false, ws: false },
+      withSession: { xterm: true, ws: false, state: 'idle' },
+    });
+  });
+});

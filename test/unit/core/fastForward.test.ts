@@ -1,0 +1,94 @@
+/**
+ * Fast-forward through floods (src/core/fastForward.ts): skipping output that scrolls out
+ * anyway must leave the emulator exactly as a full parse does. Each case feeds the same bytes
+ * to an emulator that may skip and to one that may not, and compares the screen, scrollback,
+ * attributes (serialized), and what the tracker reports for the command.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Emulator, loadEmulator } from '../../../src/core/emulator.js';
+import { planSkip } from '../../../src/core/fastForward.js';
+
+const NONCE = 'ff-test';
+const C = `\x1b]133;C;nonce=${NONCE}\x07`;
+const D = (exit: number): string => `\x1b]133;D;${exit};nonce=${NONCE}\x07`;
+const PROMPT = `\x1b]133;A;nonce=${NONCE}\x07$ \x1b]133;B;nonce=${NONCE}\x07`;
+
+beforeAll(() => loadEmulator());
+
+function emulator(fastForward: boolean): Emulator {
+  return new Emulator({ cols: 40, rows: 10, scrollback: 100, nonce: NONCE, headLines: 20, fastForward });
+}
+
+/** Writes `text` in chunks of `size` (a burst: a flood to the emulator), then waits for the parse. */
+async function feed(target: Emulator, text: string, size = 4096): Promise<void> {
+  for (let offset = 0; offset < text.length; offset += size) {
+    const chunk = text.slice(offset, offset + size);
+    target.write(chunk, offset, offset + chunk.length);
+  }
+  await target.whenParsed();
+}
+
+/** Feeds both emulators and expects the same result; returns how much the fast one skipped. */
+async function compare(text: string): Promise<number> {
+  const fast = emulator(true);
+  const full = emulator(false);
+  await Promise.all([feed(fast, text), feed(full, text)]);
+  expect(fast.serialize()).toBe(full.serialize());
+  expect(fast.cursor).toEqual(full.cursor);
+  const [a, b] = [fast.tracker.lastCommand, full.tracker.lastCommand];
+  expect(a?.lineFeeds).toBe(b?.lineFeeds);
+  if (a && b) expect(fast.commandOutput(a)).toEqual(full.commandOutput(b));
+  expect(full.skippedChars).toBe(0);
+  const skipped = fast.skippedChars;
+  fast.dispose();
+  full.dispose();
+  return skipped;
+}
+
+const lines = (count: number, line: (i: number) => string): string => Array.from({ length: count }, (_, i) => line(i)).join('');
+
+describe('fast-forward leaves the emulator as a full parse does', () => {
+  it('coloured CRLF lines in a command: same screen, attributes, counts, head and tail', async () => {
+    const flood = lines(30_000, (i) => `\x1b[3${i % 8}mline ${i}\x1b[0m \x1b[1;4mbold\x1b[m\r\n`);
+    const skipped = await compare(`${PROMPT}cat\r\n${C}${flood}tail without newline${D(0)}${PROMPT}`);
+    expect(skipped).toBeGreaterThan(0); // how much depends on timing (the flood is detected by rate)
+  });
+
+  it('starts mid-line with attributes set, wraps long and wide lines', async () => {
+    const flood = lines(20_000, (i) => `${'界'.repeat(i % 30)}${'x'.repeat(i % 97)}\r\n`);
+    const skipped = await compare(`\x1b[41mhalf a line ${flood}`);
+    expect(skipped).toBeGreaterThan(0);
+  });
+
+  it('skips nothing inside a scroll region (DECSTBM), and still matches', async () => {
+    const flood = lines(30_000, (i) => `row ${i}\r\n`);
+    expect(await compare(`\x1b[2;8r\x1b[5;1H${flood}`)).toBe(0);
+  });
+
+  it('skips nothing when lines end in a bare LF (the column carries over), and still matches', async () => {
+    const flood = lines(30_000, (i) => `lf ${i}\n`);
+    expect(await compare(flood)).toBe(0);
+  });
+
+  it('skips nothing while a command still collects its head lines', async () => {
+    const fast = new Emulator({ cols: 40, rows: 10, scrollback: 100, nonce: NONCE, headLines: 100_000, fastForward: true });
+    await feed(fast, `${C}${lines(30_000, (i) => `line ${i}\r\n`)}`);
+    expect(fast.skippedChars).toBe(0);
+    expect(fast.tracker.runningCommand?.headLines).toHaveLength(30_000);
+    fast.dispose();
+  });
+});
+
+describe('planSkip', () => {
+  it('keeps the given number of line feeds and replays SGR in order', () => {
+    const plan = planSkip('\x1b[31ma\r\nb\x1b[1m\r\nc\r\nd\r\n', 2);
+    expect(plan).toEqual({ chars: 'x[31ma\r\nbx[1m\r\n'.length, lineFeeds: 2, sgr: '\x1b[31m\x1b[1m' });
+  });
+
+  it('stops at anything but text, tab, backspace, CR, LF and SGR', () => {
+    expect(planSkip('a\r\nb\r\n\x1b[2Jc\r\nd\r\ne\r\n', 1)).toEqual({ chars: 'a\r\n'.length, lineFeeds: 1, sgr: '' });
+    expect(planSkip('a\r\n\x07b\r\nc\r\n', 1)).toBeNull();
+    expect(planSkip('a\r\n\x9bb\r\nc\r\n', 0)).toEqual({ chars: 3, lineFeeds: 1, sgr: '' });
+    expect(planSkip('a\r\nb\r\n', 2)).toBeNull();
+  });
+});
