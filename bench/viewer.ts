@@ -6,6 +6,9 @@
  * a time; the page times each key from its `keydown` to the DOM mutation that shows the echo
  * (what the person sees), and both windows count animation frames. Measured first with the
  * agent's session idle (the baseline, same run), then while it runs `yes`.
+ *
+ * Diagnostics: `BENCH_VIEWER_SAMPLES=1` prints every key's time to stderr; `BENCH_HUB_ARGS`
+ * (space-separated) goes to the hub's node, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
  */
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { existsSync } from 'node:fs';
@@ -119,7 +122,7 @@ async function measure(watcher: Page, person: Page, keys: number, label: string)
 export async function viewerUnderFlood(rows: Row[], keys: number): Promise<void> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing`);
   if (!existsSync(path.join(ROOT, 'dist', 'renderer', 'app.js'))) throw new Error('dist/renderer is missing: run `npm run build` first.');
-  const hub = await startHub();
+  const hub = await startHub({}, process.env.BENCH_HUB_ARGS?.split(' ').filter(Boolean) ?? []);
   let browser: Browser | undefined;
   const agent = await httpClient(hub, 'bench-viewer-agent');
   try {
@@ -181,6 +184,11 @@ export async function viewerUnderFlood(rows: Row[], keys: number): Promise<void>
     await tool(agent, 'execute', { session, command: 'echo after-flood' });
     await waitForScreen(watcher, 'after-flood', 10_000);
 
+    if (process.env.BENCH_VIEWER_SAMPLES) {
+      for (const [name, run] of Object.entries({ quiet, loud, closed })) {
+        process.stderr.write(`viewer ${name}: ${run.keys.map((value) => value.toFixed(0)).join(' ')} | fps ${run.watcherFps.toFixed(0)}/${run.personFps.toFixed(0)}\n`);
+      }
+    }
     const fpsRow = (name: string, value: number, base: number): Row => ({ case: name, value: `${value.toFixed(0)} fps`, baseline: `${base.toFixed(0)} fps (no flood)`, ratio: ratio(value, base) });
     rows.push(
       {

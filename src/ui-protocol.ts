@@ -38,6 +38,12 @@
  * backs up), the hub stops sending it frames and says `behind`; once its acks bring the unacked
  * count down to `flow.lowWatermark`, the hub sends a fresh snapshot instead of the backlog
  * (a new seq) and live frames follow. A viewer that stops reading altogether is disconnected.
+ * A viewer that falls behind again and again (a flood it cannot draw) gets those snapshots at
+ * most every couple of seconds while the output goes on, and at once when it stops. A client
+ * may ack frames it does not draw (a hidden tab) and `subscribe` again when it needs the screen;
+ * it must keep them while they are at most `flow.highWatermark` characters since the latest
+ * snapshot: when a session ends, the hub sends a last snapshot only to viewers that were sent
+ * more than that since their latest one (an ended session cannot be subscribed to).
  *
  * Command records: `output_start_byte`/`output_end_byte` are transcript offsets of the
  * command's output; to scroll to a command, find the line where the frame containing

@@ -13,12 +13,18 @@ import { FitAddon } from '@xterm/addon-fit';
 import { SearchAddon } from '@xterm/addon-search';
 import { WebLinksAddon } from '@xterm/addon-web-links';
 import { Terminal, type IDisposable, type IMarker } from '@xterm/xterm';
-import type { ClientMessage, HubMessage, UiCommandRecord } from '../../src/ui-protocol.js';
+import { FLOW_HIGH_WATERMARK, type ClientMessage, type HubMessage, type UiCommandRecord } from '../../src/ui-protocol.js';
 import { isFocusReport, isMouseReport, silenceTerminalReplies } from './terminalReplies.js';
 import { TERMINAL_FONT_FAMILY, terminalTheme, type ThemeName } from './theme.js';
 
 type Snapshot = Extract<HubMessage, { type: 'snapshot' }>;
 type Frame = Extract<HubMessage, { type: 'frame' }>;
+/** A frame waiting to be written; `acked` when its characters were acknowledged already (hidden). */
+interface QueuedFrame {
+  data: string;
+  end: number;
+  acked: boolean;
+}
 
 export type ViewMode = 'watch' | 'fit';
 
@@ -30,10 +36,26 @@ const MAX_FRAME_MARKS = 2_000;
 const ACK_FLUSH_MS = 50;
 const RESIZE_DEBOUNCE_MS = 100;
 /**
- * Frames handed to xterm.js but not parsed yet. The rest wait in the view's own queue, so a
- * fresh snapshot (after `behind`) can drop what it supersedes instead of parsing a backlog.
+ * Characters of frames handed to xterm.js per animation frame, and only once the previous
+ * batch has been parsed. The rest wait in the view's own queue (unacknowledged), so a flood
+ * the window cannot parse at 60 fps turns into the hub's `behind` and a fresh snapshot
+ * instead of a backlog that takes the window's frames (DESIGN §5: a flood never freezes the
+ * UI). A typed key's echo is a few characters: it always fits. The budget adapts so that a
+ * full batch parses in about PARSE_TARGET_MS (a screen of short lines scrolls far more per
+ * character than one of long lines), within MIN and MAX.
  */
-const MAX_WRITES_IN_FLIGHT = 2;
+const WRITE_BUDGET_START = 16 * 1024;
+const WRITE_BUDGET_MIN = 4 * 1024;
+const WRITE_BUDGET_MAX = 64 * 1024;
+const PARSE_TARGET_MS = 8;
+/**
+ * Frames of a hidden tab (or of any tab while the page is hidden) are not parsed: they are
+ * acknowledged at once and kept, up to this many characters, to be written when the tab is
+ * shown; past it they are dropped and the shown tab asks for a fresh snapshot instead. The
+ * protocol's high watermark: past it the hub sends a last snapshot when the session ends
+ * (ui-protocol.ts), so a hidden tab of an ended session still shows its last screen.
+ */
+const MAX_HIDDEN_BACKLOG_CHARS = FLOW_HIGH_WATERMARK;
 
 export interface TerminalViewOptions {
   sessionId: string;
@@ -72,14 +94,27 @@ export class TerminalView {
   private frameMarks: { end: number; marker: IMarker }[] = [];
 
   // Flow control.
-  private queued: Frame[] = [];
+  private queued: QueuedFrame[] = [];
   private writesInFlight = 0;
+  /** Characters per animation frame (adaptive), what this frame may still hand to xterm. */
+  private budget = WRITE_BUDGET_START;
+  private budgetLeft = WRITE_BUDGET_START;
+  private budgetFrame = 0;
   private isBehind = false;
   private unacked = 0;
   private ackTimer: ReturnType<typeof setTimeout> | undefined;
   private resizeTimer: ReturnType<typeof setTimeout> | undefined;
   private layoutFrame = 0;
   private renderedFrames = 0;
+
+  // While hidden: nothing is parsed. The latest snapshot waits here, frames after it in
+  // `queued` (acknowledged already) up to MAX_HIDDEN_BACKLOG_CHARS; past that the view is
+  // `stale` and asks for a fresh snapshot when shown.
+  private deferredSnapshot: Snapshot | null = null;
+  private hiddenChars = 0;
+  private stale = false;
+  private skippedFrames = 0;
+  private readonly onPageVisibility = (): void => this.showOrHide();
 
   constructor(private readonly options: TerminalViewOptions) {
     this.baseFontSize = options.fontSize;
@@ -117,6 +152,7 @@ export class TerminalView {
 
     this.resizeObserver = new ResizeObserver(() => this.scheduleLayout());
     this.resizeObserver.observe(this.element);
+    document.addEventListener('visibilitychange', this.onPageVisibility);
   }
 
   get sessionId(): string {
@@ -132,7 +168,17 @@ export class TerminalView {
   }
 
   /** Test and status hook: what the view currently holds. */
-  get state(): { seq: number; cols: number; rows: number; fontSize: number; mode: ViewMode; renderedFrames: number } {
+  get state(): {
+    seq: number;
+    cols: number;
+    rows: number;
+    fontSize: number;
+    mode: ViewMode;
+    renderedFrames: number;
+    skippedFrames: number;
+    stale: boolean;
+    behind: boolean;
+  } {
     return {
       seq: this.seq,
       cols: this.term.cols,
@@ -140,18 +186,36 @@ export class TerminalView {
       fontSize: this.term.options.fontSize ?? this.baseFontSize,
       mode: this.modeValue,
       renderedFrames: this.renderedFrames,
+      skippedFrames: this.skippedFrames,
+      stale: this.stale,
+      behind: this.isBehind,
     };
+  }
+
+  /** Shown: the tab is the active one and the page is visible (only then is output parsed). */
+  private get shown(): boolean {
+    return this.visible && document.visibilityState !== 'hidden';
   }
 
   // ---- the stream ---------------------------------------------------------------------------
 
-  /** A fresh snapshot: reset, take the session's size, write it; frames follow. */
+  /** A fresh snapshot: reset, take the session's size, write it; frames follow. Hidden: kept for later. */
   applySnapshot(snapshot: Snapshot): void {
     this.seq = snapshot.seq;
     this.through = snapshot.through;
     this.hydratedValue = false;
     this.setBehind(false);
     this.dropQueued();
+    this.stale = false;
+    if (!this.shown) {
+      this.deferredSnapshot = snapshot;
+      return;
+    }
+    this.writeSnapshot(snapshot);
+  }
+
+  private writeSnapshot(snapshot: Snapshot): void {
+    this.deferredSnapshot = null;
     this.clearMarks();
     this.sessionCols = snapshot.cols;
     this.sessionRows = snapshot.rows;
@@ -178,7 +242,11 @@ export class TerminalView {
     }
     this.seq = frame.seq;
     if (frame.end <= this.through) return; // already in the snapshot
-    this.queued.push(frame);
+    if (!this.shown) {
+      this.keepHidden({ data: frame.data, end: frame.end, acked: false });
+      return;
+    }
+    this.queued.push({ data: frame.data, end: frame.end, acked: false });
     this.pump();
   }
 
@@ -188,27 +256,98 @@ export class TerminalView {
     this.dropQueued();
   }
 
+  /** Hidden: acknowledge at once (the hub never holds frames back for a tab nobody sees), keep a little. */
+  private keepHidden(frame: QueuedFrame): void {
+    this.skippedFrames += 1;
+    if (!frame.acked) {
+      frame.acked = true;
+      this.acknowledge(frame.data.length);
+    }
+    if (this.stale) return;
+    this.queued.push(frame);
+    this.hiddenChars += frame.data.length;
+    if (this.hiddenChars > MAX_HIDDEN_BACKLOG_CHARS) {
+      // Too much to replay: a fresh snapshot when shown is cheaper than parsing this.
+      this.queued = [];
+      this.hiddenChars = 0;
+      this.deferredSnapshot = null;
+      this.stale = true;
+    }
+  }
+
+  /** The tab or the page was shown or hidden. */
+  private showOrHide(): void {
+    if (!this.shown) {
+      if (this.budgetFrame) cancelAnimationFrame(this.budgetFrame);
+      this.budgetFrame = 0;
+      this.budgetLeft = this.budget;
+      const queued = this.queued;
+      this.queued = [];
+      this.hiddenChars = 0;
+      for (const frame of queued) this.keepHidden(frame);
+      return;
+    }
+    this.hiddenChars = 0;
+    if (this.stale) {
+      // Frames were skipped: what this view holds is out of date. Show it as catching up and
+      // ask for a fresh snapshot (re-subscribing), acknowledging everything first.
+      this.stale = false;
+      this.seq = -1;
+      this.setBehind(true);
+      this.flushAck();
+      this.options.onNeedsResync();
+      return;
+    }
+    if (this.deferredSnapshot) this.writeSnapshot(this.deferredSnapshot);
+    this.pump();
+  }
+
+  /**
+   * Hands queued frames to xterm while this animation frame's budget lasts, once xterm has
+   * parsed what it was given before; the next animation frame refills the budget and goes on.
+   * A frame that fits is written at once (an echo never waits for an animation frame).
+   */
   private pump(): void {
-    while (this.writesInFlight < MAX_WRITES_IN_FLIGHT && this.queued.length > 0) {
-      const frame = this.queued.shift() as Frame;
-      const chars = frame.data.length;
+    if (!this.shown || this.writesInFlight > 0) return;
+    const started = performance.now();
+    let chars = 0;
+    while (this.budgetLeft > 0 && this.queued.length > 0) {
+      const frame = this.queued.shift() as QueuedFrame;
+      this.budgetLeft -= frame.data.length;
+      chars += frame.data.length;
       this.writesInFlight += 1;
       this.term.write(frame.data, () => {
         this.writesInFlight -= 1;
         this.renderedFrames += 1;
         this.addMark(frame.end);
-        this.acknowledge(chars);
+        if (!frame.acked) this.acknowledge(frame.data.length);
+        if (this.writesInFlight > 0) return;
+        if (chars >= this.budget) this.adaptBudget(performance.now() - started);
+        this.pump();
+      });
+    }
+    if (this.budgetFrame === 0 && chars > 0) {
+      this.budgetFrame = requestAnimationFrame(() => {
+        this.budgetFrame = 0;
+        this.budgetLeft = this.budget;
         this.pump();
       });
     }
   }
 
+  /** A full batch took `ms` to parse: aim the next ones at PARSE_TARGET_MS (at most ×2 or ÷2 a step). */
+  private adaptBudget(ms: number): void {
+    const factor = Math.min(2, Math.max(0.5, PARSE_TARGET_MS / Math.max(ms, 0.1)));
+    this.budget = Math.round(Math.min(WRITE_BUDGET_MAX, Math.max(WRITE_BUDGET_MIN, this.budget * factor)));
+  }
+
   /** Frames a snapshot supersedes are never written; they count as consumed for flow control. */
   private dropQueued(): void {
+    this.hiddenChars = 0;
     if (this.queued.length === 0) return;
-    const chars = this.queued.reduce((sum, frame) => sum + frame.data.length, 0);
+    const chars = this.queued.reduce((sum, frame) => sum + (frame.acked ? 0 : frame.data.length), 0);
     this.queued = [];
-    this.acknowledge(chars);
+    if (chars > 0) this.acknowledge(chars);
     this.flushAck();
   }
 
@@ -270,9 +409,11 @@ export class TerminalView {
   }
 
   setVisible(visible: boolean): void {
+    const changed = visible !== this.visible;
     this.visible = visible;
     this.element.hidden = !visible;
     if (visible) this.layout();
+    if (changed) this.showOrHide();
   }
 
   private setBehind(behind: boolean): void {
@@ -477,6 +618,9 @@ export class TerminalView {
 
   dispose(): void {
     this.queued = [];
+    this.deferredSnapshot = null;
+    document.removeEventListener('visibilitychange', this.onPageVisibility);
+    if (this.budgetFrame) cancelAnimationFrame(this.budgetFrame);
     this.flushAck();
     if (this.resizeTimer !== undefined) clearTimeout(this.resizeTimer);
     if (this.layoutFrame) cancelAnimationFrame(this.layoutFrame);

@@ -29,6 +29,14 @@ export interface ViewerLimits {
   transportHighBytes: number;
   /** …and at or below which a behind viewer gets its fresh snapshot. */
   transportLowBytes: number;
+  /**
+   * A viewer that falls behind again gets its next fresh snapshot no sooner than this after
+   * the previous one (serializing the scrollback blocks the hub's event loop for tens of ms),
+   * unless the session went quiet: see `quietMs`.
+   */
+  catchUpIntervalMs: number;
+  /** No frame for this long: the flood is over, a behind viewer catches up at once. */
+  quietMs: number;
 }
 
 export const DEFAULT_VIEWER_LIMITS: ViewerLimits = {
@@ -38,10 +46,9 @@ export const DEFAULT_VIEWER_LIMITS: ViewerLimits = {
   batchMaxChars: 32 * 1024,
   transportHighBytes: 1024 * 1024,
   transportLowBytes: 256 * 1024,
+  catchUpIntervalMs: 2_000,
+  quietMs: 150,
 };
-
-/** Snapshots retried at once when a flood overflowed the frames held while one was taken. */
-const MAX_SNAPSHOT_RETRIES = 3;
 
 type Mode = 'snapshotting' | 'live' | 'behind' | 'failed';
 
@@ -52,6 +59,13 @@ type Mode = 'snapshotting' | 'live' | 'behind' | 'failed';
  * viewer is `behind`; once its acks bring it to the low watermark it gets a fresh snapshot
  * instead of the backlog. Memory per viewer is bounded by the high watermark: frames a
  * behind viewer misses are dropped, never queued, since the snapshot replaces them.
+ *
+ * Latency and the hub's share under a flood: the first frame after a quiet spell goes out at
+ * once (a typed key's echo does not wait for a batch timer; a flood's frames are batched from
+ * the second on), and a viewer that keeps falling behind (a window that renders less than
+ * the flood) gets a fresh snapshot at most every `catchUpIntervalMs` while the flood lasts,
+ * at once when it stops: each snapshot serializes the whole scrollback on the event loop
+ * that every other session's keys and echoes wait on.
  */
 export class SessionViewer implements Disposable {
   private seq = 0;
@@ -65,8 +79,19 @@ export class SessionViewer implements Disposable {
   private heldChars = 0;
   private heldOverflow = false;
   private timer: NodeJS.Timeout | null = null;
+  /** When a batch last went out (leading-edge batching). */
+  private lastFlushAt = 0;
+  /** When the last frame of the session arrived (quiet detection). */
+  private lastFrameAt = 0;
+  /** When the last catch-up snapshot (after `behind`) was asked for; 0: none yet. */
+  private lastCatchUpAt = 0;
+  private catchUpTimer: NodeJS.Timeout | null = null;
+  /** Characters of frames sent since the last snapshot (see `finish`). */
+  private sentSinceSnapshot = 0;
   private sentCommands = false;
   private disposed = false;
+  /** The session ended: the viewer lets go once its last screen is sent. */
+  private finishing = false;
   private readonly subscriptions: Disposable[];
 
   constructor(
@@ -100,8 +125,29 @@ export class SessionViewer implements Disposable {
     return { mode: this.mode, unacked: this.unacked, pendingChars: this.pendingChars + this.heldChars, seq: this.seq };
   }
 
-  /** The session ended: send what is pending, then let go. */
+  /**
+   * The session ended: send what is pending, then let go. A viewer that is behind (or waiting
+   * for its snapshot) gets one more snapshot first, so it ends on the session's last screen;
+   * so does one sent more than the high watermark of frames since its last snapshot, which a
+   * client may have acked without drawing (a hidden tab, ui-protocol.ts): it can no longer
+   * subscribe for a fresh one once the session has ended.
+   */
   finish(): void {
+    if (this.disposed || this.finishing) return;
+    this.finishing = true;
+    if (this.catchUpTimer) clearTimeout(this.catchUpTimer);
+    this.catchUpTimer = null;
+    if (this.mode === 'snapshotting') return; // ends once it is sent
+    if (this.mode === 'live') {
+      if (this.timer) clearTimeout(this.timer);
+      this.flush();
+      if (this.sentSinceSnapshot <= this.limits.highWatermark) return this.end();
+    }
+    if (this.mode === 'live' || this.mode === 'behind') void this.takeSnapshot();
+    else this.end();
+  }
+
+  private end(): void {
     if (this.timer) clearTimeout(this.timer);
     this.flush();
     this.dispose();
@@ -113,11 +159,13 @@ export class SessionViewer implements Disposable {
     for (const subscription of this.subscriptions) subscription.dispose();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    if (this.catchUpTimer) clearTimeout(this.catchUpTimer);
+    this.catchUpTimer = null;
     this.pending = [];
     this.held = [];
   }
 
-  private async takeSnapshot(attempt = 0): Promise<void> {
+  private async takeSnapshot(): Promise<void> {
     this.mode = 'snapshotting';
     this.held = [];
     this.heldChars = 0;
@@ -129,33 +177,41 @@ export class SessionViewer implements Disposable {
       if (this.disposed) return;
       this.mode = 'failed';
       this.onError(error);
+      if (this.finishing) this.dispose();
       return;
     }
     if (this.disposed) return;
-    if (this.heldOverflow) {
-      // A flood outran the snapshot: take another rather than queue without bound.
-      if (attempt < MAX_SNAPSHOT_RETRIES) return this.takeSnapshot(attempt + 1);
-      this.mode = 'behind';
-      this.held = [];
-      this.heldChars = 0;
-      return;
-    }
     this.seq++;
     this.unacked = 0;
+    this.sentSinceSnapshot = 0;
     this.transport.send({ type: 'snapshot', session: this.session.id, seq: this.seq, ...snapshot });
     if (!this.sentCommands) {
       this.sentCommands = true;
       this.transport.send({ type: 'commands', session: this.session.id, records: this.session.commands() });
     }
     this.mode = 'live';
+    if (this.heldOverflow) {
+      // A flood outran the snapshot: the frames since were dropped, not queued. The viewer shows
+      // the snapshot and is behind at once; its next one comes like any catch-up (taking
+      // another at once would block the event loop as long again, and could lose the race again).
+      this.held = [];
+      this.heldChars = 0;
+      if (this.finishing) return void this.takeSnapshot(); // the output has ended: the last screen
+      this.lastCatchUpAt = Date.now();
+      this.fallBehind();
+      this.catchUpIfDrained(); // nothing to ack: schedules the next snapshot
+      return;
+    }
     const held = this.held;
     this.held = [];
     this.heldChars = 0;
     for (const frame of held) if (frame.end > snapshot.through) this.handleFrame(frame);
+    if (this.finishing) this.end();
   }
 
   private handleFrame(frame: OutputFrame): void {
     if (this.disposed) return;
+    this.lastFrameAt = Date.now();
     if (this.mode === 'snapshotting') {
       if (this.heldOverflow) return;
       this.heldChars += frame.data.length;
@@ -176,22 +232,25 @@ export class SessionViewer implements Disposable {
       this.fallBehind();
       return;
     }
-    if (this.pendingChars >= this.limits.batchMaxChars) {
+    // A batch this large, or the first output after a quiet spell (an echo): at once.
+    if (this.pendingChars >= this.limits.batchMaxChars || (this.timer === null && this.lastFrameAt - this.lastFlushAt >= this.limits.batchMs)) {
       if (this.timer) clearTimeout(this.timer);
       this.flush();
       return;
     }
-    this.timer ??= setTimeout(() => this.flush(), this.limits.batchMs);
+    this.timer ??= setTimeout(() => this.flush(), Math.max(1, this.lastFlushAt + this.limits.batchMs - Date.now()));
   }
 
   private flush(): void {
     this.timer = null;
     if (this.disposed || this.mode !== 'live' || this.pendingChars === 0) return;
+    this.lastFlushAt = Date.now();
     const data = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
     this.pending = [];
     this.pendingChars = 0;
     this.seq++;
     this.unacked += data.length;
+    this.sentSinceSnapshot += data.length;
     this.transport.send({ type: 'frame', session: this.session.id, seq: this.seq, data, end: this.pendingEnd });
   }
 
@@ -205,8 +264,22 @@ export class SessionViewer implements Disposable {
   }
 
   private catchUpIfDrained(): void {
-    if (this.disposed || this.mode !== 'behind') return;
+    if (this.disposed || this.mode !== 'behind' || this.catchUpTimer) return;
     if (this.unacked > this.limits.lowWatermark || this.transport.bufferedAmount() > this.limits.transportLowBytes) return;
+    // Drained. Falling behind again within the interval means the flood goes on: wait for
+    // the interval, or for the session to go quiet, whichever comes first.
+    const now = Date.now();
+    const intervalLeft = this.lastCatchUpAt === 0 ? 0 : this.lastCatchUpAt + this.limits.catchUpIntervalMs - now;
+    const quietLeft = this.lastFrameAt + this.limits.quietMs - now;
+    const wait = Math.min(intervalLeft, quietLeft);
+    if (wait > 0) {
+      this.catchUpTimer = setTimeout(() => {
+        this.catchUpTimer = null;
+        this.catchUpIfDrained();
+      }, wait);
+      return;
+    }
+    this.lastCatchUpAt = now;
     void this.takeSnapshot();
   }
 }

@@ -80,6 +80,19 @@ async function screenshot(name: string, target: Page = page): Promise<void> {
   await target.screenshot({ path: path.join(SHOTS, `${name}.png`) });
 }
 
+/** The agent's session screen as the hub's emulator holds it. */
+async function agentScreen(): Promise<string> {
+  const result = await call('read', { session, view: 'screen' });
+  if (result.isError) throw new Error(`read screen failed: ${result.text}`);
+  return String(result.sc.content);
+}
+
+/** Two renderings of a screen are the same, row for row, ignoring trailing blanks. */
+function sameScreen(a: string, b: string): boolean {
+  const rows = (text: string): string[] => text.replace(/\s+$/, '').split('\n').map((row) => row.trimEnd());
+  return JSON.stringify(rows(a)) === JSON.stringify(rows(b));
+}
+
 function rowState(id: string): Promise<string | null> {
   return page.locator(`.session-row[data-session="${id}"]`).getAttribute('data-state');
 }
@@ -265,12 +278,114 @@ describe('the UI in a browser against switchboard serve', () => {
     await secondContext.close();
   });
 
+  it('a flooding tab in front keeps the page drawing and ends on the session’s final screen', async () => {
+    // An endless flood, watched: the view writes a bounded share per animation frame, the rest
+    // becomes the hub's `behind` and a fresh snapshot; the page keeps drawing meanwhile.
+    const flooding = await execute({ session, command: 'yes flood-line', timeout_ms: 800, max_lines: 2 });
+    expect(flooding.status).toBe('running');
+    await waitForScreen(page, 'flood-line');
+    const fps = await page.evaluate(
+      () =>
+        new Promise<number>((resolve) => {
+          let frames = 0;
+          const start = performance.now();
+          const frame = (): void => {
+            frames += 1;
+            if (performance.now() - start < 1_000) requestAnimationFrame(frame);
+            else resolve(frames / ((performance.now() - start) / 1000));
+          };
+          requestAnimationFrame(frame);
+        }),
+    );
+    await screenshot('flood-watched');
+    expect((await call('kill', { session, signal: 'SIGINT' })).isError).toBe(false);
+    await page.locator(`.session-row[data-session="${session}"][data-state="idle"]`).waitFor({ timeout: 10_000 });
+    await execute({ session, command: 'echo flood-over-$((3*3))' });
+    await waitForScreen(page, 'flood-over-9');
+    // What the person sees is the session's screen, row for row (the hub's emulator is the truth).
+    await expect.poll(async () => sameScreen(await page.evaluate(() => window.switchboard?.inspect().screen() ?? ''), await agentScreen()), { timeout: 5_000 }).toBe(true);
+    expect(await page.evaluate(() => window.switchboard?.inspect().view()?.behind)).toBe(false);
+    await screenshot('flood-watched-after');
+    // Drawing went on during the flood (a frozen page draws ~0 frames a second; an idle one ~60).
+    expect(fps).toBeGreaterThan(5);
+  });
+
+  it('a tab behind another one parses none of a flood, and shows the current screen when brought to front', async () => {
+    await page.locator('#new-terminal').click();
+    const front = page.locator('.tab.user.active');
+    await front.waitFor();
+    const mine = String(await front.getAttribute('data-tab'));
+    const hiddenBefore = await page.evaluate((id) => window.switchboard?.inspect().view(id) ?? null, session);
+    expect(hiddenBefore).not.toBeNull();
+
+    const flood = await execute({ session, command: 'yes hidden-line | head -n 200000; echo hidden-done-$((2+5))', timeout_ms: 60_000, max_lines: 2 });
+    expect(flood.status).toBe('completed');
+    // The hidden view acknowledged the flood's frames without writing them into xterm.
+    await page.waitForFunction(
+      ([id, before]) => (window.switchboard?.inspect().view(id)?.skippedFrames ?? 0) > before,
+      [session, hiddenBefore!.skippedFrames] as const,
+    );
+    const hiddenAfter = await page.evaluate((id) => window.switchboard?.inspect().view(id) ?? null, session);
+    expect(hiddenAfter?.renderedFrames).toBe(hiddenBefore!.renderedFrames);
+    await screenshot('flood-behind-another-tab');
+
+    await page.locator(`.tab[data-tab="${session}"]`).click();
+    await waitForScreen(page, 'hidden-done-7');
+    await expect.poll(async () => sameScreen(await page.evaluate(() => window.switchboard?.inspect().screen() ?? ''), await agentScreen()), { timeout: 5_000 }).toBe(true);
+    expect(await screenOf(page)).not.toContain('catching up');
+    await screenshot('hidden-tab-shown-again');
+
+    // Live again after the fresh snapshot.
+    await execute({ session, command: 'echo live-again-$((4*4))' });
+    await waitForScreen(page, 'live-again-16');
+
+    // A little output while hidden is kept (acknowledged, not parsed) and written when shown.
+    await page.locator(`.tab[data-tab="${mine}"]`).click();
+    await page.locator(`.tab.active[data-tab="${mine}"]`).waitFor();
+    const before = await page.evaluate((id) => window.switchboard?.inspect().view(id) ?? null, session);
+    await execute({ session, command: 'echo small-while-hidden-$((5*5))' });
+    await page.waitForFunction(([id, skipped]) => (window.switchboard?.inspect().view(id)?.skippedFrames ?? 0) > skipped, [session, before!.skippedFrames] as const);
+    expect((await page.evaluate((id) => window.switchboard?.inspect().view(id) ?? null, session))?.renderedFrames).toBe(before!.renderedFrames);
+    await page.locator(`.tab[data-tab="${session}"]`).click();
+    await waitForScreen(page, 'small-while-hidden-25');
+    await expect.poll(async () => sameScreen(await page.evaluate(() => window.switchboard?.inspect().screen() ?? ''), await agentScreen()), { timeout: 5_000 }).toBe(true);
+
+    // Leave as found: the person's terminal closed, the agent's tab in front.
+    await page.locator(`.tab[data-tab="${mine}"]`).click();
+    await page.locator('[data-action="close"]').click();
+    await page.locator('.dialog [data-dialog="confirm"]').click();
+    await page.locator(`.tab[data-tab="${mine}"]`).waitFor({ state: 'detached' });
+    await page.locator(`.tab.active[data-tab="${session}"]`).waitFor();
+  });
+
+  it('a session that floods and ends while its tab is behind another one shows its last screen when brought to front', async () => {
+    // A second agent session: its tab opens in the background (agent activity never takes focus).
+    const opened = await call('open', {});
+    expect(opened.isError, opened.text).toBe(false);
+    const other = String(opened.sc.session);
+    expect(other).not.toBe(session);
+    await page.locator(`.tab[data-tab="${other}"]`).waitFor();
+    expect(await page.evaluate(() => window.switchboard?.inspect().active)).toBe(session);
+    await execute({ session: other, command: 'yes other-line | head -n 100000; echo other-done-$((3+3))', timeout_ms: 60_000, max_lines: 2 });
+    await call('execute', { session: other, command: 'exit 0', timeout_ms: 5_000 });
+    await page.locator(`.session-row[data-session="${other}"][data-state="exited"]`).waitFor({ timeout: 10_000 });
+    // Nothing of it was drawn while behind (the flood's frames were acked, not parsed).
+    expect(await page.evaluate((id) => window.switchboard?.inspect().view(id) ?? null, other)).toMatchObject({ renderedFrames: 0 });
+    expect((await page.evaluate((id) => window.switchboard?.inspect().view(id) ?? null, other))?.skippedFrames).toBeGreaterThan(0);
+    await page.locator(`.tab[data-tab="${other}"]`).click();
+    await waitForScreen(page, 'other-done-6');
+    expect(await page.evaluate((id) => window.switchboard?.inspect().view(id)?.behind, other)).toBe(false);
+    await screenshot('ended-while-hidden');
+    await page.locator(`.tab[data-tab="${session}"]`).click();
+    await page.locator(`.tab.active[data-tab="${session}"]`).waitFor();
+  });
+
   it('a secret prompt shows "needs you"; the person types the secret, the command completes', async () => {
     // The command line is recorded (transcript, commands.jsonl), so it spells the secret in two
     // pieces: only the person's keystrokes carry it whole, and those must be recorded nowhere.
     const [head, tail] = [SECRET.slice(0, 6), SECRET.slice(6)];
     const asked = await call('execute', { session, command: `python3 -c 'import getpass; print(getpass.getpass() == "${head}" + "${tail}")'`, timeout_ms: 15_000 });
-    expect(asked.isError).toBe(false);
+    expect(asked.isError, asked.text).toBe(false);
     expect(asked.sc).toMatchObject({ status: 'awaiting_input', secret: true });
     await page.locator(`.session-row[data-session="${session}"][data-state="needs_you"]`).waitFor();
     expect(await page.locator(`.tab[data-tab="${session}"] .tab-needs`).textContent()).toBe('needs you');
@@ -319,6 +434,12 @@ describe('the UI in a browser against switchboard serve', () => {
 
 declare global {
   interface Window {
-    switchboard?: { inspect(): { view(id?: string): { cols: number; rows: number; mode: string; fontSize: number } | null } };
+    switchboard?: {
+      inspect(): {
+        active: string | null;
+        screen(id?: string): string;
+        view(id?: string): { cols: number; rows: number; mode: string; fontSize: number; renderedFrames: number; skippedFrames: number; behind: boolean } | null;
+      };
+    };
   }
 }

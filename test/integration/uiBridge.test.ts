@@ -61,6 +61,11 @@ class UiClient {
   private nextReq = 1;
   closed = false;
 
+  /** Characters of frames not acknowledged yet (with autoAck off). */
+  unacked = 0;
+  /** Like a window that cannot draw a flood: acks nothing until told `behind`, then all at once. */
+  ackWhenBehind = false;
+
   private constructor(
     readonly ws: WebSocket,
     public autoAck: boolean,
@@ -74,6 +79,11 @@ class UiClient {
       const message = parsed.message;
       this.messages.push(message);
       if (message.type === 'frame' && this.autoAck) this.send({ type: 'ack', session: message.session, bytes: message.data.length });
+      else if (message.type === 'frame') this.unacked += message.data.length;
+      if (message.type === 'behind' && this.ackWhenBehind && this.unacked > 0) {
+        this.send({ type: 'ack', session: message.session, bytes: this.unacked });
+        this.unacked = 0;
+      }
       for (const waiter of [...this.waiters]) waiter();
     });
     ws.on('close', () => {
@@ -430,6 +440,33 @@ describe('the UI bridge on /ws', () => {
     expect(rssKb(hub.pid) - rssBefore).toBeLessThan(150 * 1024);
     expect(live.invalid).toEqual([]);
     expect(lagging.invalid).toEqual([]);
+  });
+
+  it('under an endless flood, a viewer that keeps falling behind gets a fresh snapshot at most every 2 s, and the final screen once it stops', async () => {
+    const slow = await connect({ autoAck: false });
+    slow.ackWhenBehind = true;
+    const from = slow.mark();
+    slow.send({ type: 'subscribe', session });
+    await slow.waitFor((m) => m.type === 'snapshot' && m.session === session, 'snapshot', { from });
+    const started = await call('execute', { command: 'yes endless-flood', session, timeout_ms: 300, max_lines: 2 });
+    expect(started.sc.status).toBe('running');
+    await slow.waitFor((m) => m.type === 'behind' && m.session === session, 'behind', { from });
+    const floodFrom = slow.mark();
+    const floodStart = Date.now();
+    // Behind again and again for ~3 s: the hub serializes the scrollback at most every 2 s for
+    // this viewer (at once the first time), not at every ack.
+    await slow.waitFor(() => Date.now() - floodStart > 3_000, 'three seconds of flood', { from: floodFrom, timeoutMs: 10_000 });
+    const during = slow.messages.slice(floodFrom).filter((m) => m.type === 'snapshot' && m.session === session).length;
+    const behinds = slow.messages.slice(floodFrom).filter((m) => m.type === 'behind' && m.session === session).length;
+    expect(during).toBeLessThanOrEqual(3);
+    expect(behinds).toBeLessThanOrEqual(during + 1);
+    expect((await call('kill', { session, signal: 'SIGINT' })).isError).toBe(false);
+    const done = await call('execute', { command: 'echo flood-stopped-$((5+5))', session });
+    expect(done.sc.output).toBe('flood-stopped-10');
+    // The flood is over: the viewer catches up at once (not after the interval) and shows the end.
+    await slow.waitForText(session, 'flood-stopped-10', floodFrom, 5_000);
+    assertNumbered(slow.messages, session);
+    expect(slow.invalid).toEqual([]);
   });
 
   it('opens and closes the person\'s own terminal', async () => {

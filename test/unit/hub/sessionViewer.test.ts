@@ -34,12 +34,21 @@ class FakeSession {
   }
 }
 
-const LIMITS: ViewerLimits = { highWatermark: 1_000, lowWatermark: 100, batchMs: 5, batchMaxChars: 400, transportHighBytes: 10_000, transportLowBytes: 1_000 };
+const LIMITS: ViewerLimits = {
+  highWatermark: 1_000,
+  lowWatermark: 100,
+  batchMs: 5,
+  batchMaxChars: 400,
+  transportHighBytes: 10_000,
+  transportLowBytes: 1_000,
+  catchUpIntervalMs: 200,
+  quietMs: 30,
+};
 
-function setup(buffered = (): number => 0): { session: FakeSession; sent: HubMessage[]; viewer: SessionViewer } {
+function setup(buffered = (): number => 0, limits: ViewerLimits = LIMITS): { session: FakeSession; sent: HubMessage[]; viewer: SessionViewer } {
   const session = new FakeSession();
   const sent: HubMessage[] = [];
-  const viewer = new SessionViewer(session, { send: (m) => sent.push(m), bufferedAmount: buffered }, LIMITS);
+  const viewer = new SessionViewer(session, { send: (m) => sent.push(m), bufferedAmount: buffered }, limits);
   return { session, sent, viewer };
 }
 
@@ -53,10 +62,18 @@ describe('SessionViewer', () => {
     await flushed();
     expect(sent[0]).toMatchObject({ type: 'snapshot', seq: 1, through: 6 });
     expect(sent[1]).toMatchObject({ type: 'commands', records: [] });
+    // The first output after a quiet spell goes out at once (an echo waits for no timer)…
     session.emit('a');
+    expect(frames(sent)).toEqual([{ type: 'frame', session: 's1', seq: 2, data: 'a', end: 7 }]);
+    // …what follows within the batch interval is batched.
     session.emit('b');
+    session.emit('c');
+    expect(frames(sent)).toHaveLength(1);
     await flushed();
-    expect(frames(sent)).toEqual([{ type: 'frame', session: 's1', seq: 2, data: 'ab', end: 8 }]);
+    expect(frames(sent)).toEqual([
+      { type: 'frame', session: 's1', seq: 2, data: 'a', end: 7 },
+      { type: 'frame', session: 's1', seq: 3, data: 'bc', end: 9 },
+    ]);
     viewer.dispose();
   });
 
@@ -102,6 +119,123 @@ describe('SessionViewer', () => {
     await flushed();
     expect(sent.filter((m) => m.type === 'snapshot')).toHaveLength(2);
     viewer.dispose();
+  });
+
+  it('when a flood outruns the snapshot being taken, sends it anyway and says behind: no second serialization at once', async () => {
+    vi.useFakeTimers();
+    try {
+      const { session, sent, viewer } = setup(undefined, { ...LIMITS, catchUpIntervalMs: 1_000, quietMs: 100 });
+      for (let i = 0; i < 12; i++) session.emit('y'.repeat(100)); // while the snapshot is taken
+      await vi.advanceTimersByTimeAsync(1);
+      expect(sent.map((m) => m.type)).toEqual(['snapshot', 'commands', 'behind']);
+      expect(session.snapshots).toBe(1);
+      expect(viewer.status.mode).toBe('behind');
+      // The flood goes on: the next snapshot waits (interval, or the flood stopping).
+      for (let t = 0; t < 500; t += 20) {
+        session.emit('y');
+        await vi.advanceTimersByTimeAsync(20);
+      }
+      expect(session.snapshots).toBe(1);
+      await vi.advanceTimersByTimeAsync(100);
+      expect(session.snapshots).toBe(2);
+      expect(sent.at(-1)).toMatchObject({ type: 'snapshot', seq: 2, through: session.bytes });
+      viewer.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('when the session ends while the viewer is behind, sends its last screen before letting go', async () => {
+    vi.useFakeTimers();
+    try {
+      const { session, sent, viewer } = setup(undefined, { ...LIMITS, catchUpIntervalMs: 1_000, quietMs: 100 });
+      await vi.advanceTimersByTimeAsync(1);
+      for (let i = 0; i < 12; i++) session.emit('y'.repeat(100));
+      viewer.ack(viewer.status.unacked);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(session.snapshots).toBe(2); // the first catch-up, at once
+      for (let i = 0; i < 12; i++) session.emit('y'.repeat(100));
+      viewer.ack(viewer.status.unacked);
+      session.emit('exit output');
+      expect(viewer.status.mode).toBe('behind'); // the next catch-up waits for the interval
+      viewer.finish();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(session.snapshots).toBe(3);
+      expect(sent.at(-1)).toMatchObject({ type: 'snapshot', through: session.bytes });
+      session.emit('after the end');
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(sent.at(-1)).toMatchObject({ type: 'snapshot', through: session.bytes - 'after the end'.length });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('when the session ends, a viewer sent more than the high watermark since its snapshot gets a last one (it may not have drawn them); others do not', async () => {
+    const quiet = setup();
+    await flushed();
+    quiet.session.emit('a little');
+    quiet.viewer.finish();
+    expect(frames(quiet.sent).at(-1)).toMatchObject({ data: 'a little' });
+    await flushed();
+    expect(quiet.session.snapshots).toBe(1);
+
+    const hidden = setup();
+    await flushed();
+    for (let i = 0; i < 6; i++) {
+      hidden.session.emit('y'.repeat(300)); // a hidden tab acks at once, without drawing
+      await flushed();
+      hidden.viewer.ack(hidden.viewer.status.unacked);
+    }
+    expect(hidden.viewer.status.mode).toBe('live');
+    hidden.session.emit('last line');
+    hidden.viewer.finish();
+    await flushed();
+    expect(hidden.session.snapshots).toBe(2);
+    expect(hidden.sent.at(-1)).toMatchObject({ type: 'snapshot', through: hidden.session.bytes });
+  });
+
+  it('under a lasting flood, a viewer that keeps falling behind gets a fresh snapshot at most once per interval, and at once when the flood stops', async () => {
+    vi.useFakeTimers();
+    try {
+      const { session, sent, viewer } = setup(undefined, { ...LIMITS, catchUpIntervalMs: 1_000, quietMs: 100 });
+      await vi.advanceTimersByTimeAsync(1);
+      const snapshots = (): number => sent.filter((m) => m.type === 'snapshot').length;
+      const unackedChars = (): number => viewer.status.unacked;
+      expect(snapshots()).toBe(1);
+      // A window that acks everything it was sent but only after the flood outran it.
+      const fallBehindAndAck = (): void => {
+        for (let i = 0; i < 12; i++) session.emit('y'.repeat(100));
+        expect(viewer.status.mode).toBe('behind');
+        viewer.ack(unackedChars());
+      };
+      fallBehindAndAck();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(snapshots()).toBe(2); // the first catch-up: at once
+      // The flood goes on (a frame every 20 ms) and the viewer falls behind again at once.
+      fallBehindAndAck();
+      for (let t = 0; t < 900; t += 20) {
+        session.emit('y'.repeat(10));
+        await vi.advanceTimersByTimeAsync(20);
+      }
+      expect(snapshots()).toBe(2); // not before the interval
+      for (let t = 0; t < 200; t += 20) {
+        session.emit('y'.repeat(10));
+        await vi.advanceTimersByTimeAsync(20);
+      }
+      expect(snapshots()).toBe(3); // once the interval has passed, flood or not
+      expect(viewer.status.mode).toBe('live');
+      // Behind again; then the flood stops: the catch-up comes quietMs after the last output.
+      fallBehindAndAck();
+      session.emit('final screen');
+      await vi.advanceTimersByTimeAsync(90);
+      expect(snapshots()).toBe(3);
+      await vi.advanceTimersByTimeAsync(20);
+      expect(snapshots()).toBe(4);
+      expect(sent.filter((m) => m.type === 'snapshot').at(-1)).toMatchObject({ through: session.bytes });
+      viewer.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
