@@ -219,6 +219,38 @@ describe('hostile open() arguments', () => {
   });
 });
 
+describe('a program that cannot run', () => {
+  it('open refuses it with SPAWN_FAILED naming program and what to do; nothing is spawned', async () => {
+    const before = await sessionCount();
+    const plain = path.join(work, 'not-executable.sh');
+    writeFileSync(plain, '#!/bin/sh\necho never\n', { mode: 0o644 });
+    const cases: [string, RegExp][] = [
+      ['/no/such/prog', /not found or is not executable/],
+      ['no-such-program-xyz', /not found on PATH/],
+      [plain, /not found or is not executable/], // exists, but no execute bit
+      [work, /not found or is not executable/], // a directory
+    ];
+    for (const [program, why] of cases) {
+      const r = await http.call('open', { program, cwd: work });
+      expect(r.isError, program).toBe(true);
+      expect(r.sc, program).toMatchObject({ code: 'SPAWN_FAILED' });
+      expect(r.text.startsWith(`SPAWN_FAILED: program: "${program}" `), r.text).toBe(true);
+      expect(r.text, program).toMatch(why);
+      expect(r.text, program).toMatch(/give an absolute path or a program that is installed/);
+      expectNoLeak(r.text, hub);
+    }
+    expect(await sessionCount()).toBe(before);
+    // The check looks where the session will: a program on the PATH given in env opens.
+    const bin = mkdtempSync(path.join(work, 'bin-'));
+    writeFileSync(path.join(bin, 'sb-own-prog'), '#!/bin/sh\necho own-prog-ran\nread line\n', { mode: 0o755 });
+    const opened = await http.ok('open', { program: 'sb-own-prog', cwd: work, env: { PATH: `${bin}:/usr/bin:/bin` } });
+    expect(opened.program).toBe('sb-own-prog');
+    expect(await http.ok('read', { session: opened.session, view: 'screen', wait: { pattern: 'own-prog-ran', timeout_ms: 10_000 } })).toMatchObject({ waited: 'pattern' });
+    await http.ok('kill', { session: opened.session, close: true });
+    await fine();
+  });
+});
+
 describe('bytes through send', () => {
   /**
    * A raw-mode reader in the session: everything typed until the sentinel goes to `file`, byte
