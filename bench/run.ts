@@ -11,13 +11,13 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { SessionManager } from '../src/core/sessionManager.js';
-import { bareRoundTrips, bareThroughput } from './baseline.js';
+import { bareRoundTrips } from './baseline.js';
 import { bigOutput } from './bigOutput.js';
 import { stopAllHubs } from './hubProcess.js';
 import { manyAgents } from './manyAgents.js';
 import { memory } from './memory.js';
-import { median, mib, ms, now, percentile, type Row } from './stats.js';
+import { median, ms, now, percentile, type Row } from './stats.js';
+import { sustainedOutput } from './sustained.js';
 import { viewerUnderFlood } from './viewer.js';
 
 const full = process.argv.includes('--full');
@@ -79,66 +79,11 @@ function row(name: string, value: number, baseline: number): Row {
   return { case: name, value: ms(value), baseline: `${ms(baseline)} (bare node-pty bash)`, ratio: `${(value / baseline).toFixed(2)}×` };
 }
 
-async function sustainedOutput(): Promise<void> {
-  const file = path.join(work, 'flood.txt');
-  const line = `${'The quick brown fox jumps over the lazy dog 0123456789 '.repeat(2).trim()}\n`;
-  const chunk = line.repeat(Math.ceil((1024 * 1024) / line.length));
-  const fd = fs.openSync(file, 'w');
-  for (let i = 0; i < FLOOD_MB; i++) fs.writeSync(fd, chunk);
-  fs.closeSync(fd);
-  const size = fs.statSync(file).size;
-
-  const bare = await bareThroughput(file);
-  const manager = new SessionManager({
-    settings: {
-      maxSessions: 4,
-      scrollback: 5_000,
-      headLines: 1_000,
-      shell: '/bin/bash',
-      login: false,
-      startupTimeoutMs: 10_000,
-      killWaitsMs: [2_000, 2_000],
-      closeGraceMs: 500,
-      quietMs: 1_500,
-      allowSecretInput: false,
-      secretPatterns: [],
-      secretAllow: [],
-      cols: 200,
-      rows: 50,
-    },
-    stateDir: path.join(work, 'state'),
-    baseEnv: { PATH: process.env.PATH, HOME: work, LANG: 'C.UTF-8' },
-    onWarning: () => {},
-  });
-  const session = await manager.open({ creator: { kind: 'agent', client: 'bench' } });
-  const start = now();
-  const result = await session.execute({ command: `cat ${file}`, timeoutMs: 600_000, maxLines: 10 });
-  const elapsed = now() - start;
-  await session.close();
-  const transcriptBytes = fs.statSync(path.join(work, 'state', 'sessions', session.id, 'output.log')).size;
-  await manager.dispose();
-  if (result.status !== 'completed') throw new Error(`cat did not complete: ${result.status}`);
-  const rate = size / (elapsed / 1000);
-  const bareRate = size / (bare.ms / 1000);
-  rows.push({
-    case: `\`cat\` ${FLOOD_MB} MiB through a session (emulator + transcript + tracking)`,
-    value: `${mib(rate)}/s`,
-    baseline: `${mib(bareRate)}/s (node-pty alone)`,
-    ratio: `${(rate / bareRate).toFixed(2)}×`,
-  });
-  rows.push({
-    case: 'transcript bytes vs bytes node-pty read (zero loss)',
-    value: `${transcriptBytes}`,
-    baseline: `${bare.bytes}`,
-    ratio: transcriptBytes >= bare.bytes ? 'complete' : `LOST ${bare.bytes - transcriptBytes} bytes`,
-  });
-}
-
 async function main(): Promise<void> {
   process.stderr.write(`bench (${full ? 'full' : 'quick'}) in ${work}\n`);
   const cases: [string, () => Promise<void>][] = [
     ['execute', executeOverhead],
-    ['sustained', sustainedOutput],
+    ['sustained', () => sustainedOutput(rows, work, FLOOD_MB)],
     ['big', () => bigOutput(rows, full ? 5 : 3)],
     ['memory', () => memory(rows, full ? 1024 : 256)],
     ['agents', () => manyAgents(rows, full ? 20 : 4)],
