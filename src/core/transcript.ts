@@ -105,6 +105,9 @@ export class Transcript {
   private batch: Uint8Array[] = [];
   private batchBytes = 0;
   private batchTimer: NodeJS.Timeout | null = null;
+  /** commands.jsonl lines waiting for the end of this turn (appendCommand). */
+  private commandLines: string[] = [];
+  private commandsTimer: NodeJS.Immediate | undefined;
   /** The files whose writing failed (they are not written again). */
   private readonly failedFiles = new Set<string>();
   /** Writing output.log failed: it holds the bytes before `outputFailure.at`. */
@@ -186,8 +189,23 @@ export class Transcript {
     if (this.meta) this.writeMeta(this.meta);
   }
 
+  /**
+   * Written once the current turn of the event loop is over: the command's D mark is parsed
+   * in the turn that answers its `execute`, and the answer should not wait for a file write.
+   */
   appendCommand(record: CommandRecord): void {
-    if (!this.closed) this.writeTo(this.commands, COMMANDS_LOG, `${JSON.stringify(record)}\n`);
+    if (this.closed) return;
+    this.commandLines.push(`${JSON.stringify(record)}\n`);
+    this.commandsTimer ??= setImmediate(() => this.writeCommands());
+  }
+
+  private writeCommands(): void {
+    if (this.commandsTimer) clearImmediate(this.commandsTimer);
+    this.commandsTimer = undefined;
+    if (this.commandLines.length === 0) return;
+    const lines = this.commandLines.join('');
+    this.commandLines = [];
+    this.writeTo(this.commands, COMMANDS_LOG, lines);
   }
 
   /**
@@ -228,6 +246,7 @@ export class Transcript {
   /** Resolves once everything appended so far is on disk, or its writing failed (readers of output.log wait on it). */
   flush(): Promise<void> {
     this.writeBatch();
+    this.writeCommands();
     if (this.closed || this.outputFailure || this.output.destroyed || this.output.writableLength === 0) return Promise.resolve();
     // Callbacks run in order, also with an error when the stream fails meanwhile.
     return new Promise((resolve) => this.output.write(new Uint8Array(0), () => resolve()));
@@ -244,6 +263,7 @@ export class Transcript {
 
   private async closeFiles(): Promise<void> {
     this.writeBatch();
+    this.writeCommands();
     this.closed = true;
     await Promise.all([endStream(this.output), endStream(this.commands), endStream(this.timing)]);
     this.onDidWriteEmitter.dispose();

@@ -167,6 +167,7 @@ export class Hub {
     await step(() => this.socketServer?.close());
     await step(() => this.ui.dispose());
     await step(() => this.manager.dispose());
+    this.auditLog.flush();
     if (this.lock) {
       await step(() => removeHubInfo(this.stateDir));
       await step(() => this.lock?.release());

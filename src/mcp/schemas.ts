@@ -157,14 +157,28 @@ export function parseInput<Shape extends z.ZodRawShape>(
   return fail(invalid(shownAs, trace.rawValue.get(param), allowed));
 }
 
-function normalizeLevel(level: Level, raw: Record<string, unknown>, prefix: string, warnings: string[], trace: Trace): Record<string, unknown> | SwitchboardError {
-  const { shape } = level;
-  const byName = new Map<string, { to: string; scale?: number }>();
-  for (const key of Object.keys(shape)) byName.set(nameKey(key), { to: key });
+/** Parameter names and aliases by `nameKey`, built once per schema level (every call used to). */
+const namesCache = new WeakMap<object, WeakMap<object, Map<string, { to: string; scale?: number }>>>();
+const NO_ALIASES = {};
+
+function namesOf(level: Level): Map<string, { to: string; scale?: number }> {
+  let byAliases = namesCache.get(level.shape);
+  if (!byAliases) namesCache.set(level.shape, (byAliases = new WeakMap()));
+  let byName = byAliases.get(level.aliases ?? NO_ALIASES);
+  if (byName) return byName;
+  byName = new Map();
+  for (const key of Object.keys(level.shape)) byName.set(nameKey(key), { to: key });
   for (const [alias, target] of Object.entries(level.aliases ?? {})) {
     const entry = typeof target === 'string' ? { to: target } : target;
     if (!byName.has(nameKey(alias))) byName.set(nameKey(alias), entry);
   }
+  byAliases.set(level.aliases ?? NO_ALIASES, byName);
+  return byName;
+}
+
+function normalizeLevel(level: Level, raw: Record<string, unknown>, prefix: string, warnings: string[], trace: Trace): Record<string, unknown> | SwitchboardError {
+  const { shape } = level;
+  const byName = namesOf(level);
 
   // Exact parameter names first, so `timeout_ms` beats an alias given alongside it.
   const entries = Object.entries(raw).sort(([a], [b]) => Number(!(a in shape)) - Number(!(b in shape)));

@@ -1,5 +1,5 @@
 /** `<state>/audit.jsonl` (src/hub/audit.ts): one line per call, 0600, and never a thrown error. */
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -20,6 +20,8 @@ describe('AuditLog', () => {
     const log = new AuditLog(dir, { warn: () => undefined });
     log.toolCall(event);
     log.toolCall({ ...event, outcome: 'ok', code: undefined, bytes: undefined, keys: undefined, tool: 'list', session: null });
+    expect(existsSync(log.file)).toBe(false); // written after this turn: the answers go first
+    log.flush();
     const lines = readFileSync(log.file, 'utf8').trimEnd().split('\n');
     expect(lines).toHaveLength(2);
     expect(lines[0]).toBe(
@@ -29,12 +31,24 @@ describe('AuditLog', () => {
     expect(statSync(log.file).mode & 0o777).toBe(0o600);
   });
 
+  it('writes by itself once the turn is over, in order', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'sb-audit-'));
+    dirs.push(dir);
+    const log = new AuditLog(dir, { warn: () => undefined });
+    for (const tool of ['execute', 'read', 'kill']) log.toolCall({ ...event, tool });
+    await new Promise((resolve) => setImmediate(resolve));
+    const tools = readFileSync(log.file, 'utf8').trimEnd().split('\n').map((line) => (JSON.parse(line) as { tool: string }).tool);
+    expect(tools).toEqual(['execute', 'read', 'kill']);
+  });
+
   it('never throws when it cannot write, and warns once', () => {
     const warnings: string[] = [];
     const log = new AuditLog(path.join(tmpdir(), 'sb-audit-missing-dir', 'nested'), { warn: (m) => warnings.push(m) });
     expect(() => {
       log.toolCall(event);
+      log.flush();
       log.toolCall(event);
+      log.flush();
     }).not.toThrow();
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain('ENOENT');
