@@ -464,7 +464,7 @@ describe('shim: the hub dies under a connected client', () => {
     const host = await connectClient(home);
     const file = path.join(home, 'ran.txt');
     try {
-      await host.call('execute', { command: 'echo warm-up' });
+      const warm = await host.call('execute', { command: 'echo warm-up' });
       const hubPid = await liveHub(home);
       const inFlight = host.call('execute', { command: `echo $RANDOM >> ${file}; sleep 30`, timeout_ms: 60_000 });
       const settled = inFlight.then(
@@ -483,8 +483,10 @@ describe('shim: the hub dies under a connected client', () => {
       // The client goes on; the new hub never saw the execute again.
       const after = await host.call('execute', { command: `cat ${file}` });
       expect(String(after.output).trim().split('\n')).toHaveLength(1);
-      const running = (await listSessions(host)).filter((s) => s.command?.includes('$RANDOM'));
-      expect(running).toEqual([]);
+      const live = await listSessions(host);
+      expect(live.filter((s) => s.command?.includes('$RANDOM'))).toEqual([]);
+      // No ghost: the dead hub's session is not listed as live by the new one.
+      expect(live.filter((s) => s.id === warm.session && s.state !== 'exited')).toEqual([]);
       expect(readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(1);
       expect(host.errors).toEqual([]);
     } finally {
