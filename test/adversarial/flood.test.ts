@@ -8,8 +8,7 @@ import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import type { HubProcess } from '../integration/helpers/hubProcess.js';
-import { expectHubFine, RawHttp, startIsolatedHub } from './helpers.js';
+import { expectHubFine, hubFor, RawHttp } from './helpers.js';
 
 const MiB = 1024 * 1024;
 
@@ -22,22 +21,6 @@ beforeAll(() => {
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
-
-/** Starts a hub for one describe block and stops it (and its sessions) after. */
-function hubFor(env: Record<string, string> = {}): () => HubProcess {
-  let hub: HubProcess | undefined;
-  let stop: () => Promise<string>;
-  beforeAll(async () => {
-    ({ hub, cleanup: stop } = await startIsolatedHub(env));
-  });
-  afterAll(async () => {
-    if (!hub) return;
-    const stderr = await stop();
-    expect(stderr).not.toContain(hub.token);
-    expect(stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
-  });
-  return () => hub!;
-}
 
 /** The hub's resident memory, from /proc (Linux). */
 function rssBytes(pid: number): number {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { BIN, cleanEnv, removeHome, ROOT, startHub, type HubProcess } from '../integration/helpers/hubProcess.js';
 
 export interface Answer {
@@ -334,4 +334,23 @@ export function rawPost(port: number, headers: Record<string, string>, body: Buf
       socket.write(body, () => undefined);
     });
   });
+}
+
+/**
+ * An isolated hub for one describe block: started before its tests, stopped (with its
+ * sessions) after them, its log checked for the token and stack traces.
+ */
+export function hubFor(env: Record<string, string> = {}): () => HubProcess {
+  let hub: HubProcess | undefined;
+  let stop: () => Promise<string>;
+  beforeAll(async () => {
+    ({ hub, cleanup: stop } = await startIsolatedHub(env));
+  });
+  afterAll(async () => {
+    if (!hub) return;
+    const stderr = await stop();
+    expect(stderr).not.toContain(hub.token);
+    expect(stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
+  });
+  return () => hub!;
 }

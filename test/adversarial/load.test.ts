@@ -6,8 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HubProcess } from '../integration/helpers/hubProcess.js';
-import { expectHubFine, expectNoLeak, RawHttp, RawShim, startIsolatedHub, until } from './helpers.js';
+import { expectHubFine, expectNoLeak, hubFor, RawHttp, RawShim, until } from './helpers.js';
 
 let work: string;
 
@@ -18,22 +17,6 @@ beforeAll(() => {
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
-
-/** Starts a hub for one describe block and stops it (and its sessions) after. */
-function hubFor(env: Record<string, string>): () => HubProcess {
-  let hub: HubProcess | undefined;
-  let stop: () => Promise<string>;
-  beforeAll(async () => {
-    ({ hub, cleanup: stop } = await startIsolatedHub(env));
-  });
-  afterAll(async () => {
-    if (!hub) return;
-    const stderr = await stop();
-    expect(stderr).not.toContain(hub.token);
-    expect(stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
-  });
-  return () => hub!;
-}
 
 describe('20 agents (10 over the shim, 10 over HTTP) × 5 sessions each', () => {
   const hub = hubFor({ SWITCHBOARD_MAX_SESSIONS: '120' });

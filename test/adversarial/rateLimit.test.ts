@@ -8,8 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HubProcess } from '../integration/helpers/hubProcess.js';
-import { expectHubFine, expectNoLeak, RawHttp, RawShim, startIsolatedHub, until, type Message } from './helpers.js';
+import { expectHubFine, expectNoLeak, hubFor, RawHttp, RawShim, until, type Message } from './helpers.js';
 
 const RATE_LIMITED = -32029;
 
@@ -22,22 +21,6 @@ beforeAll(() => {
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
-
-/** Starts a hub for one describe block and stops it after, checking its log. */
-function hubFor(env: Record<string, string>): () => HubProcess {
-  let hub: HubProcess | undefined;
-  let stop: () => Promise<string>;
-  beforeAll(async () => {
-    ({ hub, cleanup: stop } = await startIsolatedHub(env));
-  });
-  afterAll(async () => {
-    if (!hub) return;
-    const stderr = await stop();
-    expect(stderr).not.toContain(hub.token);
-    expect(stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
-  });
-  return () => hub!;
-}
 
 type Kind = 'ok' | 'limited' | 'other';
 
