@@ -15,6 +15,7 @@ import { bareRoundTrips } from './baseline.js';
 import { bigOutput } from './bigOutput.js';
 import { stopAllHubs } from './hubProcess.js';
 import { manyAgents } from './manyAgents.js';
+import { rawShimRoundTrips } from './rawShim.js';
 import { memory } from './memory.js';
 import { median, ms, now, percentile, type Row } from './stats.js';
 import { sustainedOutput } from './sustained.js';
@@ -35,7 +36,7 @@ function machineLine(): string {
   return `${new Date().toISOString().slice(0, 10)} · ${os.cpus().length} × ${cpu} · ${Math.round(os.totalmem() / 2 ** 30)} GiB · ${os.platform()} ${os.release()} · Node ${process.version}`;
 }
 
-/** `echo hi` round trips through an MCP client, after a warm-up; checks every answer. */
+/** `echo hi` round trips through the official MCP client, after a warm-up; checks every answer. */
 async function echoRoundTrips(client: Client, count: number): Promise<number[]> {
   const first = await client.callTool({ name: 'execute', arguments: { command: 'echo warm' } });
   const session = (first.structuredContent as { session: string }).session;
@@ -57,6 +58,7 @@ async function executeOverhead(): Promise<void> {
   const shim = new Client({ name: 'bench-shim', version: '1.0.0' });
   await shim.connect(new StdioClientTransport({ command: process.execPath, args: [path.join(root, 'bin', 'switchboard.js'), 'mcp'], env, stderr: 'ignore' }));
   const viaShim = await echoRoundTrips(shim, ROUND_TRIPS);
+  const viaRawShim = await rawShimRoundTrips(path.join(root, 'bin', 'switchboard.js'), env, ROUND_TRIPS);
 
   const hub = JSON.parse(fs.readFileSync(path.join(home, 'hub.json'), 'utf8')) as { pid: number; port: number };
   const token = fs.readFileSync(path.join(home, 'token'), 'utf8').trim();
@@ -70,6 +72,8 @@ async function executeOverhead(): Promise<void> {
   rows.push(
     row(`execute \`echo hi\` via shim, median (n=${ROUND_TRIPS})`, median(viaShim), median(bare)),
     row('execute `echo hi` via shim, p95', percentile(viaShim, 95), percentile(bare, 95)),
+    row(`… the same with a minimal JSON-RPC client (no SDK validation), median (n=${ROUND_TRIPS})`, median(viaRawShim), median(bare)),
+    row('… the same, p95', percentile(viaRawShim, 95), percentile(bare, 95)),
     row(`execute \`echo hi\` via HTTP, median (n=${ROUND_TRIPS})`, median(viaHttp), median(bare)),
     row('execute `echo hi` via HTTP, p95', percentile(viaHttp, 95), percentile(bare, 95)),
   );
