@@ -45,6 +45,9 @@ export async function run(argv: string[]): Promise<number> {
   if (meta.transcript_truncated_at !== undefined) {
     process.stderr.write(`switchboard export: note: session ${meta.id}'s transcript stopped at ${meta.transcript_truncated_at} bytes (setting transcriptMaxBytes); the recording ends there.\n`);
   }
+  if (meta.transcript_failed_at !== undefined) {
+    process.stderr.write(`switchboard export: note: writing session ${meta.id}'s transcript failed at ${meta.transcript_failed_at} bytes (${meta.transcript_error ?? 'error'}); the recording ends there.\n`);
+  }
 
   if (target === '-') {
     return (await toStdout(sessionDir)) ? 0 : 1;

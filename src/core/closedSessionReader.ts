@@ -2,9 +2,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Emulator } from './emulator.js';
 import { ErrorCode, SwitchboardError } from './errors.js';
-import { replayCommandOutput, replayHistory } from './replay.js';
+import { replayCommandPage, replayHistory } from './replay.js';
 import type { SessionStore } from './sessionStore.js';
-import { OUTPUT_LOG, type SessionMeta } from './transcript.js';
+import { cutOf, OUTPUT_LOG, type SessionMeta } from './transcript.js';
 import type { ReadRequest, ReadResult } from './types.js';
 
 /** A closed session's screen is rebuilt from at most this much of its transcript's end (history: replay.ts). */
@@ -35,8 +35,19 @@ export async function readClosedSession(store: SessionStore, ref: string, reques
       );
     }
     const offset = request.offset ?? 0;
-    const replay = await replayCommandOutput({ file, startByte: record.output_start_byte, endByte: record.output_end_byte, nonce: meta.nonce, cols: meta.cols, offset, limit });
-    return { ...base, content: replay.lines.join('\n'), lines: replay.lines.length, total_lines: replay.total, truncated: offset + replay.lines.length < replay.total, seq: record.seq };
+    const page = await replayCommandPage({
+      file,
+      startByte: record.output_start_byte,
+      endByte: record.output_end_byte,
+      nonce: meta.nonce,
+      cols: meta.cols,
+      offset,
+      limit,
+      seq: record.seq,
+      sessionId: meta.id,
+      cut: cutOf(meta),
+    });
+    return { ...base, ...page, seq: record.seq };
   }
   if (request.view === 'screen') {
     const emulator = await replayTail(file, meta, scrollback);

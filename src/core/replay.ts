@@ -1,6 +1,8 @@
 import * as fs from 'node:fs';
 import { Emulator } from './emulator.js';
 import type { TrackedCommand } from './commandTracker.js';
+import { ErrorCode, SwitchboardError } from './errors.js';
+import type { TranscriptCut } from './transcript.js';
 
 export interface ReplayRequest {
   /** The session's output.log. */
@@ -22,6 +24,32 @@ export interface ReplayResult {
   total: number;
   /** False when the range held no complete command (a truncated transcript). */
   found: boolean;
+}
+
+/**
+ * A page of a past command's output for `read` view `command`, never replayed past where
+ * output.log stops: a command partly past the cut gets its lines with a leading note, one
+ * wholly past it an INVALID_ARGUMENT that says so.
+ */
+export async function replayCommandPage(
+  request: ReplayRequest & { seq: number; sessionId: string; cut: TranscriptCut | null },
+): Promise<{ content: string; lines: number; total_lines: number; truncated: boolean }> {
+  const { cut } = request;
+  if (cut && request.startByte >= cut.at) {
+    throw new SwitchboardError(
+      ErrorCode.InvalidArgument,
+      `seq: the output of command ${request.seq} is not on disk: session ${request.sessionId}'s output.log stops at byte ${cut.at} because ${cut.reason}. Its last lines may still be on screen: read view=screen or history.`,
+    );
+  }
+  const endByte = cut && request.endByte > cut.at ? cut.at : request.endByte;
+  const replay = await replayCommandOutput({ ...request, endByte });
+  const note = endByte < request.endByte ? `[… output.log stops inside this command's output (${cut!.reason}); later lines are not on disk]\n` : '';
+  return {
+    content: note + replay.lines.join('\n'),
+    lines: replay.lines.length,
+    total_lines: replay.total,
+    truncated: note !== '' || request.offset + replay.lines.length < replay.total,
+  };
 }
 
 /**

@@ -6,7 +6,7 @@ import { ErrorCode, SwitchboardError } from './errors.js';
 import { probeTerminalInput } from './inputProbe.js';
 import { encodeKeys } from './keys.js';
 import { OutputRing } from './outputRing.js';
-import { replayCommandOutput, replayHistory } from './replay.js';
+import { replayCommandPage, replayHistory } from './replay.js';
 import { waitFor, type WaitSources } from './waitFor.js';
 import { DisposableStore, EventEmitter, type Event, nextEvent } from './event.js';
 import { newNonce } from './ids.js';
@@ -546,7 +546,7 @@ export class TerminalSession {
     const all = this.emulator.historyLines();
     const trimmed = this.emulator.historyTrimmed;
     const transcript = this.options.transcript;
-    if (offset + limit >= all.length && trimmed && transcript && !transcript.truncated) {
+    if (offset + limit >= all.length && trimmed && transcript && !transcript.cut) {
       await transcript.flush();
       const replay = await replayHistory({ file: transcript.outputFile, cols: this.emulator.cols, rows: this.emulator.rows, offset, limit });
       const older = replay.total - offset - replay.lines.length > 0 || !replay.fromStart;
@@ -611,7 +611,7 @@ export class TerminalSession {
       throw new SwitchboardError(ErrorCode.InvalidArgument, `seq: no finished command ${wanted} in session ${this.id}; commands are numbered 1–${latest}.`);
     }
     await this.options.transcript?.flush();
-    const replay = await replayCommandOutput({
+    const page = await replayCommandPage({
       file,
       startByte: range.start,
       endByte: range.end,
@@ -619,8 +619,11 @@ export class TerminalSession {
       cols: this.emulator.cols,
       offset,
       limit,
+      seq: wanted,
+      sessionId: this.id,
+      cut: this.options.transcript?.cut ?? null,
     });
-    return { content: replay.lines.join('\n'), lines: replay.lines.length, total_lines: replay.total, truncated: offset + replay.lines.length < replay.total, seq: wanted };
+    return { ...page, seq: wanted };
   }
 
   /**

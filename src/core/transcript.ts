@@ -78,6 +78,19 @@ export interface TranscriptOptions {
   maxBytes?: number;
 }
 
+/** Where a session's output.log stops short of its output (the size cap, a failed write), and why. */
+export interface TranscriptCut {
+  at: number;
+  reason: string;
+}
+
+/** The cut recorded in a closed session's meta.json, if any. */
+export function cutOf(meta: { transcript_failed_at?: number; transcript_error?: string; transcript_truncated_at?: number }): TranscriptCut | null {
+  if (meta.transcript_failed_at !== undefined) return { at: meta.transcript_failed_at, reason: `writing it failed (${meta.transcript_error ?? 'error'})` };
+  if (meta.transcript_truncated_at !== undefined) return { at: meta.transcript_truncated_at, reason: 'it reached the transcriptMaxBytes setting' };
+  return null;
+}
+
 /**
  * A session's append-only record on disk: the raw PTY bytes (`output.log`), one JSON line per
  * finished command (`commands.jsonl`), a sparse timing index for asciicast export
@@ -152,9 +165,16 @@ export class Transcript {
     return this.bytes;
   }
 
-  /** Whether output.log stopped growing at the size cap (its tail is missing). */
-  get truncated(): boolean {
-    return this.full;
+  /**
+   * Where output.log stops when it does not hold every byte (the size cap, or a write that
+   * failed), and why; null while it holds them all. Readers of past output must not read past it.
+   */
+  get cut(): TranscriptCut | null {
+    return cutOf({
+      transcript_failed_at: this.outputFailure?.at,
+      transcript_error: this.outputFailure?.code,
+      transcript_truncated_at: this.full ? this.maxBytes : undefined,
+    });
   }
 
   /** Bytes meant for output.log but not yet on disk (for flow control); 0 once writing failed. */

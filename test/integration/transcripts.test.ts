@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { asciicastLines } from '../../src/core/asciicast.js';
+import { readClosedSession } from '../../src/core/closedSessionReader.js';
 import { SessionManager, type CoreSettings } from '../../src/core/sessionManager.js';
 import { SessionStore } from '../../src/core/sessionStore.js';
 import type { TerminalSession } from '../../src/core/terminalSession.js';
@@ -204,6 +205,25 @@ describe('transcripts', () => {
     expect(fs.statSync(path.join(sessionDir(dirs.stateDir, session.id), OUTPUT_LOG)).size).toBe(10_000);
     expect(meta.transcript_truncated_at).toBe(10_000);
     expect(meta.output_bytes).toBeGreaterThan(100_000);
+  });
+
+  it('read view=command says where output.log stops instead of replaying past it, live and closed', async () => {
+    const dirs = tempHome();
+    const manager = managerOn(dirs, { transcriptMaxBytes: 20_000, headLines: 10 });
+    const session = await manager.open({ creator: agent });
+    await run(session, 'seq 1 5000'); // command 1, ~29 KB: the cap falls inside it
+    await run(session, 'echo after'); // command 2, all of it past the cap
+    await run(session, 'true'); // so that command 2 is no longer the one on screen
+    const page = await session.read({ clientId: 'test', view: 'command', format: 'plain', seq: 1, offset: 0, limit: 5000 });
+    expect(page.truncated).toBe(true);
+    expect(page.content.split('\n')[0]).toMatch(/output\.log stops inside this command's output \(it reached the transcriptMaxBytes setting\)/);
+    expect(page.content.split('\n').slice(1, 4)).toEqual(['1', '2', '3']);
+    await expect(session.read({ clientId: 'test', view: 'command', format: 'plain', seq: 2, offset: 0, limit: 10 })).rejects.toThrow(
+      /not on disk: session \w+'s output\.log stops at byte 20000 because it reached the transcriptMaxBytes setting/,
+    );
+    await session.close();
+    const closed = await readClosedSession(new SessionStore(path.join(dirs.stateDir, 'sessions')), session.id, { clientId: 'test', view: 'command', format: 'plain', seq: 1, offset: 0, limit: 5000 }, 1_000);
+    expect(closed.content).toBe(page.content);
   });
 });
 

@@ -122,7 +122,7 @@ describe('Transcript batching', () => {
       offset += size;
     }
     expect(t.size).toBe(150_000);
-    expect(t.truncated).toBe(true);
+    expect(t.cut).toEqual({ at: 100_000, reason: 'it reached the transcriptMaxBytes setting' });
     await t.close();
     expect(fs.readFileSync(path.join(dir, OUTPUT_LOG)).equals(expectedBytes(100_000))).toBe(true);
     expect(JSON.parse(fs.readFileSync(path.join(dir, META_FILE), 'utf8'))).toMatchObject({ transcript_truncated_at: 100_000 });
