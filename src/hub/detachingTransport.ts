@@ -9,6 +9,7 @@ import {
   type Transport,
   type TransportSendOptions,
 } from '@modelcontextprotocol/server';
+import { ForwardingTransport } from './forwardingTransport.js';
 
 /**
  * A client disconnecting is not a cancellation (DESIGN §3): its commands go on.
@@ -21,41 +22,16 @@ import {
  * the per-connection McpServer is released. Only `notifications/cancelled` aborts a call.
  * `forceClose()` (hub shutdown) closes at once.
  */
-export class DetachingTransport implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
-
+export class DetachingTransport extends ForwardingTransport {
   private readonly inFlight = new Set<RequestId>();
   private detached = false;
   private closeReported = false;
 
   constructor(
-    private readonly inner: Transport,
+    inner: Transport,
     private readonly hooks: { onDetached?: () => void; onReleased?: () => void } = {},
   ) {
-    inner.onmessage = (message, extra) => {
-      if (isJSONRPCRequest(message) && message.method === 'tools/call') this.inFlight.add(message.id);
-      if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') {
-        const id = (message.params as { requestId?: RequestId } | undefined)?.requestId;
-        if (id !== undefined) this.settle(id);
-      }
-      this.onmessage?.(message, extra);
-    };
-    inner.onerror = (error) => this.onerror?.(error);
-    inner.onclose = () => {
-      this.detached = true;
-      this.hooks.onDetached?.();
-      this.maybeReportClose();
-    };
-  }
-
-  get sessionId(): string | undefined {
-    return this.inner.sessionId;
-  }
-
-  get hasPerRequestStream(): boolean | undefined {
-    return this.inner.hasPerRequestStream;
+    super(inner);
   }
 
   /** Tool calls still running on behalf of this connection. */
@@ -63,19 +39,22 @@ export class DetachingTransport implements Transport {
     return this.inFlight.size;
   }
 
-  setProtocolVersion(version: string): void {
-    this.inner.setProtocolVersion?.(version);
+  protected override receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+    if (isJSONRPCRequest(message) && message.method === 'tools/call') this.inFlight.add(message.id);
+    if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') {
+      const id = (message.params as { requestId?: RequestId } | undefined)?.requestId;
+      if (id !== undefined) this.settle(id);
+    }
+    this.onmessage?.(message, extra);
   }
 
-  setSupportedProtocolVersions(versions: string[]): void {
-    this.inner.setSupportedProtocolVersions?.(versions);
+  protected override closed(): void {
+    this.detached = true;
+    this.hooks.onDetached?.();
+    this.maybeReportClose();
   }
 
-  start(): Promise<void> {
-    return this.inner.start();
-  }
-
-  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+  override async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     if ((isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && message.id !== undefined) {
       const id = message.id;
       try {
@@ -91,11 +70,6 @@ export class DetachingTransport implements Transport {
     }
     if (this.detached) return; // progress for a client that is gone
     await this.inner.send(message, options);
-  }
-
-  /** Called by Protocol.close(): close the connection; the close is reported once calls end. */
-  async close(): Promise<void> {
-    await this.inner.close();
   }
 
   /** Hub shutdown: report the close now (in-flight calls see the SDK's abort). */

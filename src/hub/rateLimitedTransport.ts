@@ -1,13 +1,7 @@
-import {
-  isJSONRPCRequest,
-  type JSONRPCMessage,
-  type JSONRPCRequest,
-  type MessageExtraInfo,
-  type Transport,
-  type TransportSendOptions,
-} from '@modelcontextprotocol/server';
+import { isJSONRPCRequest, type JSONRPCMessage, type JSONRPCRequest, type MessageExtraInfo, type Transport } from '@modelcontextprotocol/server';
 import { ErrorCode } from '../core/errors.js';
 import { failure } from '../mcp/toolResult.js';
+import { ForwardingTransport } from './forwardingTransport.js';
 import type { Logger } from './logger.js';
 import { TokenBucket, type RateLimit } from './rateLimiter.js';
 
@@ -28,11 +22,7 @@ const WARN_EVERY_MS = 10_000;
  * hub's log says so at most every 10 s per client, with a count). Notifications and responses
  * always pass: they run nothing, and `notifications/cancelled` must never be refused.
  */
-export class RateLimitedTransport implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
-
+export class RateLimitedTransport extends ForwardingTransport {
   private readonly bucket: TokenBucket;
   /** Refused since the last warning; warnings are at most one per WARN_EVERY_MS. */
   private refused = 0;
@@ -41,51 +31,23 @@ export class RateLimitedTransport implements Transport {
   private client = 'unknown client';
 
   constructor(
-    private readonly inner: Transport,
+    inner: Transport,
     limit: RateLimit,
     private readonly logger: Logger,
     /** Which endpoint, for the log: `socket`, `http`. */
     private readonly via: string,
   ) {
+    super(inner);
     this.bucket = new TokenBucket(limit);
-    inner.onmessage = (message, extra) => {
-      if (isJSONRPCRequest(message)) {
-        if (message.method === 'initialize') this.client = clientOf(message);
-        const retryAfterMs = this.bucket.take();
-        if (retryAfterMs > 0) return this.refuse(message, retryAfterMs);
-      }
-      this.onmessage?.(message, extra);
-    };
-    inner.onerror = (error) => this.onerror?.(error);
-    inner.onclose = () => this.onclose?.();
   }
 
-  get sessionId(): string | undefined {
-    return this.inner.sessionId;
-  }
-
-  get hasPerRequestStream(): boolean | undefined {
-    return this.inner.hasPerRequestStream;
-  }
-
-  setProtocolVersion(version: string): void {
-    this.inner.setProtocolVersion?.(version);
-  }
-
-  setSupportedProtocolVersions(versions: string[]): void {
-    this.inner.setSupportedProtocolVersions?.(versions);
-  }
-
-  start(): Promise<void> {
-    return this.inner.start();
-  }
-
-  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    return this.inner.send(message, options);
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
+  protected override receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+    if (isJSONRPCRequest(message)) {
+      if (message.method === 'initialize') this.client = clientOf(message);
+      const retryAfterMs = this.bucket.take();
+      if (retryAfterMs > 0) return this.refuse(message, retryAfterMs);
+    }
+    this.onmessage?.(message, extra);
   }
 
   private refuse(request: JSONRPCRequest, retryAfterMs: number): void {
