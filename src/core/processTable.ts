@@ -99,7 +99,8 @@ let procBuffer = Buffer.allocUnsafe(64 * 1024);
  * (test/adversarial/churn.test.ts; bounded concurrency with reused buffers still grew it by
  * half that). procfs answers from memory, so a read is a few microseconds, and a scan yields to
  * the event loop every SCAN_BATCH processes. The cost: reading an environ waits for that
- * process's memory-map lock, so a process stuck holding it would stall the hub for as long.
+ * process's memory-map lock, so a process stuck holding it would stall the hub for as long;
+ * `processes.ts` reads the environ only of processes started after the session's shell.
  */
 function readProcFile(file: string): string {
   const fd = openSync(file, 'r');

@@ -201,10 +201,13 @@ function anchorFrom(
 }
 
 async function findMembers(anchor: SessionAnchor, table: Map<number, ProcessInfo>): Promise<ProcessInfo[]> {
-  const marks = await environmentValues(SESSION_ENV, [...table.keys()]);
+  // Only processes that started no earlier than the shell can be the session's: the rest keep
+  // their environment unread (a read of another process's environ waits on its memory map).
+  const candidates = [...table.values()].filter((row) => !startedBefore(row, anchor));
+  const marks = await environmentValues(SESSION_ENV, candidates.map((row) => row.pid));
   const excluded = hubLineage(table);
   const members = new Set<number>();
-  for (const row of table.values()) {
+  for (const row of candidates) {
     if (!excluded.has(row.pid) && isSeed(row, anchor, marks.get(row.pid))) members.add(row.pid);
   }
   // Close over the tree and over process groups: a parent killed later can reveal children.
@@ -222,6 +225,17 @@ async function findMembers(anchor: SessionAnchor, table: Map<number, ProcessInfo
     .map((pid) => table.get(pid))
     .filter((row): row is ProcessInfo => row !== undefined && isAlive(row))
     .sort((a, b) => a.pid - b.pid);
+}
+
+/**
+ * Whether `row` started before the session's shell (Linux: clock ticks since boot). Such a
+ * process cannot be in the session: not its child, not in its process session, and on its tty
+ * number only because a closed terminal's number was reused. macOS start times are dates as
+ * text: never treated as earlier.
+ */
+function startedBefore(row: ProcessInfo, anchor: SessionAnchor): boolean {
+  if (anchor.shellStartTime === undefined || !/^\d+$/.test(row.startTime) || !/^\d+$/.test(anchor.shellStartTime)) return false;
+  return Number(row.startTime) < Number(anchor.shellStartTime);
 }
 
 function isSeed(row: ProcessInfo, anchor: SessionAnchor, mark: string | undefined): boolean {

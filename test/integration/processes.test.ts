@@ -277,6 +277,29 @@ describe.runIf(linux)('processes', () => {
         child.kill('SIGKILL');
       }
     });
+    it('takes no process that started before the shell, even one carrying the session mark', async () => {
+      const id = `older-${process.pid}-${Date.now()}`;
+      const env = { ...process.env, SWITCHBOARD_SESSION: id };
+      const children = [spawnChild('sleep', ['1000'], { stdio: 'ignore', env })];
+      try {
+        const older = await eventually(() => processIdentity(children[0]!.pid ?? -1));
+        // A "shell" started at a later clock tick than `older` (ticks are 10 ms), then a marked child of the session.
+        const shell = await eventually(async () => {
+          const candidate = spawnChild('sleep', ['1000'], { stdio: 'ignore' });
+          children.push(candidate);
+          const identity = await eventually(() => processIdentity(candidate.pid ?? -1));
+          return Number(identity.startTime) > Number(older.startTime) ? identity : undefined;
+        });
+        const marked = spawnChild('sleep', ['1000'], { stdio: 'ignore', env });
+        children.push(marked);
+        await eventually(() => processIdentity(marked.pid ?? -1));
+        const pids = await sessionProcesses(id, shell.pid);
+        expect(pids).toContain(marked.pid);
+        expect(pids).not.toContain(older.pid);
+      } finally {
+        for (const child of children) child.kill('SIGKILL');
+      }
+    });
   });
 
   describe('terminateSession', () => {
