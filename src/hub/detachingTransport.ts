@@ -1,15 +1,11 @@
 import {
-  isJSONRPCErrorResponse,
-  isJSONRPCNotification,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
   type JSONRPCMessage,
   type MessageExtraInfo,
   type RequestId,
   type Transport,
   type TransportSendOptions,
 } from '@modelcontextprotocol/server';
-import { ForwardingTransport } from './forwardingTransport.js';
+import { ForwardingTransport, isNotification, isRequest, isResponse } from './forwardingTransport.js';
 
 /**
  * A client disconnecting is not a cancellation (DESIGN §3): its commands go on.
@@ -40,8 +36,8 @@ export class DetachingTransport extends ForwardingTransport {
   }
 
   protected override receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
-    if (isJSONRPCRequest(message) && message.method === 'tools/call') this.inFlight.add(message.id);
-    if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') {
+    if (isRequest(message) && message.method === 'tools/call') this.inFlight.add(message.id);
+    if (isNotification(message) && message.method === 'notifications/cancelled') {
       const id = (message.params as { requestId?: RequestId } | undefined)?.requestId;
       if (id !== undefined) this.settle(id);
     }
@@ -55,7 +51,7 @@ export class DetachingTransport extends ForwardingTransport {
   }
 
   override async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    if ((isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && message.id !== undefined) {
+    if (isResponse(message) && message.id !== undefined) {
       const id = message.id;
       try {
         if (!this.detached) await this.inner.send(message, options);

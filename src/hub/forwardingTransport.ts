@@ -1,4 +1,4 @@
-import type { JSONRPCMessage, MessageExtraInfo, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse, MessageExtraInfo, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
 
 /**
  * A Transport that wraps another one and forwards everything; a subclass overrides only what
@@ -54,4 +54,22 @@ export abstract class ForwardingTransport implements Transport {
   protected closed(): void {
     this.onclose?.();
   }
+}
+
+/*
+ * What kind of message it is, by shape, for routing in the wrappers. The SDK's own
+ * `isJSONRPC*` guards validate the whole message with zod (tens of µs each, several per call);
+ * the SDK validates every message anyway, so the wrappers only need to tell the kinds apart.
+ */
+
+export function isRequest(message: JSONRPCMessage): message is JSONRPCRequest {
+  return 'method' in message && 'id' in message;
+}
+
+export function isNotification(message: JSONRPCMessage): message is JSONRPCNotification {
+  return 'method' in message && !('id' in message);
+}
+
+export function isResponse(message: JSONRPCMessage): message is JSONRPCResponse {
+  return !('method' in message) && ('result' in message || 'error' in message);
 }

@@ -1,7 +1,7 @@
-import { isJSONRPCRequest, type JSONRPCMessage, type JSONRPCRequest, type MessageExtraInfo, type Transport } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, JSONRPCRequest, MessageExtraInfo, Transport } from '@modelcontextprotocol/server';
 import { ErrorCode } from '../core/errors.js';
 import { failure } from '../mcp/toolResult.js';
-import { ForwardingTransport } from './forwardingTransport.js';
+import { ForwardingTransport, isRequest } from './forwardingTransport.js';
 import type { Logger } from './logger.js';
 import { TokenBucket, type RateLimit } from './rateLimiter.js';
 
@@ -42,7 +42,7 @@ export class RateLimitedTransport extends ForwardingTransport {
   }
 
   protected override receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
-    if (isJSONRPCRequest(message)) {
+    if (isRequest(message)) {
       if (message.method === 'initialize') this.client = clientOf(message);
       const retryAfterMs = this.bucket.take();
       if (retryAfterMs > 0) return this.refuse(message, retryAfterMs);
