@@ -284,8 +284,9 @@ export class Emulator {
   }
 
   /**
-   * Erases the normal buffer's scrollback (ED 3, queued behind what was written), the screen
-   * untouched: rows `onScrollbackRow` already reported need not be held.
+   * Erases the normal buffer's scrollback (ED 3), the screen untouched: rows `onScrollbackRow`
+   * already reported need not be held. Call it once everything written is parsed
+   * (`whenParsed()`): it goes to xterm directly, not behind output still held here.
    */
   dropScrollback(): void {
     if (this.terminal.buffer.active.type === 'normal' && this.terminal.buffer.normal.baseY > 0) this.terminal.write('\x1b[3J');
