@@ -65,7 +65,7 @@ const FLOOD_HOLD_MS = 10;
  * is given for up to 12 ms before yielding; in between, the PTY is not read and the program
  * blocks on a full terminal buffer. Smaller slices keep the program writing while we parse.
  */
-const FEED_SLICE_CHARS = 8 * 1024;
+const FEED_SLICE_CHARS = 32 * 1024;
 
 /**
  * The session's `@xterm/headless` mirror and its command tracker: the single source of truth
