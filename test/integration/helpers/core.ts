@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterEach } from 'vitest';
+import { afterAll, afterEach } from 'vitest';
 import { SessionManager, type CoreSettings } from '../../../src/core/sessionManager.js';
 
 /** Settings for tests: small, fast kill waits, the given shell. */
@@ -25,9 +25,16 @@ export function testSettings(overrides: Partial<CoreSettings> = {}): CoreSetting
   };
 }
 
+/** Every temporary root made by tempHome in this test file: removed once its tests are done. */
+const roots: string[] = [];
+afterAll(() => {
+  for (const root of roots.splice(0)) fs.rmSync(root, { recursive: true, force: true });
+});
+
 /** A private HOME and state dir, so the developer's rc files never leak into a test. */
 export function tempHome(rcFiles: Record<string, string> = {}): { home: string; stateDir: string } {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-core-'));
+  roots.push(root);
   const home = path.join(root, 'home');
   fs.mkdirSync(home);
   for (const [name, content] of Object.entries(rcFiles)) fs.writeFileSync(path.join(home, name), content);
