@@ -138,7 +138,7 @@ export class Emulator {
     this.terminal.onTitleChange((title) => this.onDidChangeTitleEmitter.fire(title));
   }
 
-  /** Characters fast-forwarded rather than parsed so far (fastForward.ts), for tests and the bench. */
+  /** Characters fast-forwarded rather than parsed so far (fastForward.ts), for tests. */
   get skippedChars(): number {
     return this.skipped;
   }

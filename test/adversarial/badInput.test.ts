@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HubProcess } from '../integration/helpers/hubProcess.js';
-import { expectHubFine, expectNoLeak, messagesOf, rawPost, RawHttp, RawShim, startIsolatedHub } from './helpers.js';
+import { expectCleanLog, expectHubFine, expectNoLeak, messagesOf, RawHttp, rawPost, RawShim, startIsolatedHub } from './helpers.js';
 
 let hub: HubProcess;
 let stopHub: () => Promise<string>;
@@ -30,11 +30,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await http?.close();
   if (hub) {
-    const stderr = await stopHub();
-    // The hub's own log (stderr) names its state dir on purpose at start-up; past that banner it
-    // must carry neither the token nor a stack trace.
-    expect(stderr).not.toContain(hub.token);
-    expect(stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
+    expectCleanLog(await stopHub(), hub);
   }
   if (work) rmSync(work, { recursive: true, force: true });
 });

@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRaw, initializeRaw, type HubProcess, type RawSocketClient } from '../integration/helpers/hubProcess.js';
-import { expectHubFine, RawHttp, RawShim, startIsolatedHub, toolAnswer, until, type Message, type ToolAnswer } from './helpers.js';
+import { expectCleanLog, expectHubFine, RawHttp, RawShim, startIsolatedHub, toolAnswer, until, type Message, type ToolAnswer } from './helpers.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const TOTAL = 1_000;
@@ -64,8 +64,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (hub) {
     const stderr = await stopHub();
-    expect(stderr).not.toContain(hub.token);
-    expect(stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
+    expectCleanLog(stderr, hub);
     expect(stderr).not.toMatch(/MaxListenersExceeded|EMFILE|EBADF/);
   }
   for (const dir of [home, work]) if (dir) rmSync(dir, { recursive: true, force: true });

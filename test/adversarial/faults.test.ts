@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HubProcess } from '../integration/helpers/hubProcess.js';
-import { expectHubFine, expectNoLeak, RawHttp, RawShim, sessionPids, startIsolatedHub, until } from './helpers.js';
+import { expectCleanLog, expectHubFine, expectNoLeak, RawHttp, RawShim, sessionPids, startIsolatedHub, until } from './helpers.js';
 
 let hub: HubProcess;
 let stopHub: () => Promise<string>;
@@ -29,8 +29,7 @@ afterAll(async () => {
   await http?.close();
   if (hub) {
     const stderr = await stopHub();
-    expect(stderr).not.toContain(hub.token);
-    expect(stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
+    expectCleanLog(stderr, hub);
     expect(stderr).not.toMatch(/EIO/);
   }
   if (work) rmSync(work, { recursive: true, force: true });

@@ -125,6 +125,15 @@ export function toolAnswer(message: Message): ToolAnswer {
   return { isError: result.isError === true, sc: result.structuredContent ?? {}, text: result.content?.[0]?.text ?? '', raw: message };
 }
 
+/**
+ * A stopped hub's log (its stderr): it names its state dir on purpose at start-up; past that
+ * banner it carries neither the token nor a stack trace.
+ */
+export function expectCleanLog(stderr: string, hub: HubProcess): void {
+  expect(stderr).not.toContain(hub.token);
+  expect(stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
+}
+
 /** No stack trace, no file path of ours, no token in `text`. */
 export function expectNoLeak(text: string, hub: HubProcess, what = 'answer'): void {
   expect(text, `${what} carries a stack trace`).not.toMatch(/\n\s+at .+:\d+:\d+/);
@@ -348,9 +357,7 @@ export function hubFor(env: Record<string, string> = {}): () => HubProcess {
   });
   afterAll(async () => {
     if (!hub) return;
-    const stderr = await stop();
-    expect(stderr).not.toContain(hub.token);
-    expect(stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
+    expectCleanLog(await stop(), hub);
   });
   return () => hub!;
 }

@@ -20,7 +20,7 @@ import { TerminalSession } from '../../src/core/terminalSession.js';
 import { COMMANDS_LOG, META_FILE, OUTPUT_LOG, Transcript, sessionMeta, type SessionMeta } from '../../src/core/transcript.js';
 import type { CommandRecord } from '../../src/core/types.js';
 import type { HubProcess } from '../integration/helpers/hubProcess.js';
-import { expectHubFine, expectNoLeak, RawHttp, startIsolatedHub, until } from './helpers.js';
+import { expectCleanLog, expectHubFine, expectNoLeak, RawHttp, startIsolatedHub, until } from './helpers.js';
 
 const agent = { kind: 'agent', client: 'transcript-faults 1.0' } as const;
 const WARNING = /writing output\.log failed/;
@@ -140,9 +140,7 @@ describe('output.log past the hub process file-size limit (a real serve, EFBIG m
   afterAll(async () => {
     await http?.close();
     if (hub) {
-      const stderr = await stopHub();
-      expect(stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
-      expect(stderr).not.toContain(hub.token);
+      expectCleanLog(await stopHub(), hub);
     }
   });
 
