@@ -19,6 +19,8 @@ const LISTENING = 'switchboard: hub listening';
 
 export interface BenchHub {
   home: string;
+  /** What the hub wrote to stderr until it listened (e.g. the inspector's address). */
+  startupLog: string;
   pid: number;
   port: number;
   token: string;
@@ -67,6 +69,7 @@ export async function startHub(extraEnv: Record<string, string> = {}, nodeArgs: 
   const info = JSON.parse(fs.readFileSync(path.join(home, 'hub.json'), 'utf8')) as { pid: number; port: number };
   const hub: BenchHub = {
     home,
+    startupLog: stderr,
     pid: info.pid,
     port: info.port,
     token: fs.readFileSync(path.join(home, 'token'), 'utf8').trim(),

@@ -4,11 +4,18 @@
  * delta / 10); per agent session with its scrollback full at the default setting
  * (agentScrollback; `seq 1 20000` in each); per session at 10 000 lines of scrollback (a second
  * hub whose agent sessions get 10 000 lines: the same emulator as a person's session with
- * scrollback = 10 000); during, right after and some seconds after a flood of FLOOD MiB in one
- * session. Baselines: a bare `node -e` process in the same run, and the hub's own idle RSS.
+ * scrollback = 10 000), 1 s after the fill and after a full GC; during, right after and some seconds
+ * after a flood of FLOOD MiB in one session. Baselines: a bare `node -e` process, the hub's own
+ * RSS before, and for the 10 000 lines the same terminals in a bare `@xterm/headless` process
+ * (xtermAlone.ts), all in the same run.
  */
+import { spawn } from 'node:child_process';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/client';
 import { bareNodeRss, httpClient, rss, sleep, startHub, tool, type BenchHub } from './hubProcess.js';
+import WebSocket from 'ws';
+import { SETTLE_S, settle } from './settle.js';
 import { mib, now, ratio, type Row } from './stats.js';
 
 const SESSIONS = 10;
@@ -16,8 +23,9 @@ const SESSIONS = 10;
 const FILL_LINES = 20_000;
 /** Scrollback of the "person's session at 10 000 lines" row (issue 6: ≤ 20 MB per session there). */
 const LONG_SCROLLBACK = 10_000;
-/** Longest wait for RSS to come back after the flood. */
-const SETTLE_S = 40;
+/** The hub's default terminal size (settings.ts: defaultCols, defaultRows). */
+const DEFAULT_COLS = 120;
+const DEFAULT_ROWS = 32;
 
 /** Opens SESSIONS shells, each runs `true` (as an agent's first call does); their ids. */
 async function openSessions(agent: Client, prefix: string): Promise<string[]> {
@@ -37,9 +45,26 @@ async function fillScrollbacks(hub: BenchHub, agent: Client, sessions: string[])
   return rss(hub.pid);
 }
 
+interface XtermAlone {
+  afterFill: number;
+  collected: number;
+}
+
+/** The same terminals in a bare `@xterm/headless` process (xtermAlone.ts): per terminal, bytes. */
+async function xtermAlone(cols: number, rows: number, scrollback: number): Promise<XtermAlone> {
+  const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'xtermAlone.js');
+  const child = spawn(process.execPath, ['--expose-gc', script, String(SESSIONS), String(cols), String(rows), String(scrollback), String(FILL_LINES)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`xtermAlone exited with ${String(code)}: ${out}`);
+  return JSON.parse(out) as XtermAlone;
+}
+
 export async function memory(rows: Row[], floodMiB: number): Promise<void> {
   const bare = bareNodeRss();
   const hub = await startHub();
+
   try {
     // Idle: listening, no client has reached it yet.
     await sleep(1_000);
@@ -74,19 +99,8 @@ export async function memory(rows: Row[], floodMiB: number): Promise<void> {
       if (result.status !== 'completed') throw new Error(`flood did not complete: ${String(result.status)}`);
       const after = rss(hub.pid);
       peak = Math.max(peak, after);
-      // Settled: V8 keeps the heap it grew until its memory reducer runs, ~15 s after the
-      // allocations stop (measured: flat for 14 s, then down at once). Sampled each second until
-      // RSS is back within 10 % of the pre-flood figure and steady for 2 s, at most SETTLE_S.
-      let settled = after;
-      let settledAfter = 0;
-      for (let i = 1; i <= SETTLE_S; i++) {
-        await sleep(1_000);
-        const next = rss(hub.pid);
-        const steady = Math.abs(next - settled) < 1024 * 1024;
-        settled = next;
-        settledAfter = i;
-        if (steady && next <= withFull * 1.1) break;
-      }
+      // Settled: back within 10 % of the pre-flood figure and steady (settle.ts).
+      const settled = await settle(() => rss(hub.pid), withFull * 1.1);
       const perIdle = (withIdle - connected) / SESSIONS;
       const perFull = (withFull - connected) / SESSIONS;
       rows.push(
@@ -107,10 +121,10 @@ export async function memory(rows: Row[], floodMiB: number): Promise<void> {
         },
         { case: 'hub RSS right after the flood', value: mib(after), baseline: `${mib(withFull)} (before the flood)`, ratio: ratio(after, withFull) },
         {
-          case: `hub RSS after it settles (${settledAfter} s later; back within 10 % and steady, or ${SETTLE_S} s)`,
-          value: mib(settled),
+          case: `hub RSS after it settles (${settled.seconds} s later; back within 10 % and steady, or ${SETTLE_S} s)`,
+          value: mib(settled.value),
           baseline: `${mib(withFull)} (before the flood)`,
-          ratio: ratio(settled, withFull),
+          ratio: ratio(settled.value, withFull),
         },
       );
     } finally {
@@ -119,26 +133,72 @@ export async function memory(rows: Row[], floodMiB: number): Promise<void> {
   } finally {
     await hub.stop();
   }
-  rows.push(await longScrollback());
+  rows.push(...(await longScrollback()));
 }
 
-/** Per session at LONG_SCROLLBACK lines, in a hub of its own. */
-async function longScrollback(): Promise<Row> {
-  const hub = await startHub({ SWITCHBOARD_AGENT_SCROLLBACK: String(LONG_SCROLLBACK) });
+/**
+ * A full garbage collection in a hub started with `--inspect=127.0.0.1:0` (the inspector's
+ * HeapProfiler.collectGarbage), so its RSS shows what it holds rather than when V8's memory
+ * reducer last ran (15–40 s after allocations stop, later on a busy machine).
+ */
+async function collectGarbage(hub: BenchHub): Promise<void> {
+  const url = /Debugger listening on (ws:\/\/\S+)/.exec(hub.startupLog)?.[1];
+  if (!url) throw new Error(`the hub did not start its inspector: ${hub.startupLog.slice(0, 300)}`);
+  const ws = new WebSocket(url);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no answer to HeapProfiler.collectGarbage within 30 s')), 30_000);
+      ws.on('message', (raw: Buffer) => {
+        if ((JSON.parse(raw.toString()) as { id?: number }).id !== 1) return;
+        clearTimeout(timer);
+        resolve();
+      });
+      ws.send(JSON.stringify({ id: 1, method: 'HeapProfiler.collectGarbage' }));
+    });
+  } finally {
+    ws.close();
+  }
+}
+
+/**
+ * Per session at LONG_SCROLLBACK lines, in a hub of its own: 1 s after the fill, and after a
+ * full GC; beside the same terminals in a bare `@xterm/headless` process measured the same way.
+ */
+async function longScrollback(): Promise<Row[]> {
+  const bare = await xtermAlone(DEFAULT_COLS, DEFAULT_ROWS, LONG_SCROLLBACK);
+  const hub = await startHub({ SWITCHBOARD_AGENT_SCROLLBACK: String(LONG_SCROLLBACK) }, ['--inspect=127.0.0.1:0']);
   try {
     const agent = await httpClient(hub, 'bench-memory-long');
     try {
+      await collectGarbage(hub);
       await sleep(1_000);
       const connected = rss(hub.pid);
       const sessions = await openSessions(agent, 'long');
       const withFull = await fillScrollbacks(hub, agent, sessions);
+      await collectGarbage(hub);
+      await sleep(1_000);
+      const collected = rss(hub.pid);
       const perFull = (withFull - connected) / SESSIONS;
-      return {
-        case: `RSS per session at ${LONG_SCROLLBACK} lines of scrollback, full (a person's session with scrollback = ${LONG_SCROLLBACK}; delta / ${SESSIONS})`,
-        value: mib(perFull),
-        baseline: `${mib(connected)} (its hub, client connected)`,
-        ratio: ratio(perFull, connected),
-      };
+      const perCollected = (collected - connected) / SESSIONS;
+      const label = `(${DEFAULT_COLS}×${DEFAULT_ROWS}, a person's session with scrollback = ${LONG_SCROLLBACK}; delta / ${SESSIONS})`;
+      return [
+        {
+          case: `RSS per session at ${LONG_SCROLLBACK} lines of scrollback, full, 1 s after ${label}`,
+          value: mib(perFull),
+          baseline: `${mib(bare.afterFill)} (bare \`@xterm/headless\`, same terminals, 1 s after)`,
+          ratio: ratio(perFull, bare.afterFill),
+        },
+        {
+          case: '… after a full GC (what the session holds; V8 gets there by itself 15–40 s later)',
+          value: mib(perCollected),
+          baseline: `${mib(bare.collected)} (bare \`@xterm/headless\`, after a full GC)`,
+          ratio: ratio(perCollected, bare.collected),
+        },
+      ];
     } finally {
       await agent.close();
     }
