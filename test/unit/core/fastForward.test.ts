@@ -47,6 +47,24 @@ async function compare(text: string): Promise<number> {
 
 const lines = (count: number, line: (i: number) => string): string => Array.from({ length: count }, (_, i) => line(i)).join('');
 
+describe('holding a flood for batches', () => {
+  it('holds plain flood output, but hands a command\'s end mark to xterm at once', async () => {
+    const e = emulator(true);
+    // A flood: written in one go, so the emulator's rate window sees all of it.
+    await feed(e, `${PROMPT}cat\r\n${C}${lines(40_000, (i) => `line ${i}\r\n`)}`);
+    // Still flooding: more plain output is held for a batch, not parsed on this turn…
+    e.write('more\r\n', 0, 6);
+    expect(e.backlog).toBe(6);
+    await e.whenParsed();
+    // …but output with the D mark is parsed as it is written (the hold would be 40 ms).
+    e.write(`${D(3)}${PROMPT}`, 6, 60);
+    expect(e.backlog).toBe(0);
+    expect(e.tracker.runningCommand).toBeNull();
+    expect(e.tracker.lastCommand?.exitCode).toBe(3);
+    e.dispose();
+  });
+});
+
 describe('fast-forward leaves the emulator as a full parse does', () => {
   it('coloured CRLF lines in a command: same screen, attributes, counts, head and tail', async () => {
     const flood = lines(30_000, (i) => `\x1b[3${i % 8}mline ${i}\x1b[0m \x1b[1;4mbold\x1b[m\r\n`);
