@@ -176,7 +176,11 @@ export class Hub {
   }
 }
 
-export function coreSettings(settings: Settings, env: NodeJS.ProcessEnv): CoreSettings {
+/**
+ * The core's share of the settings. `Required`: the core's optional settings fall back to
+ * defaults, so one left out here would ignore the person's value without any error.
+ */
+export function coreSettings(settings: Settings, env: NodeJS.ProcessEnv): Required<CoreSettings> {
   return {
     maxSessions: settings.maxSessions,
     scrollback: settings.scrollback,
@@ -193,6 +197,9 @@ export function coreSettings(settings: Settings, env: NodeJS.ProcessEnv): CoreSe
     secretAllow: settings.secretAllow,
     cols: settings.defaultCols,
     rows: settings.defaultRows,
+    retentionDays: settings.retentionDays,
+    retentionBytes: settings.retentionBytes,
+    transcriptMaxBytes: settings.transcriptMaxBytes,
   };
 }
 
