@@ -50,7 +50,10 @@ export async function sustainedOutput(rows: Row[], work: string, floodMb: number
   fs.closeSync(fd);
   const size = fs.statSync(file).size;
 
-  const hub = await startHub({}, process.env.SB_BENCH_HUB_ARGS ? process.env.SB_BENCH_HUB_ARGS.split(' ') : []);
+  // Three `cat`s of a 256 MiB file (--full) pass the default 512 MiB transcript cap, after which
+  // output.log keeps nothing: raise it, so every byte can be checked.
+  const transcriptCap = { SWITCHBOARD_TRANSCRIPT_MAX_BYTES: String(4 * PAIRS * size) };
+  const hub = await startHub(transcriptCap, process.env.SB_BENCH_HUB_ARGS ? process.env.SB_BENCH_HUB_ARGS.split(' ') : []);
   try {
     const agent = await httpClient(hub, 'bench-sustained');
     const session = (await tool(agent, 'execute', { command: 'true' })).session as string;
