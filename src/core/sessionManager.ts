@@ -288,19 +288,64 @@ export class SessionManager {
  * error: check first, so `open` says SPAWN_FAILED instead of opening a session that dies.
  */
 function assertProgramRuns(program: string, cwd: string, searchPath: string | undefined): void {
+  const found = findExecutable(program, cwd, searchPath);
+  if (!found) {
+    throw new SwitchboardError(
+      ErrorCode.SpawnFailed,
+      `program: "${program}" was not found${program.includes('/') ? ' or is not executable' : ' on PATH'}; give an absolute path or a program that is installed.`,
+    );
+  }
+  const interpreter = missingInterpreter(found, cwd, searchPath);
+  if (interpreter) {
+    throw new SwitchboardError(
+      ErrorCode.SpawnFailed,
+      `program: "${program}" is a script for ${interpreter}, which was not found; install it, or fix the script's first line (#!).`,
+    );
+  }
+}
+
+/** The executable regular file `program` names: a path against `cwd`, else the first on PATH. */
+function findExecutable(program: string, cwd: string, searchPath: string | undefined): string | undefined {
   const candidates = program.includes('/')
     ? [path.resolve(cwd, program)]
     : (searchPath ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, program));
   for (const candidate of candidates) {
     try {
       fs.accessSync(candidate, fs.constants.X_OK);
-      if (fs.statSync(candidate).isFile()) return;
+      if (fs.statSync(candidate).isFile()) return candidate;
     } catch {
       // not here: keep looking
     }
   }
-  throw new SwitchboardError(
-    ErrorCode.SpawnFailed,
-    `program: "${program}" was not found${program.includes('/') ? ' or is not executable' : ' on PATH'}; give an absolute path or a program that is installed.`,
-  );
+  return undefined;
+}
+
+/**
+ * For a script, the interpreter its `#!` line names when that cannot run (the kernel's execve
+ * fails in the forked child, after node-pty reported a start). `#!/usr/bin/env name` looks
+ * `name` up on PATH, as env will. One level only: an interpreter that is itself a script is left
+ * to the kernel.
+ */
+function missingInterpreter(file: string, cwd: string, searchPath: string | undefined): string | undefined {
+  let head: string;
+  try {
+    const fd = fs.openSync(file, 'r');
+    try {
+      const buffer = Buffer.alloc(256);
+      head = buffer.toString('latin1', 0, fs.readSync(fd, buffer, 0, buffer.length, 0));
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return undefined; // unreadable (execute-only): the kernel will say
+  }
+  if (!head.startsWith('#!')) return undefined;
+  const [interpreter, argument] = head.slice(2).split('\n')[0]!.trim().split(/\s+/);
+  if (!interpreter) return undefined;
+  // A relative interpreter is relative to the working directory, as for the kernel.
+  if (!findExecutable(path.resolve(cwd, interpreter), cwd, undefined)) return interpreter;
+  if (path.basename(interpreter) === 'env' && argument && !argument.startsWith('-') && !argument.includes('=') && !findExecutable(argument, cwd, searchPath)) {
+    return `${argument} (through ${interpreter})`;
+  }
+  return undefined;
 }

@@ -42,7 +42,7 @@ let hub: HubProcess;
 let stopHub: () => Promise<string>;
 let home: string;
 let work: string;
-/** A script whose interpreter does not exist: it passes every up-front check, then execve fails in the child. */
+/** A script whose interpreter cannot run: it passes every up-front check, then execve fails in the child. */
 let badInterpreter: string;
 
 beforeAll(async () => {
@@ -51,8 +51,13 @@ beforeAll(async () => {
   // A shell asked to (SB_CHURN_DIE set) exits from its startup files before its first prompt.
   const die = 'if [ -n "$SB_CHURN_DIE" ]; then exit 7; fi\n';
   for (const rc of ['.bash_profile', '.bashrc']) writeFileSync(path.join(home, rc), die);
+  // Its interpreter is itself a script whose interpreter is missing: `open` checks one level of
+  // `#!` (and refuses a missing interpreter up front), the kernel fails the second in the child.
+  const middle = path.join(work, 'middle-interpreter.sh');
+  writeFileSync(middle, '#!/no/such/interpreter\n');
+  chmodSync(middle, 0o755);
   badInterpreter = path.join(work, 'bad-interpreter.sh');
-  writeFileSync(badInterpreter, '#!/no/such/interpreter\necho never\n');
+  writeFileSync(badInterpreter, `#!${middle}\necho never\n`);
   chmodSync(badInterpreter, 0o755);
   ({ hub, cleanup: stopHub } = await startIsolatedHub({
     HOME: home,

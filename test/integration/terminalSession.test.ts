@@ -3,6 +3,8 @@ import * as path from 'node:path';
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import type { SwitchboardError } from '../../src/core/errors.js';
+import type { SessionManager } from '../../src/core/sessionManager.js';
 import type { TerminalSession } from '../../src/core/terminalSession.js';
 import { agent, managersPerTest } from './helpers/core.js';
 
@@ -203,10 +205,40 @@ describe('session manager', () => {
 });
 
 describe('opening programs', () => {
+  /** The error `open` refuses `program` with, or 'opened' (a session would not print usefully). */
+  const refusal = (m: SessionManager, program: string): Promise<{ code: string; message: string } | 'opened'> =>
+    m.open({ creator: agent, program }).then(
+      async (session) => {
+        await session.close();
+        return 'opened' as const;
+      },
+      (error: SwitchboardError) => ({ code: error.code, message: error.message }),
+    );
+
   it('refuses a program that does not exist with SPAWN_FAILED, opening nothing', async () => {
     const { manager: m } = manager();
-    await expect(m.open({ creator: agent, program: 'no-such-program-xyz' })).rejects.toMatchObject({ code: 'SPAWN_FAILED', message: expect.stringContaining('no-such-program-xyz') });
-    await expect(m.open({ creator: agent, program: '/no/such/program' })).rejects.toMatchObject({ code: 'SPAWN_FAILED' });
+    expect(await refusal(m, 'no-such-program-xyz')).toMatchObject({ code: 'SPAWN_FAILED', message: expect.stringContaining('no-such-program-xyz') });
+    expect(await refusal(m, '/no/such/program')).toMatchObject({ code: 'SPAWN_FAILED' });
     expect(m.list(true)).toHaveLength(0);
+  });
+
+  it('refuses a script whose interpreter is missing, naming it; a script whose interpreter exists runs', async () => {
+    const { manager: m, home } = manager();
+    const script = (name: string, text: string): string => {
+      const file = path.join(home, name);
+      fs.writeFileSync(file, text, { mode: 0o755 });
+      return file;
+    };
+    const missing = script('missing.sh', '#!/no/such/interpreter -x\necho never\n');
+    expect(await refusal(m, missing)).toMatchObject({ code: 'SPAWN_FAILED', message: expect.stringContaining('is a script for /no/such/interpreter, which was not found') });
+    const viaEnv = script('via-env.sh', '#!/usr/bin/env no-such-interpreter-xyz\necho never\n');
+    expect(await refusal(m, viaEnv)).toMatchObject({ code: 'SPAWN_FAILED', message: expect.stringContaining('no-such-interpreter-xyz (through /usr/bin/env)') });
+    expect(m.list(true)).toHaveLength(0);
+
+    const fine = await m.open({ creator: agent, program: script('fine.sh', '#!/usr/bin/env sh\necho ran-fine\nexit 4\n') });
+    const result = await fine.read({ clientId: 'test', view: 'screen', format: 'plain', wait: { exit: true, timeout_ms: 10_000 } });
+    expect(result.state).toBe('exited');
+    expect(result.exit_code).toBe(4);
+    expect(result.content).toContain('ran-fine');
   });
 });
