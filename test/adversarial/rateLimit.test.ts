@@ -176,11 +176,19 @@ describe('over HTTP, with a small limit (SWITCHBOARD_RATE_LIMIT_PER_SECOND=2, _B
       // Another client (its own HTTP session, its own bucket) is served at once.
       expect(await other.ok('list')).toHaveProperty('sessions');
 
-      const hint = Math.max(...kinds.map((k) => k.retryAfterMs ?? 0));
-      expect(hint).toBeGreaterThan(0);
-      expect(hint).toBeLessThanOrEqual(500); // one token at 2 a second
-      // Waiting the hinted time is what is under test here, not a synchronisation.
-      await new Promise((resolve) => setTimeout(resolve, hint));
+      const hints = kinds.map((k) => k.retryAfterMs ?? 0).filter((hint) => hint > 0);
+      expect(Math.max(...hints)).toBeLessThanOrEqual(500); // one token at 2 a second
+      // The hint is honest: once the burst is answered, the first call refused says how long to
+      // wait, and after that wait a call is served. (A hint given during the burst may predate a
+      // token that a later call of the same burst took.) Waiting the hinted time is what is under
+      // test here, not a synchronisation.
+      const listCall = { name: 'list', arguments: {} };
+      let probe = classify(await flooder.request('tools/call', listCall), 'tools/call');
+      for (let i = 0; i < 10 && probe.kind === 'ok'; i++) probe = classify(await flooder.request('tools/call', listCall), 'tools/call');
+      expect(probe.kind).toBe('limited');
+      expect(probe.retryAfterMs).toBeLessThanOrEqual(500);
+      // (+2 ms: a Node timer counts from the event loop's cached clock and can fire that early.)
+      await new Promise((resolve) => setTimeout(resolve, probe.retryAfterMs! + 2));
       expect(await flooder.ok('list')).toHaveProperty('sessions');
       for (const body of [...flooder.bodies, ...other.bodies]) expectNoLeak(body, hub());
     } finally {
