@@ -13,8 +13,8 @@ import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/client';
-import { bareNodeRss, httpClient, rss, sleep, startHub, tool, type BenchHub } from './hubProcess.js';
 import WebSocket from 'ws';
+import { bareNodeRss, httpClient, rss, sleep, startHub, tool, type BenchHub } from './hubProcess.js';
 import { SETTLE_S, settle } from './settle.js';
 import { mib, now, ratio, type Row } from './stats.js';
 
@@ -56,15 +56,16 @@ async function xtermAlone(cols: number, rows: number, scrollback: number): Promi
   const child = spawn(process.execPath, ['--expose-gc', script, String(SESSIONS), String(cols), String(rows), String(scrollback), String(FILL_LINES)], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const killer = setTimeout(() => child.kill('SIGKILL'), 120_000);
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(`xtermAlone exited with ${String(code)}: ${out}`);
+  clearTimeout(killer);
+  if (code !== 0) throw new Error(`xtermAlone exited with ${String(code)} (killed after 120 s if null): ${out}`);
   return JSON.parse(out) as XtermAlone;
 }
 
 export async function memory(rows: Row[], floodMiB: number): Promise<void> {
   const bare = bareNodeRss();
   const hub = await startHub();
-
   try {
     // Idle: listening, no client has reached it yet.
     await sleep(1_000);

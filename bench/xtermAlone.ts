@@ -8,9 +8,10 @@
  * Prints one JSON line: RSS deltas per terminal (bytes) 1 s after the fill and 1 s after a
  * full GC.
  */
-
-declare function gc(): void;
 import xterm from '@xterm/headless';
+
+/** `--expose-gc`'s global. */
+declare function gc(): void;
 
 function rss(): number {
   return process.memoryUsage().rss;
