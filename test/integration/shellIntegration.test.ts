@@ -20,6 +20,7 @@ import {
   type ShellIntegrationPlan,
 } from '../../src/core/shellIntegration.js';
 import type { ShellKind } from '../../src/core/types.js';
+import { skipFishFirstRun } from './helpers/core.js';
 
 const { Terminal } = xtermHeadless;
 type HeadlessTerminal = InstanceType<typeof Terminal>;
@@ -216,6 +217,7 @@ const homes: string[] = [];
 function tempHome(files: Record<string, string> = {}): string {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-shell-'));
   homes.push(home);
+  skipFishFirstRun(home);
   for (const [name, content] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(home, name)), { recursive: true });
     fs.writeFileSync(path.join(home, name), content);
