@@ -4,6 +4,7 @@ import type { TrackedCommand } from './commandTracker.js';
 import { Emulator, loadEmulator, type OutputPosition } from './emulator.js';
 import { ErrorCode, SwitchboardError } from './errors.js';
 import { probeTerminalInput } from './inputProbe.js';
+import { PtyInput } from './ptyInput.js';
 import { encodeKeys } from './keys.js';
 import { OutputRing } from './outputRing.js';
 import { replayCommandPage, replayHistory } from './replay.js';
@@ -98,6 +99,8 @@ export class TerminalSession {
   private controllerValue: Controller;
 
   private readonly ptyProcess: pty.IPty;
+  /** What is typed into the terminal (keys, commands, Ctrl-C), in order. */
+  private readonly input: Pick<PtyInput, 'write' | 'dispose'>;
   private readonly emulator: Emulator;
   private readonly pipe: OutputPipe;
   private readonly store = new DisposableStore();
@@ -185,6 +188,10 @@ export class TerminalSession {
       this.emulator.dispose();
       throw new SwitchboardError(ErrorCode.SpawnFailed, `Could not start ${file}: ${(error as Error).message}. Check that the program exists and is executable.`);
     }
+    this.input = PtyInput.for(this.ptyProcess, (error) => {
+      // EIO: the program closed the terminal; what was still to be typed has nowhere to go.
+      if ((error as NodeJS.ErrnoException).code !== 'EIO') options.onWarning(`session ${this.id}: typing into the terminal failed: ${error.message}`);
+    });
     this.pipe = new OutputPipe(this.ptyProcess, this.emulator, options.transcript);
     this.slaveFd = holdTerminalOpen(this.ttyPath);
 
@@ -210,6 +217,8 @@ export class TerminalSession {
     // the emulator then parses what is still queued before anyone hears of the exit.
     this.exited = new Promise((resolve) => {
       this.store.add(this.ptyProcess.onExit(({ exitCode }) => {
+        // node-pty has just closed the master: its fd number may be reused by the next open.
+        this.input.dispose();
         this.pipe.end();
         void this.emulator.whenParsed().then(() => {
           this.exitCode = exitCode;
@@ -371,13 +380,13 @@ export class TerminalSession {
       throw new SwitchboardError(ErrorCode.InvalidArgument, `Take over session ${this.id} before typing into it; an agent controls it.`);
     }
     this.setAwaiting(null);
-    this.ptyProcess.write(data);
+    this.input.write(data);
     this.scheduleInputProbe();
   }
 
   /** Ctrl-C into the terminal, whoever controls it (a person's Interrupt button). */
   interrupt(): void {
-    if (!this.closedAt) this.ptyProcess.write('\x03');
+    if (!this.closedAt) this.input.write('\x03');
   }
 
   /** Resizes the PTY and the emulator (the person's tab size wins while they control it). */
@@ -433,6 +442,7 @@ export class TerminalSession {
       }
     }
     this.releaseTerminal();
+    this.input.dispose();
     this.store.dispose();
     this.pipe.dispose();
     this.emulator.dispose();
@@ -468,7 +478,7 @@ export class TerminalSession {
       try {
         if (data) {
           this.setAwaiting(null);
-          this.ptyProcess.write(data);
+          this.input.write(data);
           this.scheduleInputProbe();
         }
         const waited = await waitFor(request.wait ?? SEND_SETTLE, this.waitSources(since, false), {
@@ -743,7 +753,7 @@ export class TerminalSession {
       tracker.expectCommandLine(options.command);
       this.launching = { command: options.command, since: startedAt };
       this.onDidChangeEmitter.fire();
-      this.ptyProcess.write(this.commandKeystrokes(options.command));
+      this.input.write(this.commandKeystrokes(options.command));
 
       const windowMs = options.background ? Math.min(options.timeoutMs, 2_000) : options.timeoutMs;
       const outcome = await raceOutcome(finished.promise, this.watchExit(), windowMs, options.signal, awaiting.promise);
@@ -751,7 +761,7 @@ export class TerminalSession {
       if (outcome === 'aborted') {
         // Cancelling the call interrupts the command (DESIGN §3); a disconnect is not a cancel.
         // Wait (bounded) for its D mark, so the next call finds the shell free.
-        this.ptyProcess.write('\x03');
+        this.input.write('\x03');
         await raceOutcome(finished.promise, this.watchExit(), 1_000);
       }
       if (outcome === 'awaiting') {

@@ -21,6 +21,22 @@ describe('interactive programs', () => {
     expect(result.output).toContain('42');
   });
 
+  it('keeps typed input whole and in order while the program does not read: 200 KB, then Ctrl-D', async () => {
+    const { manager: m, home } = manager();
+    const out = path.join(home, 'typed.txt');
+    // The terminal takes a few KB of input while \`sleep\` runs; the rest waits (EAGAIN) in ptyInput.ts.
+    const session = await m.open({ creator: agent, program: 'sh', args: ['-c', `sleep 0.5; exec cat > ${out}`], cwd: home });
+    const lines = Array.from({ length: 2_000 }, (_, i) => `${String(i).padStart(5, '0')} ${'x'.repeat(94)}`);
+    await session.send({ clientId: 'test', text: `${lines.join('\n')}\n`, paste: false, wait: { idle_ms: 50, timeout_ms: 200 } });
+    await session.send({ clientId: 'test', keys: ['ctrl+d'], wait: { idle_ms: 50, timeout_ms: 200 } });
+    const end = await read(session, { view: 'screen', wait: { exit: true, timeout_ms: 30_000 } });
+    expect(end.state).toBe('exited');
+    expect(end.exit_code).toBe(0);
+    const typed = fs.readFileSync(out, 'utf8').split('\n');
+    expect(typed.length).toBe(lines.length + 1);
+    expect(typed.slice(0, -1)).toEqual(lines);
+  });
+
   it('edits a file in vim: screen with cursor, insert, :wq, exit code 0', async () => {
     const { manager: m, home } = manager();
     const file = path.join(home, 'notes.txt');
