@@ -15,10 +15,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildSessionEnv } from '../../src/core/sessionEnv.js';
-import { TerminalSession } from '../../src/core/terminalSession.js';
+import type { TerminalSession } from '../../src/core/terminalSession.js';
 import { COMMANDS_LOG, META_FILE, OUTPUT_LOG, Transcript, sessionMeta, type SessionMeta } from '../../src/core/transcript.js';
 import type { CommandRecord } from '../../src/core/types.js';
+import { startBashSession } from '../integration/helpers/core.js';
 import type { HubProcess } from '../integration/helpers/hubProcess.js';
 import { expectCleanLog, expectHubFine, expectNoLeak, RawHttp, startIsolatedHub, until } from './helpers.js';
 
@@ -58,27 +58,7 @@ describe('output.log on a full disk (/dev/full, in-process)', () => {
     const warn = (message: string): void => void warnings.push(message);
 
     const transcript = new Transcript(dir, warn, { cols: 100, rows: 30 });
-    const env = buildSessionEnv({ sessionId: 'full01', creator: agent, base: { PATH: process.env.PATH, HOME: home, LANG: 'C.UTF-8', USER: 'sb' } });
-    session = await TerminalSession.start({
-      id: 'full01',
-      name: null,
-      creator: agent,
-      shell: '/bin/bash',
-      login: false,
-      cwd: home,
-      env,
-      cols: 100,
-      rows: 30,
-      scrollback: 1_000,
-      headLines: 200,
-      transcript,
-      startupTimeoutMs: 10_000,
-      killWaitsMs: [300, 300],
-      closeGraceMs: 300,
-      quietMs: 500,
-      allowSecretInput: false,
-      onWarning: warn,
-    });
+    session = await startBashSession({ id: 'full01', home, creator: agent, transcript, onWarning: warn, scrollback: 1_000, headLines: 200 });
     // As the session manager does once the session is up.
     transcript.writeMeta(sessionMeta(session.info(), home, session.integrationNonce));
     // The prompt's bytes were the first write; it failed by now or fails soon.

@@ -11,10 +11,8 @@ import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SESSION_ENV } from '../../src/core/marks.js';
 import { TRANSCRIPT_HIGH_WATERMARK } from '../../src/core/outputPipe.js';
-import { buildSessionEnv } from '../../src/core/sessionEnv.js';
-import { TerminalSession } from '../../src/core/terminalSession.js';
 import { OUTPUT_LOG, Transcript } from '../../src/core/transcript.js';
-import { agent } from './helpers/core.js';
+import { agent, startBashSession } from './helpers/core.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 
@@ -66,26 +64,7 @@ describe('transcript backpressure', () => {
 
     const warnings: string[] = [];
     const transcript = new Transcript(dir, (message) => warnings.push(message));
-    const session = await TerminalSession.start({
-      id: 'slow01',
-      name: null,
-      creator: agent,
-      shell: '/bin/bash',
-      login: false,
-      cwd: home,
-      env: buildSessionEnv({ sessionId: 'slow01', creator: agent, base: { PATH: process.env.PATH, HOME: home, LANG: 'C.UTF-8', USER: 'sb' } }),
-      cols: 100,
-      rows: 30,
-      scrollback: 200,
-      headLines: 10,
-      transcript,
-      startupTimeoutMs: 10_000,
-      killWaitsMs: [300, 300],
-      closeGraceMs: 300,
-      quietMs: 500,
-      allowSecretInput: false,
-      onWarning: (message) => warnings.push(message),
-    });
+    const session = await startBashSession({ id: 'slow01', home, creator: agent, transcript, onWarning: (message) => warnings.push(message), scrollback: 200, headLines: 10 });
     cleanups.push(() => session.close());
 
     // The queue, sampled at every chunk the PTY delivers.

@@ -2,7 +2,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, afterEach } from 'vitest';
+import { buildSessionEnv } from '../../../src/core/sessionEnv.js';
 import { SessionManager, type CoreSettings } from '../../../src/core/sessionManager.js';
+import { TerminalSession } from '../../../src/core/terminalSession.js';
+import type { Transcript } from '../../../src/core/transcript.js';
+import type { Creator } from '../../../src/core/types.js';
 
 /** Settings for tests: small, fast kill waits, the given shell. */
 export function testSettings(overrides: Partial<CoreSettings> = {}): CoreSettings {
@@ -88,4 +92,40 @@ export function managersPerTest(): {
     },
     track: (manager) => managers.push(manager),
   };
+}
+
+/**
+ * A bash session started without a manager, for tests that hand it a Transcript of their own
+ * (a full disk, a slow one): 100×30, these tests' short waits, no rc files of the developer.
+ */
+export function startBashSession(options: {
+  id: string;
+  home: string;
+  creator: Creator;
+  transcript: Transcript;
+  onWarning: (message: string) => void;
+  scrollback: number;
+  headLines: number;
+}): Promise<TerminalSession> {
+  const { id, home, creator } = options;
+  return TerminalSession.start({
+    id,
+    name: null,
+    creator,
+    shell: '/bin/bash',
+    login: false,
+    cwd: home,
+    env: buildSessionEnv({ sessionId: id, creator, base: { PATH: process.env.PATH, HOME: home, LANG: 'C.UTF-8', USER: 'sb' } }),
+    cols: 100,
+    rows: 30,
+    scrollback: options.scrollback,
+    headLines: options.headLines,
+    transcript: options.transcript,
+    startupTimeoutMs: 10_000,
+    killWaitsMs: [300, 300],
+    closeGraceMs: 300,
+    quietMs: 500,
+    allowSecretInput: false,
+    onWarning: options.onWarning,
+  });
 }
