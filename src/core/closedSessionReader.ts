@@ -71,10 +71,9 @@ async function replayTail(file: string, meta: SessionMeta, scrollback: number): 
   const size = fs.existsSync(file) ? fs.statSync(file).size : 0;
   const start = Math.max(0, size - REPLAY_TAIL_BYTES);
   if (size > 0) {
-    const decoder = new TextDecoder();
     let offset = start;
     for await (const chunk of fs.createReadStream(file, { start, highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>) {
-      emulator.write(decoder.decode(chunk, { stream: true }), offset, offset + chunk.length);
+      emulator.write(chunk, offset, offset + chunk.length);
       offset += chunk.length;
       await emulator.whenParsed();
     }

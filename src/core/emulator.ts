@@ -48,32 +48,38 @@ export interface EmulatorOptions {
   fastForward?: boolean;
 }
 
-/** Output handed to the emulator, or a callback to run once everything before it is parsed. */
-type Held = { data: string; start: number; end: number } | { barrier: () => void };
+/**
+ * Output handed to the emulator (raw bytes, decoded only if they reach xterm; `last`: the
+ * stream ended after it), or a callback to run once everything before it is parsed.
+ */
+type Output = { data: Buffer; start: number; end: number; last?: boolean };
+type Held = Output | { barrier: () => void };
 
-/** Output faster than this many characters per FLOOD_WINDOW_MS is a flood (~2.5 M chars/s). */
-const FLOOD_CHARS = 256 * 1024;
+/** Output faster than this many bytes per FLOOD_WINDOW_MS is a flood (~2.5 MB/s). */
+const FLOOD_BYTES = 256 * 1024;
 const FLOOD_WINDOW_MS = 100;
 /**
  * During a flood, output is held until this much has gathered (or FLOOD_HOLD_MS passed), so the
- * PTY is read at full speed meanwhile and most of a batch can be skipped. Below the PTY's
- * high watermark (outputPipe.ts), or reading would pause first.
+ * PTY is read at full speed meanwhile and most of a batch can be skipped: each batch still
+ * parses its last scrollback's worth (~120 KB for an agent's session), so the larger the batch
+ * the smaller the parsed share. Below the PTY's high watermark (outputPipe.ts), or reading would
+ * pause first.
  */
-const FLOOD_BATCH_CHARS = 2 * 1024 * 1024;
+const FLOOD_BATCH_BYTES = 4 * 1024 * 1024;
 /**
- * 40 ms: a `cat` here gathers ~1–2 MB in that time, of which only the last scrollback's worth is
- * parsed (~7 %, against ~19 % with 10 ms holds: 5–10 % faster here). Held output with a
- * shell-integration mark in it is not held (see `write`), so a command's end is seen at once.
+ * 100 ms: a `cat` here gathers ~4 MB in that time. Held output with a shell-integration mark in
+ * it is not held (see `write`), so a command's end is seen at once; whoever reads the screen
+ * meanwhile waits for the parse (`whenParsed`), not for the hold.
  */
-const FLOOD_HOLD_MS = 40;
+const FLOOD_HOLD_MS = 100;
 /** The start of an OSC 133 mark (marks.ts): a command starting or ending, a prompt. */
-const FINAL_TERM_MARK = `\x1b]${OSC_FINAL_TERM};`;
+const FINAL_TERM_MARK = Buffer.from(`\x1b]${OSC_FINAL_TERM};`);
 /**
- * At most this many characters go to xterm per turn of the event loop. xterm parses what it
+ * At most this many bytes go to xterm per turn of the event loop. xterm parses what it
  * is given for up to 12 ms before yielding; in between, the PTY is not read and the program
  * blocks on a full terminal buffer. Smaller slices keep the program writing while we parse.
  */
-const FEED_SLICE_CHARS = 32 * 1024;
+const FEED_SLICE_BYTES = 32 * 1024;
 
 /**
  * The session's `@xterm/headless` mirror and its command tracker: the single source of truth
@@ -84,7 +90,7 @@ export class Emulator {
   private readonly terminal: HeadlessTerminal;
   private readonly serializer: HeadlessSerializeAddon;
   readonly tracker: CommandTracker;
-  /** Characters written but not yet parsed: the emulator's backlog, for flow control. */
+  /** Bytes written but not yet parsed (or skipped): the emulator's backlog, for flow control. */
   private pending = 0;
   /**
    * Transcript byte ranges of the chunks written and not yet parsed, oldest first: xterm
@@ -98,15 +104,17 @@ export class Emulator {
    * flood gathers here and can be fast-forwarded (fastForward.ts) instead of parsed line by line.
    */
   private readonly held: Held[] = [];
-  private heldChars = 0;
+  private heldBytes = 0;
   /** A taken batch, handed to xterm a slice at a time so the PTY is read in between. */
   private readonly feeding: Held[] = [];
-  /** Characters handed to xterm and not yet parsed. */
+  /** Bytes handed to xterm and not yet parsed. */
   private inXterm = 0;
+  /** The one streaming UTF-8 decode of what xterm is given (a character may span chunks). */
+  private readonly decoder = new TextDecoder('utf-8', { fatal: false });
   private readonly fastForward: boolean;
-  /** Output rate: characters written in the current window, and whether the last window was a flood. */
+  /** Output rate: bytes written in the current window, and whether the last window was a flood. */
   private windowStart = 0;
-  private windowChars = 0;
+  private windowBytes = 0;
   private flooding = false;
   private holdTimer: NodeJS.Timeout | undefined;
   /** Held output has a shell-integration mark: hand it to xterm without waiting for the hold. */
@@ -114,7 +122,7 @@ export class Emulator {
   private skipped = 0;
 
   private readonly onDidParseEmitter = new EventEmitter<number>();
-  /** Fires with the backlog (in characters) each time a written chunk has been parsed. */
+  /** Fires with the backlog (in bytes) each time a written chunk has been parsed. */
   readonly onDidParse: Event<number> = this.onDidParseEmitter.event;
   private readonly onDidChangeTitleEmitter = new EventEmitter<string>();
   readonly onDidChangeTitle: Event<string> = this.onDidChangeTitleEmitter.event;
@@ -148,8 +156,8 @@ export class Emulator {
     this.terminal.onTitleChange((title) => this.onDidChangeTitleEmitter.fire(title));
   }
 
-  /** Characters fast-forwarded rather than parsed so far (fastForward.ts), for tests. */
-  get skippedChars(): number {
+  /** Bytes fast-forwarded rather than parsed so far (fastForward.ts), for tests. */
+  get skippedBytes(): number {
     return this.skipped;
   }
 
@@ -169,15 +177,27 @@ export class Emulator {
     return this.terminal.rows;
   }
 
-  /** Feeds decoded output that came from transcript bytes [byteStart, byteEnd). */
-  write(data: string, byteStart: number, byteEnd: number): void {
+  /**
+   * Feeds output: the raw bytes of transcript range [byteStart, byteEnd) as the PTY gave them
+   * (a string is taken as its UTF-8 bytes). A character split across chunks stays whole; bytes
+   * that are not UTF-8 show as U+FFFD.
+   */
+  write(data: Uint8Array | string, byteStart: number, byteEnd: number): void {
     if (this.disposed) return;
-    this.pending += data.length;
-    this.held.push({ data, start: byteStart, end: byteEnd });
-    this.heldChars += data.length;
-    this.measureRate(data.length);
+    const bytes = typeof data === 'string' ? Buffer.from(data) : Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    this.pending += bytes.length;
+    this.held.push({ data: bytes, start: byteStart, end: byteEnd });
+    this.heldBytes += bytes.length;
+    this.measureRate(bytes.length);
     // A flood's end (the command's D mark, the next prompt) must not wait out the hold.
-    if (data.includes(FINAL_TERM_MARK)) this.markHeld = true;
+    if (bytes.includes(FINAL_TERM_MARK)) this.markHeld = true;
+    this.pump();
+  }
+
+  /** The output ended at transcript offset `byteEnd`: a character left incomplete shows as U+FFFD. */
+  end(byteEnd: number): void {
+    if (this.disposed) return;
+    this.held.push({ data: Buffer.alloc(0), start: byteEnd, end: byteEnd, last: true });
     this.pump();
   }
 
@@ -364,7 +384,7 @@ export class Emulator {
     if (this.disposed || this.inXterm > 0) return;
     if (this.feeding.length > 0) return this.feedSlice();
     if (this.held.length === 0) return;
-    if (!now && !this.markHeld && this.flooding && this.heldChars < FLOOD_BATCH_CHARS) {
+    if (!now && !this.markHeld && this.flooding && this.heldBytes < FLOOD_BATCH_BYTES) {
       this.holdTimer ??= setTimeout(() => {
         this.holdTimer = undefined;
         this.pump(true);
@@ -374,7 +394,7 @@ export class Emulator {
     clearTimeout(this.holdTimer);
     this.holdTimer = undefined;
     const batch = this.held.splice(0);
-    this.heldChars = 0;
+    this.heldBytes = 0;
     this.markHeld = false;
     if (this.fastForward) this.skipFlood(batch);
     this.feeding.push(...batch);
@@ -386,24 +406,25 @@ export class Emulator {
     // command's D mark is seen in the same tick its bytes arrive. xterm parses a write at once
     // when it follows user input; an empty input() is that signal and sends nothing.
     this.terminal.input('', true);
-    let chars = 0;
-    while (this.feeding.length > 0 && chars < FEED_SLICE_CHARS) {
+    let bytes = 0;
+    while (this.feeding.length > 0 && bytes < FEED_SLICE_BYTES) {
       const entry = this.feeding.shift()!;
       if ('barrier' in entry) {
         this.terminal.write('', entry.barrier);
       } else {
-        chars += entry.data.length;
+        bytes += entry.data.length;
         this.feed(entry);
       }
     }
   }
 
-  private feed(chunk: { data: string; start: number; end: number }): void {
-    this.inXterm += chunk.data.length;
+  private feed(chunk: Output): void {
+    const length = chunk.data.length;
+    this.inXterm += length;
     this.chunkRanges.push([chunk.start, chunk.end]);
-    this.terminal.write(chunk.data, () => {
-      this.inXterm -= chunk.data.length;
-      this.parsed(chunk.data.length);
+    this.terminal.write(this.decoder.decode(chunk.data, { stream: !chunk.last }), () => {
+      this.inXterm -= length;
+      this.parsed(length);
       this.chunkRanges.shift();
       if (this.inXterm > 0) return;
       // More of a taken batch: let the PTY be read first.
@@ -412,21 +433,21 @@ export class Emulator {
     });
   }
 
-  private parsed(chars: number): void {
-    this.pending -= chars;
+  private parsed(bytes: number): void {
+    this.pending -= bytes;
     this.onDidParseEmitter.fire(this.pending);
     if (this.pending === 0) this.releaseParsedWaiters();
   }
 
-  private measureRate(chars: number): void {
+  private measureRate(bytes: number): void {
     const now = performance.now();
     if (now - this.windowStart > FLOOD_WINDOW_MS) {
-      this.flooding = this.windowChars >= FLOOD_CHARS;
+      this.flooding = this.windowBytes >= FLOOD_BYTES;
       this.windowStart = now;
-      this.windowChars = 0;
+      this.windowBytes = 0;
     }
-    this.windowChars += chars;
-    if (this.windowChars >= FLOOD_CHARS) this.flooding = true;
+    this.windowBytes += bytes;
+    if (this.windowBytes >= FLOOD_BYTES) this.flooding = true;
   }
 
   /**
@@ -434,33 +455,35 @@ export class Emulator {
    * the batch ends (fastForward.ts): its SGR sequences are replayed, its line feeds counted.
    */
   private skipFlood(batch: Held[]): void {
-    const run: { data: string; start: number; end: number }[] = [];
-    let chars = 0;
+    const run: Buffer[] = [];
+    let bytes = 0;
     for (const entry of batch) {
-      if ('barrier' in entry) break;
-      run.push(entry);
-      chars += entry.data.length;
+      if ('barrier' in entry || entry.last) break;
+      run.push(entry.data);
+      bytes += entry.data.length;
     }
     const keep = this.terminal.rows + (this.terminal.options.scrollback ?? 0) + 1;
-    if (chars < FLOOD_CHARS || chars < keep * 2 || !this.tracker.canSkipLineFeeds || !this.fullScreenScrollRegion()) return;
-    const plan = planSkip(run.map((entry) => entry.data).join(''), keep);
+    if (bytes < FLOOD_BYTES || bytes < keep * 2 || !this.tracker.canSkipLineFeeds || !this.fullScreenScrollRegion()) return;
+    const plan = planSkip(run, keep);
     if (!plan) return;
-    // Cut the skipped characters off the head of the batch (a chunk may be cut in two: its
-    // byte range stays, marks are located per chunk).
-    let skip = plan.chars;
+    // Cut the skipped bytes off the head of the batch (a chunk may be cut in two: its byte
+    // range stays, marks are located per chunk).
+    let skip = plan.bytes;
     while (skip > 0) {
-      const head = batch[0] as { data: string; start: number; end: number };
+      const head = batch[0] as Output;
       if (head.data.length <= skip) {
         skip -= head.data.length;
         batch.shift();
       } else {
-        head.data = head.data.slice(skip);
+        head.data = head.data.subarray(skip);
         skip = 0;
       }
     }
+    // What was decoded last ended before the skip; a character it left open is in skipped rows.
+    this.decoder.decode();
     this.terminal.write(plan.sgr, () => this.tracker.skipLineFeeds(plan.lineFeeds));
-    this.skipped += plan.chars;
-    this.parsed(plan.chars);
+    this.skipped += plan.bytes;
+    this.parsed(plan.bytes);
   }
 
   /** xterm's scroll region spans the screen (no DECSTBM margins): scrolled rows go to the scrollback. */

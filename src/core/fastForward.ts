@@ -13,55 +13,162 @@
  * at least `rows + scrollback` on a full-screen scroll region, every row the skipped text would
  * have touched has left the buffer by the end of the kept tail, whatever the cursor did; the
  * buffer then holds the same rows as after a full parse. See docs/decisions.md.
+ *
+ * The plan is made on the raw UTF-8 bytes, chunk by chunk as the PTY delivered them: skipped
+ * output is never decoded, copied or joined, and the scan for controls reads four bytes at a
+ * time (a flood is ~98 % printable ASCII).
  */
 
-/** A character a skipped run may not hold (SGR sequences are handled apart). */
-const NOT_PLAIN = /[^\t\b\n\r\x20-\x7e\xa0-\uffff]/g;
-/** One SGR sequence; parameters as xterm accepts them (digits, `;`, `:` sub-parameters). */
-const SGR = /\x1b\[[0-9;:]*m/y;
-const SGR_ALL = /\x1b\[[0-9;:]*m/g;
-
 export interface SkipPlan {
-  /** Characters to skip from the start of the text (always just after a line feed). */
-  chars: number;
-  /** Line feeds in the skipped characters (the tracker counts them as if parsed). */
+  /** Bytes to skip from the start of the chunks (always just after a line feed). */
+  bytes: number;
+  /** Line feeds in the skipped bytes (the tracker counts them as if parsed). */
   lineFeeds: number;
-  /** The SGR sequences of the skipped text, in order, to replay instead of it. */
+  /** The SGR sequences of the skipped bytes, in order, to replay instead of them. */
   sgr: string;
 }
 
+const LF = 0x0a;
+const CR = 0x0d;
+const ESC = 0x1b;
+/** The lead byte of U+0080–U+00BF; U+0080–U+009F are the C1 controls (CSI as 0x9b, …). */
+const C1_LEAD = 0xc2;
+
 /**
- * What may be skipped from the start of `text`, or null when nothing may. The skip and the
- * `keepLineFeeds` line feeds after it lie in plain output; the first kept line holds a `\r`,
- * so the column is the same whether or not the skipped text was parsed.
+ * 1 for a byte a skipped run may hold as it is: printable ASCII, `\t \b \n \r`, and bytes of
+ * UTF-8 sequences except 0xC2, whose second byte says whether it is a C1 control.
  */
-export function planSkip(text: string, keepLineFeeds: number): SkipPlan | null {
-  const plainEnd = plainPrefixLength(text);
-  // The line feed that leaves exactly keepLineFeeds after it (before plainEnd) ends the skip.
-  let end = plainEnd;
-  for (let kept = 0; kept <= keepLineFeeds; kept++) {
-    end = text.lastIndexOf('\n', end - 1);
-    if (end < 0) return null;
+const PASSES = new Uint8Array(256);
+for (let byte = 0x20; byte < 0x7f; byte++) PASSES[byte] = 1;
+for (const byte of [0x08, 0x09, LF, CR]) PASSES[byte] = 1;
+for (let byte = 0x80; byte <= 0xff; byte++) PASSES[byte] = byte === C1_LEAD ? 0 : 1;
+
+/**
+ * What may be skipped from the start of `chunks`, or null when nothing may. The skip and the
+ * `keepLineFeeds` line feeds after it lie in plain output; the first kept line holds a `\r`,
+ * so the column is the same whether or not the skipped output was parsed. Chunks are Buffers
+ * (node-pty's, or views made with `Buffer.from(arrayBuffer, offset, length)`).
+ */
+export function planSkip(chunks: readonly Buffer[], keepLineFeeds: number): SkipPlan | null {
+  // A chunk that starts inside a UTF-8 sequence continues a character already parsed.
+  if (chunks.length === 0 || ((chunks[0]![0] ?? 0) & 0xc0) === 0x80) return null;
+  const sgr: { chunk: number; at: number; text: string }[] = [];
+  // Where the plain output ends: chunk `last`, byte `lastEnd`.
+  let last = chunks.length - 1;
+  let lastEnd = chunks[last]!.length;
+  for (let index = 0; index < chunks.length; index++) {
+    const end = plainLength(chunks[index]!, index, sgr);
+    if (end < chunks[index]!.length) {
+      last = index;
+      lastEnd = end;
+      break;
+    }
   }
-  const chars = end + 1;
-  const firstKept = text.indexOf('\n', chars);
-  if (text.lastIndexOf('\r', firstKept) < chars) return null;
-  const region = text.slice(0, chars);
-  let sgr = '';
-  if (region.includes('\x1b')) for (const match of region.matchAll(SGR_ALL)) sgr += match[0];
-  let lineFeeds = 0;
-  for (let i = region.indexOf('\n'); i >= 0; i = region.indexOf('\n', i + 1)) lineFeeds++;
-  return { chars, lineFeeds, sgr };
+  // Back keepLineFeeds + 1 line feeds from there: the last one found ends the skip.
+  let chunk = last;
+  let at = lastEnd;
+  for (let kept = 0; kept <= keepLineFeeds; kept++) {
+    for (;;) {
+      const found = at > 0 ? chunks[chunk]!.lastIndexOf(LF, at - 1) : -1;
+      if (found >= 0) {
+        at = found;
+        break;
+      }
+      if (chunk === 0) return null;
+      chunk--;
+      at = chunks[chunk]!.length;
+    }
+  }
+  if (!firstKeptLineHasCr(chunks, chunk, at + 1)) return null;
+  let bytes = at + 1;
+  let lineFeeds = countLineFeeds(chunks[chunk]!, at + 1);
+  for (let index = 0; index < chunk; index++) {
+    bytes += chunks[index]!.length;
+    lineFeeds += countLineFeeds(chunks[index]!, chunks[index]!.length);
+  }
+  let replay = '';
+  for (const entry of sgr) if (entry.chunk < chunk || (entry.chunk === chunk && entry.at < at)) replay += entry.text;
+  return { bytes, lineFeeds, sgr: replay };
 }
 
-/** How many characters at the start of `text` are plain output (text, \t \b \r \n, SGR). */
-function plainPrefixLength(text: string): number {
-  NOT_PLAIN.lastIndex = 0;
+/** How many bytes at the start of `chunk` are plain output; its SGR sequences go to `sgr`. */
+function plainLength(chunk: Buffer, index: number, sgr: { chunk: number; at: number; text: string }[]): number {
+  let at = 0;
   for (;;) {
-    const match = NOT_PLAIN.exec(text);
-    if (!match) return text.length;
-    SGR.lastIndex = match.index;
-    if (match[0] !== '\x1b' || !SGR.test(text)) return match.index;
-    NOT_PLAIN.lastIndex = SGR.lastIndex;
+    at = firstStop(chunk, at);
+    if (at === chunk.length) return at;
+    const byte = chunk[at]!;
+    if (byte === C1_LEAD) {
+      // U+00A0–U+00BF pass; U+0080–U+009F are C1 controls; a lead at the end is not known yet.
+      if (at + 1 < chunk.length && chunk[at + 1]! >= 0xa0) {
+        at += 2;
+        continue;
+      }
+      return at;
+    }
+    if (byte !== ESC) return at;
+    const end = sgrEnd(chunk, at);
+    if (end < 0) return at;
+    sgr.push({ chunk: index, at, text: chunk.toString('latin1', at, end) });
+    at = end;
   }
+}
+
+/** Just past the SGR sequence (`ESC [ 0-9 ; : … m`) at `at`, or -1 when it is not one (or not whole here). */
+function sgrEnd(chunk: Buffer, at: number): number {
+  if (chunk[at + 1] !== 0x5b) return -1;
+  for (let i = at + 2; i < chunk.length; i++) {
+    const byte = chunk[i]!;
+    if (byte === 0x6d) return i + 1;
+    if (!((byte >= 0x30 && byte <= 0x39) || byte === 0x3b || byte === 0x3a)) return -1;
+  }
+  return -1;
+}
+
+/**
+ * The first byte at or after `from` that PASSES does not let through (or the length). Aligned
+ * stretches are read as 32-bit words: a word of printable ASCII needs no look at its bytes.
+ */
+function firstStop(chunk: Buffer, from: number): number {
+  const length = chunk.length;
+  let at = from;
+  while (at < length && ((chunk.byteOffset + at) & 3) !== 0) {
+    if (PASSES[chunk[at]!] === 0) return at;
+    at++;
+  }
+  const words = (length - at) >> 2;
+  if (words > 0) {
+    const view = new Int32Array(chunk.buffer, chunk.byteOffset + at, words);
+    for (let word = 0; word < words; word++) {
+      const x = view[word]!;
+      // Non-zero when a byte is below 0x20, is 0x7f, or is 0x80 or above (for ASCII bytes none
+      // of the additions carry into the next byte; any other byte sets its own high bit).
+      if (((((x + 0x60606060) & 0x80808080) ^ 0x80808080) | ((x + 0x01010101) & 0x80808080) | (x & 0x80808080)) === 0) continue;
+      const start = at + word * 4;
+      for (let i = start; i < start + 4; i++) if (PASSES[chunk[i]!] === 0) return i;
+    }
+    at += words * 4;
+  }
+  for (; at < length; at++) if (PASSES[chunk[at]!] === 0) return at;
+  return length;
+}
+
+/** Line feeds in the first `end` bytes of `chunk`. */
+function countLineFeeds(chunk: Buffer, end: number): number {
+  let count = 0;
+  for (let i = chunk.indexOf(LF); i >= 0 && i < end; i = chunk.indexOf(LF, i + 1)) count++;
+  return count;
+}
+
+/** Whether the line that starts at `chunks[chunk]`, byte `at` holds a `\r` before its line feed. */
+function firstKeptLineHasCr(chunks: readonly Buffer[], chunk: number, at: number): boolean {
+  for (let index = chunk; index < chunks.length; index++) {
+    const bytes = chunks[index]!;
+    const from = index === chunk ? at : 0;
+    const lineFeed = bytes.indexOf(LF, from);
+    const cr = bytes.indexOf(CR, from);
+    if (cr >= 0 && (lineFeed < 0 || cr < lineFeed)) return true;
+    if (lineFeed >= 0) return false;
+  }
+  return false;
 }

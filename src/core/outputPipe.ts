@@ -10,12 +10,12 @@ export interface OutputFrame {
 }
 
 /**
- * Flow-control watermarks, in characters of emulator backlog (VS Code's pty host uses the
+ * Flow-control watermarks, in bytes of emulator backlog (VS Code's pty host uses the
  * same shape). The PTY is paused only when the session's own emulator falls behind,
  * never because a viewer is slow (DESIGN §5).
  */
-export const EMULATOR_HIGH_WATERMARK = 4_000_000;
-export const EMULATOR_LOW_WATERMARK = 1_000_000;
+export const EMULATOR_HIGH_WATERMARK = 8_000_000;
+export const EMULATOR_LOW_WATERMARK = 2_000_000;
 /**
  * The same for the transcript, in bytes queued for `output.log` and not yet on disk: a disk
  * slower than the program pauses the PTY instead of growing the queue (no byte is dropped).
@@ -24,9 +24,10 @@ export const TRANSCRIPT_HIGH_WATERMARK = 8 * 1024 * 1024;
 export const TRANSCRIPT_LOW_WATERMARK = 1024 * 1024;
 
 /**
- * The one place PTY bytes flow through (CONVENTIONS rule 4): raw bytes to the transcript,
- * one streaming UTF-8 decode, the text to the emulator and to live listeners. The decode
- * keeps multibyte characters split across chunks whole and turns invalid bytes into U+FFFD.
+ * The one place PTY bytes flow through (CONVENTIONS rule 4): raw bytes to the transcript and
+ * to the emulator (which decodes only what it parses: a flood it fast-forwards is never
+ * decoded), one streaming UTF-8 decode for live listeners. Both decodes keep multibyte
+ * characters split across chunks whole and turn invalid bytes into U+FFFD.
  */
 export class OutputPipe {
   private readonly decoder = new TextDecoder('utf-8', { fatal: false });
@@ -67,7 +68,8 @@ export class OutputPipe {
     this.bytes += chunk.length;
     this.lastDataAt = Date.now();
     this.transcript?.append(chunk);
-    this.deliver(this.decoder.decode(chunk, { stream: true }), start);
+    this.emulator.write(chunk, start, this.bytes);
+    this.deliver(this.decoder.decode(chunk, { stream: true }));
     if (!this.paused && (this.emulator.backlog > EMULATOR_HIGH_WATERMARK || (this.transcript?.pendingBytes ?? 0) > TRANSCRIPT_HIGH_WATERMARK)) {
       this.paused = true;
       this.pty.pause();
@@ -76,7 +78,8 @@ export class OutputPipe {
 
   /** The PTY is done: flush a trailing partial character as U+FFFD. */
   end(): void {
-    this.deliver(this.decoder.decode(), this.bytes);
+    this.emulator.end(this.bytes);
+    this.deliver(this.decoder.decode());
     this.resumeIfPaused();
   }
 
@@ -86,9 +89,8 @@ export class OutputPipe {
     this.onDidFrameEmitter.dispose();
   }
 
-  private deliver(text: string, byteStart: number): void {
+  private deliver(text: string): void {
     if (text.length === 0) return;
-    this.emulator.write(text, byteStart, this.bytes);
     this.onDidOutputEmitter.fire(text);
     if (this.onDidFrameEmitter.hasListeners) this.onDidFrameEmitter.fire({ data: text, end: this.bytes });
   }

@@ -70,16 +70,15 @@ export async function replayCommandOutput(request: ReplayRequest): Promise<Repla
   emulator.tracker.onDidStartCommand((command) => (seen.started ??= command));
   emulator.tracker.onDidFinishCommand((command) => (seen.finished ??= command));
   try {
-    const decoder = new TextDecoder();
     let offset = request.startByte;
     const stream = fs.createReadStream(request.file, { start: request.startByte, end: Math.max(request.startByte, request.endByte - 1), highWaterMark: 256 * 1024 });
     for await (const chunk of stream as AsyncIterable<Buffer>) {
-      emulator.write(decoder.decode(chunk, { stream: true }), offset, offset + chunk.length);
+      emulator.write(chunk, offset, offset + chunk.length);
       offset += chunk.length;
       await emulator.whenParsed(); // bounded backlog: one chunk at a time
       if (seen.finished) break;
     }
-    emulator.write(decoder.decode(), offset, offset);
+    emulator.end(offset);
     await emulator.whenParsed();
     const command = seen.finished ?? seen.started;
     if (!command) return { lines: [], total: 0, found: false };
@@ -168,11 +167,10 @@ export async function replayHistory(request: HistoryReplayRequest): Promise<Hist
   });
   try {
     const rows = emulator.onScrollbackRow(row);
-    const decoder = new TextDecoder();
     let offset = startByte;
     let carry = Buffer.alloc(0);
     const feed = async (bytes: Buffer): Promise<void> => {
-      emulator.write(decoder.decode(bytes, { stream: true }), offset, offset + bytes.length);
+      emulator.write(bytes, offset, offset + bytes.length);
       offset += bytes.length;
       await emulator.whenParsed();
       emulator.dropScrollback();
@@ -191,7 +189,7 @@ export async function replayHistory(request: HistoryReplayRequest): Promise<Hist
       }
       if (carry.length > 0) await feed(carry);
     }
-    emulator.write(decoder.decode(), offset, offset);
+    emulator.end(offset);
     await emulator.whenParsed();
     rows.dispose();
     for (const screenRow of emulator.screenRows()) row(screenRow.text, screenRow.wrapped);
