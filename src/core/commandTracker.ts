@@ -113,6 +113,12 @@ export class CommandTracker {
     return this.current === null || this.current.headLines.length >= this.options.headLines;
   }
 
+  /** Head lines the running command still collects (0: none), after which line feeds may be skipped. */
+  get headLinesMissing(): number {
+    if (this.options.headFrom !== undefined || this.current === null) return 0;
+    return Math.max(0, this.options.headLines - this.current.headLines.length);
+  }
+
   /** Line feeds that were skipped rather than parsed: counted as the parser would have. */
   skipLineFeeds(count: number): void {
     if (this.current) this.current.lineFeeds += count;

@@ -117,8 +117,11 @@ export class Emulator {
   private windowBytes = 0;
   private flooding = false;
   private holdTimer: NodeJS.Timeout | undefined;
-  /** Held output has a shell-integration mark: hand it to xterm without waiting for the hold. */
-  private markHeld = false;
+  /**
+   * Hand held output to xterm without waiting for the hold: it has a shell-integration mark, or
+   * it is the rest of a batch that already waited (see `holdBackPastHead`).
+   */
+  private urgent = false;
   private skipped = 0;
 
   private readonly onDidParseEmitter = new EventEmitter<number>();
@@ -190,7 +193,7 @@ export class Emulator {
     this.heldBytes += bytes.length;
     this.measureRate(bytes.length);
     // A flood's end (the command's D mark, the next prompt) must not wait out the hold.
-    if (bytes.includes(FINAL_TERM_MARK)) this.markHeld = true;
+    if (bytes.includes(FINAL_TERM_MARK)) this.urgent = true;
     this.pump();
   }
 
@@ -384,7 +387,7 @@ export class Emulator {
     if (this.disposed || this.inXterm > 0) return;
     if (this.feeding.length > 0) return this.feedSlice();
     if (this.held.length === 0) return;
-    if (!now && !this.markHeld && this.flooding && this.heldBytes < FLOOD_BATCH_BYTES) {
+    if (!now && !this.urgent && this.flooding && this.heldBytes < FLOOD_BATCH_BYTES) {
       this.holdTimer ??= setTimeout(() => {
         this.holdTimer = undefined;
         this.pump(true);
@@ -395,8 +398,11 @@ export class Emulator {
     this.holdTimer = undefined;
     const batch = this.held.splice(0);
     this.heldBytes = 0;
-    this.markHeld = false;
-    if (this.fastForward) this.skipFlood(batch);
+    this.urgent = false;
+    if (this.fastForward) {
+      this.holdBackPastHead(batch);
+      this.skipFlood(batch);
+    }
     this.feeding.push(...batch);
     this.feedSlice();
   }
@@ -448,6 +454,29 @@ export class Emulator {
     }
     this.windowBytes += bytes;
     if (this.windowBytes >= FLOOD_BYTES) this.flooding = true;
+  }
+
+  /**
+   * A command still collecting its head lines cannot be fast-forwarded (the head is read from
+   * the parse): during a flood, hand xterm only the chunks that complete the head, and hold the
+   * rest back, to be taken at once and skipped once the head is in. Without this the whole first
+   * batch of every flooding command (~4 MB) was parsed.
+   */
+  private holdBackPastHead(batch: Held[]): void {
+    const missing = this.tracker.headLinesMissing;
+    if (missing === 0 || !this.flooding) return;
+    let lineFeeds = 0;
+    for (let index = 0; index < batch.length - 1; index++) {
+      const entry = batch[index]!;
+      if ('barrier' in entry) continue;
+      for (let at = entry.data.indexOf(0x0a); at >= 0 && lineFeeds <= missing; at = entry.data.indexOf(0x0a, at + 1)) lineFeeds++;
+      if (lineFeeds <= missing) continue;
+      const rest = batch.splice(index + 1);
+      for (const held of rest) if (!('barrier' in held)) this.heldBytes += held.data.length;
+      this.held.unshift(...rest);
+      this.urgent = true;
+      return;
+    }
   }
 
   /**

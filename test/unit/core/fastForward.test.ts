@@ -63,6 +63,23 @@ describe('holding a flood for batches', () => {
     expect(e.tracker.lastCommand?.exitCode).toBe(3);
     e.dispose();
   });
+
+  it('parses a flooding command\'s head lines, and skips the rest of the same batch', async () => {
+    // More head lines than are parsed before the flood is detected: the first held batch is
+    // still collecting them when it is planned.
+    const make = (fastForward: boolean): Emulator => new Emulator({ cols: 40, rows: 10, scrollback: 100, nonce: NONCE, headLines: 30_000, fastForward });
+    const [fast, full] = [make(true), make(false)];
+    const flood = lines(200_000, (i) => `line ${i}\r\n`);
+    const text = `${PROMPT}cat\r\n${C}${flood}`;
+    await Promise.all([feed(fast, text), feed(full, text)]);
+    expect(fast.tracker.runningCommand?.headLines).toEqual(Array.from({ length: 30_000 }, (_, i) => `line ${i}`));
+    expect(fast.serialize()).toBe(full.serialize());
+    expect(fast.tracker.runningCommand?.lineFeeds).toBe(full.tracker.runningCommand?.lineFeeds);
+    // The rest of that batch was skipped, not parsed because the head was not in yet.
+    expect(fast.skippedBytes).toBeGreaterThan(flood.length * 0.5);
+    fast.dispose();
+    full.dispose();
+  });
 });
 
 describe('fast-forward leaves the emulator as a full parse does', () => {
