@@ -3,9 +3,9 @@ import type { Emulator } from './emulator.js';
 import { EventEmitter, type Event, DisposableStore } from './event.js';
 import type { Transcript } from './transcript.js';
 
-/** Output for viewers: decoded text and the transcript offset just after it. */
+/** Output for viewers: the PTY's bytes and the transcript offset just after them. */
 export interface OutputFrame {
-  data: string;
+  data: Uint8Array;
   end: number;
 }
 
@@ -24,21 +24,20 @@ export const TRANSCRIPT_HIGH_WATERMARK = 8 * 1024 * 1024;
 export const TRANSCRIPT_LOW_WATERMARK = 1024 * 1024;
 
 /**
- * The one place PTY bytes flow through (CONVENTIONS rule 4): raw bytes to the transcript and
- * to the emulator (which decodes only what it parses: a flood it fast-forwards is never
- * decoded), one streaming UTF-8 decode for live listeners. Both decodes keep multibyte
- * characters split across chunks whole and turn invalid bytes into U+FFFD.
+ * The one place PTY bytes flow through (CONVENTIONS rule 4): raw bytes to the transcript, the
+ * emulator and live listeners. Nothing here decodes: each consumer decodes only what it uses
+ * (the emulator what it parses, not a flood it fast-forwards; a viewer what it sends), keeping
+ * characters split across chunks whole (utf8.ts) and turning invalid bytes into U+FFFD.
  */
 export class OutputPipe {
-  private readonly decoder = new TextDecoder('utf-8', { fatal: false });
   private readonly store = new DisposableStore();
   private bytes = 0;
   private paused = false;
   private lastDataAt = Date.now();
 
-  private readonly onDidOutputEmitter = new EventEmitter<string>();
-  /** Decoded output as it arrives (for `new` reads). */
-  readonly onDidOutput: Event<string> = this.onDidOutputEmitter.event;
+  private readonly onDidOutputEmitter = new EventEmitter<Uint8Array>();
+  /** Output as it arrives (for `new` reads). */
+  readonly onDidOutput: Event<Uint8Array> = this.onDidOutputEmitter.event;
   private readonly onDidFrameEmitter = new EventEmitter<OutputFrame>();
   /** The same output with its transcript end offset, for viewers that hydrate from a snapshot. */
   readonly onDidFrame: Event<OutputFrame> = this.onDidFrameEmitter.event;
@@ -69,17 +68,17 @@ export class OutputPipe {
     this.lastDataAt = Date.now();
     this.transcript?.append(chunk);
     this.emulator.write(chunk, start, this.bytes);
-    this.deliver(this.decoder.decode(chunk, { stream: true }));
+    this.onDidOutputEmitter.fire(chunk);
+    if (this.onDidFrameEmitter.hasListeners) this.onDidFrameEmitter.fire({ data: chunk, end: this.bytes });
     if (!this.paused && (this.emulator.backlog > EMULATOR_HIGH_WATERMARK || (this.transcript?.pendingBytes ?? 0) > TRANSCRIPT_HIGH_WATERMARK)) {
       this.paused = true;
       this.pty.pause();
     }
   }
 
-  /** The PTY is done: flush a trailing partial character as U+FFFD. */
+  /** The PTY is done: the emulator shows a character left unfinished as U+FFFD. */
   end(): void {
     this.emulator.end(this.bytes);
-    this.deliver(this.decoder.decode());
     this.resumeIfPaused();
   }
 
@@ -87,12 +86,6 @@ export class OutputPipe {
     this.store.dispose();
     this.onDidOutputEmitter.dispose();
     this.onDidFrameEmitter.dispose();
-  }
-
-  private deliver(text: string): void {
-    if (text.length === 0) return;
-    this.onDidOutputEmitter.fire(text);
-    if (this.onDidFrameEmitter.hasListeners) this.onDidFrameEmitter.fire({ data: text, end: this.bytes });
   }
 
   /** Resumes once both have caught up (each below its low watermark). */

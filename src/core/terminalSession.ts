@@ -197,7 +197,7 @@ export class TerminalSession {
 
     const tracker = this.emulator.tracker;
     this.store.add(this.ptyProcess.onData((data) => this.pipe.push(data as unknown as Uint8Array)));
-    this.store.add(this.pipe.onDidOutput((text) => this.handleOutput(text)));
+    this.store.add(this.pipe.onDidOutput((bytes) => this.handleOutput(bytes)));
     this.store.add(tracker.onDidStartCommand(() => {
       this.launching = null;
       this.scheduleInputProbe();
@@ -576,7 +576,7 @@ export class TerminalSession {
     let shown: number;
     if (format === 'ansi') {
       const { text, lost } = this.ring.since(cursor.ringOffset);
-      content = lost > 0 ? `[… ${lost} earlier characters no longer held; read view=history or command]\n${text}` : text;
+      content = lost > 0 ? `[… ${lost} earlier bytes no longer held; read view=history or command]\n${text}` : text;
       lines = text.split('\n');
       complete = lost === 0;
       shown = lines.length; // every character still held, whatever `limit`: truncated only by the ring
@@ -656,8 +656,8 @@ export class TerminalSession {
     };
   }
 
-  private handleOutput(text: string): void {
-    this.ring.append(text);
+  private handleOutput(bytes: Uint8Array): void {
+    this.ring.append(bytes);
     this.exitCheckTimer ??= setTimeout(() => this.releaseTerminalIfProgramGone(), EXIT_CHECK_QUIET_MS);
     if (this.awaiting) this.setAwaiting(null);
     if (!this.probeTimer && this.state === 'running') this.scheduleInputProbe();

@@ -1,6 +1,7 @@
 import type { Disposable, Event } from '../core/event.js';
 import type { OutputFrame } from '../core/outputPipe.js';
 import type { CommandRecord } from '../core/types.js';
+import { ResumableUtf8Decoder } from '../core/utf8.js';
 import { FLOW_HIGH_WATERMARK, FLOW_LOW_WATERMARK, FRAME_BATCH_MS, type HubMessage } from '../ui-protocol.js';
 
 /** What a viewer needs of a session (TerminalSession has it). */
@@ -74,8 +75,8 @@ export class SessionViewer implements Disposable {
   private pending: string[] = [];
   private pendingChars = 0;
   private pendingEnd = 0;
-  /** Frames that arrived while a snapshot was being taken (bounded; overflow → retake). */
-  private held: OutputFrame[] = [];
+  /** Frames that arrived while a snapshot was being taken, decoded (bounded; overflow → retake). */
+  private held: { text: string; end: number }[] = [];
   private heldChars = 0;
   private heldOverflow = false;
   private timer: NodeJS.Timeout | null = null;
@@ -93,6 +94,8 @@ export class SessionViewer implements Disposable {
   /** The session ended: the viewer lets go once its last screen is sent. */
   private finishing = false;
   private readonly subscriptions: Disposable[];
+  /** Decodes the frames that are sent, not the ones a behind viewer drops (most of a flood). */
+  private readonly decoder = new ResumableUtf8Decoder();
 
   constructor(
     private readonly session: ViewedSession,
@@ -140,6 +143,9 @@ export class SessionViewer implements Disposable {
     if (this.mode === 'snapshotting') return; // ends once it is sent
     if (this.mode === 'live') {
       if (this.timer) clearTimeout(this.timer);
+      // A character the output left unfinished shows as U+FFFD, as in the emulator.
+      const rest = this.decoder.end();
+      if (rest) this.take(rest, this.pendingEnd);
       this.flush();
       if (this.sentSinceSnapshot <= this.limits.highWatermark) return this.end();
     }
@@ -205,29 +211,35 @@ export class SessionViewer implements Disposable {
     const held = this.held;
     this.held = [];
     this.heldChars = 0;
-    for (const frame of held) if (frame.end > snapshot.through) this.handleFrame(frame);
+    for (const frame of held) if (frame.end > snapshot.through) this.take(frame.text, frame.end);
     if (this.finishing) this.end();
   }
 
   private handleFrame(frame: OutputFrame): void {
     if (this.disposed) return;
     this.lastFrameAt = Date.now();
+    if (this.mode === 'behind' || (this.mode === 'snapshotting' && this.heldOverflow)) return this.decoder.skip(frame.data);
+    const text = this.decoder.decode(frame.data);
     if (this.mode === 'snapshotting') {
-      if (this.heldOverflow) return;
-      this.heldChars += frame.data.length;
+      this.heldChars += text.length;
       if (this.heldChars > this.limits.highWatermark) {
         this.heldOverflow = true;
         this.held = [];
         this.heldChars = 0;
       } else {
-        this.held.push(frame);
+        this.held.push({ text, end: frame.end });
       }
       return;
     }
-    if (this.mode === 'behind') return;
-    this.pending.push(frame.data);
-    this.pendingChars += frame.data.length;
-    this.pendingEnd = frame.end;
+    this.take(text, frame.end);
+  }
+
+  /** Output for a live viewer: batched into frames. */
+  private take(text: string, end: number): void {
+    if (text.length === 0) return;
+    this.pending.push(text);
+    this.pendingChars += text.length;
+    this.pendingEnd = end;
     if (this.unacked + this.pendingChars > this.limits.highWatermark || this.transport.bufferedAmount() > this.limits.transportHighBytes) {
       this.fallBehind();
       return;

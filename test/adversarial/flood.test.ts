@@ -51,7 +51,7 @@ function sampleRss(pid: number, everyMs = 250): { samples: Sample[]; stop(): voi
 const peak = (samples: Sample[]): number => Math.max(...samples.map((s) => s.rss));
 
 /** The note `read` view `new` format `ansi` leads with when older output fell out of its 1 MB ring. */
-const LOST_NOTE = /^\[… (\d+) earlier characters no longer held; read view=history or command\]\n/;
+const LOST_NOTE = /^\[… (\d+) earlier bytes no longer held; read view=history or command\]\n/;
 
 function splitLost(content: string): { lost: number; text: string } {
   const note = LOST_NOTE.exec(content);
@@ -215,13 +215,14 @@ function seqText(from: number, to: number): string {
 describe('offset reads during a flood', () => {
   const hub = hubFor();
 
-  it('read view new, format ansi: every character once, in order; each gap reported with its exact size', async () => {
+  it('read view new, format ansi: every byte once, in order; each gap reported with its exact size', async () => {
     const LAST = 5_000_000;
     const agent = await new RawHttp(hub()).initialize('numbers-agent');
     const reader = await new RawHttp(hub()).initialize('numbers-reader');
     const { session } = await agent.ok('open', { cwd: work, name: 'numbers' });
-    // A new reader starts at the session's first character (absolute offset 0): from here on
-    // every read's text has a known place in the stream, moved on by each reported gap.
+    // A new reader starts at the session's first byte (absolute offset 0): from here on every
+    // read's text (ASCII: a byte per character) has a known place in the stream, moved on by
+    // each reported gap.
     const reads = [await reader.ok('read', { session, view: 'new', format: 'ansi' })];
     expect(splitLost(String(reads[0]!.content)).lost).toBe(0);
     const started = await agent.ok('execute', { session, command: `seq 1 ${LAST}`, timeout_ms: 200, max_lines: 4 });

@@ -20,9 +20,10 @@ class FakeSession {
   readonly onDidFinishCommand = this.finished.event;
   bytes = 0;
   snapshots = 0;
-  emit(data: string): void {
-    this.bytes += data.length;
-    this.frames.fire({ data, end: this.bytes });
+  emit(data: string | Uint8Array): void {
+    const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+    this.bytes += bytes.length;
+    this.frames.fire({ data: bytes, end: this.bytes });
   }
   async snapshot(): Promise<{ data: string; cols: number; rows: number; through: number }> {
     await Promise.resolve(); // like the emulator: parsing catches up first
@@ -101,6 +102,25 @@ describe('SessionViewer', () => {
     session.emit('live');
     await flushed();
     expect(sent.at(-1)).toMatchObject({ type: 'frame', data: 'live', seq: (fresh as { seq: number }).seq + 1 });
+    viewer.dispose();
+  });
+
+  it('decodes only what it sends, and after dropping frames starts with the character they left open', async () => {
+    const { session, sent, viewer } = setup();
+    await flushed();
+    const kanji = Buffer.from('界');
+    session.emit(Buffer.concat([Buffer.from('a'), kanji.subarray(0, 1)]));
+    session.emit(kanji.subarray(1));
+    await flushed();
+    expect(frames(sent).map((f) => f.type === 'frame' && f.data).join('')).toBe('a界');
+    for (let i = 0; i < 11; i++) session.emit('x'.repeat(100));
+    expect(viewer.status.mode).toBe('behind');
+    session.emit(Buffer.concat([Buffer.from('dropped'), kanji.subarray(0, 2)])); // ends inside 界
+    viewer.ack(1_000_000);
+    await flushed();
+    expect(sent.at(-1)).toMatchObject({ type: 'snapshot', through: session.bytes });
+    session.emit(Buffer.concat([kanji.subarray(2), Buffer.from('c')]));
+    expect(sent.at(-1)).toMatchObject({ type: 'frame', data: '界c' });
     viewer.dispose();
   });
 
