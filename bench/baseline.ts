@@ -59,8 +59,9 @@ export async function bareRoundTrips(count: number): Promise<number[]> {
   return samples;
 }
 
-/** node-pty alone reading `cat <file>` to the end: bytes per second. */
-export async function bareThroughput(file: string): Promise<{ bytes: number; ms: number }> {
+/** node-pty alone reading `cat <file>` to the end: bytes, elapsed ms, and this process's CPU ms meanwhile. */
+export async function bareThroughput(file: string): Promise<{ bytes: number; ms: number; cpuMs: number }> {
+  const cpu = process.cpuUsage();
   const start = now();
   const child = pty.spawn('/bin/cat', [file], { cols: 200, rows: 50, encoding: null, env: { PATH: process.env.PATH } });
   let bytes = 0;
@@ -68,7 +69,8 @@ export async function bareThroughput(file: string): Promise<{ bytes: number; ms:
     bytes += (data as unknown as Buffer).length;
   });
   await new Promise<void>((resolve) => child.onExit(() => resolve()));
-  return { bytes, ms: now() - start };
+  const used = process.cpuUsage(cpu);
+  return { bytes, ms: now() - start, cpuMs: (used.user + used.system) / 1000 };
 }
 
 /** node-pty alone running a program to its exit, reading every byte: elapsed ms and bytes. */

@@ -131,6 +131,23 @@ export function rss(pid: number): number {
   return Number(match[1]) * 1024;
 }
 
+/**
+ * CPU time (user + system, ms) of a process's main thread so far (Linux /proc), or null where
+ * there is no /proc. The main thread is where the hub reads PTYs and runs everything else.
+ */
+export function mainThreadCpuMs(pid: number): number | null {
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticksPerSecond = 100; // USER_HZ on Linux
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+}
+
 /** RSS of a bare `node -e` process that has been idle for half a second. */
 export function bareNodeRss(): number {
   const script = "setTimeout(() => process.stdout.write(/VmRSS:\\s+(\\d+)/.exec(require('fs').readFileSync('/proc/self/status', 'utf8'))[1]), 500)";

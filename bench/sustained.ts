@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import WebSocket from 'ws';
 import { UI_PROTOCOL_VERSION } from '../src/ui-protocol.js';
 import { bareThroughput } from './baseline.js';
-import { httpClient, startHub, tool, transcriptBytes, type BenchHub } from './hubProcess.js';
+import { httpClient, mainThreadCpuMs, startHub, tool, transcriptBytes, type BenchHub } from './hubProcess.js';
 import { median, mib, now, type Row } from './stats.js';
 
 /** node-pty alone and the hub each `cat` the file this many times, taking turns. */
@@ -62,19 +62,22 @@ export async function sustainedOutput(rows: Row[], work: string, floodMb: number
     const viewer = await watch(hub, session);
     // node-pty alone and the hub take turns, PAIRS times: this machine's PTY throughput drifts
     // by 2× within minutes, so each ratio compares runs seconds apart.
-    const pairs: { bare: number; hub: number; kept: number }[] = [];
+    const pairs: { bare: number; hub: number; kept: number; bareCpu: number; hubCpu: number | null }[] = [];
     for (let i = 0; i < PAIRS; i++) {
       const bare = await bareThroughput(file);
       const before = transcriptBytes(hub, session);
+      const cpuBefore = mainThreadCpuMs(hub.pid);
       const start = now();
       const result = await tool(agent, 'execute', { command: `cat ${file}`, session, timeout_ms: 600_000, max_lines: 10 }, 600_000);
       const elapsed = now() - start;
+      const cpuAfter = mainThreadCpuMs(hub.pid);
       if (result.status !== 'completed' || result.exit_code !== 0) throw new Error(`cat did not complete: ${JSON.stringify(result).slice(0, 300)}`);
       // output.log is written after the answer: the next command's answer comes after every
       // byte of this one is queued, in order. The growth also holds the prompts and echoes.
       await tool(agent, 'execute', { command: 'true', session });
       const kept = transcriptBytes(hub, session) - before;
-      pairs.push({ bare: bare.bytes / (bare.ms / 1000), hub: size / (elapsed / 1000), kept });
+      const hubCpu = cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore;
+      pairs.push({ bare: bare.bytes / (bare.ms / 1000), hub: size / (elapsed / 1000), kept, bareCpu: bare.cpuMs, hubCpu });
     }
     viewer.close();
     await agent.close();
@@ -86,6 +89,17 @@ export async function sustainedOutput(rows: Row[], work: string, floodMb: number
       ratio: `${median(ratios).toFixed(2)}×`,
     });
     rows.push({ case: '… ratio of each run to the baseline run just before it', value: ratios.map((r) => `${r.toFixed(2)}×`).join(', '), baseline: '—', ratio: '—' });
+    const hubCpu = pairs.map((pair) => pair.hubCpu).filter((cpu): cpu is number => cpu !== null);
+    if (hubCpu.length === pairs.length) {
+      // What the flood costs the thread every other session and agent waits on (Linux /proc).
+      const bareCpu = median(pairs.map((pair) => pair.bareCpu));
+      rows.push({
+        case: '… CPU of the hub\'s main thread per `cat` (user + system; it reads the PTY and runs everything else), median',
+        value: `${Math.round(median(hubCpu))} ms`,
+        baseline: `${Math.round(bareCpu)} ms (node-pty alone, its process)`,
+        ratio: `${(median(hubCpu) / bareCpu).toFixed(2)}×`,
+      });
+    }
     const lost = pairs.reduce((sum, pair) => sum + Math.max(0, expected - pair.kept), 0);
     rows.push({
       case: 'growth of output.log for each `cat` (with prompts and echoes) vs the bytes the terminal makes of the file (zero loss)',
