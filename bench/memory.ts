@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/client';
 import WebSocket from 'ws';
 import { bareNodeRss, httpClient, rss, sleep, startHub, tool, type BenchHub } from './hubProcess.js';
-import { SETTLE_S, settle } from './settle.js';
+import { settle } from './settle.js';
 import { mib, now, ratio, type Row } from './stats.js';
 
 const SESSIONS = 10;
@@ -63,7 +63,8 @@ async function xtermAlone(cols: number, rows: number, scrollback: number): Promi
   return JSON.parse(out) as XtermAlone;
 }
 
-export async function memory(rows: Row[], floodMiB: number): Promise<void> {
+/** `settleSeconds`: how long to wait for RSS to come back after the flood (before the full GC). */
+export async function memory(rows: Row[], floodMiB: number, settleSeconds: number): Promise<void> {
   const bare = bareNodeRss();
   // The inspector (~0.5 MiB) lets the bench ask for a full GC after the flood.
   const hub = await startHub({}, ['--inspect=127.0.0.1:0']);
@@ -102,7 +103,7 @@ export async function memory(rows: Row[], floodMiB: number): Promise<void> {
       const after = rss(hub.pid);
       peak = Math.max(peak, after);
       // Settled: back within 10 % of the pre-flood figure and steady (settle.ts).
-      const settled = await settle(() => rss(hub.pid), withFull * 1.1);
+      const settled = await settle(() => rss(hub.pid), withFull * 1.1, settleSeconds);
       // What the hub still holds, whenever V8 gets to collect what the flood left.
       await collectGarbage(hub);
       const collected = rss(hub.pid);
@@ -126,7 +127,7 @@ export async function memory(rows: Row[], floodMiB: number): Promise<void> {
         },
         { case: 'hub RSS right after the flood', value: mib(after), baseline: `${mib(withFull)} (before the flood)`, ratio: ratio(after, withFull) },
         {
-          case: `hub RSS after it settles (${settled.seconds} s later; back within 10 % and steady, or ${SETTLE_S} s)`,
+          case: `hub RSS after it settles (${settled.seconds} s later; back within 10 % and steady, or ${settleSeconds} s)`,
           value: mib(settled.value),
           baseline: `${mib(withFull)} (before the flood)`,
           ratio: ratio(settled.value, withFull),

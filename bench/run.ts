@@ -89,7 +89,7 @@ async function main(): Promise<void> {
     ['execute', executeOverhead],
     ['sustained', () => sustainedOutput(rows, work, FLOOD_MB)],
     ['big', () => bigOutput(rows, full ? 5 : 3)],
-    ['memory', () => memory(rows, full ? 1024 : 128)],
+    ['memory', () => memory(rows, full ? 1024 : 128, full ? 40 : 20)],
     ['agents', () => manyAgents(rows, full ? 20 : 4)],
     ['viewer', () => viewerUnderFlood(rows, full ? 100 : 30)],
   ];
