@@ -20,6 +20,11 @@ export class OutputRing {
     return this.total - this.tail.open.length;
   }
 
+  /** The start of a character the output so far leaves unfinished (0–3 bytes). */
+  get unfinished(): Uint8Array {
+    return this.tail.open;
+  }
+
   append(bytes: Uint8Array): void {
     if (bytes.length === 0) return;
     const buffer = (this.buffer ??= new Uint8Array(this.capacity));

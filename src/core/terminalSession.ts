@@ -353,6 +353,11 @@ export class TerminalSession {
     return this.pipe.onDidFrame;
   }
 
+  /** The start of a character the output so far leaves unfinished: a new viewer's first frame completes it. */
+  get unfinishedOutput(): Uint8Array {
+    return this.ring.unfinished;
+  }
+
   /**
    * The screen and scrollback as escape sequences, once the emulator has parsed everything
    * received so far: frames with `end` ≤ `through` are already in it.

@@ -41,6 +41,11 @@ export class ResumableUtf8Decoder {
   private decoder: TextDecoder | null = null;
   private readonly tail = new Utf8Tail();
 
+  /** `unfinished`: the start of a character the stream before this decoder left open (see `Utf8Tail.open`). */
+  constructor(unfinished: Uint8Array = EMPTY) {
+    this.tail.push(unfinished);
+  }
+
   decode(chunk: Uint8Array): string {
     if (!this.decoder) {
       this.decoder = new TextDecoder('utf-8', { fatal: false });

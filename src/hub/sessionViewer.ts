@@ -8,6 +8,8 @@ import { FLOW_HIGH_WATERMARK, FLOW_LOW_WATERMARK, FRAME_BATCH_MS, type HubMessag
 export interface ViewedSession {
   readonly id: string;
   readonly onDidFrame: Event<OutputFrame>;
+  /** The start of a character the output before the next frame leaves unfinished (0–3 bytes). */
+  readonly unfinishedOutput: Uint8Array;
   readonly onDidFinishCommand: Event<CommandRecord>;
   snapshot(): Promise<{ data: string; cols: number; rows: number; through: number }>;
   commands(): CommandRecord[];
@@ -95,7 +97,7 @@ export class SessionViewer implements Disposable {
   private finishing = false;
   private readonly subscriptions: Disposable[];
   /** Decodes the frames that are sent, not the ones a behind viewer drops (most of a flood). */
-  private readonly decoder = new ResumableUtf8Decoder();
+  private readonly decoder: ResumableUtf8Decoder;
 
   constructor(
     private readonly session: ViewedSession,
@@ -103,6 +105,7 @@ export class SessionViewer implements Disposable {
     private readonly limits: ViewerLimits = DEFAULT_VIEWER_LIMITS,
     private readonly onError: (error: unknown) => void = () => undefined,
   ) {
+    this.decoder = new ResumableUtf8Decoder(session.unfinishedOutput);
     this.subscriptions = [
       session.onDidFrame((frame) => this.handleFrame(frame)),
       session.onDidFinishCommand((record) => {

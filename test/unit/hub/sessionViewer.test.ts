@@ -20,6 +20,7 @@ class FakeSession {
   readonly onDidFinishCommand = this.finished.event;
   bytes = 0;
   snapshots = 0;
+  unfinishedOutput: Uint8Array = new Uint8Array(0);
   emit(data: string | Uint8Array): void {
     const bytes = typeof data === 'string' ? Buffer.from(data) : data;
     this.bytes += bytes.length;
@@ -121,6 +122,18 @@ describe('SessionViewer', () => {
     expect(sent.at(-1)).toMatchObject({ type: 'snapshot', through: session.bytes });
     session.emit(Buffer.concat([kanji.subarray(2), Buffer.from('c')]));
     expect(sent.at(-1)).toMatchObject({ type: 'frame', data: '界c' });
+    viewer.dispose();
+  });
+
+  it('joins a character the output before it left open to its first frame', async () => {
+    const session = new FakeSession();
+    const kanji = Buffer.from('界');
+    session.unfinishedOutput = kanji.subarray(0, 2); // the PTY's last chunk ended inside 界
+    const sent: HubMessage[] = [];
+    const viewer = new SessionViewer(session, { send: (m) => sent.push(m), bufferedAmount: () => 0 }, LIMITS);
+    await flushed();
+    session.emit(Buffer.concat([kanji.subarray(2), Buffer.from('!')]));
+    expect(sent.at(-1)).toMatchObject({ type: 'frame', data: '界!' });
     viewer.dispose();
   });
 
