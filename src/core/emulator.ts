@@ -498,16 +498,10 @@ export class Emulator {
     // Cut the skipped bytes off the head of the batch (a chunk may be cut in two: its byte
     // range stays, marks are located per chunk).
     let skip = plan.bytes;
-    while (skip > 0) {
-      const head = batch[0] as Output;
-      if (head.data.length <= skip) {
-        skip -= head.data.length;
-        batch.shift();
-      } else {
-        head.data = head.data.subarray(skip);
-        skip = 0;
-      }
-    }
+    let whole = 0;
+    for (; skip > 0 && (batch[whole] as Output).data.length <= skip; whole++) skip -= (batch[whole] as Output).data.length;
+    batch.splice(0, whole);
+    if (skip > 0) (batch[0] as Output).data = (batch[0] as Output).data.subarray(skip);
     // What was decoded last ended before the skip; a character it left open is in skipped rows.
     this.decoder.decode();
     this.terminal.write(plan.sgr, () => this.tracker.skipLineFeeds(plan.lineFeeds));

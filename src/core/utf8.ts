@@ -34,8 +34,8 @@ export class Utf8Tail {
 }
 
 /**
- * A streaming decode that may skip chunks: `decode` after `skip` starts with the character the
- * skipped chunks left open. Invalid bytes become U+FFFD.
+ * A streaming decode that may let chunks pass undecoded: `decode` after `pass` starts with the
+ * character the passed chunks left open. Invalid bytes become U+FFFD.
  */
 export class ResumableUtf8Decoder {
   private decoder: TextDecoder | null = null;
@@ -55,7 +55,8 @@ export class ResumableUtf8Decoder {
     return this.decoder.decode(chunk, { stream: true });
   }
 
-  skip(chunk: Uint8Array): void {
+  /** A chunk of the stream that is not decoded (a viewer that is behind drops it). */
+  pass(chunk: Uint8Array): void {
     this.decoder = null;
     this.tail.push(chunk);
   }

@@ -221,7 +221,7 @@ export class SessionViewer implements Disposable {
   private handleFrame(frame: OutputFrame): void {
     if (this.disposed) return;
     this.lastFrameAt = Date.now();
-    if (this.mode === 'behind' || (this.mode === 'snapshotting' && this.heldOverflow)) return this.decoder.skip(frame.data);
+    if (this.mode === 'behind' || (this.mode === 'snapshotting' && this.heldOverflow)) return this.decoder.pass(frame.data);
     const text = this.decoder.decode(frame.data);
     if (this.mode === 'snapshotting') {
       this.heldChars += text.length;
