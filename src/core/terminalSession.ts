@@ -83,6 +83,8 @@ const PATTERN_ROWS = 500;
 
 /** Lines of the screen an `awaiting_input`/`running` result shows when there is no output yet. */
 const SCREEN_TAIL_LINES = 10;
+/** How long a command waits for the prompt after the last one's D mark (a slow PS1 included). */
+const PROMPT_WAIT_MS = 2_000;
 
 /**
  * One PTY running a shell or a program, mirrored in a headless emulator, recorded in a
@@ -111,6 +113,8 @@ export class TerminalSession {
   private readonly commandRecords = new Map<number, CommandRecord>();
   /** A command written to the shell whose C mark has not arrived yet. */
   private launching: { command: string; since: number } | null = null;
+  /** False once a prompt failed to show its B mark in time: commands stop waiting for it. */
+  private promptMarked = true;
   private exitCode: number | null = null;
   private closedAt: Date | null = null;
   private title = '';
@@ -207,7 +211,10 @@ export class TerminalSession {
       this.setAwaiting(null);
       this.recordCommand(command);
     }));
-    this.store.add(tracker.onDidPrompt(() => this.onDidChangeEmitter.fire()));
+    this.store.add(tracker.onDidPrompt(() => {
+      this.promptMarked = true;
+      this.onDidChangeEmitter.fire();
+    }));
     this.store.add(tracker.onDidChangeCwd(() => this.onDidChangeEmitter.fire()));
     this.store.add(this.emulator.onDidChangeTitle((title) => {
       this.title = title;
@@ -751,6 +758,11 @@ export class TerminalSession {
     }
     if (tracker.runningCommand || this.launching) throw this.busyError();
     const startedAt = Date.now();
+    // Before the command counts as launched: a shell waiting at its prompt reads the terminal,
+    // which the input probe would otherwise report as the command awaiting input.
+    await this.untilPromptDrawn();
+    this.assertWritable();
+    if (tracker.runningCommand || this.launching) throw this.busyError();
     const seq = tracker.nextSeq;
     const finished = nextEvent(tracker.onDidFinishCommand, (command) => command.seq === seq);
     const awaiting = nextEvent(this.onDidAwaitInput);
@@ -786,6 +798,28 @@ export class TerminalSession {
     } finally {
       finished.dispose();
       awaiting.dispose();
+    }
+  }
+
+  /**
+   * Keys typed before the prompt is drawn are echoed by the kernel above it: in sh (no line
+   * editor) the command's output would then start beside the prompt, and in bash and zsh the
+   * person would see the command line twice. The prompt follows the D mark within moments (a
+   * slow PS1 takes longer): wait for its B mark, bounded; a shell whose prompt lost its marks
+   * is not waited for again until one shows.
+   */
+  private async untilPromptDrawn(): Promise<void> {
+    const tracker = this.emulator.tracker;
+    if (this.shellKind === null || this.shellKind === 'unknown' || !this.promptMarked || tracker.isAtPrompt) return;
+    const prompt = nextEvent(tracker.onDidPrompt);
+    try {
+      const outcome = await raceOutcome(prompt.promise, this.watchExit(), PROMPT_WAIT_MS);
+      if (outcome === 'timeout') {
+        this.promptMarked = false;
+        this.options.onWarning(`session ${this.id}: no prompt mark within ${PROMPT_WAIT_MS} ms after a command; typing without waiting for the prompt from now on`);
+      }
+    } finally {
+      prompt.dispose();
     }
   }
 
@@ -863,6 +897,7 @@ export class TerminalSession {
         );
       }
       if (outcome === 'timeout') {
+        this.promptMarked = false;
         this.options.onWarning(`session ${this.id}: ${this.program} showed no prompt within ${this.options.startupTimeoutMs} ms`);
       }
     } finally {

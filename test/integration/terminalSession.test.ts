@@ -98,6 +98,36 @@ describe('execute output', () => {
     expect(m.list(true).find((s) => s.id === session.id)?.state).toBe('exited');
   });
 
+  // Keys typed before the prompt is drawn are echoed by the kernel above it. A prompt that takes
+  // a while (a command substitution in PS1) leaves a gap after the D mark to type into.
+  it('types into sh only once its prompt is drawn, so the echo stays off the output row', async () => {
+    // dash has no line editor: the output would start beside the prompt, after the echo.
+    const { manager: m } = manager({ shell: '/bin/sh', rcFiles: { '.shrc': "PS1='$(sleep 0.3)$ '\n" }, env: { ENV: '$HOME/.shrc' } });
+    const session = await m.open({ creator: agent });
+    expect((await run(session, 'printf abc')).output).toBe('abc');
+    const bar = await run(session, "printf '\\r33%%'; printf '\\r99%%\\n'");
+    expect(bar.output).toBe('99%');
+    expect((await run(session, 'echo done')).output).toBe('done');
+  });
+
+  it('types into bash only once its prompt is drawn, so the person sees each command line once', async () => {
+    const { manager: m } = manager({ rcFiles: { '.bashrc': "PS1='$(sleep 0.3)$ '\n" } });
+    const session = await m.open({ creator: agent });
+    await run(session, 'echo one');
+    await run(session, 'echo two');
+    const screen = await session.read({ clientId: 'test', format: 'plain', view: 'screen' });
+    expect(screen.content.split('\n').filter((line) => line.includes('echo two'))).toEqual(['$ echo two']);
+  });
+
+  it('stops waiting for a prompt that lost its marks, with one warning, and goes on', async () => {
+    const warnings: string[] = [];
+    const { manager: m } = manager({ shell: '/bin/sh', onWarning: (message) => warnings.push(message) });
+    const session = await m.open({ creator: agent });
+    await run(session, "PS1='plain> '");
+    for (const word of ['one', 'two', 'three']) expect((await run(session, `echo ${word}`)).output).toBe(word);
+    expect(warnings).toEqual([expect.stringContaining('no prompt mark')]);
+  });
+
   it('survives a nested interactive bash and sees the outer command end', async () => {
     const session = await manager().manager.open({ creator: agent });
     const started = await run(session, 'bash --norc --noprofile', 500);

@@ -55,7 +55,13 @@ export function tempHome(rcFiles: Record<string, string> = {}): { home: string; 
   return { home, stateDir: path.join(root, 'state') };
 }
 
-export function createManager(options: { shell?: string; rcFiles?: Record<string, string>; settings?: Partial<CoreSettings>; env?: NodeJS.ProcessEnv } = {}): {
+export function createManager(options: {
+  shell?: string;
+  rcFiles?: Record<string, string>;
+  settings?: Partial<CoreSettings>;
+  env?: NodeJS.ProcessEnv;
+  onWarning?: (message: string) => void;
+} = {}): {
   manager: SessionManager;
   stateDir: string;
   home: string;
@@ -65,7 +71,7 @@ export function createManager(options: { shell?: string; rcFiles?: Record<string
     settings: testSettings({ shell: options.shell ?? '/bin/bash', ...options.settings }),
     stateDir,
     baseEnv: { PATH: process.env.PATH, HOME: home, LANG: 'C.UTF-8', USER: process.env.USER ?? 'root', ...options.env },
-    onWarning: () => {},
+    onWarning: options.onWarning ?? (() => {}),
   });
   return { manager, stateDir, home };
 }
