@@ -50,8 +50,10 @@ const lines = (count: number, line: (i: number) => string): string => Array.from
 describe('holding a flood for batches', () => {
   it('holds plain flood output, but hands a command\'s end mark to xterm at once', async () => {
     const e = emulator(true);
-    // A flood: written in one go, so the emulator's rate window sees all of it.
-    await feed(e, `${PROMPT}cat\r\n${C}${lines(40_000, (i) => `line ${i}\r\n`)}`);
+    // A flood, written as one chunk: one rate window sees all of it however slow the machine is
+    // (in 4 KB chunks, a window could close mid-way with less than a flood's worth in it).
+    const flood = `${PROMPT}cat\r\n${C}${lines(40_000, (i) => `line ${i}\r\n`)}`;
+    await feed(e, flood, flood.length);
     // Still flooding: more plain output is held for a batch, not parsed on this turn…
     e.write('more\r\n', 0, 6);
     expect(e.backlog).toBe(6);
