@@ -1,7 +1,7 @@
-import type { IPty } from 'node-pty';
 import type { Emulator } from './emulator.js';
 import { EventEmitter, type Event, DisposableStore } from './event.js';
 import type { Transcript } from './transcript.js';
+import type { HostedPty } from './ptyHost.js';
 
 /** Output for viewers: the PTY's bytes and the transcript offset just after them. */
 export interface OutputFrame {
@@ -43,7 +43,7 @@ export class OutputPipe {
   readonly onDidFrame: Event<OutputFrame> = this.onDidFrameEmitter.event;
 
   constructor(
-    private readonly pty: IPty,
+    private readonly pty: Pick<HostedPty, 'pause' | 'resume'>,
     private readonly emulator: Emulator,
     private readonly transcript: Transcript | null,
   ) {

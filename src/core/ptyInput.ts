@@ -1,53 +1,83 @@
 import * as fs from 'node:fs';
-import type { IPty } from 'node-pty';
+import { createRequire } from 'node:module';
+
+/** What a session types into its PTY, in order: keys, pastes, commands, Ctrl-C, and resizes. */
+export interface TerminalInput {
+  write(data: string): void;
+  resize(cols: number, rows: number): void;
+  /** Nothing more reaches the terminal; what is still queued is dropped. */
+  dispose(): void;
+}
+
+/** node-pty's native binding, for TIOCSWINSZ on a master fd from this thread. */
+interface NativePty {
+  resize(fd: number, cols: number, rows: number): void;
+}
+let nativePty: NativePty | undefined;
+function loadNativePty(): NativePty {
+  // The same binary node-pty loads itself, found the way it finds it.
+  const utils = createRequire(import.meta.url)('node-pty/lib/utils') as { loadNativeModule(name: string): { module: NativePty } };
+  return (nativePty ??= utils.loadNativeModule('pty').module);
+}
 
 /**
- * Everything typed into one session's PTY: keys, pastes, commands, Ctrl-C, in order.
+ * Typing straight into the PTY's master fd from this thread.
  *
- * Written at once with write(2) on the master (non-blocking: node-pty opens it so). node-pty's own
- * `write` hands every write to libuv's thread pool (`fs.write`); the hop to a pool thread and
- * back cost ~0.2 ms of an `execute` through the shim on this 2-core machine (bench `execute`,
- * mean of 11 alternating pairs; faster in 8). What the terminal cannot take yet is queued and
+ * Written at once with write(2) (non-blocking: node-pty opens it so). node-pty's own `write`
+ * hands every write to libuv's thread pool (`fs.write`), and with the pty host thread
+ * (ptyHost.ts) it would also cross threads; the hop cost ~0.2 ms of an `execute` through the
+ * shim on this 2-core machine (bench `execute`). What the terminal cannot take yet is queued and
  * retried in order on the next turns (EAGAIN: its input buffer is full, a program not reading),
- * as node-pty does.
+ * as node-pty does. A resize waits behind queued keys, so a program sees them in the order sent.
+ *
+ * The fd belongs to node-pty, which closes it once every slave fd is closed: the session holds
+ * a slave open while it uses this, and disposes it before letting go (terminalSession.ts), so
+ * nothing is written into a file that reused the number.
  */
-export class PtyInput {
-  private readonly queue: Buffer[] = [];
+export class PtyInput implements TerminalInput {
+  private readonly queue: (Buffer | { cols: number; rows: number })[] = [];
   private retry: NodeJS.Immediate | undefined;
   private disposed = false;
 
-  private constructor(
+  constructor(
     private readonly fd: number,
     private readonly onError: (error: Error) => void,
   ) {}
 
-  /**
-   * For node-pty's PTY: its master fd (UnixTerminal's `fd`). Where there is none (not a Unix
-   * PTY), node-pty's own write is used.
-   */
-  static for(pty: IPty, onError: (error: Error) => void): Pick<PtyInput, 'write' | 'dispose'> {
-    const fd = (pty as unknown as { fd?: unknown }).fd;
-    if (typeof fd !== 'number') return { write: (data) => pty.write(data), dispose: () => {} };
-    return new PtyInput(fd, onError);
-  }
-
   write(data: string): void {
-    if (this.disposed || data === '') return;
-    this.queue.push(Buffer.from(data, 'utf8'));
-    if (this.queue.length === 1) this.flush();
+    if (data === '') return;
+    this.enqueue(Buffer.from(data, 'utf8'));
   }
 
-  /** Drops what is still queued (the session ended; its fd is node-pty's to close). */
+  resize(cols: number, rows: number): void {
+    this.enqueue({ cols, rows });
+  }
+
   dispose(): void {
     this.disposed = true;
     clearImmediate(this.retry);
     this.queue.length = 0;
   }
 
+  private enqueue(item: Buffer | { cols: number; rows: number }): void {
+    if (this.disposed) return;
+    this.queue.push(item);
+    if (this.queue.length === 1) this.flush();
+  }
+
   private flush(): void {
     this.retry = undefined;
     while (this.queue.length > 0 && !this.disposed) {
       const head = this.queue[0]!;
+      if (!Buffer.isBuffer(head)) {
+        this.queue.shift();
+        try {
+          loadNativePty().resize(this.fd, head.cols, head.rows);
+        } catch (error) {
+          this.onError(error as Error);
+        }
+        continue;
+      }
       let written: number;
       try {
         written = fs.writeSync(this.fd, head);

@@ -1,10 +1,10 @@
 import * as fs from 'node:fs';
-import * as pty from 'node-pty';
+import { spawnPty, type HostedPty } from './ptyHost.js';
 import type { TrackedCommand } from './commandTracker.js';
 import { Emulator, loadEmulator, type OutputPosition } from './emulator.js';
 import { ErrorCode, SwitchboardError } from './errors.js';
 import { probeTerminalInput } from './inputProbe.js';
-import { PtyInput } from './ptyInput.js';
+import { PtyInput, type TerminalInput } from './ptyInput.js';
 import { encodeKeys } from './keys.js';
 import { OutputRing } from './outputRing.js';
 import { replayCommandPage, replayHistory } from './replay.js';
@@ -51,6 +51,8 @@ export interface TerminalSessionOptions {
   rows: number;
   scrollback: number;
   headLines: number;
+  /** Read the PTY on the pty host thread (ptyHost.ts). */
+  ptyThread: boolean;
   transcript: Transcript | null;
   /** How long a shell may take to draw its first prompt. */
   startupTimeoutMs: number;
@@ -100,9 +102,9 @@ export class TerminalSession {
   readonly detection: Detection;
   private controllerValue: Controller;
 
-  private readonly ptyProcess: pty.IPty;
+  private readonly ptyProcess: HostedPty;
   /** What is typed into the terminal (keys, commands, Ctrl-C), in order. */
-  private readonly input: Pick<PtyInput, 'write' | 'dispose'>;
+  private readonly input: TerminalInput;
   private readonly emulator: Emulator;
   private readonly pipe: OutputPipe;
   private readonly store = new DisposableStore();
@@ -147,31 +149,20 @@ export class TerminalSession {
   /** The foreground job started waiting for terminal input (output quiet + blocked read). */
   readonly onDidAwaitInput: Event<{ secret: boolean }> = this.onDidAwaitInputEmitter.event;
 
-  private constructor(private readonly options: TerminalSessionOptions) {
+  private constructor(
+    private readonly options: TerminalSessionOptions,
+    launch: LaunchPlan,
+    ptyProcess: HostedPty,
+  ) {
     this.id = options.id;
     this.name = options.name;
     this.creator = options.creator;
     this.controllerValue = options.creator.kind === 'agent' ? 'agent' : 'user';
-    this.nonce = newNonce();
-
-    let file: string;
-    let args: string[];
-    let env = { ...options.env };
-    if (options.program) {
-      file = options.program;
-      args = options.args ?? [];
-      this.shellKind = null;
-      this.detection = 'command_wrapper';
-    } else {
-      const plan = planShellIntegration(options.shell, { nonce: this.nonce, login: options.login, userEnv: options.env });
-      file = options.shell;
-      args = plan.args;
-      env = { ...env, ...plan.env, [NONCE_ENV]: this.nonce };
-      this.shellKind = plan.kind;
-      this.detection = plan.detection;
-    }
-    this.program = file;
-
+    this.nonce = launch.nonce;
+    this.shellKind = launch.shellKind;
+    this.detection = launch.detection;
+    this.program = launch.file;
+    this.ptyProcess = ptyProcess;
     this.emulator = new Emulator({
       cols: options.cols,
       rows: options.rows,
@@ -179,28 +170,21 @@ export class TerminalSession {
       nonce: this.nonce,
       headLines: options.headLines,
     });
-    try {
-      this.ptyProcess = pty.spawn(file, args, {
-        name: 'xterm-256color',
-        cols: options.cols,
-        rows: options.rows,
-        cwd: options.cwd,
-        env,
-        encoding: null,
-      });
-    } catch (error) {
-      this.emulator.dispose();
-      throw new SwitchboardError(ErrorCode.SpawnFailed, `Could not start ${file}: ${(error as Error).message}. Check that the program exists and is executable.`);
-    }
-    this.input = PtyInput.for(this.ptyProcess, (error) => {
-      // EIO: the program closed the terminal; what was still to be typed has nowhere to go.
-      if ((error as NodeJS.ErrnoException).code !== 'EIO') options.onWarning(`session ${this.id}: typing into the terminal failed: ${error.message}`);
-    });
     this.pipe = new OutputPipe(this.ptyProcess, this.emulator, options.transcript);
     this.slaveFd = holdTerminalOpen(this.ttyPath);
+    // Keys go straight to the master fd from this thread while the session holds the slave open
+    // (the fd cannot close under us); otherwise through node-pty, on the thread that owns it.
+    const onInputError = (error: Error): void => {
+      // EIO: the program closed the terminal; what was still to be typed has nowhere to go.
+      if ((error as NodeJS.ErrnoException).code !== 'EIO') options.onWarning(`session ${this.id}: typing into the terminal failed: ${error.message}`);
+    };
+    const fd = this.ptyProcess.fd;
+    this.input = this.slaveFd !== null && fd !== undefined
+      ? new PtyInput(fd, onInputError)
+      : { write: (data) => ptyProcess.write(data), resize: (cols, rows) => ptyProcess.resize(cols, rows), dispose: () => {} };
 
     const tracker = this.emulator.tracker;
-    this.store.add(this.ptyProcess.onData((data) => this.pipe.push(data as unknown as Uint8Array)));
+    this.store.add(this.ptyProcess.onData((data) => this.pipe.push(data)));
     this.store.add(this.pipe.onDidOutput((bytes) => this.handleOutput(bytes)));
     this.store.add(tracker.onDidStartCommand(() => {
       this.launching = null;
@@ -245,7 +229,15 @@ export class TerminalSession {
   /** Spawns the session; for shells, resolves once the first prompt is drawn. */
   static async start(options: TerminalSessionOptions): Promise<TerminalSession> {
     await loadEmulator(); // the first session of a hub loads xterm (emulator.ts)
-    const session = new TerminalSession(options);
+    const launch = planLaunch(options);
+    let ptyProcess: HostedPty;
+    try {
+      const spawnOptions = { name: 'xterm-256color', cols: options.cols, rows: options.rows, cwd: options.cwd, env: launch.env };
+      ptyProcess = await spawnPty(launch.file, launch.args, spawnOptions, options.ptyThread);
+    } catch (error) {
+      throw new SwitchboardError(ErrorCode.SpawnFailed, `Could not start ${launch.file}: ${(error as Error).message}. Check that the program exists and is executable.`);
+    }
+    const session = new TerminalSession(options, launch, ptyProcess);
     if (session.shellKind !== null && session.shellKind !== 'unknown') await session.waitForFirstPrompt();
     else session.scheduleInputProbe();
     return session;
@@ -267,7 +259,7 @@ export class TerminalSession {
 
   /** The terminal's device path (e.g. /dev/pts/3). */
   get ttyPath(): string | undefined {
-    return (this.ptyProcess as unknown as { _pty?: string })._pty;
+    return this.ptyProcess.ptsName;
   }
 
   /**
@@ -299,6 +291,9 @@ export class TerminalSession {
   private releaseTerminal(): void {
     if (this.exitCheckTimer) clearTimeout(this.exitCheckTimer);
     if (this.slaveFd === null) return;
+    // Once the slave closes, node-pty may close the master and its fd number be reused:
+    // typing straight into it ends first.
+    this.input.dispose();
     fs.close(this.slaveFd, () => {});
     this.slaveFd = null;
   }
@@ -404,7 +399,7 @@ export class TerminalSession {
   /** Resizes the PTY and the emulator (the person's tab size wins while they control it). */
   resize(cols: number, rows: number): void {
     if (this.closedAt || (cols === this.emulator.cols && rows === this.emulator.rows)) return;
-    this.ptyProcess.resize(cols, rows);
+    this.input.resize(cols, rows);
     this.emulator.resize(cols, rows);
     this.options.transcript?.resize(cols, rows);
     this.onDidChangeEmitter.fire();
@@ -937,6 +932,22 @@ export class TerminalSession {
     }
     return { ended_by: endedBy, state: this.state };
   }
+}
+
+interface LaunchPlan {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  nonce: string;
+  shellKind: ShellKind | 'unknown' | null;
+  detection: Detection;
+}
+
+function planLaunch(options: TerminalSessionOptions): LaunchPlan {
+  const nonce = newNonce();
+  if (options.program) return { file: options.program, args: options.args ?? [], env: { ...options.env }, nonce, shellKind: null, detection: 'command_wrapper' };
+  const plan = planShellIntegration(options.shell, { nonce, login: options.login, userEnv: options.env });
+  return { file: options.shell, args: plan.args, env: { ...options.env, ...plan.env, [NONCE_ENV]: nonce }, nonce, shellKind: plan.kind, detection: plan.detection };
 }
 
 function holdTerminalOpen(ttyPath: string | undefined): number | null {

@@ -185,6 +185,7 @@ export function coreSettings(settings: Settings, env: NodeJS.ProcessEnv): Requir
     maxSessions: settings.maxSessions,
     scrollback: settings.scrollback,
     agentScrollback: settings.agentScrollback,
+    ptyThread: settings.ptyThread,
     headLines: settings.commandHeadLines,
     shell: settings.shell ?? defaultShell(env),
     login: settings.loginShell,

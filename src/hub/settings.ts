@@ -24,6 +24,12 @@ export const SettingsSchema = z.object({
    * the hub a few MiB instead of ~12 (BENCHMARKS.md, Memory).
    */
   agentScrollback: z.number().int().min(100).max(1_000_000).default(1_000),
+  /**
+   * Read PTYs on a thread of their own (the pty host): floods pass faster, at a thread crossing
+   * per output chunk. Off by default: on two cores it cost the other agents' latency during a
+   * flood more than it gained (docs/decisions.md, "Where PTYs are read").
+   */
+  ptyThread: z.boolean().default(false),
   /** First lines of each command's output kept even after they leave the scrollback. */
   commandHeadLines: z.number().int().min(10).max(100_000).default(1_000),
   defaultCols: z.number().int().min(20).max(1000).default(120),

@@ -234,6 +234,30 @@ describe('session manager', () => {
   });
 });
 
+// PTYs are read on this thread, or on the pty host thread with the ptyThread setting (ptyHost.ts);
+// keys and resizes go to the terminal from this thread in the order they were made.
+describe.each([
+  ['on this thread (the default)', false],
+  ['on the pty host thread (ptyThread)', true],
+])('the PTY read %s', (_where, ptyThread) => {
+  it('runs commands exactly, and a command typed right after a resize sees the new size', async () => {
+    const session = await manager({ settings: { ptyThread } }).manager.open({ creator: agent });
+    expect(await run(session, 'echo one; (exit 4)')).toMatchObject({ output: 'one', exit_code: 4 });
+    session.resize(101, 37);
+    expect((await run(session, 'stty size')).output).toBe('37 101');
+    session.resize(90, 20);
+    expect((await run(session, 'stty size; tput cols')).output).toBe('20 90\n90');
+  });
+
+  it('keeps every byte of a flood and ends the command at its own D mark', async () => {
+    const session = await manager({ settings: { ptyThread } }).manager.open({ creator: agent });
+    const result = await run(session, 'seq 1 300000; echo done', 30_000, 10);
+    expect(result).toMatchObject({ status: 'completed', exit_code: 0, total_lines: 300_001 });
+    expect(result.output.split('\n').slice(-2)).toEqual(['300000', 'done']);
+    expect((await run(session, 'echo after')).output).toBe('after');
+  });
+});
+
 describe('opening programs', () => {
   /** The error `open` refuses `program` with, or 'opened' (a session would not print usefully). */
   const refusal = (m: SessionManager, program: string): Promise<{ code: string; message: string } | 'opened'> =>
