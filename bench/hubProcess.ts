@@ -37,8 +37,12 @@ export function cleanEnv(extra: Record<string, string>): Record<string, string> 
 
 const running = new Set<BenchHub>();
 
-/** `nodeArgs` go before the script, e.g. `--cpu-prof` to profile the hub. */
+/**
+ * `nodeArgs` go before the script; SB_BENCH_HUB_ARGS adds more to every hub the bench starts,
+ * e.g. `SB_BENCH_HUB_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'` to profile them.
+ */
 export async function startHub(extraEnv: Record<string, string> = {}, nodeArgs: string[] = []): Promise<BenchHub> {
+  nodeArgs = [...nodeArgs, ...(process.env.SB_BENCH_HUB_ARGS?.split(' ').filter(Boolean) ?? [])];
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bench-hub-'));
   // HOME is an empty folder: the sessions' bash reads no rc files of the machine's user (a
   // `pyenv init` there costs seconds per shell under load and would be measured instead of us).

@@ -3,7 +3,8 @@
  * everything on (emulator, transcript, command tracking, an MCP client waiting on `execute`,
  * one UI viewer watching over /ws and acking every frame), as a ratio of node-pty alone
  * reading the same file, the two taking turns (PAIRS times). Zero loss: the transcript must
- * hold every byte.
+ * hold every byte. Then the same with the `ptyThread` setting (PTYs read on the pty host
+ * thread, ptyHost.ts), so each run shows what the thread would buy.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -52,10 +53,16 @@ export async function sustainedOutput(rows: Row[], work: string, floodMb: number
   // What a terminal makes of it: every \n becomes \r\n (ONLCR).
   const expected = size + floodMb * chunk.split('\n').length - floodMb;
 
+  await measure(rows, { file, size, expected, floodMb, ptyThread: false });
+  await measure(rows, { file, size, expected, floodMb, ptyThread: true });
+}
+
+async function measure(rows: Row[], flood: { file: string; size: number; expected: number; floodMb: number; ptyThread: boolean }): Promise<void> {
+  const { file, size, expected, floodMb, ptyThread } = flood;
   // Three `cat`s of a 256 MiB file (--full) pass the default 512 MiB transcript cap, after which
   // output.log keeps nothing: raise it, so every byte can be checked.
   const transcriptCap = { SWITCHBOARD_TRANSCRIPT_MAX_BYTES: String(4 * PAIRS * size) };
-  const hub = await startHub(transcriptCap, process.env.SB_BENCH_HUB_ARGS ? process.env.SB_BENCH_HUB_ARGS.split(' ') : []);
+  const hub = await startHub({ ...transcriptCap, SWITCHBOARD_PTY_THREAD: String(ptyThread) });
   try {
     const agent = await httpClient(hub, 'bench-sustained');
     const session = (await tool(agent, 'execute', { command: 'true' })).session as string;
@@ -82,8 +89,9 @@ export async function sustainedOutput(rows: Row[], work: string, floodMb: number
     viewer.close();
     await agent.close();
     const ratios = pairs.map((pair) => pair.hub / pair.bare);
+    const where = ptyThread ? ', PTYs read on the pty host thread (setting ptyThread)' : '';
     rows.push({
-      case: `\`cat\` ${floodMb} MiB in a hub session (emulator, transcript, tracking, one viewer over /ws), median of ${PAIRS} runs alternating with the baseline`,
+      case: `\`cat\` ${floodMb} MiB in a hub session (emulator, transcript, tracking, one viewer over /ws${where}), median of ${PAIRS} runs alternating with the baseline`,
       value: `${mib(median(pairs.map((pair) => pair.hub)))}/s`,
       baseline: `${mib(median(pairs.map((pair) => pair.bare)))}/s (node-pty alone)`,
       ratio: `${median(ratios).toFixed(2)}×`,
@@ -94,7 +102,7 @@ export async function sustainedOutput(rows: Row[], work: string, floodMb: number
       // What the flood costs the thread every other session and agent waits on (Linux /proc).
       const bareCpu = median(pairs.map((pair) => pair.bareCpu));
       rows.push({
-        case: '… CPU of the hub\'s main thread per `cat` (user + system; it reads the PTY and runs everything else), median',
+        case: `… CPU of the hub's main thread per \`cat\` (user + system; ${ptyThread ? 'everything but reading the PTY' : 'it reads the PTY and runs everything else'}), median`,
         value: `${Math.round(median(hubCpu))} ms`,
         baseline: `${Math.round(bareCpu)} ms (node-pty alone, its process)`,
         ratio: `${(median(hubCpu) / bareCpu).toFixed(2)}×`,
