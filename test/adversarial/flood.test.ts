@@ -229,8 +229,9 @@ describe('offset reads during a flood', () => {
     expect(started.status).toBe('running');
     // Reads back to back and with pauses between them (pauses are what is tested here, not a
     // way to wait for anything): short ones lose nothing, long ones overrun the 1 MB ring. The
-    // first long pause comes early, while ~47 MB of output are still to come on any machine.
-    const pauses = [0, 0, 30, 2_000, 0, 0, 300, 0, 10, 100, 0, 1_200];
+    // first long pause comes early, while most of the ~39 MB of output is still to come on any
+    // machine (on the pty host thread `seq` may finish within that pause).
+    const pauses = [0, 0, 0, 30, 2_000, 0, 0, 300, 0, 10, 100, 0, 1_200];
     const deadline = Date.now() + 90_000;
     for (let i = 0; ; i++) {
       const read = await reader.ok('read', { session, view: 'new', format: 'ansi' });
@@ -285,7 +286,8 @@ describe('offset reads during a flood', () => {
     console.log(JSON.stringify({ reads: reads.length, gaps: gaps.length, lostChars: lostInOutput, seenChars: seen }));
     // Both kinds happened: reads that lost nothing and reads told exactly what they lost.
     expect(gaps.length).toBeGreaterThan(0);
-    expect(reads.filter((r) => r.truncated === false).length).toBeGreaterThan(3);
+    // (Lossless reads of the output itself: the first read came before it.)
+    expect(reads.slice(1).filter((r) => r.truncated === false && String(r.content).length > 0).length).toBeGreaterThan(1);
 
     await agent.close();
     await reader.close();

@@ -21,13 +21,16 @@ export interface Answer {
 /** One raw HTTP request to the hub. */
 export function request(port: number, options: { path?: string; method?: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<Answer> {
   return new Promise((resolve, reject) => {
+    // Say which request failed: a bare ECONNRESET names no call.
+    const what = `${options.method ?? 'POST'} ${options.path ?? '/mcp'} ${String(options.body ?? '').slice(0, 120)}`;
     const req = http.request({ host: '127.0.0.1', port, path: options.path ?? '/mcp', method: options.method ?? 'POST', headers: options.headers, agent: false }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      res.on('error', (error) => reject(new Error(`${what} (answer cut off after ${body.length} chars): ${error.message}`, { cause: error })));
     });
-    req.on('error', reject);
+    req.on('error', (error) => reject(new Error(`${what}: ${error.message}`, { cause: error })));
     req.end(options.body);
   });
 }
