@@ -100,14 +100,15 @@ export class UiHost implements Disposable {
   private handleChange(id: string): void {
     const watched = this.watched.get(id) ?? this.watch(id);
     if (!watched) return; // ended before we saw it live, or unknown
-    const info = watched.session.info();
-    if (info.state !== 'awaiting_input') this.secret.delete(id);
-    if (info.state === 'exited' || info.closed_at !== undefined) {
+    // The state alone on every change (an execute makes four): the whole info only at the end.
+    const state = watched.session.state;
+    if (state !== 'awaiting_input') this.secret.delete(id);
+    if (state === 'exited') {
       // Captured now: the session is disposed right after this event.
       watched.subscription.dispose();
       this.watched.delete(id);
       this.secret.delete(id);
-      this.ended.set(id, this.toUi(info));
+      this.ended.set(id, this.toUi(watched.session.info()));
     }
     this.onDidChangeSessionEmitter.fire(id);
   }
