@@ -56,8 +56,8 @@ const ACK_BYTES = 128 * 1024;
  * How the pty host posts what it read. Each read of a PTY is at most ~4 KB (the line
  * discipline's buffer), and a message costs ~10 µs on each side plus garbage: posted one by
  * one, a 64 MiB `cat` was ~16 000 messages and the main thread's largest cost after parsing.
- * So while a PTY floods (FLOOD_BYTES within FLOOD_WINDOW_MS) its reads gather for GATHER_MS
- * or up to GATHER_BYTES; otherwise (a command's answer, a keystroke's echo) what one turn of
+ * So while a PTY floods (`floodBytes` within `floodWindowMs`) its reads gather for `gatherMs`
+ * or up to `gatherBytes`; otherwise (a command's answer, a keystroke's echo) what one turn of
  * the loop read goes out at once.
  */
 const POSTING = { floodBytes: 64 * 1024, floodWindowMs: 10, gatherMs: 4, gatherBytes: 256 * 1024 };
