@@ -57,6 +57,7 @@ class ShellUnderTest {
   raw = '';
   private readonly waiters = new Set<() => void>();
   private readonly exitWaiters = new Set<() => void>();
+  private readonly outputWaiters = new Set<(data: string) => void>();
 
   constructor(
     shellPath: string,
@@ -110,6 +111,7 @@ class ShellUnderTest {
     this.proc.onData((data) => {
       this.raw = (this.raw + data).slice(-4000);
       this.term.write(data);
+      for (const w of this.outputWaiters) w(data);
     });
     this.proc.onExit(({ exitCode }) => {
       this.exitCode = exitCode;
@@ -169,6 +171,26 @@ class ShellUnderTest {
     this.proc.write(input);
     const b = await this.waitFor(this.ours('B'), from);
     return this.marks.slice(from, b + 1);
+  }
+
+  /** Types `input` and resolves once the output since contains `echo` (the line editor is reading). */
+  typeUntilEchoed(input: string, echo: string, timeoutMs = WAIT_MS): Promise<void> {
+    return new Promise((resolve, reject) => {
+      let seen = '';
+      const onData = (data: string): void => {
+        seen += data;
+        if (!seen.includes(echo)) return;
+        this.outputWaiters.delete(onData);
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.outputWaiters.delete(onData);
+        reject(new Error(`no echo of ${JSON.stringify(echo)} within ${timeoutMs} ms; raw tail: ${JSON.stringify(this.raw)}`));
+      }, timeoutMs);
+      this.outputWaiters.add(onData);
+      this.proc.write(input);
+    });
   }
 
   /** Polls a condition the shell gives no event for (the terminal's foreground process). */
@@ -384,7 +406,10 @@ describe.each(cases)('$name integration', ({ name, path: shellPath, rc, exit42, 
     // Ctrl-C on a half-typed line redraws the prompt in bash and zsh; fish 3 clears the line in
     // place and dash just gets the interrupt, so there Enter on the (now empty) line prompts.
     const redraws = name === 'bash' || name === 'zsh';
-    const ctrlC = await s.typeUntilPrompt(redraws ? 'abc\x03' : 'abc\x03\r');
+    // The half-typed line first, until it shows: a ^C that arrives while zsh is still setting
+    // up its line editor after the prompt is taken by zsh itself, and no prompt follows.
+    await s.typeUntilEchoed('abc', 'abc');
+    const ctrlC = await s.typeUntilPrompt(redraws ? '\x03' : '\x03\r');
     expect(kinds(s, ctrlC)).not.toContain('D');
     expect(kinds(s, ctrlC)).not.toContain('C');
     // and the next command still works
