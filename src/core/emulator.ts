@@ -3,7 +3,7 @@ import type { IMarker, Terminal as HeadlessTerminal } from '@xterm/headless';
 import { CommandTracker, type TrackedCommand } from './commandTracker.js';
 import { readLines } from './bufferText.js';
 import { EventEmitter, type Disposable, type Event } from './event.js';
-import { planSkip } from './fastForward.js';
+import { countLineFeeds, planSkip } from './fastForward.js';
 import { OSC_FINAL_TERM } from './marks.js';
 import type { OutputLines } from './outputWindow.js';
 
@@ -469,7 +469,7 @@ export class Emulator {
     for (let index = 0; index < batch.length - 1; index++) {
       const entry = batch[index]!;
       if ('barrier' in entry) continue;
-      for (let at = entry.data.indexOf(0x0a); at >= 0 && lineFeeds <= missing; at = entry.data.indexOf(0x0a, at + 1)) lineFeeds++;
+      lineFeeds += countLineFeeds(entry.data, entry.data.length);
       if (lineFeeds <= missing) continue;
       const rest = batch.splice(index + 1);
       for (const held of rest) if (!('barrier' in held)) this.heldBytes += held.data.length;

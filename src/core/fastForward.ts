@@ -154,7 +154,7 @@ function firstStop(chunk: Buffer, from: number): number {
 }
 
 /** Line feeds in the first `end` bytes of `chunk`. */
-function countLineFeeds(chunk: Buffer, end: number): number {
+export function countLineFeeds(chunk: Buffer, end: number): number {
   let count = 0;
   for (let i = chunk.indexOf(LF); i >= 0 && i < end; i = chunk.indexOf(LF, i + 1)) count++;
   return count;

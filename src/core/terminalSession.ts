@@ -804,15 +804,19 @@ export class TerminalSession {
    * is not waited for again until one shows.
    */
   private async untilPromptDrawn(): Promise<void> {
+    if (this.shellKind === null || this.shellKind === 'unknown' || !this.promptMarked) return;
+    if ((await this.nextPrompt(PROMPT_WAIT_MS)) !== 'timeout') return;
+    this.promptMarked = false;
+    this.options.onWarning(`session ${this.id}: no prompt mark within ${PROMPT_WAIT_MS} ms after a command; typing without waiting for the prompt from now on`);
+  }
+
+  /** Waits (bounded) for the prompt's B mark; at once when the shell is at its prompt. */
+  private async nextPrompt(timeoutMs: number): Promise<Outcome> {
     const tracker = this.emulator.tracker;
-    if (this.shellKind === null || this.shellKind === 'unknown' || !this.promptMarked || tracker.isAtPrompt) return;
+    if (tracker.isAtPrompt) return 'finished';
     const prompt = nextEvent(tracker.onDidPrompt);
     try {
-      const outcome = await raceOutcome(prompt.promise, this.watchExit(), PROMPT_WAIT_MS);
-      if (outcome === 'timeout') {
-        this.promptMarked = false;
-        this.options.onWarning(`session ${this.id}: no prompt mark within ${PROMPT_WAIT_MS} ms after a command; typing without waiting for the prompt from now on`);
-      }
+      return await raceOutcome(prompt.promise, this.watchExit(), timeoutMs);
     } finally {
       prompt.dispose();
     }
@@ -878,25 +882,18 @@ export class TerminalSession {
   }
 
   private async waitForFirstPrompt(): Promise<void> {
-    const tracker = this.emulator.tracker;
-    if (tracker.isAtPrompt) return;
-    const prompt = nextEvent(tracker.onDidPrompt);
-    try {
-      const outcome = await raceOutcome(prompt.promise.then(() => undefined), this.watchExit(), this.options.startupTimeoutMs);
-      if (outcome === 'exited') {
-        const screen = this.emulator.lastScreenLines(5).join(' | ');
-        await this.dispose();
-        throw new SwitchboardError(
-          ErrorCode.SpawnFailed,
-          `${this.program} exited (code ${this.exitCode ?? 'unknown'}) before showing a prompt${screen ? `: ${screen}` : ''}. Check the shell and its startup files.`,
-        );
-      }
-      if (outcome === 'timeout') {
-        this.promptMarked = false;
-        this.options.onWarning(`session ${this.id}: ${this.program} showed no prompt within ${this.options.startupTimeoutMs} ms`);
-      }
-    } finally {
-      prompt.dispose();
+    const outcome = await this.nextPrompt(this.options.startupTimeoutMs);
+    if (outcome === 'exited') {
+      const screen = this.emulator.lastScreenLines(5).join(' | ');
+      await this.dispose();
+      throw new SwitchboardError(
+        ErrorCode.SpawnFailed,
+        `${this.program} exited (code ${this.exitCode ?? 'unknown'}) before showing a prompt${screen ? `: ${screen}` : ''}. Check the shell and its startup files.`,
+      );
+    }
+    if (outcome === 'timeout') {
+      this.promptMarked = false;
+      this.options.onWarning(`session ${this.id}: ${this.program} showed no prompt within ${this.options.startupTimeoutMs} ms`);
     }
   }
 
