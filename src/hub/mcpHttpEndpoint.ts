@@ -3,10 +3,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { createMcpHandler, isInitializeRequest, isLegacyRequest, type McpServer } from '@modelcontextprotocol/server';
 import { DetachingTransport } from './detachingTransport.js';
-import { sendJsonRpcError } from './httpReplies.js';
+import { sendJsonBody, sendJsonRpcError } from './httpReplies.js';
 import type { Logger } from './logger.js';
 import { RateLimitedTransport } from './rateLimitedTransport.js';
 import type { RateLimit } from './rateLimiter.js';
+import { StatelessCallLimits } from './statelessCallLimits.js';
 
 export interface McpHttpEndpointOptions {
   createServer: () => McpServer;
@@ -14,7 +15,7 @@ export interface McpHttpEndpointOptions {
   bodyLimitBytes: number;
   /** A session with no open request and no running call for this long is closed. */
   idleMs: number;
-  /** Per session (rateLimitedTransport.ts). */
+  /** Per session (rateLimitedTransport.ts), and per client of stateless requests (statelessCallLimits.ts). */
   rateLimit: RateLimit;
 }
 
@@ -54,6 +55,7 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
     maxRequestBodySize: options.bodyLimitBytes,
     onerror,
   });
+  const statelessLimits = new StatelessCallLimits(options.rateLimit, options.logger);
 
   const sweep = setInterval(
     () => {
@@ -122,6 +124,8 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
       if (req.method === 'POST' && rawBody !== undefined) {
         const request = toWebRequest(req, rawBody);
         if (!(await isLegacyRequest(request, parsedBody, { maxRequestBodySize: options.bodyLimitBytes }))) {
+          const refused = statelessLimits.check(parsedBody);
+          if (refused) return sendJsonBody(res, 200, refused);
           return writeWebResponse(res, await modern.fetch(request, { parsedBody }));
         }
       }

@@ -15,42 +15,32 @@ export const RATE_LIMITED = -32029;
 const WARN_EVERY_MS = 10_000;
 
 /**
- * Sits between one client connection's transport (a shim's socket, an MCP-over-HTTP session) and
- * its McpServer: every request of that client passes here first. Past the connection's token
- * bucket a request is answered at once, here, and never reaches the server: nothing runs, nothing
- * is audited (writing an audit line per refused call would be the very work the limit avoids; the
- * hub's log says so at most every 10 s per client, with a count). Notifications and responses
- * always pass: they run nothing, and `notifications/cancelled` must never be refused.
+ * One client's call limit: its token bucket, and the hub log's word when it refuses. Past the
+ * bucket, `check` gives the answer that refuses the request; the caller sends it at once and the
+ * request never reaches the server: nothing runs, nothing is audited (writing an audit line per refused call would be the
+ * very work the limit avoids; the hub's log says so at most every 10 s per client, with a count).
  */
-export class RateLimitedTransport extends ForwardingTransport {
+export class ClientCallLimit {
   private readonly bucket: TokenBucket;
   /** Refused since the last warning; warnings are at most one per WARN_EVERY_MS. */
   private refused = 0;
   private warnedAt = -Infinity;
-  /** From `initialize`, for the log. */
-  private client = 'unknown client';
 
   constructor(
-    inner: Transport,
     limit: RateLimit,
     private readonly logger: Logger,
-    /** Which endpoint, for the log: `socket`, `http`. */
+    /** Which endpoint, for the log: `socket`, `http`, `http (stateless)`. */
     private readonly via: string,
+    /** Who, for the log: `clientOf(initialize)`. */
+    public client = 'unknown client',
   ) {
-    super(inner);
     this.bucket = new TokenBucket(limit);
   }
 
-  protected override receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
-    if (isRequest(message)) {
-      if (message.method === 'initialize') this.client = clientOf(message);
-      const retryAfterMs = this.bucket.take();
-      if (retryAfterMs > 0) return this.refuse(message, retryAfterMs);
-    }
-    this.onmessage?.(message, extra);
-  }
-
-  private refuse(request: JSONRPCRequest, retryAfterMs: number): void {
+  /** Null when the request may go ahead; else the answer that refuses it. */
+  check(request: JSONRPCRequest): JSONRPCMessage | null {
+    const retryAfterMs = this.bucket.take();
+    if (retryAfterMs === 0) return null;
     this.refused++;
     const now = Date.now();
     if (now - this.warnedAt >= WARN_EVERY_MS) {
@@ -59,7 +49,33 @@ export class RateLimitedTransport extends ForwardingTransport {
       this.warnedAt = now;
       this.refused = 0;
     }
-    void this.inner.send(refusal(request, retryAfterMs, this.bucket.limit)).catch((error: unknown) => this.onerror?.(error as Error));
+    return refusal(request, retryAfterMs, this.bucket.limit);
+  }
+}
+
+/**
+ * Sits between one client connection's transport (a shim's socket, an MCP-over-HTTP session) and
+ * its McpServer: every request of that client passes its `ClientCallLimit` first. Notifications
+ * and responses always pass: they run nothing, and `notifications/cancelled` must never be refused.
+ */
+export class RateLimitedTransport extends ForwardingTransport {
+  private readonly limit: ClientCallLimit;
+
+  constructor(inner: Transport, limit: RateLimit, logger: Logger, via: string) {
+    super(inner);
+    this.limit = new ClientCallLimit(limit, logger, via);
+  }
+
+  protected override receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+    if (isRequest(message)) {
+      if (message.method === 'initialize') this.limit.client = clientOf(message);
+      const refused = this.limit.check(message);
+      if (refused) {
+        void this.inner.send(refused).catch((error: unknown) => this.onerror?.(error as Error));
+        return;
+      }
+    }
+    this.onmessage?.(message, extra);
   }
 }
 
@@ -76,6 +92,11 @@ function refusal(request: JSONRPCRequest, retryAfterMs: number, limit: RateLimit
 
 /** `"<name> <version>"` (quoted, cut: it is the client's own text) from an initialize request. */
 function clientOf(request: JSONRPCRequest): string {
-  const info = (request.params as { clientInfo?: { name?: unknown; version?: unknown } } | undefined)?.clientInfo;
-  return JSON.stringify(`${String(info?.name ?? '?')} ${String(info?.version ?? '?')}`.slice(0, 100));
+  return describeClient((request.params as { clientInfo?: unknown } | undefined)?.clientInfo);
+}
+
+/** `"<name> <version>"` of a clientInfo object (`initialize`, or a 2026-era request's `_meta`). */
+export function describeClient(info: unknown): string {
+  const { name, version } = (info ?? {}) as { name?: unknown; version?: unknown };
+  return JSON.stringify(`${String(name ?? '?')} ${String(version ?? '?')}`.slice(0, 100));
 }

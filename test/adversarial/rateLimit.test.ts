@@ -3,10 +3,13 @@
  * clients unaffected. The limit is a token bucket per client connection (src/hub/rateLimiter.ts,
  * src/hub/rateLimitedTransport.ts): a refused `tools/call` is a `LIMIT_REACHED` tool result, any
  * other refused request a JSON-RPC -32029 error; both carry `retry_after_ms`, and neither runs.
+ * 2026-era (stateless) HTTP requests get a bucket per client named in their `_meta`
+ * (src/hub/statelessCallLimits.ts).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectHubFine, expectNoLeak, hubFor, RawHttp, RawShim, until, type Message } from './helpers.js';
 
@@ -195,6 +198,58 @@ describe('over HTTP, with a small limit (SWITCHBOARD_RATE_LIMIT_PER_SECOND=2, _B
       await flooder.close();
       await other.close();
     }
+    await expectHubFine(hub());
+  }, 30_000);
+});
+
+/** The official client speaking the 2026-era protocol (per-request envelope, no session). */
+async function modernClient(hub: { port: number; token: string }, name: string): Promise<Client> {
+  const client = new Client({ name, version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${hub.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }));
+  expect(client.getProtocolEra()).toBe('modern');
+  return client;
+}
+
+describe('2026-era HTTP requests (no session), with a small limit (2 a second, bursts of 5)', () => {
+  const hub = hubFor({ SWITCHBOARD_RATE_LIMIT_PER_SECOND: '2', SWITCHBOARD_RATE_LIMIT_BURST: '5' });
+
+  it('a burst past the limit gets LIMIT_REACHED with an honest hint; another client has its own bucket', async () => {
+    const flooder = await modernClient(hub(), 'modern-flooder');
+    const other = await modernClient(hub(), 'modern-other');
+    const marker = path.join(work, 'modern-flood.txt');
+    try {
+      const started = Date.now();
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => flooder.callTool({ name: 'execute', arguments: { command: `echo ${i} >> ${marker}`, cwd: work } })),
+      );
+      const elapsedS = (Date.now() - started) / 1_000;
+      const sc = results.map((r) => (r.structuredContent ?? {}) as Record<string, unknown>);
+      const served = sc.filter((c) => c.status === 'completed');
+      const refused = sc.filter((c) => c.code === 'LIMIT_REACHED');
+      expect(served.length + refused.length, JSON.stringify(results).slice(0, 500)).toBe(20);
+      expect(refused.length).toBeGreaterThan(0);
+      expect(served.length).toBeLessThanOrEqual(5 + Math.ceil(2 * elapsedS));
+      for (const c of refused) expect(c.retry_after_ms).toBeGreaterThan(0);
+      // A refused execute ran nothing: one line per served one.
+      expect(readFileSync(marker, 'utf8').split('\n').filter((l) => l !== '')).toHaveLength(served.length);
+
+      // Another client (by its name in `_meta`) is served at once.
+      expect((await other.callTool({ name: 'list', arguments: {} })).isError).not.toBe(true);
+
+      // The hint is honest: after waiting it (what is under test, not a synchronisation), served.
+      // (Calls until one is refused: on a slow machine a token may have come back meanwhile.)
+      const hintOf = async (): Promise<number | undefined> => ((await flooder.callTool({ name: 'list', arguments: {} })).structuredContent as { retry_after_ms?: number } | undefined)?.retry_after_ms;
+      let hint = await hintOf();
+      for (let i = 0; i < 10 && hint === undefined; i++) hint = await hintOf();
+      expect(hint).toBeGreaterThan(0);
+      expect(hint).toBeLessThanOrEqual(500);
+      await new Promise((resolve) => setTimeout(resolve, hint! + 2));
+      expect((await flooder.callTool({ name: 'list', arguments: {} })).isError).not.toBe(true);
+    } finally {
+      await flooder.close();
+      await other.close();
+    }
+    expect(hub().stderr()).toMatch(/http \(stateless\) client "modern-flooder 1\.0\.0": over 2 calls a second/);
     await expectHubFine(hub());
   }, 30_000);
 });

@@ -1,12 +1,14 @@
 /**
  * The per-connection rate limit: the token bucket's arithmetic with a scripted clock, and the
- * transport wrapper answering refused requests itself (the server never sees them).
+ * transport wrapper answering refused requests itself (the server never sees them), and the
+ * per-client buckets of 2026-era stateless requests.
  */
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Logger } from '../../../src/hub/logger.js';
 import { RATE_LIMITED, RateLimitedTransport } from '../../../src/hub/rateLimitedTransport.js';
 import { TokenBucket } from '../../../src/hub/rateLimiter.js';
+import { StatelessCallLimits } from '../../../src/hub/statelessCallLimits.js';
 
 describe('TokenBucket', () => {
   it('allows the burst at once, then refuses with the time until the next token', () => {
@@ -114,5 +116,43 @@ describe('RateLimitedTransport', () => {
     inner.onmessage?.(response);
     expect(seen.slice(-2)).toEqual([cancel, response]);
     expect(inner.sent).toHaveLength(3);
+  });
+});
+
+describe('StatelessCallLimits', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const logger: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+  const call = (id: number, client?: string): unknown => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'list', arguments: {}, ...(client ? { _meta: { 'io.modelcontextprotocol/clientInfo': { name: client, version: '1' } } } : {}) },
+  });
+
+  it('one bucket per client named in _meta; unnamed requests share one; results say resultType complete', () => {
+    vi.useFakeTimers({ toFake: ['performance', 'Date'] });
+    const limits = new StatelessCallLimits({ perSecond: 1, burst: 1 }, logger);
+    expect(limits.check(call(1, 'a'))).toBeNull();
+    expect(limits.check(call(2, 'b'))).toBeNull();
+    expect(limits.check(call(3))).toBeNull();
+    expect(limits.check(call(4))).toMatchObject({ id: 4, result: { isError: true, resultType: 'complete', structuredContent: { code: 'LIMIT_REACHED', retry_after_ms: 1_000 } } });
+    expect(limits.check(call(5, 'a'))).toMatchObject({ id: 5, result: { structuredContent: { code: 'LIMIT_REACHED' } } });
+    // Not requests: notifications and anything else pass untouched.
+    expect(limits.check({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } })).toBeNull();
+    expect(limits.check([call(6, 'a')])).toBeNull();
+    expect(limits.check('nonsense')).toBeNull();
+  });
+
+  it('keeps at most 256 clients, forgetting the least recently seen', () => {
+    vi.useFakeTimers({ toFake: ['performance', 'Date'] });
+    const limits = new StatelessCallLimits({ perSecond: 1, burst: 1 }, logger);
+    expect(limits.check(call(0, 'first'))).toBeNull();
+    for (let i = 1; i <= 256; i++) expect(limits.check(call(i, `client-${i}`))).toBeNull();
+    // `first` was forgotten: a fresh bucket; `client-256` is still known and empty.
+    expect(limits.check(call(300, 'first'))).toBeNull();
+    expect(limits.check(call(301, 'client-256'))).not.toBeNull();
   });
 });
