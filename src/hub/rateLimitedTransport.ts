@@ -16,9 +16,10 @@ const WARN_EVERY_MS = 10_000;
 
 /**
  * One client's call limit: its token bucket, and the hub log's word when it refuses. Past the
- * bucket, `check` gives the answer that refuses the request; the caller sends it at once and the
- * request never reaches the server: nothing runs, nothing is audited (writing an audit line per refused call would be the
- * very work the limit avoids; the hub's log says so at most every 10 s per client, with a count).
+ * bucket, `check` gives the answer that refuses the request; the caller sends it at once and
+ * the request never reaches the server: nothing runs, nothing is audited (an audit line per
+ * refused call would be the very work the limit avoids; the hub's log says so at most every
+ * 10 s per client, with a count).
  */
 export class ClientCallLimit {
   private readonly bucket: TokenBucket;

@@ -1,4 +1,4 @@
-import { CLIENT_INFO_META_KEY, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/server';
+import { CLIENT_INFO_META_KEY, isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { Logger } from './logger.js';
 import { ClientCallLimit, describeClient } from './rateLimitedTransport.js';
 import type { RateLimit } from './rateLimiter.js';
@@ -24,7 +24,7 @@ export class StatelessCallLimits {
 
   /** Null when `body` may go to the server (not a request, or within its client's limit); else the answer that refuses it. */
   check(body: unknown): JSONRPCMessage | null {
-    if (!isRequest(body)) return null;
+    if (!isJSONRPCRequest(body)) return null;
     const client = describeClient(body.params?._meta?.[CLIENT_INFO_META_KEY]);
     let limit = this.limits.get(client);
     if (limit) this.limits.delete(client);
@@ -36,10 +36,4 @@ export class StatelessCallLimits {
     if (refused && 'result' in refused) return { ...refused, result: { ...refused.result, resultType: 'complete' } };
     return refused;
   }
-}
-
-function isRequest(body: unknown): body is JSONRPCRequest {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
-  const { method, id } = body as { method?: unknown; id?: unknown };
-  return typeof method === 'string' && (typeof id === 'string' || typeof id === 'number');
 }
