@@ -6,9 +6,9 @@
  * default setting (agentScrollback; `seq 1 20000` in each); per session at 10 000 lines of
  * scrollback (a second hub whose agent sessions get 10 000 lines: the same emulator as a
  * person's session with scrollback = 10 000), 1 s after the fill and after a full GC. Then
- * during, right after and some seconds after a flood of FLOOD MiB in one session. Baselines: a bare `node -e` process, the hub's own
- * RSS before, and for the 10 000 lines the same terminals in a bare `@xterm/headless` process
- * (xtermAlone.ts), all in the same run.
+ * during, right after and some seconds after a flood of FLOOD MiB in one session. Baselines: a
+ * bare `node -e` process, the hub's own RSS before, and for the 10 000 lines the same
+ * terminals in a bare `@xterm/headless` process (xtermAlone.ts), all in the same run.
  */
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
