@@ -6,7 +6,9 @@
  * default setting (agentScrollback; `seq 1 20000` in each); per session at 10 000 lines of
  * scrollback (a second hub whose agent sessions get 10 000 lines: the same emulator as a
  * person's session with scrollback = 10 000), 1 s after the fill and after a full GC. Then
- * during, right after and some seconds after a flood of FLOOD MiB in one session. Baselines: a
+ * during, right after and some seconds after a flood of FLOOD MiB in one session. The
+ * 10 000 lines are measured twice: `seq` (short rows, most of each blank) and rows filled to the
+ * last column (nothing to drop, the worst case for scrollbackCompactor.ts). Baselines: a
  * bare `node -e` process, the hub's own RSS before, and for the 10 000 lines the same
  * terminals in a bare `@xterm/headless` process (xtermAlone.ts), all in the same run.
  */
@@ -48,11 +50,15 @@ async function warmUp(agent: Client): Promise<void> {
   await tool(agent, 'kill', { session, close: true });
 }
 
-/** Every session prints FILL_LINES lines (its scrollback full), then the hub's RSS. */
-async function fillScrollbacks(hub: BenchHub, agent: Client, sessions: string[]): Promise<number> {
+/**
+ * Every session prints FILL_LINES lines (its scrollback full), then the hub's RSS. `width`:
+ * 0 for `seq`'s own lines, else each line is the number zero-padded to that many columns.
+ */
+async function fillScrollbacks(hub: BenchHub, agent: Client, sessions: string[], width = 0): Promise<number> {
+  const command = width > 0 ? `seq -f '%0${width}g' 1 ${FILL_LINES}` : `seq 1 ${FILL_LINES}`;
   for (const session of sessions) {
-    const result = await tool(agent, 'execute', { session, command: `seq 1 ${FILL_LINES}`, timeout_ms: 60_000 });
-    if (result.total_lines !== FILL_LINES) throw new Error(`seq 1 ${FILL_LINES} counted ${String(result.total_lines)} lines`);
+    const result = await tool(agent, 'execute', { session, command, timeout_ms: 60_000 });
+    if (result.total_lines !== FILL_LINES) throw new Error(`${command} counted ${String(result.total_lines)} lines`);
   }
   await sleep(1_000);
   return rss(hub.pid);
@@ -64,9 +70,10 @@ interface XtermAlone {
 }
 
 /** The same terminals in a bare `@xterm/headless` process (xtermAlone.ts): per terminal, bytes. */
-async function xtermAlone(cols: number, rows: number, scrollback: number): Promise<XtermAlone> {
+async function xtermAlone(cols: number, rows: number, scrollback: number, width: number): Promise<XtermAlone> {
   const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'xtermAlone.js');
-  const child = spawn(process.execPath, ['--expose-gc', script, String(SESSIONS), String(cols), String(rows), String(scrollback), String(FILL_LINES)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const args = [SESSIONS, cols, rows, scrollback, FILL_LINES, width].map(String);
+  const child = spawn(process.execPath, ['--expose-gc', script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const killer = setTimeout(() => child.kill('SIGKILL'), 120_000);
@@ -162,7 +169,7 @@ export async function memory(rows: Row[], floodMiB: number, settleSeconds: numbe
   } finally {
     await hub.stop();
   }
-  rows.push(...(await longScrollback()));
+  rows.push(...(await longScrollback(0)), ...(await longScrollback(DEFAULT_COLS)));
 }
 
 /**
@@ -196,9 +203,10 @@ async function collectGarbage(hub: BenchHub): Promise<void> {
 /**
  * Per session at LONG_SCROLLBACK lines, in a hub of its own: 1 s after the fill, and after a
  * full GC; beside the same terminals in a bare `@xterm/headless` process measured the same way.
+ * `width`: 0 for `seq`'s lines, else lines of that many columns (fillScrollbacks).
  */
-async function longScrollback(): Promise<Row[]> {
-  const bare = await xtermAlone(DEFAULT_COLS, DEFAULT_ROWS, LONG_SCROLLBACK);
+async function longScrollback(width: number): Promise<Row[]> {
+  const bare = await xtermAlone(DEFAULT_COLS, DEFAULT_ROWS, LONG_SCROLLBACK, width);
   const hub = await startHub({ SWITCHBOARD_AGENT_SCROLLBACK: String(LONG_SCROLLBACK) }, ['--inspect=127.0.0.1:0']);
   try {
     const agent = await httpClient(hub, 'bench-memory-long');
@@ -208,13 +216,14 @@ async function longScrollback(): Promise<Row[]> {
       await sleep(1_000);
       const warm = rss(hub.pid);
       const sessions = await openSessions(agent, 'long');
-      const withFull = await fillScrollbacks(hub, agent, sessions);
+      const withFull = await fillScrollbacks(hub, agent, sessions, width);
       await collectGarbage(hub);
       await sleep(1_000);
       const collected = rss(hub.pid);
       const perFull = (withFull - warm) / SESSIONS;
       const perCollected = (collected - warm) / SESSIONS;
-      const label = `(${DEFAULT_COLS}×${DEFAULT_ROWS}, a person's session with scrollback = ${LONG_SCROLLBACK}; delta / ${SESSIONS})`;
+      const lines = width > 0 ? `\`seq -f '%0${width}g'\`: every row full to the last column` : '`seq`';
+      const label = `(${DEFAULT_COLS}×${DEFAULT_ROWS}, a person's session with scrollback = ${LONG_SCROLLBACK}; ${lines}; delta / ${SESSIONS})`;
       return [
         {
           case: `RSS per session at ${LONG_SCROLLBACK} lines of scrollback, full, 1 s after ${label}`,

@@ -1,9 +1,10 @@
 /**
  * The floor under a session's memory: a bare `@xterm/headless` process holding `terminals`
  * terminals of the same size and scrollback as the hub's sessions in bench/memory.ts, each fed
- * `seq 1 <lines>`. Run as a child process by memory.ts:
+ * `seq 1 <lines>` (with `width` > 0: each number zero-padded to that many columns, as
+ * `seq -f '%0<width>g'`). Run as a child process by memory.ts:
  *
- *   node --expose-gc dist/bench/xtermAlone.js <terminals> <cols> <rows> <scrollback> <lines>
+ *   node --expose-gc dist/bench/xtermAlone.js <terminals> <cols> <rows> <scrollback> <lines> <width>
  *
  * Prints one JSON line: RSS deltas per terminal (bytes) 1 s after the fill and 1 s after a
  * full GC.
@@ -18,7 +19,7 @@ function rss(): number {
 }
 
 async function main(): Promise<void> {
-  const [terminals, cols, rows, scrollback, lines] = process.argv.slice(2).map(Number) as [number, number, number, number, number];
+  const [terminals, cols, rows, scrollback, lines, width] = process.argv.slice(2).map(Number) as [number, number, number, number, number, number];
   gc();
   await new Promise((resolve) => setTimeout(resolve, 500));
   const before = rss();
@@ -29,7 +30,7 @@ async function main(): Promise<void> {
     // Written in chunks the size a PTY read gives, as the hub's sessions receive it.
     let chunk = '';
     for (let n = 1; n <= lines; n++) {
-      chunk += `${n}\r\n`;
+      chunk += `${String(n).padStart(width, '0')}\r\n`;
       if (chunk.length >= 4096 || n === lines) {
         await new Promise<void>((resolve) => terminal.write(chunk, resolve));
         chunk = '';

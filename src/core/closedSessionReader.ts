@@ -67,7 +67,7 @@ export async function readClosedSession(store: SessionStore, ref: string, reques
 }
 
 async function replayTail(file: string, meta: SessionMeta, scrollback: number): Promise<Emulator> {
-  const emulator = await Emulator.create({ cols: meta.cols, rows: meta.rows, scrollback, nonce: meta.nonce ?? '', headLines: 0 });
+  const emulator = await Emulator.create({ cols: meta.cols, rows: meta.rows, scrollback, nonce: meta.nonce ?? '', headLines: 0, compactScrollback: false });
   const size = fs.existsSync(file) ? fs.statSync(file).size : 0;
   const start = Math.max(0, size - REPLAY_TAIL_BYTES);
   if (size > 0) {

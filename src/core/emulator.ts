@@ -6,6 +6,7 @@ import { EventEmitter, type Disposable, type Event } from './event.js';
 import { countLineFeeds, planSkip } from './fastForward.js';
 import { OSC_FINAL_TERM } from './marks.js';
 import type { OutputLines } from './outputWindow.js';
+import { paddedRows, ScrollbackCompactor } from './scrollbackCompactor.js';
 
 interface Xterm {
   Terminal: typeof HeadlessTerminal;
@@ -46,6 +47,11 @@ export interface EmulatorOptions {
   headFrom?: number;
   /** Skip parsing flood output that scrolls out anyway (fastForward.ts); off for replays. Default on. */
   fastForward?: boolean;
+  /**
+   * Compact rows entering the scrollback (scrollbackCompactor.ts). Default on; off for scratch
+   * emulators read once and dropped (replays), where it would only cost time.
+   */
+  compactScrollback?: boolean;
 }
 
 /**
@@ -89,6 +95,8 @@ const FEED_SLICE_BYTES = 32 * 1024;
 export class Emulator {
   private readonly terminal: HeadlessTerminal;
   private readonly serializer: HeadlessSerializeAddon;
+  /** Scrollback rows drop their blank cells (most of a full scrollback's memory). */
+  private readonly compactor: ScrollbackCompactor | undefined;
   readonly tracker: CommandTracker;
   /** Bytes written but not yet parsed (or skipped): the emulator's backlog, for flow control. */
   private pending = 0;
@@ -146,6 +154,7 @@ export class Emulator {
       scrollback: options.scrollback,
       allowProposedApi: true,
     });
+    this.compactor = (options.compactScrollback ?? true) ? new ScrollbackCompactor(this.terminal) : undefined;
     this.tracker = new CommandTracker({
       nonce: options.nonce,
       headLines: options.headLines,
@@ -155,7 +164,9 @@ export class Emulator {
     });
     this.fastForward = (options.fastForward ?? true) && options.headFrom === undefined;
     this.terminal.loadAddon(this.tracker);
-    this.terminal.loadAddon(this.serializer);
+    // Not loadAddon: the serializer reads compacted rows whole (scrollbackCompactor.ts). Its
+    // typings name the browser's Terminal; it reads only what the headless one has too.
+    this.serializer.activate(paddedRows(this.terminal) as unknown as Parameters<HeadlessSerializeAddon['activate']>[0]);
     this.terminal.onTitleChange((title) => this.onDidChangeTitleEmitter.fire(title));
   }
 
@@ -227,7 +238,15 @@ export class Emulator {
   }
 
   resize(cols: number, rows: number): void {
+    if (cols === this.terminal.cols && rows === this.terminal.rows) return;
+    this.compactor?.beforeResize();
     this.terminal.resize(cols, rows);
+    this.compactor?.afterResize();
+  }
+
+  /** Whether scrollback rows are compacted (false if off or xterm's internals changed), for tests. */
+  get compactsScrollback(): boolean {
+    return this.compactor?.enabled ?? false;
   }
 
   /** The output of a command (running or finished) as the screen renders it. */
@@ -374,6 +393,8 @@ export class Emulator {
     for (const entry of [...this.feeding.splice(0), ...this.held.splice(0)]) if ('barrier' in entry) entry.barrier();
     this.releaseParsedWaiters();
     this.tracker.dispose();
+    this.compactor?.dispose();
+    this.serializer.dispose();
     this.terminal.dispose();
     this.onDidParseEmitter.dispose();
     this.onDidChangeTitleEmitter.dispose();

@@ -65,6 +65,7 @@ export async function replayCommandOutput(request: ReplayRequest): Promise<Repla
     nonce: request.nonce,
     headLines: request.limit,
     headFrom: request.offset,
+    compactScrollback: false,
   });
   const seen: { started: TrackedCommand | null; finished: TrackedCommand | null } = { started: null, finished: null };
   emulator.tracker.onDidStartCommand((command) => (seen.started ??= command));
@@ -164,6 +165,7 @@ export async function replayHistory(request: HistoryReplayRequest): Promise<Hist
     nonce: '',
     headLines: 0,
     fastForward: false,
+    compactScrollback: false,
   });
   try {
     const rows = emulator.onScrollbackRow(row);

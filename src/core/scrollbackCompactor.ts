@@ -1,0 +1,222 @@
+import type { IBuffer, IBufferCell, IBufferLine, Terminal as HeadlessTerminal } from '@xterm/headless';
+import type { Disposable } from './event.js';
+
+/**
+ * Rows of the scrollback give back the blank cells at their end.
+ *
+ * xterm keeps every row as `cols` cells of 12 bytes, in a typed array of its own: at 120
+ * columns, 1 440 bytes plus ~520 of bookkeeping (backing store, `ArrayBuffer`, view), whatever
+ * the row holds. Most output is far narrower than the terminal (`seq` prints 6 columns, source
+ * code averages ~40), so most of a full scrollback is blank cells. Once a row has scrolled off
+ * the screen nothing writes to it again (the cursor never leaves the screen), so as it enters
+ * the scrollback its trailing default cells go, and what is left is copied into a shared slab
+ * (one `ArrayBuffer` for many rows, instead of a backing store per row).
+ *
+ * Only cells that are exactly xterm's blank (no character, width 1, default colours and
+ * attributes) are dropped, and one is kept to stand for them, so nothing is lost: a row's
+ * cells, its text and its serialization stay the same. A row that wraps onto the next keeps
+ * all its cells (its blanks are part of the logical line that `readLines` joins).
+ *
+ * Per row this costs a scan and a small copy, and no allocation: the row's full-width array
+ * goes to the oldest row of a full scrollback, which xterm recycles for the next new row (and
+ * would otherwise reallocate, its length having changed).
+ *
+ * Two readers need the blank cells back. xterm's resize assumes every row is `cols` wide (and
+ * would grow a row over its slab neighbours), so `Emulator.resize` widens the rows first
+ * (`beforeResize`) and compacts them again after (`afterResize`). The serializer counts a
+ * row's trailing blanks to erase them in the right colour (a viewer's new rows take the colour
+ * in effect, BCE), so it reads the terminal through `paddedRows`, where a compacted row reads
+ * `cols` wide again.
+ *
+ * This reaches into xterm's private row store (`_core`, `BufferLine._data`); `enabled` is
+ * false when it does not look as expected (another xterm version), and nothing is compacted.
+ */
+export class ScrollbackCompactor implements Disposable {
+  private readonly buffers: CoreBuffers | undefined;
+  private readonly listeners: Disposable[] = [];
+  private slab = new Uint32Array(0);
+  private slabUsed = 0;
+
+  constructor(private readonly terminal: HeadlessTerminal) {
+    this.buffers = coreBuffers(terminal);
+    if (!this.buffers) return;
+    // Fires once per row scrolled (xterm's BufferService.scroll), after the row moved up.
+    this.listeners.push(terminal.onScroll(() => this.rowScrolled()));
+  }
+
+  get enabled(): boolean {
+    return this.buffers !== undefined;
+  }
+
+  /**
+   * Gives every compacted row its own full-width array back; call right before
+   * `terminal.resize`. Its reflow assumes rows `cols` wide, and `BufferLine.resize` grows a row
+   * from the start of its buffer, which for a slab row is another row's.
+   */
+  beforeResize(): void {
+    const normal = this.buffers?.normal;
+    if (!normal) return;
+    for (let row = 0; row < normal.lines.length; row++) release(normal.lines.get(row), this.terminal.cols);
+  }
+
+  /** Compacts the rows the resize left in the scrollback; call right after `terminal.resize`. */
+  afterResize(): void {
+    const normal = this.buffers?.normal;
+    if (!normal) return;
+    for (let row = 0; row < normal.ybase; row++) this.compactRow(row);
+  }
+
+  dispose(): void {
+    for (const listener of this.listeners.splice(0)) listener.dispose();
+  }
+
+  /**
+   * The row just above the screen entered the scrollback (or, for a scroll inside margins or
+   * on the alternate screen, is one already compacted: compacting it again finds nothing).
+   */
+  private rowScrolled(): void {
+    const buffers = this.buffers!;
+    const normal = buffers.normal;
+    if (buffers.active !== normal || normal.ybase === 0) return;
+    const row = normal.lines.get(normal.ybase - 1);
+    const data = row?._data;
+    const cols = this.terminal.cols;
+    const moved = this.compactRow(normal.ybase - 1);
+    // xterm recycles the oldest row of a full buffer for the next new one, copying the blank
+    // row into it: in place if it has `cols` cells, into a new array if not. Give a compacted
+    // oldest row the array just freed instead; past its kept cells that array is blank already.
+    const oldest = normal.lines.isFull ? normal.lines.get(0) : undefined;
+    if (moved && oldest && oldest.length < cols && data?.length === cols * CELL_SIZE) release(oldest, cols, data, row!.length);
+  }
+
+  /** Compacts scrollback row `index` of the normal buffer; whether it moved into a slab. */
+  private compactRow(index: number): boolean {
+    const lines = this.buffers!.normal.lines;
+    const row = lines.get(index);
+    if (!row || lines.get(index + 1)?.isWrapped) return false;
+    const data = row._data;
+    let cells = row.length;
+    while (cells > 0) {
+      const at = (cells - 1) * CELL_SIZE;
+      if (data[at] !== BLANK_CONTENT || data[at + 1] !== 0 || data[at + 2] !== 0) break;
+      cells--;
+    }
+    const keep = Math.min(cells + 1, row.length);
+    // A row with nothing to drop stays where it is: moving it into a slab would save its
+    // backing store's ~400 bytes, but leave its full-width array as garbage while the
+    // scrollback fills (measured: more RSS, not less, for a scrollback of full rows).
+    if (keep === row.length) return false;
+    row._data = this.store(data, keep * CELL_SIZE);
+    row.length = keep;
+    return true;
+  }
+
+  /** A copy of the first `words` of `data` in the current slab (a new slab when it is full). */
+  private store(data: Uint32Array, words: number): Uint32Array {
+    if (this.slabUsed + words > this.slab.length) {
+      this.slab = new Uint32Array(Math.max(SLAB_WORDS, words));
+      this.slabUsed = 0;
+    }
+    const view = this.slab.subarray(this.slabUsed, this.slabUsed + words);
+    // A loop beats set() (and the subarray it needs) for the short rows that are most rows.
+    if (words <= 64) for (let i = 0; i < words; i++) view[i] = data[i]!;
+    else view.set(data.subarray(0, words));
+    this.slabUsed += words;
+    return view;
+  }
+}
+
+/**
+ * The terminal with each compacted row of its normal buffer reading `cols` wide again (the
+ * blank it kept stands for the ones dropped), for readers that count trailing blanks: the
+ * serializer. Everything else is the terminal itself.
+ */
+export function paddedRows(terminal: HeadlessTerminal): HeadlessTerminal {
+  const padded = (buffer: IBuffer): IBuffer =>
+    new Proxy(buffer, {
+      get: (target, property) => (property === 'getLine' ? (y: number) => padRow(target.getLine(y), terminal.cols) : Reflect.get(target, property)),
+    });
+  const buffers = {
+    get active(): IBuffer {
+      return terminal.buffer.active.type === 'normal' ? padded(terminal.buffer.normal) : terminal.buffer.active;
+    },
+    get normal(): IBuffer {
+      return padded(terminal.buffer.normal);
+    },
+    get alternate(): IBuffer {
+      return terminal.buffer.alternate;
+    },
+    onBufferChange: terminal.buffer.onBufferChange,
+  };
+  return new Proxy(terminal, {
+    get: (target, property) => {
+      if (property === 'buffer') return buffers;
+      const value: unknown = Reflect.get(target, property);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+function padRow(line: IBufferLine | undefined, cols: number): IBufferLine | undefined {
+  if (!line || line.length >= cols || line.length === 0) return line;
+  const last = line.length - 1;
+  return {
+    isWrapped: line.isWrapped,
+    length: cols,
+    getCell: (x: number, cell?: IBufferCell) => (x < 0 || x >= cols ? undefined : line.getCell(Math.min(x, last), cell)),
+    translateToString: (trimRight?: boolean, startColumn = 0, endColumn = cols) => {
+      const text = line.translateToString(trimRight, startColumn, Math.min(endColumn, line.length));
+      return trimRight ? text : text + ' '.repeat(Math.max(0, Math.min(endColumn, cols) - Math.max(startColumn, line.length)));
+    },
+  };
+}
+
+/** The part of xterm's `BufferLine` this touches (private in xterm 6). */
+interface Row {
+  _data: Uint32Array;
+  length: number;
+  isWrapped: boolean;
+}
+
+interface CoreBuffers {
+  active: unknown;
+  normal: { ybase: number; lines: { readonly length: number; readonly isFull: boolean; get(index: number): Row | undefined } };
+}
+
+/** Three 32-bit words per cell: content (code point | width << 22), foreground, background. */
+const CELL_SIZE = 3;
+/** xterm's blank cell: no character, width 1; its colours are 0 (the defaults). */
+const BLANK_CONTENT = 1 << 22;
+/**
+ * 64 KiB slabs: ~45 compacted rows of 120 columns, or hundreds of short ones. Rows enter and
+ * leave the scrollback in order, so a slab is freed once its last row is recycled.
+ */
+const SLAB_WORDS = 16 * 1024;
+
+/** The buffers of xterm's core, if their rows look like the ones this was written for. */
+function coreBuffers(terminal: HeadlessTerminal): CoreBuffers | undefined {
+  const buffers = (terminal as unknown as { _core?: { buffers?: CoreBuffers } })._core?.buffers;
+  const lines = buffers?.normal?.lines;
+  const row = lines?.get(0);
+  if (!buffers || typeof buffers.normal.ybase !== 'number' || typeof lines?.isFull !== 'boolean' || !row) return undefined;
+  const looksRight = row._data instanceof Uint32Array && row.length === terminal.cols && row._data.length === row.length * CELL_SIZE && row._data[0] === BLANK_CONTENT;
+  return looksRight ? buffers : undefined;
+}
+
+/**
+ * Gives a compacted row its own full-width array again, its blank cells back: a new array, or
+ * `into`, a free full-width array whose cells from `blankFrom` on are blank.
+ */
+function release(row: Row | undefined, cols: number, into?: Uint32Array, blankFrom = 0): void {
+  if (!row || row.length >= cols) return;
+  const data = into ?? new Uint32Array(cols * CELL_SIZE);
+  data.set(row._data);
+  const blankTo = into ? Math.max(row.length, blankFrom) : cols;
+  for (let at = row.length * CELL_SIZE; at < blankTo * CELL_SIZE; at += CELL_SIZE) {
+    data[at] = BLANK_CONTENT;
+    data[at + 1] = 0;
+    data[at + 2] = 0;
+  }
+  row._data = data;
+  row.length = cols;
+}
