@@ -13,7 +13,7 @@ import headless from '@xterm/headless';
 import serializeAddon from '@xterm/addon-serialize';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Emulator, loadEmulator } from '../../../src/core/emulator.js';
-import { paddedRows, ScrollbackCompactor } from '../../../src/core/scrollbackCompactor.js';
+import { paddedRows, ScrollbackCompactor, type CompactionRate } from '../../../src/core/scrollbackCompactor.js';
 
 const COLS = 40;
 const ROWS = 10;
@@ -39,9 +39,9 @@ function terminal(cols = COLS, rows = ROWS): headless.Terminal {
   return t;
 }
 
-function pair(): Pair {
+function pair(rate?: CompactionRate): Pair {
   const compacting = terminal();
-  const compactor = new ScrollbackCompactor(compacting);
+  const compactor = new ScrollbackCompactor(compacting, rate);
   open.push(compactor);
   const bare = terminal();
   const addons = new Map<headless.Terminal, serializeAddon.SerializeAddon>();
@@ -238,6 +238,35 @@ describe('ScrollbackCompactor', () => {
     await expectSame(p);
     await feed(p, `\x1b[?1049h${'full screen\r\n'.repeat(30)}\x1b[?1049l`);
     await feed(p, variedOutput(3));
+    await expectSame(p);
+  });
+
+  it('lets a flood go by uncompacted, then compacts what it left once it slows down', async () => {
+    // On a clock of its own: a flood is over 1 000 rows a second in a 10 ms window; quiet is
+    // 30 ms below that.
+    let now = 0;
+    const p = pair({ rowsPerSecond: 1_000, windowMs: 10, quietForMs: 30, clock: () => now });
+    let paused = false;
+    p.compactor.onDidPause(() => (paused = true));
+    const rows = (count: number, text: string): string => `${text}\r\n`.repeat(count);
+    // A burst within one window: compacted as it scrolls; the window's end pauses compaction.
+    now += 10;
+    await feed(p, rows(500, 'burst'));
+    expect(paused).toBe(true);
+    await expectSame(p);
+    // Rows that scroll while paused keep every cell (the clock stands still: the same flood).
+    await feed(p, rows(SCROLLBACK, 'flood'));
+    expect(scrollbackCells(p.compacting).filter((cells) => cells === COLS).length).toBe(SCROLLBACK);
+    // A second later, with no rows since: compaction resumes (at its next look at the clock,
+    // every 10 ms) and compacts every row the flood left.
+    const resumed = new Promise<void>((resolve) => p.compactor.onDidResume(resolve));
+    now += 1_000;
+    await resumed;
+    expect(sum(scrollbackCells(p.compacting))).toBeLessThan(SCROLLBACK * 12);
+    await expectSame(p);
+    // And rows scroll compacted again.
+    now += 10;
+    await feed(p, rows(5, 'after'));
     await expectSame(p);
   });
 });
