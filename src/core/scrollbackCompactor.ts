@@ -40,8 +40,9 @@ export class ScrollbackCompactor implements Disposable {
   /** Rows scrolled since `windowStart` (the rate's clock), for the rate that pauses compaction. */
   private rowsInWindow = 0;
   private windowStart: number;
-  /** While paused: since when rows have scrolled slower than `rowsPerSecond` (0: they have not). */
-  private slowSince = 0;
+  /** Since when rows have scrolled fast, and while paused, slowly (undefined: they have not). */
+  private fastSince: number | undefined;
+  private quietSince: number | undefined;
   private paused = false;
   private quietTimer: NodeJS.Timeout | undefined;
   private readonly onDidPauseEmitter = new EventEmitter<void>();
@@ -98,29 +99,30 @@ export class ScrollbackCompactor implements Disposable {
   /**
    * A row costs ~0.2–0.5 µs to compact, as much as xterm's parse of a short row: worth it for
    * rows that stay, not for a flood (`yes`) whose rows are recycled milliseconds later. When
-   * rows scroll faster than `rowsPerSecond` over a window of `windowMs`, compaction pauses
-   * (that window's rows are compacted already: a burst such as `seq 1 20000` is over within
-   * one); after `quietForMs` below that rate, or without output, it resumes and compacts the
-   * rows that went by meanwhile in one pass.
+   * rows keep scrolling faster than `rowsPerSecond` for `forMs` (a burst such as
+   * `seq 1 20000` is over sooner), compaction pauses; once they stay under a tenth of that for
+   * `quietForMs`, or stop, it resumes and compacts the rows that went by in one pass.
    */
   private measureRate(): void {
     const now = this.rate.clock();
     const elapsed = now - this.windowStart;
     if (elapsed < this.rate.windowMs) return;
-    const fast = this.rowsInWindow > (this.rate.rowsPerSecond * elapsed) / 1000;
+    const rowsPerSecond = (this.rowsInWindow * 1000) / elapsed;
     this.rowsInWindow = 0;
     this.windowStart = now;
-    if (fast) {
-      this.slowSince = 0;
-      if (!this.paused) this.pause();
+    if (!this.paused) {
+      if (rowsPerSecond <= this.rate.rowsPerSecond) return void (this.fastSince = undefined);
+      this.fastSince ??= now - elapsed;
+      if (now - this.fastSince >= this.rate.forMs) this.pause();
       return;
     }
-    if (!this.paused) return;
-    this.slowSince ||= now - elapsed;
-    if (now - this.slowSince >= this.rate.quietForMs) this.resume();
+    if (rowsPerSecond >= this.rate.rowsPerSecond / 10) return void (this.quietSince = undefined);
+    this.quietSince ??= now - elapsed;
+    if (now - this.quietSince >= this.rate.quietForMs) this.resume();
   }
 
   private pause(): void {
+    this.fastSince = undefined;
     this.paused = true;
     // The flood may stop without another write to notice it by.
     this.quietTimer = setInterval(() => this.measureRate(), this.rate.windowMs);
@@ -129,7 +131,7 @@ export class ScrollbackCompactor implements Disposable {
   }
 
   private resume(): void {
-    this.slowSince = 0;
+    this.quietSince = undefined;
     this.paused = false;
     clearInterval(this.quietTimer);
     this.quietTimer = undefined;
@@ -255,20 +257,20 @@ interface CoreBuffers {
 const CELL_SIZE = 3;
 /** xterm's blank cell: no character, width 1; its colours are 0 (the defaults). */
 const BLANK_CONTENT = 1 << 22;
-/**
- * The row rate above which compaction pauses, how often it is measured, and how long it must
- * stay below for compaction to resume (`measureRate`).
- */
+/** When compaction pauses for a flood and resumes after it (`measureRate`). */
 export interface CompactionRate {
+  /** Rows a second above which output is a flood, measured over windows of `windowMs`… */
   rowsPerSecond: number;
   windowMs: number;
+  /** … for this long before compaction pauses; it resumes after `quietForMs` under a tenth of the rate. */
+  forMs: number;
   quietForMs: number;
   /** Milliseconds (`performance.now`; tests drive their own). */
   clock: () => number;
 }
 
 /** 50 000 rows a second cost ~2 % of a core to compact; `yes` at 1 MiB/s is ~350 000. */
-const DEFAULT_RATE: CompactionRate = { rowsPerSecond: 50_000, windowMs: 100, quietForMs: 1_000, clock: () => performance.now() };
+const DEFAULT_RATE: CompactionRate = { rowsPerSecond: 50_000, windowMs: 100, forMs: 500, quietForMs: 1_000, clock: () => performance.now() };
 /**
  * 64 KiB slabs: ~45 compacted rows of 120 columns, or hundreds of short ones. Rows enter and
  * leave the scrollback in order, so a slab is freed once its last row is recycled.

@@ -241,21 +241,27 @@ describe('ScrollbackCompactor', () => {
     await expectSame(p);
   });
 
-  it('lets a flood go by uncompacted, then compacts what it left once it slows down', async () => {
-    // On a clock of its own: a flood is over 1 000 rows a second in a 10 ms window; quiet is
-    // 30 ms below that.
+  it('lets a flood go by uncompacted, then compacts what it left once it is over', async () => {
+    // On a clock of its own: a flood is over 1 000 rows a second, measured every 10 ms, for
+    // 30 ms; it is over after 30 ms under 100 rows a second.
     let now = 0;
-    const p = pair({ rowsPerSecond: 1_000, windowMs: 10, quietForMs: 30, clock: () => now });
+    const p = pair({ rowsPerSecond: 1_000, windowMs: 10, forMs: 30, quietForMs: 30, clock: () => now });
     let paused = false;
     p.compactor.onDidPause(() => (paused = true));
     const rows = (count: number, text: string): string => `${text}\r\n`.repeat(count);
-    // A burst within one window: compacted as it scrolls; the window's end pauses compaction.
-    now += 10;
-    await feed(p, rows(500, 'burst'));
-    expect(paused).toBe(true);
+    // A burst shorter than 30 ms: compacted as it scrolls, nothing paused.
+    for (let window = 1; window <= 2; window++) {
+      now += 10;
+      await feed(p, rows(500, `burst ${window}`));
+    }
+    expect(paused).toBe(false);
     await expectSame(p);
+    // It goes on: compaction pauses.
+    now += 10;
+    await feed(p, rows(500, 'flood'));
+    expect(paused).toBe(true);
     // Rows that scroll while paused keep every cell (the clock stands still: the same flood).
-    await feed(p, rows(SCROLLBACK, 'flood'));
+    await feed(p, rows(SCROLLBACK, 'more flood'));
     expect(scrollbackCells(p.compacting).filter((cells) => cells === COLS).length).toBe(SCROLLBACK);
     // A second later, with no rows since: compaction resumes (at its next look at the clock,
     // every 10 ms) and compacts every row the flood left.
