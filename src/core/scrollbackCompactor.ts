@@ -17,9 +17,9 @@ import { EventEmitter, type Disposable, type Event } from './event.js';
  * cells, its text and its serialization stay the same. A row that wraps onto the next keeps
  * all its cells (its blanks are part of the logical line that `readLines` joins).
  *
- * Per row this costs a scan and a small copy, and no allocation: the row's full-width array
- * goes to the oldest row of a full scrollback, which xterm recycles for the next new row (and
- * would otherwise reallocate, its length having changed). During a flood it pauses
+ * Per row this costs a scan, a small copy and a view, and no backing store: the row's
+ * full-width array goes to the oldest row of a full scrollback, which xterm recycles for the
+ * next new row (and would otherwise reallocate, its length having changed). During a flood it pauses
  * (`measureRate`): its rows would be recycled before they were worth the work.
  *
  * Two readers need the blank cells back. xterm's resize assumes every row is `cols` wide (and
