@@ -84,9 +84,7 @@ export class ScrollbackCompactor implements Disposable {
 
   /** Compacts the rows the resize left in the scrollback; call right after `terminal.resize`. */
   afterResize(): void {
-    const normal = this.buffers?.normal;
-    if (!normal) return;
-    for (let row = 0; row < normal.ybase; row++) this.compactRow(row);
+    if (this.buffers) this.compactScrollback();
   }
 
   dispose(): void {
@@ -135,9 +133,14 @@ export class ScrollbackCompactor implements Disposable {
     this.paused = false;
     clearInterval(this.quietTimer);
     this.quietTimer = undefined;
+    this.compactScrollback();
+    this.onDidResumeEmitter.fire();
+  }
+
+  /** Every row of the scrollback (rows compacted already find nothing to drop). */
+  private compactScrollback(): void {
     const normal = this.buffers!.normal;
     for (let row = 0; row < normal.ybase; row++) this.compactRow(row);
-    this.onDidResumeEmitter.fire();
   }
 
   /**
