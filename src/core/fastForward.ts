@@ -53,7 +53,8 @@ export function planSkip(chunks: readonly Buffer[], keepLineFeeds: number): Skip
   // A chunk that starts inside a UTF-8 sequence continues a character already parsed.
   if (chunks.length === 0 || ((chunks[0]![0] ?? 0) & 0xc0) === 0x80) return null;
   const sgr: { chunk: number; at: number; text: string }[] = [];
-  // Where the plain output ends: chunk `last`, byte `lastEnd`.
+  // Where the plain output ends: chunk `last`, byte `lastEnd`. The scan counts its line feeds.
+  scannedLineFeeds = 0;
   let last = chunks.length - 1;
   let lastEnd = chunks[last]!.length;
   for (let index = 0; index < chunks.length; index++) {
@@ -81,14 +82,11 @@ export function planSkip(chunks: readonly Buffer[], keepLineFeeds: number): Skip
   }
   if (!firstKeptLineHasCr(chunks, chunk, at + 1)) return null;
   let bytes = at + 1;
-  let lineFeeds = countLineFeeds(chunks[chunk]!, at + 1);
-  for (let index = 0; index < chunk; index++) {
-    bytes += chunks[index]!.length;
-    lineFeeds += countLineFeeds(chunks[index]!, chunks[index]!.length);
-  }
+  for (let index = 0; index < chunk; index++) bytes += chunks[index]!.length;
   let replay = '';
   for (const entry of sgr) if (entry.chunk < chunk || (entry.chunk === chunk && entry.at < at)) replay += entry.text;
-  return { bytes, lineFeeds, sgr: replay };
+  // Every line feed of the plain output is skipped but the `keepLineFeeds` after the skip's end.
+  return { bytes, lineFeeds: scannedLineFeeds - keepLineFeeds, sgr: replay };
 }
 
 /** How many bytes at the start of `chunk` are plain output; its SGR sequences go to `sgr`. */
@@ -125,38 +123,95 @@ function sgrEnd(chunk: Buffer, at: number): number {
   return -1;
 }
 
+/** Line feeds `firstStop` passed over since the caller reset it (a second result, without an allocation). */
+let scannedLineFeeds = 0;
+
 /**
- * The first byte at or after `from` that PASSES does not let through (or the length). Aligned
- * stretches are read as 32-bit words: a word of printable ASCII needs no look at its bytes.
+ * The first byte at or after `from` that PASSES does not let through (or the length); adds the
+ * line feeds before it to `scannedLineFeeds`. Aligned stretches are read as 32-bit words: a
+ * word of printable ASCII needs no look at its bytes, nor does one of printable ASCII, `\r` and
+ * `\n` (a flood of short lines, like `yes` or `seq`, has one in almost every word).
  */
 function firstStop(chunk: Buffer, from: number): number {
   const length = chunk.length;
+  // Module bindings are re-read (and checked) on every use in a loop; locals are not (~1.6× here).
+  const passes = PASSES;
+  const lineFeed = LF;
+  let lineFeeds = 0;
   let at = from;
-  while (at < length && ((chunk.byteOffset + at) & 3) !== 0) {
-    if (PASSES[chunk[at]!] === 0) return at;
-    at++;
+  for (; at < length && ((chunk.byteOffset + at) & 3) !== 0; at++) {
+    const byte = chunk[at]!;
+    if (passes[byte] === 0) return stopAt(at, lineFeeds);
+    if (byte === lineFeed) lineFeeds++;
   }
   const words = (length - at) >> 2;
   if (words > 0) {
     const view = new Int32Array(chunk.buffer, chunk.byteOffset + at, words);
     for (let word = 0; word < words; word++) {
       const x = view[word]!;
-      // Non-zero when a byte is below 0x20, is 0x7f, or is 0x80 or above (for ASCII bytes none
-      // of the additions carry into the next byte; any other byte sets its own high bit).
-      if (((((x + 0x60606060) & 0x80808080) ^ 0x80808080) | ((x + 0x01010101) & 0x80808080) | (x & 0x80808080)) === 0) continue;
+      const special = notPrintable(x);
+      if (special === 0) continue;
+      const lineFeedBytes = bytesEqual(x, 0x0a0a0a0a);
+      if ((special & ~(lineFeedBytes | bytesEqual(x, 0x0d0d0d0d))) === 0) {
+        lineFeeds += countHighBits(lineFeedBytes);
+        continue;
+      }
+      // A tab, a backspace, UTF-8, or a stop: byte by byte.
       const start = at + word * 4;
-      for (let i = start; i < start + 4; i++) if (PASSES[chunk[i]!] === 0) return i;
+      for (let i = start; i < start + 4; i++) {
+        const byte = chunk[i]!;
+        if (passes[byte] === 0) return stopAt(i, lineFeeds);
+        if (byte === lineFeed) lineFeeds++;
+      }
     }
     at += words * 4;
   }
-  for (; at < length; at++) if (PASSES[chunk[at]!] === 0) return at;
-  return length;
+  for (; at < length; at++) {
+    const byte = chunk[at]!;
+    if (passes[byte] === 0) return stopAt(at, lineFeeds);
+    if (byte === lineFeed) lineFeeds++;
+  }
+  return stopAt(length, lineFeeds);
+}
+
+/** `at`, once the line feeds scanned before it are added to `scannedLineFeeds`. */
+function stopAt(at: number, lineFeeds: number): number {
+  scannedLineFeeds += lineFeeds;
+  return at;
+}
+
+/**
+ * The high bit of each byte of `x` that is not printable ASCII (below 0x20, 0x7f, or 0x80 and
+ * above). Exact when every byte is ASCII (no addition carries into the next byte); a byte of
+ * 0x80 or above always sets its own bit, whatever it carries into the next.
+ */
+function notPrintable(x: number): number {
+  return (((x + 0x60606060) & 0x80808080) ^ 0x80808080) | ((x + 0x01010101) & 0x80808080) | (x & 0x80808080);
+}
+
+/** The high bit of each byte of `x` that equals the byte repeated in `pattern` (exact: no carries). */
+function bytesEqual(x: number, pattern: number): number {
+  const t = x ^ pattern;
+  return ~(((t & 0x7f7f7f7f) + 0x7f7f7f7f) | t | 0x7f7f7f7f);
+}
+
+/** How many bytes of a `bytesEqual` result have their high bit set. */
+function countHighBits(mask: number): number {
+  return Math.imul((mask >>> 7) & 0x01010101, 0x01010101) >>> 24;
 }
 
 /** Line feeds in the first `end` bytes of `chunk`. */
 export function countLineFeeds(chunk: Buffer, end: number): number {
   let count = 0;
-  for (let i = chunk.indexOf(LF); i >= 0 && i < end; i = chunk.indexOf(LF, i + 1)) count++;
+  let at = 0;
+  while (at < end && ((chunk.byteOffset + at) & 3) !== 0) if (chunk[at++] === LF) count++;
+  const words = (end - at) >> 2;
+  if (words > 0) {
+    const view = new Int32Array(chunk.buffer, chunk.byteOffset + at, words);
+    for (let word = 0; word < words; word++) count += countHighBits(bytesEqual(view[word]!, 0x0a0a0a0a));
+    at += words * 4;
+  }
+  for (; at < end; at++) if (chunk[at] === LF) count++;
   return count;
 }
 

@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Emulator, loadEmulator } from '../../../src/core/emulator.js';
-import { planSkip } from '../../../src/core/fastForward.js';
+import { countLineFeeds, planSkip } from '../../../src/core/fastForward.js';
 
 const NONCE = 'ff-test';
 const C = `\x1b]133;C;nonce=${NONCE}\x07`;
@@ -177,4 +177,69 @@ describe('planSkip', () => {
       }
     }
   });
+  it('agrees with a byte-by-byte reading of random plain output, at every alignment and cut', () => {
+    // Pieces a flood is made of: short and long lines (`yes`, `seq`, text), tabs, backspaces,
+    // UTF-8 (U+00A0 is C2 A0: a C2 at a chunk's end ends the run), a bare LF, a stop (SO).
+    const pieces = ['y\r\n', '7\r\n', '42\r\n', 'The quick brown fox\r\n', '\t', '\b', 'é', '界', '\u00a0', 'ab', '\n', '\r'];
+    let seed = 0x5eed;
+    const random = (n: number): number => {
+      seed = (Math.imul(seed ^ (seed >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0;
+      return seed % n;
+    };
+    let plans = 0;
+    for (let round = 0; round < 400; round++) {
+      let text = '';
+      const length = 50 + random(3000);
+      while (text.length < length) text += pieces[random(pieces.length)];
+      if (random(3) === 0) {
+        const at = random(text.length);
+        text = `${text.slice(0, at)}\x0e${text.slice(at)}`;
+      }
+      const offset = random(4);
+      const bytes = Buffer.concat([Buffer.alloc(offset), Buffer.from(text)]).subarray(offset);
+      const chunks: Buffer[] = [];
+      for (let at = 0; at < bytes.length; ) {
+        const size = 1 + random(700);
+        chunks.push(bytes.subarray(at, at + size));
+        at += size;
+      }
+      const keep = random(6);
+      const expected = byteByByte(chunks, keep);
+      expect(planSkip(chunks, keep), `round ${round}: ${JSON.stringify(text)}`).toEqual(expected);
+      if (expected) plans++;
+      for (const chunk of chunks) expect(countLineFeeds(chunk, chunk.length)).toBe(chunk.toString('latin1').split('\n').length - 1);
+    }
+    expect(plans).toBeGreaterThan(200); // most rounds do skip: the comparison is not vacuous
+  });
 });
+
+/**
+ * The plan for plain output (no ESC) read one byte at a time: the run ends at the first byte
+ * that is neither text, tab, backspace, CR nor LF, or at a C2 whose next byte is not in the
+ * same chunk; the skip ends `keep` + 1 line feeds before that, if the line after it has a CR.
+ */
+function byteByByte(chunks: Buffer[], keep: number): ReturnType<typeof planSkip> {
+  const all = Buffer.concat(chunks);
+  let stop = all.length;
+  let at = 0;
+  find: for (const chunk of chunks) {
+    for (let i = 0; i < chunk.length; i++, at++) {
+      const byte = chunk[i]!;
+      const text = (byte >= 0x20 && byte < 0x7f) || [0x08, 0x09, 0x0a, 0x0d].includes(byte) || (byte >= 0x80 && byte !== 0xc2);
+      const nbsp = byte === 0xc2 && i + 1 < chunk.length && chunk[i + 1]! >= 0xa0;
+      if (!text && !nbsp) {
+        stop = at;
+        break find;
+      }
+    }
+  }
+  const lineFeeds: number[] = [];
+  for (let i = 0; i < stop; i++) if (all[i] === 0x0a) lineFeeds.push(i);
+  if (lineFeeds.length < keep + 1) return null;
+  const end = lineFeeds[lineFeeds.length - 1 - keep]!;
+  const rest = all.subarray(end + 1);
+  const cr = rest.indexOf(0x0d);
+  const lf = rest.indexOf(0x0a);
+  if (cr < 0 || (lf >= 0 && lf < cr)) return null;
+  return { bytes: end + 1, lineFeeds: lineFeeds.length - keep, sgr: '' };
+}
