@@ -525,6 +525,7 @@ export class Emulator {
     if (skip > 0) (batch[0] as Output).data = (batch[0] as Output).data.subarray(skip);
     // What was decoded last ended before the skip; a character it left open is in skipped rows.
     this.decoder.decode();
+    this.compactor?.rowsSkipped(plan.lineFeeds);
     this.terminal.write(plan.sgr, () => this.tracker.skipLineFeeds(plan.lineFeeds));
     this.skipped += plan.bytes;
     this.parsed(plan.bytes);

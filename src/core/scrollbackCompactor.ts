@@ -71,6 +71,15 @@ export class ScrollbackCompactor implements Disposable {
   }
 
   /**
+   * Rows a fast-forward let go by unparsed (`Emulator`, fastForward.ts) count toward the flood
+   * rate as if they had scrolled: a flood that is mostly skipped still has its parsed rows
+   * recycled by the next batch, so compacting them is wasted.
+   */
+  rowsSkipped(count: number): void {
+    this.rowsInWindow += count;
+  }
+
+  /**
    * Gives every compacted row its own full-width array back; call right before
    * `terminal.resize`. Its reflow assumes rows `cols` wide, and `BufferLine.resize` grows a row
    * from the start of its buffer, which for a slab row is another row's.

@@ -11,7 +11,7 @@
  */
 import headless from '@xterm/headless';
 import serializeAddon from '@xterm/addon-serialize';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Emulator, loadEmulator } from '../../../src/core/emulator.js';
 import { paddedRows, ScrollbackCompactor, type CompactionRate } from '../../../src/core/scrollbackCompactor.js';
 
@@ -277,7 +277,53 @@ describe('ScrollbackCompactor', () => {
   });
 });
 
+describe('ScrollbackCompactor during a fast-forwarded flood', () => {
+  it('counts rows that went by unparsed toward the flood rate', async () => {
+    let now = 0;
+    const p = pair({ rowsPerSecond: 1_000, windowMs: 10, forMs: 30, quietForMs: 30, clock: () => now });
+    let paused = false;
+    p.compactor.onDidPause(() => (paused = true));
+    // Each 10 ms: 5 rows parsed (500 a second, under the rate) and 500 skipped before them.
+    for (let window = 1; window <= 4; window++) {
+      now += 10;
+      p.compactor.rowsSkipped(500);
+      await feed(p, 'kept\r\n'.repeat(5));
+    }
+    expect(paused).toBe(true);
+  });
+
+  it('does not pause for the same parsed rows when nothing is skipped', async () => {
+    let now = 0;
+    const p = pair({ rowsPerSecond: 1_000, windowMs: 10, forMs: 30, quietForMs: 30, clock: () => now });
+    let paused = false;
+    p.compactor.onDidPause(() => (paused = true));
+    for (let window = 1; window <= 4; window++) {
+      now += 10;
+      await feed(p, 'kept\r\n'.repeat(5));
+    }
+    expect(paused).toBe(false);
+  });
+});
+
 describe('Emulator with compacted scrollback', () => {
+  it('counts the rows its fast-forward skips toward the flood rate', async () => {
+    const skipped = vi.spyOn(ScrollbackCompactor.prototype, 'rowsSkipped');
+    try {
+      const emulator = new Emulator({ cols: COLS, rows: ROWS, scrollback: SCROLLBACK, nonce: 'n', headLines: 20 });
+      open.push(emulator);
+      const line = 'flood line\r\n';
+      const flood = line.repeat(40_000);
+      // One write: one rate window sees all of it, so it is a flood on any machine.
+      emulator.write(flood, 0, flood.length);
+      await emulator.whenParsed();
+      expect(emulator.skippedBytes).toBeGreaterThan(0);
+      const rows = skipped.mock.calls.reduce((sum, [count]) => sum + count, 0);
+      expect(rows).toBe(emulator.skippedBytes / line.length);
+    } finally {
+      skipped.mockRestore();
+    }
+  });
+
   it('serializes, reads history and resizes as a bare xterm does', async () => {
     const emulator = new Emulator({ cols: COLS, rows: ROWS, scrollback: SCROLLBACK, nonce: 'n', headLines: 20 });
     open.push(emulator);
