@@ -479,20 +479,28 @@ export class Emulator {
 
   /**
    * A command still collecting its head lines cannot be fast-forwarded (the head is read from
-   * the parse): during a flood, hand xterm only the chunks that complete the head, and hold the
-   * rest back, to be taken at once and skipped once the head is in. Without this the whole first
-   * batch of every flooding command (~4 MB) was parsed.
+   * the parse): during a flood, hand xterm only the output that completes the head (one line
+   * feed past it), and hold the rest back, to be taken at once and skipped once the head is in.
+   * Without this the whole first batch of every flooding command (~4 MB) was parsed. Whole
+   * chunks are not fine enough: the pty host thread posts up to 256 KiB in one (~87 000 rows
+   * of `yes`, each parsed and compacted).
    */
   private holdBackPastHead(batch: Held[]): void {
     const missing = this.tracker.headLinesMissing;
     if (missing === 0 || !this.flooding) return;
     let lineFeeds = 0;
-    for (let index = 0; index < batch.length - 1; index++) {
+    for (let index = 0; index < batch.length; index++) {
       const entry = batch[index]!;
       if ('barrier' in entry) continue;
-      lineFeeds += countLineFeeds(entry.data, entry.data.length);
-      if (lineFeeds <= missing) continue;
+      const count = countLineFeeds(entry.data, entry.data.length);
+      if (lineFeeds + count <= missing) {
+        lineFeeds += count;
+        continue;
+      }
+      const cut = afterLineFeed(entry.data, missing - lineFeeds + 1);
       const rest = batch.splice(index + 1);
+      if (cut < entry.data.length) rest.unshift(splitOutput(entry, cut));
+      if (rest.length === 0) return;
       for (const held of rest) if (!('barrier' in held)) this.heldBytes += held.data.length;
       this.held.unshift(...rest);
       this.urgent = true;
@@ -540,4 +548,28 @@ export class Emulator {
   private releaseParsedWaiters(): void {
     for (const resolve of this.parsedWaiters.splice(0)) resolve();
   }
+}
+
+/** The offset just past the `count`-th line feed of `data` (its length when it holds fewer). */
+function afterLineFeed(data: Buffer, count: number): number {
+  let at = -1;
+  for (let seen = 0; seen < count; seen++) {
+    at = data.indexOf(0x0a, at + 1);
+    if (at < 0) return data.length;
+  }
+  return at + 1;
+}
+
+/**
+ * Cuts `output` after its first `bytes`: it keeps those, and the returned rest carries the
+ * transcript range after them (a chunk's bytes end where its range ends, whatever a skip cut
+ * from its start). Cut after a line feed, which is never inside a UTF-8 character.
+ */
+function splitOutput(output: Output, bytes: number): Output {
+  const restStart = output.end - (output.data.length - bytes);
+  const rest: Output = { data: output.data.subarray(bytes), start: restStart, end: output.end, last: output.last };
+  output.data = output.data.subarray(0, bytes);
+  output.end = restStart;
+  delete output.last;
+  return rest;
 }

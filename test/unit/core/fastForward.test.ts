@@ -82,6 +82,44 @@ describe('holding a flood for batches', () => {
     fast.dispose();
     full.dispose();
   });
+
+  it('parses only the head lines out of one large chunk (the pty host thread posts up to 256 KiB), and skips the rest', async () => {
+    const [fast, full] = [emulator(true), emulator(false)];
+    // Written as a PTY delivers it, each chunk with its own transcript range.
+    let written = 0;
+    const deliver = async (text: string, size: number): Promise<void> => {
+      const bytes = Buffer.from(text);
+      for (let offset = 0; offset < bytes.length; offset += size) {
+        const chunk = bytes.subarray(offset, offset + size);
+        fast.write(chunk, written, written + chunk.length);
+        full.write(chunk, written, written + chunk.length);
+        written += chunk.length;
+      }
+      await Promise.all([fast.whenParsed(), full.whenParsed()]);
+    };
+    await deliver(`${PROMPT}yes\r\n${C}`, 4096);
+    expect(fast.tracker.runningCommand?.headLines).toEqual([]);
+    const flood = 'y\r\n'.repeat(400_000);
+    await deliver(flood, 256 * 1024);
+    // All but the head (20 lines) and what stays in the buffer (110 rows) is skipped, even
+    // out of the chunk that completes the head; cutting whole chunks parsed its 87 000 rows.
+    expect(fast.skippedBytes).toBeGreaterThan(flood.length - 1_000);
+    expect(fast.tracker.runningCommand?.headLines).toEqual(Array.from({ length: 20 }, () => 'y'));
+    expect(fast.tracker.runningCommand?.lineFeeds).toBe(full.tracker.runningCommand?.lineFeeds);
+    expect(fast.serialize()).toBe(full.serialize());
+    // A chunk cut after the head keeps its transcript range apart: a mark in the rest is
+    // located by the chunk it came in (its end), as without the cut.
+    await deliver(`${D(0)}${PROMPT}yes\r\n${C}`, 4096);
+    await deliver(`${flood}${D(1)}${PROMPT}`, 2 * 1024 * 1024);
+    const end = written;
+    expect(fast.skippedBytes).toBeGreaterThan(2 * flood.length - 2_000);
+    expect(full.tracker.lastCommand?.endByte).toBe(end);
+    expect(fast.tracker.lastCommand?.endByte).toBe(end);
+    expect(fast.tracker.lastCommand?.exitCode).toBe(1);
+    expect(fast.tracker.lastCommand?.lineFeeds).toBe(full.tracker.lastCommand?.lineFeeds);
+    fast.dispose();
+    full.dispose();
+  });
 });
 
 describe('fast-forward leaves the emulator as a full parse does', () => {
