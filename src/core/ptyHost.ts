@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import * as pty from 'node-pty';
 import { EventEmitter, type Event } from './event.js';
+import { Inbox } from './inbox.js';
 
 /**
  * Where PTYs are spawned and read. By default node-pty runs on this (the main) thread. With the
@@ -72,6 +73,14 @@ const POSTING = { floodBytes: 64 * 1024, floodWindowMs: 10, gatherMs: 4, gatherB
  * 59–105 ms (docs/decisions.md).
  */
 const YIELDING = { activeWithinMs: 200, pauseMs: 8 };
+
+/**
+ * Output taken from the pty host per turn of this thread's event loop (inbox.ts). Node runs a
+ * worker's messages back to back, up to 1 000 in one turn: a flood posted in ~4 KB messages
+ * (before the host sees it as a flood and gathers) was parsed for 0.2–0.3 s at a time, and
+ * meanwhile no socket was read and no timer ran: every other agent waited.
+ */
+const TAKE_BYTES = 64 * 1024;
 
 type ToHost =
   | { type: 'spawn'; id: number; file: string; args: string[]; options: PtySpawnOptions }
@@ -310,6 +319,8 @@ class PtyHost {
   private readonly spawning = new Map<number, { resolve: (pty: ThreadPty) => void; reject: (error: Error) => void }>();
   private readonly ptys = new Map<number, ThreadPty>();
   private failure: Error | null = null;
+  /** What the host posted, taken TAKE_BYTES of output per turn of this thread's event loop. */
+  private readonly inbox = new Inbox<FromHost>((message) => this.receive(message), (message) => (message.type === 'data' ? message.data.length : 0), TAKE_BYTES);
 
   constructor() {
     const nodePty = createRequire(import.meta.url).resolve('node-pty');
@@ -320,7 +331,7 @@ class PtyHost {
       name: 'switchboard pty host',
     });
     this.worker.unref(); // referenced only while it has PTYs (see track)
-    this.worker.on('message', (message: FromHost) => this.receive(message));
+    this.worker.on('message', (message: FromHost) => this.inbox.push(message));
     this.worker.on('error', (error) => this.fail(error));
     this.worker.on('exit', (code) => this.fail(new Error(`the pty host thread exited (${code})`)));
   }
@@ -379,6 +390,8 @@ class PtyHost {
 
   private fail(error: Error): void {
     if (this.failure) return;
+    // What the host posted before it ended comes first.
+    this.inbox.drain();
     this.failure = error;
     for (const pending of this.spawning.values()) pending.reject(error);
     this.spawning.clear();
