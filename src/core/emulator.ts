@@ -3,7 +3,7 @@ import type { IMarker, Terminal as HeadlessTerminal } from '@xterm/headless';
 import { CommandTracker, type TrackedCommand } from './commandTracker.js';
 import { readLines } from './bufferText.js';
 import { EventEmitter, type Disposable, type Event } from './event.js';
-import { countLineFeeds, planSkip } from './fastForward.js';
+import { planSkip } from './fastForward.js';
 import { OSC_FINAL_TERM } from './marks.js';
 import type { OutputLines } from './outputWindow.js';
 import { paddedRows, ScrollbackCompactor } from './scrollbackCompactor.js';
@@ -488,18 +488,15 @@ export class Emulator {
   private holdBackPastHead(batch: Held[]): void {
     const missing = this.tracker.headLinesMissing;
     if (missing === 0 || !this.flooding) return;
-    let lineFeeds = 0;
+    let needed = missing + 1;
     for (let index = 0; index < batch.length; index++) {
       const entry = batch[index]!;
       if ('barrier' in entry) continue;
-      const count = countLineFeeds(entry.data, entry.data.length);
-      if (lineFeeds + count <= missing) {
-        lineFeeds += count;
-        continue;
-      }
-      const cut = afterLineFeed(entry.data, missing - lineFeeds + 1);
+      const { found, end } = lineFeedsUpTo(entry.data, needed);
+      needed -= found;
+      if (needed > 0) continue;
       const rest = batch.splice(index + 1);
-      if (cut < entry.data.length) rest.unshift(splitOutput(entry, cut));
+      if (end < entry.data.length) rest.unshift(splitOutput(entry, end));
       if (rest.length === 0) return;
       for (const held of rest) if (!('barrier' in held)) this.heldBytes += held.data.length;
       this.held.unshift(...rest);
@@ -550,14 +547,15 @@ export class Emulator {
   }
 }
 
-/** The offset just past the `count`-th line feed of `data` (its length when it holds fewer). */
-function afterLineFeed(data: Buffer, count: number): number {
-  let at = -1;
-  for (let seen = 0; seen < count; seen++) {
-    at = data.indexOf(0x0a, at + 1);
-    if (at < 0) return data.length;
+/** The first `count` line feeds of `data`: how many it holds (at most `count`), and the offset just past the last of them. */
+function lineFeedsUpTo(data: Buffer, count: number): { found: number; end: number } {
+  let found = 0;
+  let end = 0;
+  for (let at = data.indexOf(0x0a); at >= 0 && found < count; at = data.indexOf(0x0a, at + 1)) {
+    found++;
+    end = at + 1;
   }
-  return at + 1;
+  return { found, end };
 }
 
 /**

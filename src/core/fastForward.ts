@@ -200,21 +200,6 @@ function countHighBits(mask: number): number {
   return Math.imul((mask >>> 7) & 0x01010101, 0x01010101) >>> 24;
 }
 
-/** Line feeds in the first `end` bytes of `chunk`. */
-export function countLineFeeds(chunk: Buffer, end: number): number {
-  let count = 0;
-  let at = 0;
-  while (at < end && ((chunk.byteOffset + at) & 3) !== 0) if (chunk[at++] === LF) count++;
-  const words = (end - at) >> 2;
-  if (words > 0) {
-    const view = new Int32Array(chunk.buffer, chunk.byteOffset + at, words);
-    for (let word = 0; word < words; word++) count += countHighBits(bytesEqual(view[word]!, 0x0a0a0a0a));
-    at += words * 4;
-  }
-  for (; at < end; at++) if (chunk[at] === LF) count++;
-  return count;
-}
-
 /** Whether the line that starts at `chunks[chunk]`, byte `at` holds a `\r` before its line feed. */
 function firstKeptLineHasCr(chunks: readonly Buffer[], chunk: number, at: number): boolean {
   for (let index = chunk; index < chunks.length; index++) {
