@@ -61,8 +61,16 @@ export interface EmulatorOptions {
 type Output = { data: Buffer; start: number; end: number; last?: boolean };
 type Held = Output | { barrier: () => void };
 
-/** Output faster than this many bytes per FLOOD_WINDOW_MS is a flood (~2.5 MB/s). */
+/**
+ * Output faster than this many bytes, or this many line feeds, per FLOOD_WINDOW_MS is a flood
+ * (~2.5 MB/s, or 20 000 lines/s). Parsing costs per row as much as per byte: each line feed
+ * scrolls, compacts the row leaving the screen and updates the tracker (~2 µs). `yes` at
+ * 2.5 MB/s is 1.3 M rows/s; below the byte threshold it was parsed row by row, taking the
+ * main thread for ~250 ms per 256 KiB, so short lines count as a flood too. Either threshold
+ * costs about 5 % of a core to parse when output stays just under it.
+ */
 const FLOOD_BYTES = 256 * 1024;
+const FLOOD_LINE_FEEDS = 2048;
 const FLOOD_WINDOW_MS = 100;
 /**
  * During a flood, output is held until this much has gathered (or FLOOD_HOLD_MS passed), so the
@@ -86,6 +94,8 @@ const FINAL_TERM_MARK = Buffer.from(`\x1b]${OSC_FINAL_TERM};`);
  * blocks on a full terminal buffer. Smaller slices keep the program writing while we parse.
  */
 const FEED_SLICE_BYTES = 32 * 1024;
+/** xterm's parser state between sequences (its EscapeSequenceParser's ParserState.GROUND). */
+const PARSER_GROUND = 0;
 
 /**
  * The session's `@xterm/headless` mirror and its command tracker: the single source of truth
@@ -123,6 +133,9 @@ export class Emulator {
   /** Output rate: bytes written in the current window, and whether the last window was a flood. */
   private windowStart = 0;
   private windowBytes = 0;
+  private windowLineFeeds = 0;
+  /** The current window reached a flood's rate; `flooding`: it did, or the last one did. */
+  private windowFlooded = false;
   private flooding = false;
   private holdTimer: NodeJS.Timeout | undefined;
   /**
@@ -130,6 +143,8 @@ export class Emulator {
    * it is the rest of a batch that already waited (see `holdBackPastHead`).
    */
   private urgent = false;
+  /** Output was held back from the batch in xterm (`holdBack`): take it on the next turn, not in this one. */
+  private resumeHeldBack = false;
   private skipped = 0;
 
   private readonly onDidParseEmitter = new EventEmitter<number>();
@@ -202,7 +217,7 @@ export class Emulator {
     this.pending += bytes.length;
     this.held.push({ data: bytes, start: byteStart, end: byteEnd });
     this.heldBytes += bytes.length;
-    this.measureRate(bytes.length);
+    this.measureRate(bytes);
     // A flood's end (the command's D mark, the next prompt) must not wait out the hold.
     if (bytes.includes(FINAL_TERM_MARK)) this.urgent = true;
     this.pump();
@@ -454,9 +469,13 @@ export class Emulator {
       this.parsed(length);
       this.chunkRanges.shift();
       if (this.inXterm > 0) return;
-      // More of a taken batch: let the PTY be read first.
-      if (this.feeding.length > 0) setImmediate(() => this.pump());
-      else this.pump();
+      // More of a taken batch, or of one held back to be planned again: let the PTY be read first.
+      if (this.feeding.length > 0 || this.resumeHeldBack) {
+        this.resumeHeldBack = false;
+        setImmediate(() => this.pump());
+      } else {
+        this.pump();
+      }
     });
   }
 
@@ -466,15 +485,23 @@ export class Emulator {
     if (this.pending === 0) this.releaseParsedWaiters();
   }
 
-  private measureRate(bytes: number): void {
+  private measureRate(chunk: Buffer): void {
     const now = performance.now();
     if (now - this.windowStart > FLOOD_WINDOW_MS) {
-      this.flooding = this.windowBytes >= FLOOD_BYTES;
+      this.flooding = this.windowFlooded;
       this.windowStart = now;
       this.windowBytes = 0;
+      this.windowLineFeeds = 0;
+      this.windowFlooded = false;
     }
-    this.windowBytes += bytes;
-    if (this.windowBytes >= FLOOD_BYTES) this.flooding = true;
+    // Once the window is a flood, its chunks need not be counted (nor scanned for line feeds).
+    if (this.windowFlooded) return;
+    this.windowBytes += chunk.length;
+    this.windowLineFeeds += lineFeedsUpTo(chunk, FLOOD_LINE_FEEDS - this.windowLineFeeds).found;
+    if (this.windowBytes >= FLOOD_BYTES || this.windowLineFeeds >= FLOOD_LINE_FEEDS) {
+      this.windowFlooded = true;
+      this.flooding = true;
+    }
   }
 
   /**
@@ -491,35 +518,50 @@ export class Emulator {
     let needed = missing + 1;
     for (let index = 0; index < batch.length; index++) {
       const entry = batch[index]!;
-      if ('barrier' in entry) continue;
+      if (!('data' in entry)) continue;
       const { found, end } = lineFeedsUpTo(entry.data, needed);
       needed -= found;
       if (needed > 0) continue;
-      const rest = batch.splice(index + 1);
-      if (end < entry.data.length) rest.unshift(splitOutput(entry, end));
-      if (rest.length === 0) return;
-      for (const held of rest) if (!('barrier' in held)) this.heldBytes += held.data.length;
-      this.held.unshift(...rest);
-      this.urgent = true;
-      return;
+      if (end < entry.data.length) batch.splice(index + 1, 0, splitOutput(entry, end));
+      return this.holdBack(batch, index + 1);
     }
   }
 
   /**
    * Drops from the head of `batch` the plain output that would scroll out of the buffer before
    * the batch ends (fastForward.ts): its SGR sequences are replayed, its line feeds counted.
+   * Where the plain output stops (an escape sequence other than SGR, a control), the rest of
+   * the batch is held back to be planned again once xterm has parsed up to there; so is all
+   * but the start of a batch xterm cannot be known to read as plain output from its first
+   * byte: inside an escape sequence or a character that a read cut.
    */
   private skipFlood(batch: Held[]): void {
-    const run: Buffer[] = [];
     let bytes = 0;
+    let chunks = 0;
     for (const entry of batch) {
-      if ('barrier' in entry || entry.last) break;
-      run.push(entry.data);
+      if (!('data' in entry) || entry.last) break;
       bytes += entry.data.length;
+      chunks++;
     }
     const keep = this.terminal.rows + (this.terminal.options.scrollback ?? 0) + 1;
-    if (bytes < FLOOD_BYTES || bytes < keep * 2 || !this.tracker.canSkipLineFeeds || !this.fullScreenScrollRegion()) return;
-    const plan = planSkip(run, keep);
+    if ((!this.flooding && bytes < FLOOD_BYTES) || bytes < keep * 2 || !this.tracker.canSkipLineFeeds || !this.fullScreenScrollRegion()) return;
+    const first = batch[0] as Output;
+    if (!this.parserInGround()) return this.holdBack(batch, 1);
+    if (startsInsideCharacter(first.data)) {
+      const lineFeed = first.data.indexOf(0x0a);
+      if (lineFeed >= 0 && lineFeed + 1 < first.data.length) batch.splice(1, 0, splitOutput(first, lineFeed + 1));
+      return this.holdBack(batch, 1);
+    }
+    const run = batch.slice(0, chunks).map((entry) => (entry as Output).data);
+    const stop = { chunk: -1 };
+    const plan = planSkip(run, keep, stop);
+    if (stop.chunk >= 0) {
+      // Parse a slice past the stop before planning again: output with a stop on every line
+      // is planned once a slice, not once a chunk.
+      let index = stop.chunk + 1;
+      for (let parsed = 0; index < chunks && parsed < FEED_SLICE_BYTES; index++) parsed += (batch[index] as Output).data.length;
+      this.holdBack(batch, index);
+    }
     if (!plan) return;
     // Cut the skipped bytes off the head of the batch (a chunk may be cut in two: its byte
     // range stays, marks are located per chunk).
@@ -536,6 +578,26 @@ export class Emulator {
     this.parsed(plan.bytes);
   }
 
+  /** Puts `batch` from `index` on back at the head of the held output, to be taken next without waiting. */
+  private holdBack(batch: Held[], index: number): void {
+    const rest = batch.splice(index);
+    if (rest.length === 0) return;
+    for (const held of rest) if ('data' in held) this.heldBytes += held.data.length;
+    this.held.unshift(...rest);
+    this.urgent = true;
+    this.resumeHeldBack = true;
+  }
+
+  /**
+   * xterm's parser is between sequences. A batch starts where a read ended, which may be inside
+   * an escape sequence; xterm would read its first bytes as the sequence's end. Reads a private
+   * field: where it is missing, nothing is taken to be plain.
+   */
+  private parserInGround(): boolean {
+    const parser = (this.terminal as unknown as { _core?: { _inputHandler?: { _parser?: { currentState?: number } } } })._core?._inputHandler?._parser;
+    return parser?.currentState === PARSER_GROUND;
+  }
+
   /** xterm's scroll region spans the screen (no DECSTBM margins): scrolled rows go to the scrollback. */
   private fullScreenScrollRegion(): boolean {
     const buffer = (this.terminal as unknown as { _core?: { buffer?: { scrollTop?: number; scrollBottom?: number } } })._core?.buffer;
@@ -545,6 +607,11 @@ export class Emulator {
   private releaseParsedWaiters(): void {
     for (const resolve of this.parsedWaiters.splice(0)) resolve();
   }
+}
+
+/** Whether `data` starts with a UTF-8 continuation byte: the rest of a character begun before it. */
+function startsInsideCharacter(data: Buffer): boolean {
+  return ((data[0] ?? 0) & 0xc0) === 0x80;
 }
 
 /** The first `count` line feeds of `data`: how many it holds (at most `count`), and the offset just past the last of them. */

@@ -44,12 +44,15 @@ for (const byte of [0x08, 0x09, LF, CR]) PASSES[byte] = 1;
 for (let byte = 0x80; byte <= 0xff; byte++) PASSES[byte] = byte === C1_LEAD ? 0 : 1;
 
 /**
- * What may be skipped from the start of `chunks`, or null when nothing may. The skip and the
+ * What may be skipped from the start of `chunks`, or null when nothing may. `stop.chunk` is
+ * set to the chunk the plain output ends in, or -1 when it runs to the end: the output after
+ * it may be planned again once it is parsed. The skip and the
  * `keepLineFeeds` line feeds after it lie in plain output; the first kept line holds a `\r`,
  * so the column is the same whether or not the skipped output was parsed. Chunks are Buffers
  * (node-pty's, or views made with `Buffer.from(arrayBuffer, offset, length)`).
  */
-export function planSkip(chunks: readonly Buffer[], keepLineFeeds: number): SkipPlan | null {
+export function planSkip(chunks: readonly Buffer[], keepLineFeeds: number, stop?: { chunk: number }): SkipPlan | null {
+  if (stop) stop.chunk = -1;
   // A chunk that starts inside a UTF-8 sequence continues a character already parsed.
   if (chunks.length === 0 || ((chunks[0]![0] ?? 0) & 0xc0) === 0x80) return null;
   const sgr: { chunk: number; at: number; text: string }[] = [];
@@ -62,6 +65,7 @@ export function planSkip(chunks: readonly Buffer[], keepLineFeeds: number): Skip
     if (end < chunks[index]!.length) {
       last = index;
       lastEnd = end;
+      if (stop) stop.chunk = index;
       break;
     }
   }

@@ -66,6 +66,26 @@ describe('holding a flood for batches', () => {
     e.dispose();
   });
 
+  it('counts rows as well as bytes: short lines flood at a few KB, and are skipped like long ones', async () => {
+    // `yes` prints 2 bytes a row: a window under the byte threshold still scrolls far more
+    // rows than anyone reads, each one parsed, scrolled and compacted.
+    const e = emulator(true);
+    await feed(e, `${PROMPT}yes\r\n${C}${'y\r\n'.repeat(1_000)}`);
+    // 1 000 rows in a window: parsed as written, not held.
+    e.write('y\r\n', 0, 3);
+    expect(e.backlog).toBe(0);
+    // 2 048 and more: a flood, held for a batch.
+    await feed(e, 'y\r\n'.repeat(1_100));
+    e.write('y\r\n', 0, 3);
+    expect(e.backlog).toBe(3);
+    e.dispose();
+    // 60 000 rows, 180 KB (under the 256 KiB a flood of long lines needs): skipped but for the
+    // rows before it was seen (2 048), the head and what stays in the buffer, leaving the
+    // terminal as a full parse does. Counting bytes only, all 60 000 were parsed.
+    const flood = 'y\r\n'.repeat(60_000);
+    expect(await compare(`${PROMPT}yes\r\n${C}${flood}`)).toBeGreaterThan(flood.length - 3 * 2_500);
+  });
+
   it('parses a flooding command\'s head lines, and skips the rest of the same batch', async () => {
     // More head lines than are parsed before the flood is detected: the first held batch is
     // still collecting them when it is planned.
@@ -148,6 +168,51 @@ describe('fast-forward leaves the emulator as a full parse does', () => {
       else parts.push(Buffer.from(`line ${i} ${'abc'.repeat(i % 30)}\r\n`));
     }
     expect(await compare(Buffer.concat(parts))).toBeGreaterThan(0);
+  });
+
+  it('a batch that starts inside an escape sequence (a read cut it) is parsed, not skipped as text', async () => {
+    const [fast, full] = [emulator(true), emulator(false)];
+    // The first write ends inside `ESC [ 3 1 m` and is parsed before the flood is seen; the
+    // flood's first batch starts with `1m`, which sets red in a full parse, and no later SGR
+    // changes it: skipped as text, every kept row would come out uncoloured. (No command is
+    // running: one collecting its head lines would have them parsed first.)
+    const head = 'x\x1b[3';
+    const flood = `1m${lines(40_000, (i) => `line ${i}\r\n`)}`;
+    for (const target of [fast, full]) {
+      target.write(head, 0, head.length);
+      target.write(flood, head.length, head.length + flood.length);
+    }
+    await Promise.all([fast.whenParsed(), full.whenParsed()]);
+    expect(full.serialize()).toContain('\x1b[31m');
+    expect(fast.serialize()).toBe(full.serialize());
+    fast.dispose();
+    full.dispose();
+  });
+
+  it('a batch that starts inside a character (a read cut it) is parsed to its first line feed, the rest skipped', async () => {
+    const [fast, full] = [emulator(true), emulator(false)];
+    const cut = Buffer.from('x界');
+    const head = cut.subarray(0, 2); // `x` and the first byte of 界
+    const flood = Buffer.concat([cut.subarray(2), Buffer.from(lines(40_000, (i) => `行 ${i}\r\n`))]);
+    for (const target of [fast, full]) {
+      target.write(head, 0, head.length);
+      target.write(flood, head.length, head.length + flood.length);
+    }
+    await Promise.all([fast.whenParsed(), full.whenParsed()]);
+    expect(fast.serialize()).toBe(full.serialize());
+    expect(fast.skippedBytes).toBeGreaterThan(flood.length * 0.9);
+    fast.dispose();
+    full.dispose();
+  });
+
+  it('plans again after an escape sequence that stops a skip: the output after it is skipped too', async () => {
+    // `ESC [ K` (erase to end of line) is not skipped; the flood before and after it is, but
+    // for a slice parsed past it (32 KiB) and the rows parsed before the flood was seen.
+    // Planned only from the batch's start, less than half would be skipped.
+    const before = lines(20_000, (i) => `line ${i}\r\n`);
+    const after = lines(20_000, (i) => `more ${i}\r\n`);
+    const skipped = await compare(`${before}\x1b[Kcleared\r\n${after}`);
+    expect(skipped).toBeGreaterThan((before.length + after.length) * 0.8);
   });
 
   it('skips nothing inside a scroll region (DECSTBM), and still matches', async () => {
