@@ -3,7 +3,7 @@ import type { IMarker, Terminal as HeadlessTerminal } from '@xterm/headless';
 import { CommandTracker, type TrackedCommand } from './commandTracker.js';
 import { readLines } from './bufferText.js';
 import { EventEmitter, type Disposable, type Event } from './event.js';
-import { planSkip } from './fastForward.js';
+import { planSkip, startsInsideCharacter } from './fastForward.js';
 import { OSC_FINAL_TERM } from './marks.js';
 import type { OutputLines } from './outputWindow.js';
 import { paddedRows, ScrollbackCompactor } from './scrollbackCompactor.js';
@@ -536,30 +536,29 @@ export class Emulator {
    * byte: inside an escape sequence or a character that a read cut.
    */
   private skipFlood(batch: Held[]): void {
+    const run: Buffer[] = [];
     let bytes = 0;
-    let chunks = 0;
     for (const entry of batch) {
       if (!('data' in entry) || entry.last) break;
+      run.push(entry.data);
       bytes += entry.data.length;
-      chunks++;
     }
     const keep = this.terminal.rows + (this.terminal.options.scrollback ?? 0) + 1;
     if ((!this.flooding && bytes < FLOOD_BYTES) || bytes < keep * 2 || !this.tracker.canSkipLineFeeds || !this.fullScreenScrollRegion()) return;
-    const first = batch[0] as Output;
     if (!this.parserInGround()) return this.holdBack(batch, 1);
+    const first = batch[0] as Output;
     if (startsInsideCharacter(first.data)) {
       const lineFeed = first.data.indexOf(0x0a);
       if (lineFeed >= 0 && lineFeed + 1 < first.data.length) batch.splice(1, 0, splitOutput(first, lineFeed + 1));
       return this.holdBack(batch, 1);
     }
-    const run = batch.slice(0, chunks).map((entry) => (entry as Output).data);
     const stop = { chunk: -1 };
     const plan = planSkip(run, keep, stop);
     if (stop.chunk >= 0) {
       // Parse a slice past the stop before planning again: output with a stop on every line
       // is planned once a slice, not once a chunk.
       let index = stop.chunk + 1;
-      for (let parsed = 0; index < chunks && parsed < FEED_SLICE_BYTES; index++) parsed += (batch[index] as Output).data.length;
+      for (let parsed = 0; index < run.length && parsed < FEED_SLICE_BYTES; index++) parsed += run[index]!.length;
       this.holdBack(batch, index);
     }
     if (!plan) return;
@@ -607,11 +606,6 @@ export class Emulator {
   private releaseParsedWaiters(): void {
     for (const resolve of this.parsedWaiters.splice(0)) resolve();
   }
-}
-
-/** Whether `data` starts with a UTF-8 continuation byte: the rest of a character begun before it. */
-function startsInsideCharacter(data: Buffer): boolean {
-  return ((data[0] ?? 0) & 0xc0) === 0x80;
 }
 
 /** The first `count` line feeds of `data`: how many it holds (at most `count`), and the offset just past the last of them. */

@@ -53,8 +53,7 @@ for (let byte = 0x80; byte <= 0xff; byte++) PASSES[byte] = byte === C1_LEAD ? 0 
  */
 export function planSkip(chunks: readonly Buffer[], keepLineFeeds: number, stop?: { chunk: number }): SkipPlan | null {
   if (stop) stop.chunk = -1;
-  // A chunk that starts inside a UTF-8 sequence continues a character already parsed.
-  if (chunks.length === 0 || ((chunks[0]![0] ?? 0) & 0xc0) === 0x80) return null;
+  if (chunks.length === 0 || startsInsideCharacter(chunks[0]!)) return null;
   const sgr: { chunk: number; at: number; text: string }[] = [];
   // Where the plain output ends: chunk `last`, byte `lastEnd`. The scan counts its line feeds.
   scannedLineFeeds = 0;
@@ -91,6 +90,11 @@ export function planSkip(chunks: readonly Buffer[], keepLineFeeds: number, stop?
   for (const entry of sgr) if (entry.chunk < chunk || (entry.chunk === chunk && entry.at < at)) replay += entry.text;
   // Every line feed of the plain output is skipped but the `keepLineFeeds` after the skip's end.
   return { bytes, lineFeeds: scannedLineFeeds - keepLineFeeds, sgr: replay };
+}
+
+/** Whether `data` starts with a UTF-8 continuation byte: the rest of a character begun (and parsed) before it. */
+export function startsInsideCharacter(data: Buffer): boolean {
+  return ((data[0] ?? 0) & 0xc0) === 0x80;
 }
 
 /** How many bytes at the start of `chunk` are plain output; its SGR sequences go to `sgr`. */
