@@ -30,8 +30,8 @@ export const IPC_CHANNELS = {
   command: 'switchboard:command',
 } as const;
 
-/** What the person asked for from the tray, a notification or a second launch. */
-export type AppCommand = { type: 'watch'; session: string } | { type: 'settings' };
+/** What the person asked for from the tray, a notification or a second launch (ui-protocol.ts). */
+export type { AppCommand } from '../src/ui-protocol.js';
 
 export interface IpcOptions {
   ipcMain: Pick<IpcMain, 'on' | 'removeAllListeners'>;

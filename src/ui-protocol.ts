@@ -218,6 +218,19 @@ export const HubMessageSchema = z.discriminatedUnion('type', [
 export type HubMessage = z.infer<typeof HubMessageSchema>;
 export type HubMessageType = HubMessage['type'];
 
+// ---- app → page (the Electron window only) ---------------------------------------------------
+
+/**
+ * What the person asked for outside the page (a tray item, a notification, a second launch),
+ * handed to the Electron window's page by main: watch a session (its tab opens in front, or as
+ * soon as the session is listed), or show the settings.
+ */
+export const AppCommandSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('watch'), session: sessionRef }),
+  z.object({ type: z.literal('settings') }),
+]);
+export type AppCommand = z.infer<typeof AppCommandSchema>;
+
 // ---- parsing (both sides) -------------------------------------------------------------------
 
 export type Parsed<T> = { ok: true; message: T } | { ok: false; error: Extract<HubMessage, { type: 'error' }> };

@@ -1,9 +1,9 @@
 /**
  * The renderer's one way to the hub. In a browser it is a WebSocket to `/ws`
- * (webSocketBridge.ts); in the Electron window the preload exposes the same interface over IPC.
+ * (webSocketBridge.ts); in the Electron window it is the preload's API over IPC (preloadBridge.ts).
  * Messages are the typed ones of src/ui-protocol.ts; the UI never sees a transport.
  */
-import type { Bridge as ProtocolBridge } from '../../src/ui-protocol.js';
+import type { AppCommand, Bridge as ProtocolBridge } from '../../src/ui-protocol.js';
 
 export type ConnectionStatus = 'connecting' | 'open' | 'closed';
 
@@ -15,4 +15,6 @@ export interface Bridge extends ProtocolBridge {
    * its tabs then, because a new connection starts with no subscriptions.
    */
   onStatus(listener: (status: ConnectionStatus) => void): () => void;
+  /** What the person asked for outside the page (tray, notification): the Electron window only. */
+  onAppCommand?(listener: (command: AppCommand) => void): () => void;
 }

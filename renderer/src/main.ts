@@ -7,6 +7,7 @@
 import {
   MAX_INPUT_CHARS,
   UI_PROTOCOL_VERSION,
+  type AppCommand,
   type ClientMessage,
   type HubMessage,
   type UiCommandRecord,
@@ -19,6 +20,7 @@ import { creatorDetail, creatorName, isAgentSession, isNeedsYou, runningMs, sess
 import { SessionList, type GroupMode } from './sessionList.js';
 import { SettingsView, FONT_SIZES } from './settingsView.js';
 import { StatusLine } from './statusLine.js';
+import { PreloadBridge, type PreloadApi } from './preloadBridge.js';
 import { measureCell, TerminalView } from './terminalView.js';
 import { ThemeController } from './theme.js';
 import { Timeline } from './timeline.js';
@@ -75,6 +77,8 @@ export class App {
   private prefs = loadPrefs();
   private renderQueued = false;
   private searchQuery = '';
+  /** A session the person asked to watch (tray, notification) before the page listed it. */
+  private watchWhenListed: string | null = null;
 
   private readonly theme = new ThemeController((theme) => {
     for (const view of this.views.values()) view.setTheme(theme);
@@ -130,6 +134,7 @@ export class App {
 
     bridge.onStatus((status) => this.onStatus(status));
     bridge.onMessage((message) => this.onMessage(message));
+    bridge.onAppCommand?.((command) => this.onAppCommand(command));
     setInterval(() => this.tick(), 1_000);
     this.renderTopbar();
     this.render();
@@ -220,6 +225,19 @@ export class App {
     }
   }
 
+  /** The person asked for something outside the page (the Electron window's tray, a notification). */
+  private onAppCommand(command: AppCommand): void {
+    if (command.type === 'settings') return this.showSettings(true);
+    this.showSettings(false);
+    if (this.sessions.has(command.session)) {
+      this.watchWhenListed = null;
+      this.openTab(command.session, true);
+    } else {
+      // A terminal just opened from the tray: main's command can arrive before the hub's list.
+      this.watchWhenListed = command.session;
+    }
+  }
+
   private onDone(message: Extract<HubMessage, { type: 'done' }>): void {
     if (message.for === 'openTerminal' && message.session) {
       this.seen.add(message.session);
@@ -250,6 +268,10 @@ export class App {
       if (mode === 'fit' && previous?.controller === 'agent' && info.id === this.active) view.sendFittedSize();
     }
     if (info.controller === 'user') this.flushPendingInput(info.id);
+    if (this.watchWhenListed === info.id) {
+      this.watchWhenListed = null;
+      this.openTab(info.id, true);
+    }
     this.scheduleRender();
   }
 
@@ -739,7 +761,10 @@ function clip(text: string, max: number): string {
 declare global {
   interface Window {
     switchboard?: App;
+    /** The Electron window's preload API (main/preload.cts); absent in a browser. */
+    switchboardBridge?: PreloadApi;
   }
 }
 
-window.switchboard = new App(new WebSocketBridge());
+// In the Electron window the preload is the only way out (its page has no network).
+window.switchboard = new App(window.switchboardBridge ? new PreloadBridge(window.switchboardBridge) : new WebSocketBridge());

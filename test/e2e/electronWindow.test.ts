@@ -1,0 +1,210 @@
+/// <reference lib="dom" />
+/**
+ * The Electron window's page, without Electron: the built renderer in Debian's chromium, with
+ * the real preload (`dist/main/preload.cjs`, run in the page against a stand-in for
+ * `contextBridge`/`ipcRenderer`) and main's real `IpcBridge` (a fake `ipcMain` and web
+ * contents relay its IPC through Playwright) in front of a real hub in this process. The
+ * agent is the official MCP client over HTTP. Electron itself is the only thing replaced.
+ *
+ * What it shows: the page reaches the hub through the preload alone (it opens no WebSocket;
+ * the packaged page has no network), and the person's tray commands (Watch, Settings) reach
+ * the page, including a Watch that arrives before the hub has listed the session.
+ *
+ * Runs against dist/: `npm run build` first.
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+vi.mock('electron', async () => (await import('../unit/main/fakeElectron.js')).electronModule);
+
+import { Hub } from '../../src/hub/hub.js';
+import { APP_URL } from '../../main/appProtocol.js';
+import { IPC_CHANNELS, IpcBridge } from '../../main/ipc.js';
+import { cleanEnv, removeHome, ROOT, tempHome } from '../integration/helpers/hubProcess.js';
+import { FakeWebContents, fake, ipcEvent } from '../unit/main/fakeElectron.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const PRELOAD = path.join(ROOT, 'dist', 'main', 'preload.cjs');
+const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
+const quiet = { info: () => undefined, warn: () => undefined, error: (line: string) => console.error(line) };
+
+/**
+ * Runs the preload's CommonJS in the page before the app's script, as Electron runs a preload:
+ * `require('electron')` yields a `contextBridge` that defines the global and an `ipcRenderer`
+ * whose `send` goes to main (a Playwright binding) and whose listeners main's sends reach.
+ */
+function preloadInPage(source: string): string {
+  return `(() => {
+    const listeners = new Map();
+    window.__ipcFromMain = (channel, value) => {
+      for (const listener of listeners.get(channel) ?? []) listener({}, value);
+    };
+    const electron = {
+      contextBridge: { exposeInMainWorld: (key, api) => Object.defineProperty(window, key, { value: Object.freeze(api) }) },
+      ipcRenderer: {
+        send: (channel, ...args) => window.__ipcToMain(channel, ...args),
+        on: (channel, listener) => listeners.set(channel, [...(listeners.get(channel) ?? []), listener]),
+      },
+    };
+    const require = (name) => {
+      if (name !== 'electron') throw new Error('a sandboxed preload cannot require ' + name);
+      return electron;
+    };
+    const module = { exports: {} };
+    (function (require, module, exports) {\n${source}\n})(require, module, module.exports);
+  })();`;
+}
+
+/** What Electron's structured clone makes of a value sent to the page (a Buffer arrives as a Uint8Array). */
+function cloned(value: unknown): unknown {
+  if (value instanceof Uint8Array) return new Uint8Array(value);
+  if (Array.isArray(value)) return value.map(cloned);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, cloned(entry)]));
+  return value;
+}
+
+let hub: Hub;
+let home: string;
+let browser: Browser;
+let page: Page;
+let agent: Client;
+let ipc: IpcBridge;
+let contents: FakeWebContents;
+let websockets = 0;
+
+/** Main → page, in order. `holdMessages` keeps hub messages back (not app commands) until released. */
+let delivery: Promise<unknown> = Promise.resolve();
+let held: [string, unknown][] | null = null;
+function toPage(channel: string, value: unknown): void {
+  if (held && channel === IPC_CHANNELS.message) return void held.push([channel, value]);
+  const args = [channel, cloned(value)] as const;
+  delivery = delivery.then(() => page.evaluate(([c, v]) => (window as unknown as { __ipcFromMain(c: string, v: unknown): void }).__ipcFromMain(c, v), args)).catch(() => undefined);
+}
+function holdMessages(): () => void {
+  held = [];
+  return () => {
+    const pending = held ?? [];
+    held = null;
+    for (const [channel, value] of pending) toPage(channel, value);
+  };
+}
+
+async function execute(args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const result = await agent.callTool({ name: 'execute', arguments: args });
+  if (result.isError) throw new Error(`execute failed: ${JSON.stringify(result.content)}`);
+  return result.structuredContent as Record<string, unknown>;
+}
+
+function waitForScreen(text: string): Promise<unknown> {
+  return page.waitForFunction(
+    (needle) => (document.querySelector('.term-host:not([hidden]) .xterm-rows')?.textContent ?? '').replace(/\u00a0/g, ' ').includes(needle),
+    text,
+    { timeout: 10_000, polling: 'raf' },
+  );
+}
+
+type Inspectable = { switchboard: { inspect(): { active: string | null; view(): { mode: string } | null } } };
+
+function activeTab(): Promise<string | null> {
+  return page.evaluate(() => (window as unknown as Inspectable).switchboard.inspect().active);
+}
+
+function waitForActive(id: string): Promise<unknown> {
+  return page.waitForFunction((want) => (window as unknown as Inspectable).switchboard.inspect().active === want, id, { timeout: 10_000 });
+}
+
+beforeAll(async () => {
+  if (!existsSync(PRELOAD) || !existsSync(path.join(ROOT, 'dist', 'renderer', 'app.js'))) throw new Error('dist/ is missing: run `npm run build` first.');
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing (apt-get install chromium).`);
+  mkdirSync(SHOTS, { recursive: true });
+  home = tempHome('sb-window-');
+  hub = await Hub.start({
+    stateDir: path.join(home, 'state'),
+    logger: quiet,
+    env: cleanEnv({ HOME: home, SHELL: '/bin/bash', SWITCHBOARD_PORT: '0', SWITCHBOARD_LOGIN_SHELL: 'false' }),
+    listen: { socket: false, http: true },
+  });
+
+  // Main's side: our window's web contents showing our UI, its sends relayed into the page.
+  contents = new FakeWebContents();
+  contents.mainFrame.url = APP_URL;
+  contents.send = (channel: string, value?: unknown) => toPage(channel, value);
+  fake.ipcMain.removeAllListeners();
+  ipc = new IpcBridge({ ipcMain: fake.ipcMain as never, host: hub.ui, windowContents: () => contents as never, logger: quiet });
+
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 760 }, colorScheme: 'dark', deviceScaleFactor: 1 });
+  page = await context.newPage();
+  page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
+  page.on('websocket', () => (websockets += 1));
+  await page.exposeBinding('__ipcToMain', (_source, channel: string, payload: unknown) => {
+    fake.ipcMain.emit(channel, ipcEvent(contents), payload);
+  });
+  await page.addInitScript({ content: preloadInPage(readFileSync(PRELOAD, 'utf8')) });
+  // Served by the hub only to load the files: the page's one way to the hub is the preload.
+  await page.goto(`http://127.0.0.1:${hub.port}/?token=${hub.token}`);
+
+  agent = new Client({ name: 'window-e2e-agent', version: '1.0.0' });
+  await agent.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${hub.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }));
+}, 30_000);
+
+afterAll(async () => {
+  await agent?.close().catch(() => undefined);
+  await browser?.close().catch(() => undefined);
+  ipc?.dispose();
+  await hub?.dispose();
+  if (home) removeHome(home);
+});
+
+describe('the Electron window’s page over the preload and main’s IpcBridge', () => {
+  it('connects through the preload, opening no WebSocket, and shows an agent’s session live', async () => {
+    await page.locator('.conn.conn-open').waitFor({ timeout: 10_000 });
+    expect(ipc.size).toBe(1);
+    const result = await execute({ command: 'echo over-ipc-$((6*7))' });
+    expect(result).toMatchObject({ exit_code: 0, output: 'over-ipc-42' });
+    await page.locator(`.tab[data-tab="${String(result.session)}"]`).waitFor();
+    await waitForScreen('over-ipc-42');
+    expect(websockets).toBe(0);
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    await page.screenshot({ path: path.join(SHOTS, 'window-over-ipc.png') });
+  });
+
+  it('the person types into their own terminal through the preload', async () => {
+    await page.locator('#new-terminal').click();
+    await page.locator('.tab.user.active').waitFor();
+    await page.waitForFunction(() => (window as unknown as Inspectable).switchboard.inspect().view()?.mode === 'fit', null, { timeout: 10_000 });
+    await page.locator('.term-host:not([hidden]) .xterm').click();
+    await page.keyboard.type('echo typed-$((40+2))');
+    await page.keyboard.press('Enter');
+    await waitForScreen('typed-42');
+    expect(websockets).toBe(0);
+  });
+
+  it('Watch from the tray brings a session’s tab to front, even one the page has not been told of yet; Settings opens the settings', async () => {
+    const first = String((await execute({ command: 'echo first', cwd: '/tmp' })).session);
+    await page.locator(`.tab[data-tab="${first}"]`).waitFor();
+    expect(await activeTab()).not.toBe(first); // an agent's new session never takes the front by itself
+
+    contents.send(IPC_CHANNELS.command, { type: 'watch', session: first });
+    await waitForActive(first);
+
+    // The tray's "New terminal": the hub's news of the session can reach the page after main's Watch.
+    const release = holdMessages();
+    const session = await hub.manager.open({ creator: { kind: 'user' } });
+    contents.send(IPC_CHANNELS.command, { type: 'watch', session: session.id });
+    await delivery;
+    expect(await page.locator(`.tab[data-tab="${session.id}"]`).count()).toBe(0);
+    release();
+    await waitForActive(session.id);
+
+    contents.send(IPC_CHANNELS.command, { type: 'settings' });
+    await page.locator('.settings-page').waitFor();
+    // A command of unknown shape is ignored, not thrown.
+    contents.send(IPC_CHANNELS.command, { type: 'format-disk' });
+    await delivery;
+    expect(await activeTab()).toBe(session.id);
+  });
+});
