@@ -9,7 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import WebSocket from 'ws';
-import { UI_PROTOCOL_VERSION } from '../src/ui-protocol.js';
+import { decodeFrame, UI_PROTOCOL_VERSION } from '../src/ui-protocol.js';
 import { bareThroughput } from './baseline.js';
 import { httpClient, mainThreadCpuMs, startHub, tool, transcriptBytes, type BenchHub } from './hubProcess.js';
 import { median, mib, now, type Row } from './stats.js';
@@ -18,19 +18,21 @@ import { median, mib, now, type Row } from './stats.js';
 const PAIRS = 3;
 
 /** A viewer that acks what it receives at once (a renderer that keeps up). */
-async function watch(hub: BenchHub, session: string): Promise<{ chars: () => number; close: () => void }> {
+async function watch(hub: BenchHub, session: string): Promise<{ bytes: () => number; close: () => void }> {
   // Upgrades must carry our own Origin, as a page of the UI does.
   const ws = new WebSocket(`ws://127.0.0.1:${hub.port}/ws`, { headers: { Authorization: `Bearer ${hub.token}` }, origin: `http://127.0.0.1:${hub.port}` });
   await new Promise<void>((resolve, reject) => {
     ws.once('open', () => resolve());
     ws.once('error', reject);
   });
-  let chars = 0;
+  let bytes = 0;
   let unacked = 0;
-  ws.on('message', (raw: Buffer) => {
-    const message = JSON.parse(raw.toString()) as { type: string; data?: string };
-    if (message.type !== 'frame' || message.data === undefined) return;
-    chars += message.data.length;
+  ws.on('message', (raw: Buffer, isBinary: boolean) => {
+    // Frames are the binary messages (ui-protocol.ts encodeFrame); the rest is JSON.
+    if (!isBinary) return;
+    const message = decodeFrame(raw) as { type: string; data?: Uint8Array } | null;
+    if (message?.type !== 'frame' || message.data === undefined) return;
+    bytes += message.data.length;
     unacked += message.data.length;
     if (unacked >= 5_000) {
       ws.send(JSON.stringify({ type: 'ack', session, bytes: unacked }));
@@ -39,7 +41,7 @@ async function watch(hub: BenchHub, session: string): Promise<{ chars: () => num
   });
   ws.send(JSON.stringify({ type: 'hello', protocol: UI_PROTOCOL_VERSION }));
   ws.send(JSON.stringify({ type: 'subscribe', session }));
-  return { chars: () => chars, close: () => ws.close() };
+  return { bytes: () => bytes, close: () => ws.close() };
 }
 
 export async function sustainedOutput(rows: Row[], work: string, floodMb: number): Promise<void> {
@@ -115,7 +117,7 @@ async function measure(rows: Row[], flood: { file: string; size: number; expecte
       baseline: `${expected} (the file, \\n as \\r\\n)`,
       ratio: lost === 0 ? 'complete' : `LOST ${lost} bytes`,
     });
-    rows.push({ case: '… characters the viewer received in frames (the rest as snapshots)', value: `${viewer.chars()}`, baseline: '—', ratio: '—' });
+    rows.push({ case: '… bytes the viewer received in frames (the rest as snapshots)', value: `${viewer.bytes()}`, baseline: '—', ratio: '—' });
   } finally {
     await hub.stop();
   }

@@ -1,8 +1,13 @@
 /**
  * The UI protocol: typed messages between the hub and any UI (the browser page over the
  * WebSocket `/ws`, the Electron window over IPC through the preload). Shared by both sides;
- * zod only, so the renderer can import it (DESIGN §1). Every message is validated on receipt,
- * on both sides; an invalid or unknown message gets an `error` back and is otherwise ignored.
+ * zod and web APIs only, so the renderer can import it (DESIGN §1). Every message is validated
+ * on receipt, on both sides; an invalid or unknown message gets an `error` back and is
+ * otherwise ignored.
+ *
+ * Encoding: JSON, except a `frame` on the WebSocket, which is one binary message
+ * (`encodeFrame`): its header as JSON, then the output's bytes as they are. Over IPC a frame
+ * is the message object itself, `data` a Uint8Array (structured clone).
  *
  * The conversation (client = the UI, hub = the `UiBridge`):
  *
@@ -13,7 +18,7 @@
  *                                              hub → commands {session, records}   (the timeline)
  *                                              hub → frame {session, seq, data, end} … (live, numbered)
  *                                              hub → command {session, record}   (each finished command)
- *   client → ack {session, bytes}              after writing frames to xterm (every ≥ flow.ackEvery chars)
+ *   client → ack {session, bytes}              after writing frames to xterm (every ≥ flow.ackEvery bytes)
  *   client → unsubscribe {session}
  *   client → takeOver / handBack / interrupt / kill / close {session}
  *                                              hub → done {for, session, …} or error {code, message, for}
@@ -27,21 +32,23 @@
  *
  * Snapshots and frames. A snapshot is the session's screen + scrollback serialized by the hub's
  * emulator at the session's size; write it into a reset terminal of `cols`×`rows`, then apply
- * frames. `seq` numbers the snapshot and the frames of one subscription: the frames after a
+ * frames. A frame's `data` is the session's output as UTF-8 bytes, for xterm.js to decode
+ * itself: whole characters only (a character the output cut in two goes out whole in the next
+ * frame) and valid UTF-8 (bytes that are not become U+FFFD, as in the hub's emulator). `seq` numbers the snapshot and the frames of one subscription: the frames after a
  * snapshot with seq n are n+1, n+2, … with no gaps; a frame whose seq is ≤ the latest snapshot's
  * seq is stale and must be dropped. `end` (frame) and `through` (snapshot) are transcript byte
  * offsets: a frame with end ≤ through is already in the snapshot (the hub never sends one).
  *
  * Flow control (VS Code style; the session is never slowed by a viewer): the client acks the
- * characters (`data.length`, UTF-16 code units) of the frames it has written to xterm, not the
- * snapshot's. When a viewer's unacked characters pass `flow.highWatermark` (or its transport
+ * bytes (`data.length`) of the frames it has written to xterm, not the snapshot's. When a
+ * viewer's unacked bytes pass `flow.highWatermark` (or its transport
  * backs up), the hub stops sending it frames and says `behind`; once its acks bring the unacked
  * count down to `flow.lowWatermark`, the hub sends a fresh snapshot instead of the backlog
  * (a new seq) and live frames follow. A viewer that stops reading altogether is disconnected.
  * A viewer that falls behind again and again (a flood it cannot draw) gets those snapshots at
  * most every couple of seconds while the output goes on, and at once when it stops. A client
  * may ack frames it does not draw (a hidden tab) and `subscribe` again when it needs the screen;
- * it must keep them while they are at most `flow.highWatermark` characters since the latest
+ * it must keep them while they are at most `flow.highWatermark` bytes since the latest
  * snapshot: when a session ends, the hub sends a last snapshot only to viewers that were sent
  * more than that since their latest one (an ended session cannot be subscribed to).
  *
@@ -56,10 +63,10 @@
  */
 import { z } from 'zod';
 
-/** Bumped on any incompatible change. */
-export const UI_PROTOCOL_VERSION = 1;
+/** Bumped on any incompatible change (2: frames carry bytes, acks count bytes). */
+export const UI_PROTOCOL_VERSION = 2;
 
-/** Flow-control constants (characters). The hub tells the client in `welcome`. */
+/** Flow-control constants (bytes of frames). The hub tells the client in `welcome`. */
 export const FLOW_ACK_EVERY = 5_000;
 export const FLOW_HIGH_WATERMARK = 100_000;
 export const FLOW_LOW_WATERMARK = 5_000;
@@ -192,7 +199,8 @@ export const HubMessageSchema = z.discriminatedUnion('type', [
     rows: z.number().int(),
     through: z.number(),
   }),
-  z.object({ type: z.literal('frame'), session: z.string(), seq: z.number().int(), data: z.string(), end: z.number() }),
+  /** `data`: UTF-8, whole characters (see above). */
+  z.object({ type: z.literal('frame'), session: z.string(), seq: z.number().int(), end: z.number(), data: z.custom<Uint8Array>((value) => value instanceof Uint8Array, 'Expected bytes (a Uint8Array)') }),
   /** This viewer fell behind: frames stop until it acks; a fresh snapshot follows. */
   z.object({ type: z.literal('behind'), session: z.string() }),
   z.object({ type: z.literal('commands'), session: z.string(), records: z.array(UiCommandRecordSchema) }),
@@ -230,6 +238,37 @@ export const AppCommandSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('settings') }),
 ]);
 export type AppCommand = z.infer<typeof AppCommandSchema>;
+
+// ---- frames on the WebSocket -------------------------------------------------------------------
+
+type FrameMessage = Extract<HubMessage, { type: 'frame' }>;
+
+/** A frame as one binary WebSocket message: a 4-byte big-endian header length, the header (JSON), the data. */
+export function encodeFrame(frame: FrameMessage): Uint8Array {
+  const header = textEncoder.encode(JSON.stringify({ type: frame.type, session: frame.session, seq: frame.seq, end: frame.end }));
+  const message = new Uint8Array(4 + header.length + frame.data.length);
+  new DataView(message.buffer).setUint32(0, header.length);
+  message.set(header, 4);
+  message.set(frame.data, 4 + header.length);
+  return message;
+}
+
+/** The message object of a binary WebSocket message (for `parseHubMessage`), or null when it is not one. */
+export function decodeFrame(message: Uint8Array): unknown {
+  if (message.length < 4) return null;
+  const length = new DataView(message.buffer, message.byteOffset, message.byteLength).getUint32(0);
+  if (length > message.length - 4) return null;
+  try {
+    const header: unknown = JSON.parse(textDecoder.decode(message.subarray(4, 4 + length)));
+    if (!header || typeof header !== 'object' || Array.isArray(header)) return null;
+    return { ...header, data: message.subarray(4 + length) };
+  } catch {
+    return null;
+  }
+}
+
+const textEncoder = new TextEncoder();
+const textDecoder = new TextDecoder();
 
 // ---- parsing (both sides) -------------------------------------------------------------------
 

@@ -19,9 +19,10 @@ import { TERMINAL_FONT_FAMILY, terminalTheme, type ThemeName } from './theme.js'
 
 type Snapshot = Extract<HubMessage, { type: 'snapshot' }>;
 type Frame = Extract<HubMessage, { type: 'frame' }>;
-/** A frame waiting to be written; `acked` when its characters were acknowledged already (hidden). */
+/** A frame waiting to be written; `acked` when its bytes were acknowledged already (hidden). */
 interface QueuedFrame {
-  data: string;
+  /** UTF-8, whole characters (ui-protocol.ts): xterm.js decodes it. */
+  data: Uint8Array;
   end: number;
   acked: boolean;
 }
@@ -36,13 +37,13 @@ const MAX_FRAME_MARKS = 2_000;
 const ACK_FLUSH_MS = 50;
 const RESIZE_DEBOUNCE_MS = 100;
 /**
- * Characters of frames handed to xterm.js per animation frame, and only once the previous
+ * Bytes of frames handed to xterm.js per animation frame, and only once the previous
  * batch has been parsed. The rest wait in the view's own queue (unacknowledged), so a flood
  * the window cannot parse at 60 fps turns into the hub's `behind` and a fresh snapshot
  * instead of a backlog that takes the window's frames (DESIGN §5: a flood never freezes the
- * UI). A typed key's echo is a few characters: it always fits. The budget adapts so that a
+ * UI). A typed key's echo is a few bytes: it always fits. The budget adapts so that a
  * full batch parses in about PARSE_TARGET_MS (a screen of short lines scrolls far more per
- * character than one of long lines), within MIN and MAX.
+ * byte than one of long lines), within MIN and MAX.
  */
 const WRITE_BUDGET_START = 16 * 1024;
 const WRITE_BUDGET_MIN = 4 * 1024;
@@ -50,12 +51,12 @@ const WRITE_BUDGET_MAX = 64 * 1024;
 const PARSE_TARGET_MS = 8;
 /**
  * Frames of a hidden tab (or of any tab while the page is hidden) are not parsed: they are
- * acknowledged at once and kept, up to this many characters, to be written when the tab is
+ * acknowledged at once and kept, up to this many bytes, to be written when the tab is
  * shown; past it they are dropped and the shown tab asks for a fresh snapshot instead. The
  * protocol's high watermark: past it the hub sends a last snapshot when the session ends
  * (ui-protocol.ts), so a hidden tab of an ended session still shows its last screen.
  */
-const MAX_HIDDEN_BACKLOG_CHARS = FLOW_HIGH_WATERMARK;
+const MAX_HIDDEN_BACKLOG_BYTES = FLOW_HIGH_WATERMARK;
 
 export interface TerminalViewOptions {
   sessionId: string;
@@ -96,7 +97,7 @@ export class TerminalView {
   // Flow control.
   private queued: QueuedFrame[] = [];
   private writesInFlight = 0;
-  /** Characters per animation frame (adaptive), what this frame may still hand to xterm. */
+  /** Bytes per animation frame (adaptive), what this frame may still hand to xterm. */
   private budget = WRITE_BUDGET_START;
   private budgetLeft = WRITE_BUDGET_START;
   private budgetFrame = 0;
@@ -108,10 +109,10 @@ export class TerminalView {
   private renderedFrames = 0;
 
   // While hidden: nothing is parsed. The latest snapshot waits here, frames after it in
-  // `queued` (acknowledged already) up to MAX_HIDDEN_BACKLOG_CHARS; past that the view is
+  // `queued` (acknowledged already) up to MAX_HIDDEN_BACKLOG_BYTES; past that the view is
   // `stale` and asks for a fresh snapshot when shown.
   private deferredSnapshot: Snapshot | null = null;
-  private hiddenChars = 0;
+  private hiddenBytes = 0;
   private stale = false;
   private skippedFrames = 0;
   private readonly onPageVisibility = (): void => this.showOrHide();
@@ -265,11 +266,11 @@ export class TerminalView {
     }
     if (this.stale) return;
     this.queued.push(frame);
-    this.hiddenChars += frame.data.length;
-    if (this.hiddenChars > MAX_HIDDEN_BACKLOG_CHARS) {
+    this.hiddenBytes += frame.data.length;
+    if (this.hiddenBytes > MAX_HIDDEN_BACKLOG_BYTES) {
       // Too much to replay: a fresh snapshot when shown is cheaper than parsing this.
       this.queued = [];
-      this.hiddenChars = 0;
+      this.hiddenBytes = 0;
       this.deferredSnapshot = null;
       this.stale = true;
     }
@@ -283,11 +284,11 @@ export class TerminalView {
       this.budgetLeft = this.budget;
       const queued = this.queued;
       this.queued = [];
-      this.hiddenChars = 0;
+      this.hiddenBytes = 0;
       for (const frame of queued) this.keepHidden(frame);
       return;
     }
-    this.hiddenChars = 0;
+    this.hiddenBytes = 0;
     if (this.stale) {
       // Frames were skipped: what this view holds is out of date. Show it as catching up and
       // ask for a fresh snapshot (re-subscribing), acknowledging everything first.
@@ -310,11 +311,11 @@ export class TerminalView {
   private pump(): void {
     if (!this.shown || this.writesInFlight > 0) return;
     const started = performance.now();
-    let chars = 0;
+    let bytes = 0;
     while (this.budgetLeft > 0 && this.queued.length > 0) {
       const frame = this.queued.shift() as QueuedFrame;
       this.budgetLeft -= frame.data.length;
-      chars += frame.data.length;
+      bytes += frame.data.length;
       this.writesInFlight += 1;
       this.term.write(frame.data, () => {
         this.writesInFlight -= 1;
@@ -322,11 +323,11 @@ export class TerminalView {
         this.addMark(frame.end);
         if (!frame.acked) this.acknowledge(frame.data.length);
         if (this.writesInFlight > 0) return;
-        if (chars >= this.budget) this.adaptBudget(performance.now() - started);
+        if (bytes >= this.budget) this.adaptBudget(performance.now() - started);
         this.pump();
       });
     }
-    if (this.budgetFrame === 0 && chars > 0) {
+    if (this.budgetFrame === 0 && bytes > 0) {
       this.budgetFrame = requestAnimationFrame(() => {
         this.budgetFrame = 0;
         this.budgetLeft = this.budget;
@@ -343,11 +344,11 @@ export class TerminalView {
 
   /** Frames a snapshot supersedes are never written; they count as consumed for flow control. */
   private dropQueued(): void {
-    this.hiddenChars = 0;
+    this.hiddenBytes = 0;
     if (this.queued.length === 0) return;
-    const chars = this.queued.reduce((sum, frame) => sum + (frame.acked ? 0 : frame.data.length), 0);
+    const bytes = this.queued.reduce((sum, frame) => sum + (frame.acked ? 0 : frame.data.length), 0);
     this.queued = [];
-    if (chars > 0) this.acknowledge(chars);
+    if (bytes > 0) this.acknowledge(bytes);
     this.flushAck();
   }
 
@@ -362,8 +363,8 @@ export class TerminalView {
     }
   }
 
-  private acknowledge(chars: number): void {
-    this.unacked += chars;
+  private acknowledge(bytes: number): void {
+    this.unacked += bytes;
     // Behind: every ack brings the fresh snapshot sooner, so none waits for a batch.
     if (this.unacked >= this.options.ackEvery || this.isBehind) {
       this.flushAck();

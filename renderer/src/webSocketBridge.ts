@@ -3,7 +3,7 @@
  * authenticates it). Reconnects with capped exponential backoff and jitter; messages sent
  * while disconnected are dropped (the UI resynchronises on `open`: hello, subscribe).
  */
-import { parseHubMessage, type ClientMessage, type HubMessage } from '../../src/ui-protocol.js';
+import { decodeFrame, parseHubMessage, type ClientMessage, type HubMessage } from '../../src/ui-protocol.js';
 import type { Bridge, ConnectionStatus } from './bridge.js';
 
 const BACKOFF_FIRST_MS = 250;
@@ -41,14 +41,15 @@ export class WebSocketBridge implements Bridge {
   private open(): void {
     this.emitStatus('connecting');
     const socket = new WebSocket(this.url);
+    socket.binaryType = 'arraybuffer'; // frames: the output's bytes, handed to xterm.js as they are
     this.socket = socket;
     socket.addEventListener('open', () => {
       this.attempts = 0;
       this.emitStatus('open');
     });
     socket.addEventListener('message', (event: MessageEvent) => {
-      if (typeof event.data !== 'string') return;
-      const parsed = parseHubMessage(event.data);
+      const data: unknown = event.data;
+      const parsed = parseHubMessage(data instanceof ArrayBuffer ? decodeFrame(new Uint8Array(data)) : data);
       if (!parsed.ok) {
         console.warn(`switchboard: ignoring a hub message: ${parsed.error.message}`);
         return;

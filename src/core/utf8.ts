@@ -1,8 +1,9 @@
 /**
- * UTF-8 decoding for consumers that see every chunk of a byte stream but decode only some of
- * it (a viewer that is behind, a ring read now and then): where a skipped stretch ends inside a
- * character, the decode resumes with that character whole, as one streaming decode would.
+ * UTF-8 for consumers that see every chunk of a byte stream but use only some of it (a viewer
+ * that is behind, a ring read now and then): where a skipped stretch ends inside a character,
+ * what is used next starts with that character whole, as one streaming decode would read it.
  */
+import { isUtf8 } from 'node:buffer';
 
 const EMPTY = new Uint8Array(0);
 
@@ -34,40 +35,55 @@ export class Utf8Tail {
 }
 
 /**
- * A streaming decode that may let chunks pass undecoded: `decode` after `pass` starts with the
- * character the passed chunks left open. Invalid bytes become U+FFFD.
+ * Cuts a byte stream into pieces of whole characters, for a consumer that decodes each piece
+ * on its own (xterm.js behind a viewer's frames): a character a chunk leaves open is held back
+ * and leads the next piece. Chunks may also be passed over (a viewer that is behind drops
+ * them); the next piece then starts with the character they left open.
  */
-export class ResumableUtf8Decoder {
-  private decoder: TextDecoder | null = null;
-  private readonly tail = new Utf8Tail();
+export class Utf8Pieces {
+  private tail = new Utf8Tail();
 
-  /** `unfinished`: the start of a character the stream before this decoder left open (see `Utf8Tail.open`). */
+  /** `unfinished`: the start of a character the stream before this one left open (see `Utf8Tail.open`). */
   constructor(unfinished: Uint8Array = EMPTY) {
     this.tail.push(unfinished);
   }
 
-  decode(chunk: Uint8Array): string {
-    if (!this.decoder) {
-      this.decoder = new TextDecoder('utf-8', { fatal: false });
-      this.decoder.decode(this.tail.open, { stream: true }); // an unfinished character: no text yet
-    }
+  /** `chunk` with the character left open before it, without the one it leaves open. */
+  take(chunk: Uint8Array): Uint8Array {
+    const before = this.tail.open;
     this.tail.push(chunk);
-    return this.decoder.decode(chunk, { stream: true });
+    const after = this.tail.open.length;
+    if (before.length === 0) return chunk.subarray(0, chunk.length - after);
+    const joined = new Uint8Array(before.length + chunk.length);
+    joined.set(before);
+    joined.set(chunk, before.length);
+    return joined.subarray(0, joined.length - after);
   }
 
-  /** A chunk of the stream that is not decoded (a viewer that is behind drops it). */
+  /** A chunk of the stream that is not taken. */
   pass(chunk: Uint8Array): void {
-    this.decoder = null;
     this.tail.push(chunk);
   }
 
-  /** The stream ended: a character left unfinished, as U+FFFD. */
-  end(): string {
-    const rest = this.decoder?.decode() ?? '';
-    this.decoder = null;
-    return rest;
+  /** The stream ended: the bytes of a character it left unfinished (not UTF-8 on their own). */
+  end(): Uint8Array {
+    const open = this.tail.open;
+    this.tail = new Utf8Tail();
+    return open;
   }
 }
+
+/**
+ * `bytes` as valid UTF-8: itself when it is, else decoded and encoded again, so what is not
+ * UTF-8 becomes U+FFFD exactly as a streaming decode of the whole stream shows it (`bytes`
+ * must start and end on a character boundary of that stream, as `Utf8Pieces` cuts them).
+ */
+export function wellFormedUtf8(bytes: Uint8Array): Uint8Array {
+  return isUtf8(bytes) ? bytes : encoder.encode(decoder.decode(bytes));
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { fatal: false });
 
 function concatTail(before: Uint8Array, chunk: Uint8Array): Uint8Array {
   const keep = Math.min(before.length, 3 - chunk.length);

@@ -1,7 +1,7 @@
 import type { Disposable, Event } from '../core/event.js';
 import type { OutputFrame } from '../core/outputPipe.js';
 import type { CommandRecord } from '../core/types.js';
-import { ResumableUtf8Decoder } from '../core/utf8.js';
+import { Utf8Pieces, wellFormedUtf8 } from '../core/utf8.js';
 import { FLOW_HIGH_WATERMARK, FLOW_LOW_WATERMARK, FRAME_BATCH_MS, type HubMessage } from '../ui-protocol.js';
 
 /** What a viewer needs of a session (TerminalSession has it). */
@@ -21,13 +21,13 @@ export interface ViewerTransport {
   bufferedAmount(): number;
 }
 
-/** Flow-control limits of one viewer (the character watermarks are the protocol's). */
+/** Flow-control limits of one viewer (the watermarks, in bytes of frames, are the protocol's). */
 export interface ViewerLimits {
   highWatermark: number;
   lowWatermark: number;
   batchMs: number;
-  /** A batch this large is sent at once instead of waiting for `batchMs`. */
-  batchMaxChars: number;
+  /** A batch of this many bytes is sent at once instead of waiting for `batchMs`. */
+  batchMaxBytes: number;
   /** Transport backlog (bytes) above which frames stop: the viewer is behind. */
   transportHighBytes: number;
   /** …and at or below which a behind viewer gets its fresh snapshot. */
@@ -46,7 +46,7 @@ export const DEFAULT_VIEWER_LIMITS: ViewerLimits = {
   highWatermark: FLOW_HIGH_WATERMARK,
   lowWatermark: FLOW_LOW_WATERMARK,
   batchMs: FRAME_BATCH_MS,
-  batchMaxChars: 32 * 1024,
+  batchMaxBytes: 32 * 1024,
   transportHighBytes: 1024 * 1024,
   transportLowBytes: 256 * 1024,
   catchUpIntervalMs: 2_000,
@@ -57,7 +57,8 @@ type Mode = 'snapshotting' | 'live' | 'behind' | 'failed';
 
 /**
  * One viewer of one session (DESIGN §5 flow control, VS Code style but without ever pausing the
- * PTY): a snapshot, then numbered frames batched ≤ 16 ms. Unacknowledged characters are
+ * PTY): a snapshot, then numbered frames batched ≤ 16 ms. Frames carry the output's bytes
+ * (whole characters, valid UTF-8: ui-protocol.ts), never decoded here. Unacknowledged bytes are
  * counted; past the high watermark (or when the transport backs up) frames stop and the
  * viewer is `behind`; once its acks bring it to the low watermark it gets a fresh snapshot
  * instead of the backlog. Memory per viewer is bounded by the high watermark: frames a
@@ -74,12 +75,12 @@ export class SessionViewer implements Disposable {
   private seq = 0;
   private unacked = 0;
   private mode: Mode = 'snapshotting';
-  private pending: string[] = [];
-  private pendingChars = 0;
+  private pending: Uint8Array[] = [];
+  private pendingBytes = 0;
   private pendingEnd = 0;
-  /** Frames that arrived while a snapshot was being taken, decoded (bounded; overflow → retake). */
-  private held: { text: string; end: number }[] = [];
-  private heldChars = 0;
+  /** Frames that arrived while a snapshot was being taken (bounded; overflow → retake). */
+  private held: { data: Uint8Array; end: number }[] = [];
+  private heldBytes = 0;
   private heldOverflow = false;
   private timer: NodeJS.Timeout | null = null;
   /** When a batch last went out (leading-edge batching). */
@@ -89,15 +90,15 @@ export class SessionViewer implements Disposable {
   /** When the last catch-up snapshot (after `behind`) was asked for; 0: none yet. */
   private lastCatchUpAt = 0;
   private catchUpTimer: NodeJS.Timeout | null = null;
-  /** Characters of frames sent since the last snapshot (see `finish`). */
+  /** Bytes of frames sent since the last snapshot (see `finish`). */
   private sentSinceSnapshot = 0;
   private sentCommands = false;
   private disposed = false;
   /** The session ended: the viewer lets go once its last screen is sent. */
   private finishing = false;
   private readonly subscriptions: Disposable[];
-  /** Decodes the frames that are sent, not the ones a behind viewer drops (most of a flood). */
-  private readonly decoder: ResumableUtf8Decoder;
+  /** Cuts the output at character boundaries, across the frames a behind viewer drops. */
+  private readonly pieces: Utf8Pieces;
 
   constructor(
     private readonly session: ViewedSession,
@@ -105,7 +106,7 @@ export class SessionViewer implements Disposable {
     private readonly limits: ViewerLimits = DEFAULT_VIEWER_LIMITS,
     private readonly onError: (error: unknown) => void = () => undefined,
   ) {
-    this.decoder = new ResumableUtf8Decoder(session.unfinishedOutput);
+    this.pieces = new Utf8Pieces(session.unfinishedOutput);
     this.subscriptions = [
       session.onDidFrame((frame) => this.handleFrame(frame)),
       session.onDidFinishCommand((record) => {
@@ -115,9 +116,9 @@ export class SessionViewer implements Disposable {
     void this.takeSnapshot();
   }
 
-  /** The viewer wrote `chars` characters of frames. */
-  ack(chars: number): void {
-    this.unacked = Math.max(0, this.unacked - chars);
+  /** The viewer wrote `bytes` bytes of frames. */
+  ack(bytes: number): void {
+    this.unacked = Math.max(0, this.unacked - bytes);
     this.catchUpIfDrained();
   }
 
@@ -127,8 +128,8 @@ export class SessionViewer implements Disposable {
   }
 
   /** For tests and diagnostics. */
-  get status(): { mode: Mode; unacked: number; pendingChars: number; seq: number } {
-    return { mode: this.mode, unacked: this.unacked, pendingChars: this.pendingChars + this.heldChars, seq: this.seq };
+  get status(): { mode: Mode; unacked: number; pendingBytes: number; seq: number } {
+    return { mode: this.mode, unacked: this.unacked, pendingBytes: this.pendingBytes + this.heldBytes, seq: this.seq };
   }
 
   /**
@@ -147,8 +148,8 @@ export class SessionViewer implements Disposable {
     if (this.mode === 'live') {
       if (this.timer) clearTimeout(this.timer);
       // A character the output left unfinished shows as U+FFFD, as in the emulator.
-      const rest = this.decoder.end();
-      if (rest) this.take(rest, this.pendingEnd);
+      const rest = this.pieces.end();
+      if (rest.length > 0) this.take(rest, this.pendingEnd);
       this.flush();
       if (this.sentSinceSnapshot <= this.limits.highWatermark) return this.end();
     }
@@ -177,7 +178,7 @@ export class SessionViewer implements Disposable {
   private async takeSnapshot(): Promise<void> {
     this.mode = 'snapshotting';
     this.held = [];
-    this.heldChars = 0;
+    this.heldBytes = 0;
     this.heldOverflow = false;
     let snapshot: Awaited<ReturnType<ViewedSession['snapshot']>>;
     try {
@@ -204,7 +205,7 @@ export class SessionViewer implements Disposable {
       // the snapshot and is behind at once; its next one comes like any catch-up (taking
       // another at once would block the event loop as long again, and could lose the race again).
       this.held = [];
-      this.heldChars = 0;
+      this.heldBytes = 0;
       if (this.finishing) return void this.takeSnapshot(); // the output has ended: the last screen
       this.lastCatchUpAt = Date.now();
       this.fallBehind();
@@ -213,42 +214,42 @@ export class SessionViewer implements Disposable {
     }
     const held = this.held;
     this.held = [];
-    this.heldChars = 0;
-    for (const frame of held) if (frame.end > snapshot.through) this.take(frame.text, frame.end);
+    this.heldBytes = 0;
+    for (const frame of held) if (frame.end > snapshot.through) this.take(frame.data, frame.end);
     if (this.finishing) this.end();
   }
 
   private handleFrame(frame: OutputFrame): void {
     if (this.disposed) return;
     this.lastFrameAt = Date.now();
-    if (this.mode === 'behind' || (this.mode === 'snapshotting' && this.heldOverflow)) return this.decoder.pass(frame.data);
-    const text = this.decoder.decode(frame.data);
+    if (this.mode === 'behind' || (this.mode === 'snapshotting' && this.heldOverflow)) return this.pieces.pass(frame.data);
+    const data = this.pieces.take(frame.data);
     if (this.mode === 'snapshotting') {
-      this.heldChars += text.length;
-      if (this.heldChars > this.limits.highWatermark) {
+      this.heldBytes += data.length;
+      if (this.heldBytes > this.limits.highWatermark) {
         this.heldOverflow = true;
         this.held = [];
-        this.heldChars = 0;
+        this.heldBytes = 0;
       } else {
-        this.held.push({ text, end: frame.end });
+        this.held.push({ data, end: frame.end });
       }
       return;
     }
-    this.take(text, frame.end);
+    this.take(data, frame.end);
   }
 
   /** Output for a live viewer: batched into frames. */
-  private take(text: string, end: number): void {
-    if (text.length === 0) return;
-    this.pending.push(text);
-    this.pendingChars += text.length;
+  private take(data: Uint8Array, end: number): void {
+    if (data.length === 0) return;
+    this.pending.push(data);
+    this.pendingBytes += data.length;
     this.pendingEnd = end;
-    if (this.unacked + this.pendingChars > this.limits.highWatermark || this.transport.bufferedAmount() > this.limits.transportHighBytes) {
+    if (this.unacked + this.pendingBytes > this.limits.highWatermark || this.transport.bufferedAmount() > this.limits.transportHighBytes) {
       this.fallBehind();
       return;
     }
     // A batch this large, or the first output after a quiet spell (an echo): at once.
-    if (this.pendingChars >= this.limits.batchMaxChars || (this.timer === null && this.lastFrameAt - this.lastFlushAt >= this.limits.batchMs)) {
+    if (this.pendingBytes >= this.limits.batchMaxBytes || (this.timer === null && this.lastFrameAt - this.lastFlushAt >= this.limits.batchMs)) {
       if (this.timer) clearTimeout(this.timer);
       this.flush();
       return;
@@ -258,11 +259,11 @@ export class SessionViewer implements Disposable {
 
   private flush(): void {
     this.timer = null;
-    if (this.disposed || this.mode !== 'live' || this.pendingChars === 0) return;
+    if (this.disposed || this.mode !== 'live' || this.pendingBytes === 0) return;
     this.lastFlushAt = Date.now();
-    const data = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
+    const data = wellFormedUtf8(this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes));
     this.pending = [];
-    this.pendingChars = 0;
+    this.pendingBytes = 0;
     this.seq++;
     this.unacked += data.length;
     this.sentSinceSnapshot += data.length;
@@ -272,7 +273,7 @@ export class SessionViewer implements Disposable {
   private fallBehind(): void {
     this.mode = 'behind';
     this.pending = [];
-    this.pendingChars = 0;
+    this.pendingBytes = 0;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.transport.send({ type: 'behind', session: this.session.id });

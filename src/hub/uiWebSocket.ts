@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer } from 'ws';
+import { encodeFrame } from '../ui-protocol.js';
 import type { Logger } from './logger.js';
 import type { UiHost } from './uiHost.js';
 
@@ -25,8 +26,9 @@ const CLOSE_NOT_READING = 1013;
 
 /**
  * The UI bridge over WebSocket (`/ws`): `ws` in noServer mode, one `UiBridge` per connection,
- * JSON text messages both ways. The bridge validates what arrives; binary frames are refused
- * with an error message like any other invalid message. `ws` is loaded when the UI page is first
+ * JSON text messages both ways, except the hub's `frame`s, which go as binary messages (the
+ * output's bytes after a small header, ui-protocol.ts `encodeFrame`). The bridge validates what
+ * arrives; a binary message from the UI is refused like any other invalid message. `ws` is loaded when the UI page is first
  * served (`prepare`), or at the latest by the first upgrade: a hub no browser has opened does
  * without it (docs/decisions.md, Memory).
  */
@@ -43,7 +45,8 @@ export function createUiWebSocketServer(options: UiWebSocketOptions): UiUpgradeH
   const accept = (ws: WebSocket): void => {
     const bridge = options.host.createBridge({
       send: (message) => {
-        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
+        if (ws.readyState !== ws.OPEN) return;
+        ws.send(message.type === 'frame' ? encodeFrame(message) : JSON.stringify(message));
       },
       bufferedAmount: () => ws.bufferedAmount,
       close: (reason) => {

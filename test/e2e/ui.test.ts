@@ -165,6 +165,16 @@ describe('the UI in a browser against switchboard serve', () => {
     expect(await group.locator('.group-title').textContent()).toBe(AGENT.name);
   });
 
+  it('shows characters of every width, and bytes that are not UTF-8, exactly as the hub’s emulator does', async () => {
+    // Frames carry bytes for xterm.js to decode: a character cut between reads, and bytes xterm.js
+    // would drop, must still land where the hub's emulator puts them (U+FFFD takes a cell).
+    await execute({ session, command: "printf 'wide 界😀 é|'; printf '\\xe7\\x95'; sleep 0.2; printf '\\x8c|bad \\xff\\xc3 end|\\n'" });
+    await waitForScreen(page, 'end|');
+    const hubScreen = await agentScreen();
+    expect(hubScreen).toContain('wide 界😀 é|界|bad \ufffd\ufffd end|');
+    await expect.poll(async () => sameScreen(await page.evaluate(() => window.switchboard?.inspect().screen() ?? ''), hubScreen), { timeout: 5_000 }).toBe(true);
+  });
+
   it('never resizes the agent’s session when the browser window changes size', async () => {
     const before = await listed(session);
     for (const viewport of [

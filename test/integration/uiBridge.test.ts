@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { parseHubMessage, UI_PROTOCOL_VERSION, type ClientMessage, type HubMessage } from '../../src/ui-protocol.js';
+import { decodeFrame, parseHubMessage, UI_PROTOCOL_VERSION, type ClientMessage, type HubMessage } from '../../src/ui-protocol.js';
 import { removeHome, ROOT, startHub, type HubProcess } from './helpers/hubProcess.js';
 
 const AGENT = { name: 'ui-bridge-agent', version: '3.2.1' };
@@ -70,8 +70,9 @@ class UiClient {
     readonly ws: WebSocket,
     public autoAck: boolean,
   ) {
-    ws.on('message', (data) => {
-      const parsed = parseHubMessage(String(data));
+    ws.on('message', (data, isBinary) => {
+      // Frames come as binary messages (a header, then the output's bytes); the rest as JSON.
+      const parsed = parseHubMessage(isBinary ? decodeFrame(Buffer.isBuffer(data) ? data : Buffer.concat(data as Buffer[])) : String(data));
       if (!parsed.ok) {
         this.invalid.push(String(data).slice(0, 200));
         return;
@@ -158,7 +159,7 @@ class UiClient {
     return this.messages
       .slice(from)
       .filter((m): m is Frame | Snapshot => (m.type === 'frame' || m.type === 'snapshot') && m.session === session)
-      .map((m) => m.data)
+      .map((m) => (typeof m.data === 'string' ? m.data : Buffer.from(m.data).toString('utf8')))
       .join('');
   }
 

@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Emulator, loadEmulator } from '../../../src/core/emulator.js';
 import { OutputRing } from '../../../src/core/outputRing.js';
-import { ResumableUtf8Decoder, openUtf8Length } from '../../../src/core/utf8.js';
+import { Utf8Pieces, openUtf8Length, wellFormedUtf8 } from '../../../src/core/utf8.js';
 
 const bytes = (text: string): Buffer => Buffer.from(text);
 /** `text` as chunks cut at the given byte offsets. */
@@ -27,26 +27,66 @@ describe('openUtf8Length', () => {
   });
 });
 
-describe('ResumableUtf8Decoder', () => {
-  it('decodes a character cut between chunks whole, even one byte at a time', () => {
-    const decoder = new ResumableUtf8Decoder();
-    expect(cut('a界b😀c', 2, 3, 5, 6, 7).map((chunk) => decoder.decode(chunk)).join('')).toBe('a界b😀c');
+describe('Utf8Pieces', () => {
+  it('cuts chunks at character boundaries, even a stream that comes one byte at a time', () => {
+    const pieces = new Utf8Pieces();
+    const taken = cut('a界b😀c', 2, 3, 5, 6, 7).map((chunk) => Buffer.from(pieces.take(chunk)).toString());
+    expect(taken).toEqual(['a', '', '界b', '', '', '😀c']);
   });
 
-  it('after skipped chunks, starts with the character they left open', () => {
-    const decoder = new ResumableUtf8Decoder();
+  it('after passed chunks, starts with the character they left open', () => {
+    const pieces = new Utf8Pieces();
     const [first, second, third] = cut('xx界yy😀zz', 3, 8);
-    decoder.pass(first!); // ends inside 界
-    decoder.pass(second!); // finishes 界, ends inside 😀
-    expect(decoder.decode(third!)).toBe('😀zz');
-    expect(decoder.end()).toBe('');
+    pieces.pass(first!); // ends inside 界
+    pieces.pass(second!); // finishes 界, ends inside 😀
+    expect(Buffer.from(pieces.take(third!)).toString()).toBe('😀zz');
+    expect(pieces.end()).toHaveLength(0);
   });
 
-  it('turns bytes that are not UTF-8, and a character the stream ends inside, into U+FFFD', () => {
-    const decoder = new ResumableUtf8Decoder();
-    expect(decoder.decode(Buffer.from([0x61, 0xff, 0x62]))).toBe('a\ufffdb');
-    expect(decoder.decode(bytes('界').subarray(0, 2))).toBe('');
-    expect(decoder.end()).toBe('\ufffd');
+  it('at the end, gives the bytes of the character the stream ends inside', () => {
+    const pieces = new Utf8Pieces(bytes('界').subarray(0, 1));
+    expect(pieces.take(bytes('界').subarray(1, 2))).toHaveLength(0);
+    expect([...pieces.end()]).toEqual([...bytes('界').subarray(0, 2)]);
+  });
+
+  it('pieces made well-formed are valid UTF-8 each, and read exactly as one streaming decode of the whole stream, invalid bytes included', () => {
+    // Random streams of characters, stray continuation bytes, cut and invalid sequences, split at random.
+    let seed = 7;
+    const random = (n: number): number => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % n);
+    const atoms = [bytes('a'), bytes('é'), bytes('界'), bytes('😀'), Buffer.from([0x80]), Buffer.from([0xff]), Buffer.from([0xe0, 0x80]), Buffer.from([0xf0, 0x9f]), Buffer.from([0xed, 0xa0, 0x80]), bytes('\n')];
+    for (let round = 0; round < 200; round++) {
+      const stream = Buffer.concat(Array.from({ length: 1 + random(40) }, () => atoms[random(atoms.length)]!));
+      const pieces = new Utf8Pieces();
+      const out: Uint8Array[] = [];
+      for (let at = 0; at < stream.length; ) {
+        const step = 1 + random(6);
+        const chunk = stream.subarray(at, at + step);
+        at += step;
+        if (random(4) === 0) pieces.pass(chunk);
+        else out.push(wellFormedUtf8(pieces.take(chunk)));
+      }
+      out.push(wellFormedUtf8(pieces.end()));
+      for (const piece of out) expect(() => new TextDecoder('utf-8', { fatal: true }).decode(piece)).not.toThrow();
+    }
+    // Every chunk taken: the pieces add up to what the emulator's streaming decode reads.
+    for (let round = 0; round < 200; round++) {
+      const stream = Buffer.concat(Array.from({ length: 1 + random(40) }, () => atoms[random(atoms.length)]!));
+      const pieces = new Utf8Pieces();
+      const out: Uint8Array[] = [];
+      for (let at = 0; at < stream.length; ) {
+        const step = 1 + random(6);
+        out.push(wellFormedUtf8(pieces.take(stream.subarray(at, at + step))));
+        at += step;
+      }
+      out.push(wellFormedUtf8(pieces.end()));
+      expect(Buffer.concat(out).toString('utf8')).toBe(new TextDecoder().decode(stream));
+    }
+  });
+
+  it('leaves valid UTF-8 as it is (no copy)', () => {
+    const valid = bytes('a界😀');
+    expect(wellFormedUtf8(valid)).toBe(valid);
+    expect(Buffer.from(wellFormedUtf8(Buffer.from([0x61, 0xc3]))).toString()).toBe('a\ufffd');
   });
 });
 

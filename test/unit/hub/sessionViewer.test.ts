@@ -40,7 +40,7 @@ const LIMITS: ViewerLimits = {
   highWatermark: 1_000,
   lowWatermark: 100,
   batchMs: 5,
-  batchMaxChars: 400,
+  batchMaxBytes: 400,
   transportHighBytes: 10_000,
   transportLowBytes: 1_000,
   catchUpIntervalMs: 200,
@@ -55,7 +55,10 @@ function setup(buffered = (): number => 0, limits: ViewerLimits = LIMITS): { ses
 }
 
 const flushed = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20));
-const frames = (sent: HubMessage[]) => sent.filter((m) => m.type === 'frame');
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+/** A message with a frame's bytes as text (frames carry UTF-8). */
+const asText = (m: HubMessage | undefined) => (m?.type === 'frame' ? { ...m, data: Buffer.from(m.data).toString('utf8') } : m);
+const frames = (sent: HubMessage[]) => sent.flatMap((m) => (m.type === 'frame' ? [{ ...m, data: Buffer.from(m.data).toString('utf8') }] : []));
 
 describe('SessionViewer', () => {
   it('sends a snapshot, then batched frames numbered after it; frames already in the snapshot are skipped', async () => {
@@ -102,11 +105,11 @@ describe('SessionViewer', () => {
     expect(fresh?.type === 'snapshot' && fresh.seq).toBeGreaterThan(Math.max(...frames(sent).map((f) => (f.type === 'frame' ? f.seq : 0))));
     session.emit('live');
     await flushed();
-    expect(sent.at(-1)).toMatchObject({ type: 'frame', data: 'live', seq: (fresh as { seq: number }).seq + 1 });
+    expect(asText(sent.at(-1))).toMatchObject({ type: 'frame', data: 'live', seq: (fresh as { seq: number }).seq + 1 });
     viewer.dispose();
   });
 
-  it('decodes only what it sends, and after dropping frames starts with the character they left open', async () => {
+  it('sends whole characters, and after dropping frames starts with the character they left open', async () => {
     const { session, sent, viewer } = setup();
     await flushed();
     const kanji = Buffer.from('界');
@@ -121,7 +124,7 @@ describe('SessionViewer', () => {
     await flushed();
     expect(sent.at(-1)).toMatchObject({ type: 'snapshot', through: session.bytes });
     session.emit(Buffer.concat([kanji.subarray(2), Buffer.from('c')]));
-    expect(sent.at(-1)).toMatchObject({ type: 'frame', data: '界c' });
+    expect(asText(sent.at(-1))).toMatchObject({ type: 'frame', data: '界c' });
     viewer.dispose();
   });
 
@@ -133,7 +136,33 @@ describe('SessionViewer', () => {
     const viewer = new SessionViewer(session, { send: (m) => sent.push(m), bufferedAmount: () => 0 }, LIMITS);
     await flushed();
     session.emit(Buffer.concat([kanji.subarray(2), Buffer.from('!')]));
-    expect(sent.at(-1)).toMatchObject({ type: 'frame', data: '界!' });
+    expect(asText(sent.at(-1))).toMatchObject({ type: 'frame', data: '界!' });
+    viewer.dispose();
+  });
+
+  it('sends bytes that are not UTF-8 as U+FFFD, as the emulator shows them, and so a character the session ends inside', async () => {
+    const { session, sent, viewer } = setup();
+    await flushed();
+    const emoji = Buffer.from('😀');
+    session.emit(Buffer.from([0x61, 0xff, 0x62])); // a, a byte no UTF-8 has, b
+    session.emit(Buffer.concat([Buffer.from('c'), emoji.subarray(0, 2)]));
+    await flushed();
+    viewer.finish();
+    const bytes = Buffer.concat(sent.flatMap((m) => (m.type === 'frame' ? [m.data] : [])));
+    expect(bytes).toEqual(Buffer.from('a\ufffdbc\ufffd'));
+    // Each frame on its own is valid UTF-8 (xterm.js drops what is not).
+    for (const m of sent) if (m.type === 'frame') expect(() => strictUtf8.decode(m.data)).not.toThrow();
+  });
+
+  it('cuts a stream of mixed characters split anywhere into frames of whole characters that add up to it', async () => {
+    const { session, sent, viewer } = setup(undefined, { ...LIMITS, highWatermark: 1_000_000, batchMaxBytes: 7 });
+    await flushed();
+    const all = Buffer.from('ab界😀é-'.repeat(20));
+    for (let at = 0, step = 1; at < all.length; at += step, step = (step % 5) + 1) session.emit(all.subarray(at, at + step));
+    await flushed();
+    const sentFrames = sent.filter((m) => m.type === 'frame');
+    for (const m of sentFrames) expect(() => strictUtf8.decode(m.data)).not.toThrow(); // whole characters
+    expect(Buffer.concat(sentFrames.map((m) => m.data))).toEqual(all);
     viewer.dispose();
   });
 
