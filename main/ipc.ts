@@ -101,7 +101,7 @@ export class IpcBridge {
     // A reload or a second connect starts afresh: no subscriptions carry over.
     this.connections.get(contents)?.dispose();
     const bridge = this.options.host.createBridge({
-      send: (message: HubMessage) => safeSend(contents, IPC_CHANNELS.message, message),
+      send: (message: HubMessage) => safeSend(contents, IPC_CHANNELS.message, forIpc(message)),
     });
     this.connections.set(contents, bridge);
     contents.once('destroyed', () => {
@@ -127,6 +127,18 @@ export class IpcBridge {
     }
     bridge.receive(parsed.message);
   }
+}
+
+/**
+ * A frame's bytes in a buffer of their own. IPC's structured clone copies a typed array's whole
+ * backing buffer, and a frame is often a view on a larger one (a pooled Buffer, a batch of the
+ * pty host's reads): a one-byte echo would carry kilobytes.
+ */
+export function forIpc(message: HubMessage): HubMessage {
+  if (message.type !== 'frame') return message;
+  const { data } = message;
+  if (data.byteOffset === 0 && data.byteLength === data.buffer.byteLength) return message;
+  return { ...message, data: new Uint8Array(data) };
 }
 
 function safeSend(contents: WebContents, channel: string, value: unknown): void {

@@ -98,6 +98,17 @@ describe('IpcBridge', () => {
     expect(s.window.sentOn(IPC_CHANNELS.message)).toEqual([{ type: 'sessionRemoved', id: 'k3f9q2' }]);
   });
 
+  it('sends a frame’s bytes in a buffer of their own (structured clone would copy the whole buffer a view is on)', () => {
+    s.connect();
+    const batch = Buffer.from('a'.repeat(60_000) + 'echo');
+    const echo = batch.subarray(60_000); // one read's bytes, a view on the batch
+    s.host.bridges[0]!.transport.send({ type: 'frame', session: 'k3f9q2', seq: 2, end: 60_004, data: echo });
+    const [sent] = s.window.sentOn(IPC_CHANNELS.message) as Extract<HubMessage, { type: 'frame' }>[];
+    expect(sent).toMatchObject({ type: 'frame', session: 'k3f9q2', seq: 2, end: 60_004 });
+    expect(sent!.data.buffer.byteLength).toBe(4);
+    expect(Buffer.from(sent!.data).toString()).toBe('echo');
+  });
+
   it('drops connect and send from a foreign window, a sub-frame or a foreign page, without an answer', () => {
     const stranger = new FakeWebContents();
     stranger.mainFrame.url = APP_URL; // even showing our URL, it is not our window
