@@ -34,16 +34,17 @@
  * emulator at the session's size; write it into a reset terminal of `cols`×`rows`, then apply
  * frames. A frame's `data` is the session's output as UTF-8 bytes, for xterm.js to decode
  * itself: whole characters only (a character the output cut in two goes out whole in the next
- * frame) and valid UTF-8 (bytes that are not become U+FFFD, as in the hub's emulator). `seq` numbers the snapshot and the frames of one subscription: the frames after a
- * snapshot with seq n are n+1, n+2, … with no gaps; a frame whose seq is ≤ the latest snapshot's
+ * frame) and valid UTF-8 (bytes that are not become U+FFFD, as in the hub's emulator). `seq`
+ * numbers the snapshot and the frames of one subscription: the frames after a snapshot with
+ * seq n are n+1, n+2, … with no gaps; a frame whose seq is ≤ the latest snapshot's
  * seq is stale and must be dropped. `end` (frame) and `through` (snapshot) are transcript byte
  * offsets: a frame with end ≤ through is already in the snapshot (the hub never sends one).
  *
  * Flow control (VS Code style; the session is never slowed by a viewer): the client acks the
  * bytes (`data.length`) of the frames it has written to xterm, not the snapshot's. When a
- * viewer's unacked bytes pass `flow.highWatermark` (or its transport
- * backs up), the hub stops sending it frames and says `behind`; once its acks bring the unacked
- * count down to `flow.lowWatermark`, the hub sends a fresh snapshot instead of the backlog
+ * viewer's unacked bytes pass `flow.highWatermark` (or its transport backs up), the hub stops
+ * sending it frames and says `behind`; once its acks bring the unacked count down to
+ * `flow.lowWatermark`, the hub sends a fresh snapshot instead of the backlog
  * (a new seq) and live frames follow. A viewer that stops reading altogether is disconnected.
  * A viewer that falls behind again and again (a flood it cannot draw) gets those snapshots at
  * most every couple of seconds while the output goes on, and at once when it stops. A client
