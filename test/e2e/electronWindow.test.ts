@@ -12,10 +12,10 @@
  *
  * Runs against dist/: `npm run build` first.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Client } from '@modelcontextprotocol/client';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 vi.mock('electron', async () => (await import('../unit/main/fakeElectron.js')).electronModule);
@@ -25,10 +25,9 @@ import { APP_URL } from '../../main/appProtocol.js';
 import { IPC_CHANNELS, IpcBridge } from '../../main/ipc.js';
 import { cleanEnv, removeHome, ROOT, tempHome } from '../integration/helpers/hubProcess.js';
 import { FakeWebContents, fake, ipcEvent } from '../unit/main/fakeElectron.js';
+import { agentOverHttp, launchChromium, SHOTS, waitForScreen } from './browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const PRELOAD = path.join(ROOT, 'dist', 'main', 'preload.cjs');
-const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
 const quiet = { info: () => undefined, warn: () => undefined, error: (line: string) => console.error(line) };
 
 /**
@@ -98,14 +97,6 @@ async function execute(args: Record<string, unknown>): Promise<Record<string, un
   return result.structuredContent as Record<string, unknown>;
 }
 
-function waitForScreen(text: string): Promise<unknown> {
-  return page.waitForFunction(
-    (needle) => (document.querySelector('.term-host:not([hidden]) .xterm-rows')?.textContent ?? '').replace(/\u00a0/g, ' ').includes(needle),
-    text,
-    { timeout: 10_000, polling: 'raf' },
-  );
-}
-
 type Inspectable = { switchboard: { inspect(): { active: string | null; view(): { mode: string } | null } } };
 
 function activeTab(): Promise<string | null> {
@@ -117,9 +108,8 @@ function waitForActive(id: string): Promise<unknown> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(PRELOAD) || !existsSync(path.join(ROOT, 'dist', 'renderer', 'app.js'))) throw new Error('dist/ is missing: run `npm run build` first.');
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing (apt-get install chromium).`);
-  mkdirSync(SHOTS, { recursive: true });
+  if (!existsSync(PRELOAD)) throw new Error('dist/main is missing: run `npm run build` first.');
+  browser = await launchChromium();
   home = tempHome('sb-window-');
   hub = await Hub.start({
     stateDir: path.join(home, 'state'),
@@ -135,7 +125,6 @@ beforeAll(async () => {
   fake.ipcMain.removeAllListeners();
   ipc = new IpcBridge({ ipcMain: fake.ipcMain as never, host: hub.ui, windowContents: () => contents as never, logger: quiet });
 
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
   const context = await browser.newContext({ viewport: { width: 1280, height: 760 }, colorScheme: 'dark', deviceScaleFactor: 1 });
   page = await context.newPage();
   page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
@@ -147,8 +136,7 @@ beforeAll(async () => {
   // Served by the hub only to load the files: the page's one way to the hub is the preload.
   await page.goto(`http://127.0.0.1:${hub.port}/?token=${hub.token}`);
 
-  agent = new Client({ name: 'window-e2e-agent', version: '1.0.0' });
-  await agent.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${hub.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }));
+  agent = await agentOverHttp(hub.port!, hub.token!, { name: 'window-e2e-agent', version: '1.0.0' });
 }, 30_000);
 
 afterAll(async () => {
@@ -166,7 +154,7 @@ describe('the Electron window’s page over the preload and main’s IpcBridge',
     const result = await execute({ command: 'echo over-ipc-$((6*7))' });
     expect(result).toMatchObject({ exit_code: 0, output: 'over-ipc-42' });
     await page.locator(`.tab[data-tab="${String(result.session)}"]`).waitFor();
-    await waitForScreen('over-ipc-42');
+    await waitForScreen(page, 'over-ipc-42');
     expect(websockets).toBe(0);
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     await page.screenshot({ path: path.join(SHOTS, 'window-over-ipc.png') });
@@ -179,7 +167,7 @@ describe('the Electron window’s page over the preload and main’s IpcBridge',
     await page.locator('.term-host:not([hidden]) .xterm').click();
     await page.keyboard.type('echo typed-$((40+2))');
     await page.keyboard.press('Enter');
-    await waitForScreen('typed-42');
+    await waitForScreen(page, 'typed-42');
     expect(websockets).toBe(0);
   });
 

@@ -10,16 +10,15 @@
  * official MCP client over HTTP. Runs against dist/: `npm run build` first. Writes a screenshot
  * to test-results/screenshots/osc52.png.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Client } from '@modelcontextprotocol/client';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeHome, ROOT, startHub, type HubProcess } from '../integration/helpers/hubProcess.js';
+import { removeHome, startHub, type HubProcess } from '../integration/helpers/hubProcess.js';
+import { agentOverHttp, launchChromium, SHOTS, waitForScreen } from './browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
 /** What the person's clipboard holds before the agent tries. */
 const BEFORE = 'the-persons-clipboard';
 /** What the agent tries to put there. */
@@ -44,18 +43,6 @@ async function tool(name: string, args: Record<string, unknown>): Promise<Record
   return (result.structuredContent ?? {}) as Record<string, unknown>;
 }
 
-/** Waits until the visible terminal shows `text` (read from the DOM rows). */
-async function waitForScreen(text: string): Promise<void> {
-  await page.waitForFunction(
-    (needle) => {
-      const rows = document.querySelector('.term-host:not([hidden]) .xterm-rows');
-      return (rows?.textContent ?? '').replace(/\u00a0/g, ' ').includes(needle);
-    },
-    text,
-    { timeout: 10_000, polling: 'raf' },
-  );
-}
-
 /** Every clipboard write the page attempted since the hooks were installed (or last reset). */
 function clipboardCalls(): Promise<ClipboardCall[]> {
   return page.evaluate(() => (window as unknown as { __clipboardCalls: ClipboardCall[] }).__clipboardCalls.slice());
@@ -66,16 +53,10 @@ function readClipboard(): Promise<string> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(path.join(ROOT, 'dist', 'renderer', 'app.js'))) throw new Error('dist/renderer is missing: run `npm run build` first.');
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing (apt-get install chromium).`);
-  mkdirSync(SHOTS, { recursive: true });
+  browser = await launchChromium();
   // Sessions get an empty private HOME: no rc file of the machine's user runs in them.
   home = mkdtempSync(path.join(tmpdir(), 'sb-e2e-osc52-home-'));
   hub = await startHub({ env: { SHELL: '/bin/bash', HOME: home } });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--headless', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
   const origin = `http://127.0.0.1:${hub.port}`;
   context = await browser.newContext({ viewport: { width: 1200, height: 760 }, colorScheme: 'dark' });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
@@ -100,8 +81,7 @@ beforeAll(async () => {
   });
   page = await context.newPage();
   page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
-  agent = new Client({ name: 'osc52-agent', version: '1.0.0' });
-  await agent.connect(new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }));
+  agent = await agentOverHttp(hub.port, hub.token, { name: 'osc52-agent', version: '1.0.0' });
 }, 30_000);
 
 afterAll(async () => {
@@ -141,7 +121,7 @@ describe('OSC 52 from an agent session', () => {
     const ran = await tool('execute', { session, command: `${attempts.join('; ')}; echo osc52-printed` });
     expect(ran).toMatchObject({ status: 'completed', exit_code: 0, output: 'osc52-printed' });
     // The page has parsed every byte the agent printed (the marker comes after them).
-    await waitForScreen('osc52-printed');
+    await waitForScreen(page, 'osc52-printed');
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     await page.screenshot({ path: path.join(SHOTS, 'osc52.png') });
 
@@ -154,7 +134,7 @@ describe('OSC 52 from an agent session', () => {
     // The control: the UI's own copy reaches the clipboard through the same hooks.
     const word = 'copyme4242';
     await tool('execute', { session, command: `echo ${word}` });
-    await waitForScreen(word);
+    await waitForScreen(page, word);
     const box = await page.evaluate((needle) => {
       const rows = Array.from(document.querySelectorAll('.term-host:not([hidden]) .xterm-rows > div'));
       const row = rows.find((r) => (r.textContent ?? '').replace(/\u00a0/g, ' ').trim() === needle);

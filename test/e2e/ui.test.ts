@@ -9,16 +9,15 @@
  * Runs against dist/: `npm run build` first. Waits are event-driven (page.waitForFunction,
  * locator waits, the tools' own `wait`), never fixed sleeps.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Client } from '@modelcontextprotocol/client';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeHome, ROOT, startHub, type HubProcess } from '../integration/helpers/hubProcess.js';
+import { removeHome, startHub, type HubProcess } from '../integration/helpers/hubProcess.js';
+import { agentOverHttp, launchChromium, screenOf, SHOTS, waitForScreen } from './browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const AGENT = { name: 'ui-e2e-agent', version: '1.0.0' };
-const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
 const SECRET = 's3cr3t-xyz';
 
 interface ToolResult {
@@ -52,26 +51,6 @@ async function listed(id: string): Promise<Record<string, unknown>> {
   const found = sessions.find((entry) => entry.id === id);
   if (!found) throw new Error(`session ${id} is not listed`);
   return found;
-}
-
-/** The visible terminal's rows as the DOM renders them (what the person sees). */
-function screenOf(target: Page): Promise<string> {
-  return target.evaluate(() => {
-    const rows = document.querySelector('.term-host:not([hidden]) .xterm-rows');
-    return (rows?.textContent ?? '').replace(/\u00a0/g, ' ');
-  });
-}
-
-/** Waits until the visible terminal shows `text` (read from the DOM rows). */
-async function waitForScreen(target: Page, text: string, timeout = 10_000): Promise<void> {
-  await target.waitForFunction(
-    (needle) => {
-      const rows = document.querySelector('.term-host:not([hidden]) .xterm-rows');
-      return (rows?.textContent ?? '').replace(/\u00a0/g, ' ').includes(needle);
-    },
-    text,
-    { timeout, polling: 'raf' },
-  );
 }
 
 async function screenshot(name: string, target: Page = page): Promise<void> {
@@ -109,21 +88,12 @@ function filesUnder(dir: string): string[] {
 }
 
 beforeAll(async () => {
-  if (!existsSync(path.join(ROOT, 'dist', 'renderer', 'app.js'))) throw new Error('dist/renderer is missing: run `npm run build` first.');
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing (apt-get install chromium).`);
-  mkdirSync(SHOTS, { recursive: true });
+  browser = await launchChromium();
   hub = await startHub({ env: { SHELL: '/bin/bash' } });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--headless', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
   context = await browser.newContext({ viewport: { width: 1360, height: 820 }, colorScheme: 'dark', deviceScaleFactor: 1 });
   page = await context.newPage();
   page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
-  agent = new Client(AGENT);
-  await agent.connect(
-    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${hub.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }),
-  );
+  agent = await agentOverHttp(hub.port, hub.token, AGENT);
 }, 30_000);
 
 afterAll(async () => {
