@@ -6,9 +6,10 @@
  * contents relay its IPC through Playwright) in front of a real hub in this process. The
  * agent is the official MCP client over HTTP. Electron itself is the only thing replaced.
  *
- * What it shows: the page reaches the hub through the preload alone (it opens no WebSocket;
- * the packaged page has no network), and the person's tray commands (Watch, Settings) reach
- * the page, including a Watch that arrives before the hub has listed the session.
+ * What it shows: the page, served by main's own scheme handler with the window's CSP (no
+ * network at all), reaches the hub through the preload alone and runs without a CSP complaint;
+ * the person's tray commands (Watch, Settings) reach the page, including a Watch that arrives
+ * before the hub has listed the session.
  *
  * Runs against dist/: `npm run build` first.
  */
@@ -21,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 vi.mock('electron', async () => (await import('../unit/main/fakeElectron.js')).electronModule);
 
 import { Hub } from '../../src/hub/hub.js';
-import { APP_URL } from '../../main/appProtocol.js';
+import { APP_ORIGIN, APP_URL, appResponse } from '../../main/appProtocol.js';
 import { IPC_CHANNELS, IpcBridge } from '../../main/ipc.js';
 import { cleanEnv, removeHome, ROOT, tempHome } from '../integration/helpers/hubProcess.js';
 import { FakeWebContents, fake, ipcEvent } from '../unit/main/fakeElectron.js';
@@ -73,6 +74,10 @@ let agent: Client;
 let ipc: IpcBridge;
 let contents: FakeWebContents;
 let websockets = 0;
+/** What the page's console said about its Content-Security-Policy (a blocked style, font, socket…). */
+const cspComplaints: string[] = [];
+/** Where the page is served from in the browser: main's own `switchboard://ui/` handler answers it. */
+const PAGE_ORIGIN = 'http://switchboard-ui.test';
 
 /** Main → page, in order. `holdMessages` keeps hub messages back (not app commands) until released. */
 let delivery: Promise<unknown> = Promise.resolve();
@@ -129,12 +134,24 @@ beforeAll(async () => {
   page = await context.newPage();
   page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
   page.on('websocket', () => (websockets += 1));
+  page.on('console', (message) => {
+    if (/Content.Security.Policy/i.test(message.text())) cspComplaints.push(message.text());
+  });
   await page.exposeBinding('__ipcToMain', (_source, channel: string, payload: unknown) => {
     fake.ipcMain.emit(channel, ipcEvent(contents), payload);
   });
   await page.addInitScript({ content: preloadInPage(readFileSync(PRELOAD, 'utf8')) });
-  // Served by the hub only to load the files: the page's one way to the hub is the preload.
-  await page.goto(`http://127.0.0.1:${hub.port}/?token=${hub.token}`);
+  // The page's files come from main's scheme handler (appProtocol.ts), with its CSP (no
+  // network at all), as in the window; Chromium here cannot load a custom scheme, so an
+  // http origin is routed to that handler.
+  await page.route(`${PAGE_ORIGIN}/**`, async (route) => {
+    const request = route.request();
+    const response = appResponse(request.method(), request.url().replace(PAGE_ORIGIN, APP_ORIGIN), path.join(ROOT, 'dist', 'renderer'));
+    const headers: Record<string, string> = {};
+    response.headers.forEach((value, key) => (headers[key] = value));
+    await route.fulfill({ status: response.status, headers, body: Buffer.from(await response.arrayBuffer()) });
+  });
+  await page.goto(`${PAGE_ORIGIN}/index.html`);
 
   agent = await agentOverHttp(hub.port!, hub.token!, { name: 'window-e2e-agent', version: '1.0.0' });
 }, 30_000);
@@ -156,6 +173,7 @@ describe('the Electron window’s page over the preload and main’s IpcBridge',
     await page.locator(`.tab[data-tab="${String(result.session)}"]`).waitFor();
     await waitForScreen(page, 'over-ipc-42');
     expect(websockets).toBe(0);
+    expect(cspComplaints).toEqual([]);
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     await page.screenshot({ path: path.join(SHOTS, 'window-over-ipc.png') });
   });
@@ -169,6 +187,7 @@ describe('the Electron window’s page over the preload and main’s IpcBridge',
     await page.keyboard.press('Enter');
     await waitForScreen(page, 'typed-42');
     expect(websockets).toBe(0);
+    expect(cspComplaints).toEqual([]);
   });
 
   it('Watch from the tray brings a session’s tab to front, even one the page has not been told of yet; Settings opens the settings', async () => {
