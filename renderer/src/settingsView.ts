@@ -66,7 +66,7 @@ export class SettingsView {
           h('h2', null, 'Hub'),
           readonly('Version', welcome?.version ?? '—'),
           readonly('UI protocol', welcome ? String(welcome.protocol) : '—'),
-          readonly('Flow control', welcome ? `ack every ${welcome.flow.ackEvery} · pause above ${welcome.flow.highWatermark} · resume below ${welcome.flow.lowWatermark} chars` : '—'),
+          readonly('Flow control', welcome ? `ack every ${welcome.flow.ackEvery} · pause above ${welcome.flow.highWatermark} · resume below ${welcome.flow.lowWatermark} bytes` : '—'),
           h(
             'p',
             { class: 'settings-note' },
