@@ -19,7 +19,7 @@ import { serveApp } from './appProtocol.js';
 import { IpcBridge, type AppCommand } from './ipc.js';
 import { Notifier } from './notifications.js';
 import { preloadPath, trayIconsDir } from './paths.js';
-import { SettingsStore } from './settings.js';
+import { notificationSettingsOf, SettingsStore } from './settings.js';
 import { TrayController } from './tray.js';
 import type { TrayAction } from './trayMenu.js';
 import { MainWindow, type PersonReason } from './windows.js';
@@ -76,7 +76,7 @@ export class SwitchboardApp {
     const logger = options.logger;
     serveApp(protocol, options.rendererDir ?? defaultRendererDir());
     this.window = new MainWindow({ preload: options.preload ?? preloadPath(), logger, platform: this.platform });
-    this.ipc = new IpcBridge({ ipcMain, host: hub.ui, windowContents: () => this.window.contents, logger });
+    this.ipc = new IpcBridge({ ipcMain, host: hub.ui, windowContents: () => this.window.contents, logger, notificationSettings: notificationSettingsOf(settings) });
 
     this.trayBridge = hub.ui.createBridge({ send: (message) => this.trayReply(message) });
     this.trayBridge.receive({ type: 'hello', protocol: UI_PROTOCOL_VERSION });

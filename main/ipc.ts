@@ -4,7 +4,8 @@
  * checked before the hub sees it:
  *  - the sender is our window's web contents, from its top frame (no iframe, no other window);
  *  - that frame shows our UI (`switchboard://ui/…`, see appProtocol.ts);
- *  - the payload is a valid `ClientMessage` (the protocol's zod schema).
+ *  - the payload is a valid `ClientMessage` (the protocol's zod schema), or for the settings
+ *    channel a valid `NotificationSettingsPatch`.
  * A message from anywhere else is dropped without an answer (a foreign frame learns nothing);
  * an invalid payload from our page gets the protocol's `error` back.
  *
@@ -14,8 +15,9 @@
 import type { IpcMain, IpcMainEvent, WebContents } from 'electron';
 import type { Logger } from '../src/hub/logger.js';
 import type { UiHost } from '../src/hub/uiHost.js';
-import { UiErrorCode, parseClientMessage, type HubMessage } from '../src/ui-protocol.js';
+import { NotificationSettingsPatchSchema, UiErrorCode, parseClientMessage, type HubMessage } from '../src/ui-protocol.js';
 import { isAppUrl } from './appProtocol.js';
+import type { NotificationSettingsAccess } from './settings.js';
 
 export const IPC_CHANNELS = {
   /** renderer → main: (re)open this page's connection; the reply is `status: open`. */
@@ -28,6 +30,10 @@ export const IPC_CHANNELS = {
   status: 'switchboard:status',
   /** main → renderer: an app command the person gave outside the page (tray Watch, Settings…). */
   command: 'switchboard:command',
+  /** main → renderer: the notification settings (on connect, and after each change). */
+  appSettings: 'switchboard:appSettings',
+  /** renderer → main: change some of them (a NotificationSettingsPatch). */
+  setAppSettings: 'switchboard:setAppSettings',
 } as const;
 
 /** What the person asked for from the tray, a notification or a second launch (ui-protocol.ts). */
@@ -39,6 +45,8 @@ export interface IpcOptions {
   /** Our window's web contents, when a window exists. */
   windowContents: () => WebContents | undefined;
   logger: Logger;
+  /** The app's notification settings, shown and changed on the page's settings (the app's SettingsStore). */
+  notificationSettings?: NotificationSettingsAccess;
 }
 
 /** Why a message's sender is not our page, or null when it is. */
@@ -68,6 +76,7 @@ export class IpcBridge {
   constructor(private readonly options: IpcOptions) {
     options.ipcMain.on(IPC_CHANNELS.connect, (event) => this.connect(event));
     options.ipcMain.on(IPC_CHANNELS.send, (event, payload: unknown) => this.receive(event, payload));
+    options.ipcMain.on(IPC_CHANNELS.setAppSettings, (event, payload: unknown) => this.setAppSettings(event, payload));
   }
 
   /** Connections open now (tests, diagnostics). */
@@ -80,6 +89,7 @@ export class IpcBridge {
     this.disposed = true;
     this.options.ipcMain.removeAllListeners(IPC_CHANNELS.connect);
     this.options.ipcMain.removeAllListeners(IPC_CHANNELS.send);
+    this.options.ipcMain.removeAllListeners(IPC_CHANNELS.setAppSettings);
     for (const [contents, bridge] of [...this.connections]) {
       bridge.dispose();
       safeSend(contents, IPC_CHANNELS.status, 'closed');
@@ -110,6 +120,36 @@ export class IpcBridge {
       bridge.dispose();
     });
     safeSend(contents, IPC_CHANNELS.status, 'open');
+    this.sendNotificationSettings(contents);
+  }
+
+  /** The page changes notification settings; it always gets back what holds now (changed or not). */
+  private setAppSettings(event: IpcMainEvent, payload: unknown): void {
+    if (!this.trusted(event, IPC_CHANNELS.setAppSettings)) return;
+    const access = this.options.notificationSettings;
+    if (!access || !this.connections.has(event.sender)) return;
+    const patch = NotificationSettingsPatchSchema.safeParse(payload);
+    if (!patch.success) {
+      this.options.logger.warn(`ipc: invalid settings change from the window: ${patch.error.issues[0]?.message ?? 'unknown shape'}`);
+    } else {
+      try {
+        access.update(patch.data);
+      } catch (error) {
+        this.options.logger.error(`ipc: settings not changed: ${(error as Error).message}`);
+      }
+    }
+    this.sendNotificationSettings(event.sender);
+  }
+
+  private sendNotificationSettings(contents: WebContents): void {
+    const access = this.options.notificationSettings;
+    if (!access) return;
+    try {
+      safeSend(contents, IPC_CHANNELS.appSettings, access.read());
+    } catch (error) {
+      // An invalid settings.json: the tray already says so; the page shows no notification settings.
+      this.options.logger.warn(`ipc: cannot read the notification settings: ${(error as Error).message}`);
+    }
   }
 
   private receive(event: IpcMainEvent, payload: unknown): void {

@@ -20,6 +20,8 @@ const CHANNELS = {
   message: 'switchboard:message',
   status: 'switchboard:status',
   command: 'switchboard:command',
+  appSettings: 'switchboard:appSettings',
+  setAppSettings: 'switchboard:setAppSettings',
 } as const;
 
 /** The global the page reads. */
@@ -51,6 +53,7 @@ function listenerSet(channel: string): (listener: Listener) => () => void {
 const onMessage = listenerSet(CHANNELS.message);
 const onStatus = listenerSet(CHANNELS.status);
 const onAppCommand = listenerSet(CHANNELS.command);
+const onAppSettings = listenerSet(CHANNELS.appSettings);
 
 let connected = false;
 
@@ -71,6 +74,12 @@ const api = {
   onStatus,
   /** What the person asked for outside the page: `{type:'watch', session}`, `{type:'settings'}`. */
   onAppCommand,
+  /** The notification settings (ui-protocol.ts NotificationSettings), on connect and after each change. */
+  onAppSettings,
+  /** Change some of them; main validates, writes settings.json and sends back what holds. */
+  setAppSettings(patch: unknown): void {
+    ipcRenderer.send(CHANNELS.setAppSettings, patch);
+  },
 };
 
 contextBridge.exposeInMainWorld(GLOBAL_NAME, api);

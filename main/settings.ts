@@ -11,13 +11,14 @@
 import ElectronStore from 'electron-store';
 import { z } from 'zod';
 import { SETTINGS_FILE, SettingsSchema, loadSettings, type Settings } from '../src/hub/settings.js';
+import { NotificationSettingsSchema, type NotificationSettings } from '../src/ui-protocol.js';
 
 /** Settings only the menu-bar app acts on. Off by default: the app is quiet unless asked. */
 export const AppOnlySettingsSchema = z.object({
   /** Notifications for long or failed agent commands and "needs you" (never focus anything). */
-  notifications: z.boolean().default(false),
+  notifications: NotificationSettingsSchema.shape.notifications.default(false),
   /** Agent commands running at least this long notify when they finish (with `notifications`). */
-  notifyAfterMs: z.number().int().min(1_000).max(86_400_000).default(30_000),
+  notifyAfterMs: NotificationSettingsSchema.shape.notifyAfterMs.default(30_000),
   /** Open the app (hidden, in the menu bar) when the person logs in (macOS, Windows). */
   startAtLogin: z.boolean().default(false),
 });
@@ -77,6 +78,18 @@ export class SettingsStore {
   hubSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     return loadSettings(this.stateDir, env);
   }
+}
+
+/** The notification settings of `store`, as the window's settings page reads and changes them (ipc.ts). */
+export function notificationSettingsOf(store: Pick<SettingsStore, 'read' | 'update'>): NotificationSettingsAccess {
+  const pick = (settings: AppSettings): NotificationSettings => ({ notifications: settings.notifications, notifyAfterMs: settings.notifyAfterMs });
+  return { read: () => pick(store.read()), update: (patch) => pick(store.update(patch)) };
+}
+
+export interface NotificationSettingsAccess {
+  read(): NotificationSettings;
+  /** Throws, naming the setting, when the result would be invalid; nothing is written then. */
+  update(patch: Partial<NotificationSettings>): NotificationSettings;
 }
 
 function parseOrThrow(raw: unknown, file: string): AppSettings {

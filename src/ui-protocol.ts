@@ -240,6 +240,20 @@ export const AppCommandSchema = z.discriminatedUnion('type', [
 ]);
 export type AppCommand = z.infer<typeof AppCommandSchema>;
 
+/**
+ * The app's notification settings, which the Electron window's settings page shows and changes
+ * (main keeps them in settings.json next to the hub's settings; DESIGN §5: off by default).
+ */
+export const NotificationSettingsSchema = z.object({
+  /** Notify when an agent's command fails, finishes after running long, or a session needs the person. */
+  notifications: z.boolean(),
+  /** "Long": agent commands running at least this long notify when they finish. */
+  notifyAfterMs: z.number().int().min(1_000).max(86_400_000),
+});
+export type NotificationSettings = z.infer<typeof NotificationSettingsSchema>;
+/** What the page may ask main to change: any of the above, nothing else. */
+export const NotificationSettingsPatchSchema = NotificationSettingsSchema.partial().strict();
+
 // ---- frames on the WebSocket -------------------------------------------------------------------
 
 type FrameMessage = Extract<HubMessage, { type: 'frame' }>;

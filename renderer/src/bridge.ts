@@ -3,7 +3,7 @@
  * (webSocketBridge.ts); in the Electron window it is the preload's API over IPC (preloadBridge.ts).
  * Messages are the typed ones of src/ui-protocol.ts; the UI never sees a transport.
  */
-import type { AppCommand, Bridge as ProtocolBridge } from '../../src/ui-protocol.js';
+import type { AppCommand, Bridge as ProtocolBridge, NotificationSettings } from '../../src/ui-protocol.js';
 
 export type ConnectionStatus = 'connecting' | 'open' | 'closed';
 
@@ -17,4 +17,8 @@ export interface Bridge extends ProtocolBridge {
   onStatus(listener: (status: ConnectionStatus) => void): () => void;
   /** What the person asked for outside the page (tray, notification): the Electron window only. */
   onAppCommand?(listener: (command: AppCommand) => void): () => void;
+  /** The app's notification settings, on connect and after each change: the Electron window only. */
+  onNotificationSettings?(listener: (settings: NotificationSettings) => void): () => void;
+  /** Asks the app to change them; the answer comes through `onNotificationSettings`. */
+  setNotificationSettings?(patch: Partial<NotificationSettings>): void;
 }

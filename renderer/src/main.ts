@@ -10,6 +10,7 @@ import {
   type AppCommand,
   type ClientMessage,
   type HubMessage,
+  type NotificationSettings,
   type UiCommandRecord,
   type UiSession,
 } from '../../src/ui-protocol.js';
@@ -79,6 +80,8 @@ export class App {
   private searchQuery = '';
   /** A session the person asked to watch (tray, notification) before the page listed it. */
   private watchWhenListed: string | null = null;
+  /** The app's notification settings (the Electron window only; null in a browser). */
+  private notificationSettings: NotificationSettings | null = null;
 
   private readonly theme = new ThemeController((theme) => {
     for (const view of this.views.values()) view.setTheme(theme);
@@ -124,6 +127,7 @@ export class App {
       },
       onGroupMode: (mode) => this.setPrefs({ groupMode: mode }),
       onConfirmTakeOver: (ask) => this.setPrefs({ confirmTakeOver: ask }),
+      onNotificationSettings: (patch) => this.bridge.setNotificationSettings?.(patch),
       onClose: () => this.showSettings(false),
     });
 
@@ -135,6 +139,10 @@ export class App {
     bridge.onStatus((status) => this.onStatus(status));
     bridge.onMessage((message) => this.onMessage(message));
     bridge.onAppCommand?.((command) => this.onAppCommand(command));
+    bridge.onNotificationSettings?.((settings) => {
+      this.notificationSettings = settings;
+      if (!this.el.settings.hidden) this.renderSettings();
+    });
     setInterval(() => this.tick(), 1_000);
     this.renderTopbar();
     this.render();
@@ -458,6 +466,7 @@ export class App {
     this.settingsView.render(
       { theme: this.theme.preference, fontSize: this.prefs.fontSize, groupMode: this.prefs.groupMode, confirmTakeOver: this.prefs.confirmTakeOver },
       this.welcome,
+      this.notificationSettings,
     );
   }
 

@@ -5,7 +5,15 @@
  * the WebSocket. The window's page loads from `switchboard://ui/` with no network at all
  * (docs/app.md), so this is its only way to the hub.
  */
-import { AppCommandSchema, parseHubMessage, type AppCommand, type ClientMessage, type HubMessage } from '../../src/ui-protocol.js';
+import {
+  AppCommandSchema,
+  NotificationSettingsSchema,
+  parseHubMessage,
+  type AppCommand,
+  type ClientMessage,
+  type HubMessage,
+  type NotificationSettings,
+} from '../../src/ui-protocol.js';
 import type { Bridge, ConnectionStatus } from './bridge.js';
 
 /** What main/preload.cts exposes (values arrive structured-cloned and unchecked). */
@@ -15,6 +23,8 @@ export interface PreloadApi {
   onMessage(listener: (value: unknown) => void): () => void;
   onStatus(listener: (value: unknown) => void): () => void;
   onAppCommand(listener: (value: unknown) => void): () => void;
+  onAppSettings(listener: (value: unknown) => void): () => void;
+  setAppSettings(patch: unknown): void;
 }
 
 export class PreloadBridge implements Bridge {
@@ -48,5 +58,17 @@ export class PreloadBridge implements Bridge {
       if (parsed.success) listener(parsed.data);
       else console.warn('switchboard: ignoring an app command of unknown shape');
     });
+  }
+
+  onNotificationSettings(listener: (settings: NotificationSettings) => void): () => void {
+    return this.api.onAppSettings((value) => {
+      const parsed = NotificationSettingsSchema.safeParse(value);
+      if (parsed.success) listener(parsed.data);
+      else console.warn('switchboard: ignoring notification settings of unknown shape');
+    });
+  }
+
+  setNotificationSettings(patch: Partial<NotificationSettings>): void {
+    this.api.setAppSettings(patch);
   }
 }

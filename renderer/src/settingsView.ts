@@ -2,9 +2,10 @@
  * Settings. The page's own preferences (theme, terminal font size, grouping) are edited here and
  * kept in localStorage. The hub's settings (shell, timeouts, limits, secret filter, port,
  * retention) are not carried by the UI protocol yet: the view says where they live and shows
- * what the hub did tell us (version, protocol, flow control).
+ * what the hub did tell us (version, protocol, flow control). In the Electron window it also
+ * edits the app's notification settings (main writes them to settings.json).
  */
-import type { HubMessage } from '../../src/ui-protocol.js';
+import type { HubMessage, NotificationSettings } from '../../src/ui-protocol.js';
 import { clear, h } from './dom.js';
 import type { GroupMode } from './sessionList.js';
 import type { ThemePreference } from './theme.js';
@@ -23,8 +24,19 @@ export interface SettingsHandlers {
   onFontSize(px: number): void;
   onGroupMode(mode: GroupMode): void;
   onConfirmTakeOver(ask: boolean): void;
+  /** The Electron window only: change the app's notification settings. */
+  onNotificationSettings(patch: Partial<NotificationSettings>): void;
   onClose(): void;
 }
+
+/** What "long" may mean for a finished command to notify (the setting takes any value; these are offered). */
+const NOTIFY_AFTER_CHOICES: [number, string][] = [
+  [10_000, '10 seconds'],
+  [30_000, '30 seconds'],
+  [60_000, '1 minute'],
+  [300_000, '5 minutes'],
+  [900_000, '15 minutes'],
+];
 
 export const FONT_SIZES = [11, 12, 13, 14, 15, 16];
 
@@ -34,7 +46,8 @@ export class SettingsView {
     private readonly handlers: SettingsHandlers,
   ) {}
 
-  render(values: SettingsValues, welcome: Welcome | null): void {
+  /** `notifications`: the app's notification settings, null where there is no app (a browser). */
+  render(values: SettingsValues, welcome: Welcome | null, notifications: NotificationSettings | null = null): void {
     clear(this.root);
     const select = <T extends string | number>(name: string, current: T, choices: [T, string][], onChange: (value: T) => void): HTMLSelectElement => {
       const element = h('select', { class: 'select', 'data-setting': name, onchange: () => onChange(choices[element.selectedIndex][0]) });
@@ -45,6 +58,20 @@ export class SettingsView {
       h('div', { class: 'setting-row' }, h('div', { class: 'setting-label' }, label, hint ? h('div', { class: 'setting-hint' }, hint) : null), h('div', { class: 'setting-control' }, control));
     const readonly = (label: string, value: string): HTMLElement => h('div', { class: 'setting-row' }, h('div', { class: 'setting-label' }, label), h('div', { class: 'setting-value mono' }, value));
     const ask = h('input', { type: 'checkbox', checked: values.confirmTakeOver, onchange: () => this.handlers.onConfirmTakeOver(ask.checked) });
+    const notificationsSection = (settings: NotificationSettings): HTMLElement => {
+      const on = h('input', { type: 'checkbox', 'data-setting': 'notifications', checked: settings.notifications, onchange: () => this.handlers.onNotificationSettings({ notifications: on.checked }) });
+      const known = NOTIFY_AFTER_CHOICES.some(([ms]) => ms === settings.notifyAfterMs);
+      const choices = known ? NOTIFY_AFTER_CHOICES : [...NOTIFY_AFTER_CHOICES, [settings.notifyAfterMs, `${Math.round(settings.notifyAfterMs / 1000)} seconds`] as [number, string]];
+      const after = select('notifyAfterMs', settings.notifyAfterMs, choices, (ms) => this.handlers.onNotificationSettings({ notifyAfterMs: ms }));
+      after.disabled = !settings.notifications;
+      return h(
+        'section',
+        { class: 'settings-section' },
+        h('h2', null, 'Notifications'),
+        row('Notify me', on, 'When an agent’s command fails or finishes after running long, or a session needs you. Silent; nothing comes to the front.'),
+        row('A long command runs at least', after),
+      );
+    };
 
     this.root.append(
       h(
@@ -60,6 +87,7 @@ export class SettingsView {
           row('Group sessions by', select('groupMode', values.groupMode, [['agent', 'Agent'], ['folder', 'Project folder']], (v) => this.handlers.onGroupMode(v))),
           row('Ask before taking over', ask, 'Typing into an agent’s session takes the keyboard from the agent.'),
         ),
+        notifications ? notificationsSection(notifications) : null,
         h(
           'section',
           { class: 'settings-section' },

@@ -20,10 +20,17 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 vi.mock('electron', async () => (await import('../unit/main/fakeElectron.js')).electronModule);
+// electron-store (main's SettingsStore) imports the real `electron` package, whose index throws
+// without a downloaded binary; with this it exports a path instead (test/unit/main/settings.test.ts).
+vi.hoisted(() => {
+  process.env.ELECTRON_OVERRIDE_DIST_PATH ??= '/nonexistent-electron';
+});
 
 import { Hub } from '../../src/hub/hub.js';
+import { loadSettings } from '../../src/hub/settings.js';
 import { APP_ORIGIN, APP_URL, appResponse } from '../../main/appProtocol.js';
 import { IPC_CHANNELS, IpcBridge } from '../../main/ipc.js';
+import { notificationSettingsOf, SettingsStore } from '../../main/settings.js';
 import { cleanEnv, removeHome, ROOT, tempHome } from '../integration/helpers/hubProcess.js';
 import { FakeWebContents, fake, ipcEvent } from '../unit/main/fakeElectron.js';
 import { agentOverHttp, launchChromium, SHOTS, waitForScreen } from './browser.js';
@@ -74,6 +81,7 @@ let agent: Client;
 let ipc: IpcBridge;
 let contents: FakeWebContents;
 let websockets = 0;
+let stateDir: string;
 /** What the page's console said about its Content-Security-Policy (a blocked style, font, socket…). */
 const cspComplaints: string[] = [];
 /** Where the page is served from in the browser: main's own `switchboard://ui/` handler answers it. */
@@ -116,8 +124,9 @@ beforeAll(async () => {
   if (!existsSync(PRELOAD)) throw new Error('dist/main is missing: run `npm run build` first.');
   browser = await launchChromium();
   home = tempHome('sb-window-');
+  stateDir = path.join(home, 'state');
   hub = await Hub.start({
-    stateDir: path.join(home, 'state'),
+    stateDir,
     logger: quiet,
     env: cleanEnv({ HOME: home, SHELL: '/bin/bash', SWITCHBOARD_PORT: '0', SWITCHBOARD_LOGIN_SHELL: 'false' }),
     listen: { socket: false, http: true },
@@ -128,7 +137,13 @@ beforeAll(async () => {
   contents.mainFrame.url = APP_URL;
   contents.send = (channel: string, value?: unknown) => toPage(channel, value);
   fake.ipcMain.removeAllListeners();
-  ipc = new IpcBridge({ ipcMain: fake.ipcMain as never, host: hub.ui, windowContents: () => contents as never, logger: quiet });
+  ipc = new IpcBridge({
+    ipcMain: fake.ipcMain as never,
+    host: hub.ui,
+    windowContents: () => contents as never,
+    logger: quiet,
+    notificationSettings: notificationSettingsOf(new SettingsStore(stateDir)),
+  });
 
   const context = await browser.newContext({ viewport: { width: 1280, height: 760 }, colorScheme: 'dark', deviceScaleFactor: 1 });
   page = await context.newPage();
@@ -213,5 +228,25 @@ describe('the Electron window’s page over the preload and main’s IpcBridge',
     contents.send(IPC_CHANNELS.command, { type: 'format-disk' });
     await delivery;
     expect(await activeTab()).toBe(session.id);
+  });
+
+  it('the settings page turns notifications on and sets what a long command is, in settings.json', async () => {
+    const settingsFile = path.join(stateDir, 'settings.json');
+    const onDisk = (): Record<string, unknown> => (existsSync(settingsFile) ? (JSON.parse(readFileSync(settingsFile, 'utf8')) as Record<string, unknown>) : {});
+    contents.send(IPC_CHANNELS.command, { type: 'settings' });
+    const notify = page.locator('.settings-page [data-setting="notifications"]');
+    await notify.waitFor();
+    expect(await notify.isChecked()).toBe(false); // off by default (DESIGN §5)
+    expect(await page.locator('.settings-page select[data-setting="notifyAfterMs"]').isDisabled()).toBe(true);
+    await notify.check();
+    await expect.poll(() => onDisk().notifications, { timeout: 5_000 }).toBe(true);
+    const after = page.locator('.settings-page select[data-setting="notifyAfterMs"]');
+    await expect.poll(() => after.isEnabled(), { timeout: 5_000 }).toBe(true);
+    await after.selectOption({ label: '5 minutes' });
+    await expect.poll(() => onDisk().notifyAfterMs, { timeout: 5_000 }).toBe(300_000);
+    // Only what the person changed is written, and the hub reads the file as it is.
+    expect(onDisk()).toEqual({ notifications: true, notifyAfterMs: 300_000 });
+    expect(loadSettings(stateDir, {}).port).toBe(7391);
+    await page.screenshot({ path: path.join(SHOTS, 'window-settings.png') });
   });
 });

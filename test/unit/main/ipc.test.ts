@@ -180,6 +180,53 @@ describe('IpcBridge', () => {
   });
 });
 
+describe('IpcBridge: the notification settings', () => {
+  function withSettings() {
+    fake.ipcMain.removeAllListeners();
+    const window = ourWindow();
+    let stored = { notifications: false, notifyAfterMs: 30_000 };
+    const update = vi.fn((patch: Partial<typeof stored>) => (stored = { ...stored, ...patch }));
+    const notificationSettings = { read: () => stored, update };
+    const ipc = new IpcBridge({ ipcMain: fake.ipcMain as never, host: recordingHost() as never, windowContents: () => asContents(window), logger: quiet, notificationSettings });
+    const change = (payload: unknown, contents = window) => fake.ipcMain.emit(IPC_CHANNELS.setAppSettings, ipcEvent(contents), payload);
+    return { window, ipc, update, change };
+  }
+
+  it('sends them on connect; a valid change is written and sent back', () => {
+    const s = withSettings();
+    try {
+      fake.ipcMain.emit(IPC_CHANNELS.connect, ipcEvent(s.window));
+      expect(s.window.sentOn(IPC_CHANNELS.appSettings)).toEqual([{ notifications: false, notifyAfterMs: 30_000 }]);
+      s.change({ notifications: true });
+      s.change({ notifyAfterMs: 300_000 });
+      expect(s.update.mock.calls).toEqual([[{ notifications: true }], [{ notifyAfterMs: 300_000 }]]);
+      expect(s.window.sentOn(IPC_CHANNELS.appSettings).at(-1)).toEqual({ notifications: true, notifyAfterMs: 300_000 });
+    } finally {
+      s.ipc.dispose();
+    }
+  });
+
+  it('an invalid change, one from a page not connected or not ours, writes nothing; ours gets the settings back', () => {
+    const s = withSettings();
+    try {
+      s.change({ notifications: true }); // before connect
+      fake.ipcMain.emit(IPC_CHANNELS.connect, ipcEvent(s.window));
+      const stranger = new FakeWebContents();
+      stranger.mainFrame.url = APP_URL;
+      s.change({ notifications: true }, stranger);
+      quiet.warn.mockClear();
+      for (const payload of [{ notifyAfterMs: 5 }, { notifications: 'yes' }, { secretPatterns: [] }, 'notifications', null]) s.change(payload);
+      expect(s.update).not.toHaveBeenCalled();
+      expect(stranger.sent).toEqual([]);
+      expect(quiet.warn).toHaveBeenCalledTimes(5);
+      // Each refused change is answered with what holds, so the page's controls go back.
+      expect(s.window.sentOn(IPC_CHANNELS.appSettings)).toHaveLength(6);
+    } finally {
+      s.ipc.dispose();
+    }
+  });
+});
+
 describe('IpcBridge with the real hub', () => {
   let stateDir: string;
   let hub: Hub;

@@ -49,7 +49,7 @@ describe('preload', () => {
     expect(contextBridge.exposeInMainWorld).toHaveBeenCalledTimes(1);
     expect([...exposed.keys()]).toEqual(['switchboardBridge']);
     const api = exposed.get('switchboardBridge') as Api;
-    expect(Object.keys(api).sort()).toEqual(['connect', 'onAppCommand', 'onMessage', 'onStatus', 'send']);
+    expect(Object.keys(api).sort()).toEqual(['connect', 'onAppCommand', 'onAppSettings', 'onMessage', 'onStatus', 'send', 'setAppSettings']);
     for (const value of Object.values(api)) expect(typeof value).toBe('function');
   });
 
@@ -70,7 +70,7 @@ describe('preload', () => {
   it('speaks the channels main listens on (ipc.ts IPC_CHANNELS)', () => {
     const { exposed, ipcRenderer } = loadPreload();
     const api = exposed.get('switchboardBridge') as Api;
-    expect(ipcRenderer.eventNames().sort()).toEqual([IPC_CHANNELS.command, IPC_CHANNELS.message, IPC_CHANNELS.status].sort());
+    expect(ipcRenderer.eventNames().sort()).toEqual([IPC_CHANNELS.command, IPC_CHANNELS.message, IPC_CHANNELS.status, IPC_CHANNELS.appSettings].sort());
 
     api.connect!();
     api.connect!(); // once per page
@@ -86,6 +86,13 @@ describe('preload', () => {
     ipcRenderer.emit(IPC_CHANNELS.command, {}, { type: 'watch', session: 'abc123' });
     expect(statuses).toEqual(['open']);
     expect(commands).toEqual([{ type: 'watch', session: 'abc123' }]);
+
+    const settings: unknown[] = [];
+    api.onAppSettings!((s: unknown) => settings.push(s));
+    ipcRenderer.emit(IPC_CHANNELS.appSettings, {}, { notifications: true, notifyAfterMs: 30_000 });
+    expect(settings).toEqual([{ notifications: true, notifyAfterMs: 30_000 }]);
+    api.setAppSettings!({ notifications: false });
+    expect(ipcRenderer.send).toHaveBeenLastCalledWith(IPC_CHANNELS.setAppSettings, { notifications: false });
   });
 
   it('unsubscribe stops delivery; a throwing listener does not stop the others', () => {
