@@ -147,7 +147,8 @@ export class IpcBridge {
     try {
       safeSend(contents, IPC_CHANNELS.appSettings, access.read());
     } catch (error) {
-      // An invalid settings.json: the tray already says so; the page shows no notification settings.
+      // settings.json was made invalid by hand while the app runs: logged; the page keeps what it
+      // was sent last (nothing, if this is its first connect).
       this.options.logger.warn(`ipc: cannot read the notification settings: ${(error as Error).message}`);
     }
   }
