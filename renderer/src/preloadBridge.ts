@@ -14,6 +14,7 @@ import {
   type HubMessage,
   type NotificationSettings,
 } from '../../src/ui-protocol.js';
+import type { z } from 'zod';
 import type { Bridge, ConnectionStatus } from './bridge.js';
 
 /** What main/preload.cts exposes (values arrive structured-cloned and unchecked). */
@@ -53,22 +54,23 @@ export class PreloadBridge implements Bridge {
   }
 
   onAppCommand(listener: (command: AppCommand) => void): () => void {
-    return this.api.onAppCommand((value) => {
-      const parsed = AppCommandSchema.safeParse(value);
-      if (parsed.success) listener(parsed.data);
-      else console.warn('switchboard: ignoring an app command of unknown shape');
-    });
+    return this.api.onAppCommand(validated(AppCommandSchema, 'an app command', listener));
   }
 
   onNotificationSettings(listener: (settings: NotificationSettings) => void): () => void {
-    return this.api.onAppSettings((value) => {
-      const parsed = NotificationSettingsSchema.safeParse(value);
-      if (parsed.success) listener(parsed.data);
-      else console.warn('switchboard: ignoring notification settings of unknown shape');
-    });
+    return this.api.onAppSettings(validated(NotificationSettingsSchema, 'notification settings', listener));
   }
 
   setNotificationSettings(patch: Partial<NotificationSettings>): void {
     this.api.setAppSettings(patch);
   }
+}
+
+/** A listener for what main delivers: only values of `schema`'s shape reach `listener`. */
+function validated<T>(schema: z.ZodType<T>, what: string, listener: (value: T) => void): (value: unknown) => void {
+  return (value) => {
+    const parsed = schema.safeParse(value);
+    if (parsed.success) listener(parsed.data);
+    else console.warn(`switchboard: ignoring ${what} of unknown shape`);
+  };
 }
