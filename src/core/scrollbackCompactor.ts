@@ -10,7 +10,9 @@ import { EventEmitter, type Disposable, type Event } from './event.js';
  * code averages ~40), so most of a full scrollback is blank cells. Once a row has scrolled off
  * the screen nothing writes to it again (the cursor never leaves the screen), so as it enters
  * the scrollback its trailing default cells go, and what is left is copied into a shared slab
- * (one `ArrayBuffer` for many rows, instead of a backing store per row).
+ * (one `ArrayBuffer` for many rows, instead of a backing store per row). A row full to its last
+ * column moves too (it saves the backing store), and a row without combining characters or
+ * extended attributes gives up its two empty maps for one shared by all (`SHARED_EMPTY`).
  *
  * Only cells that are exactly xterm's blank (no character, width 1, default colours and
  * attributes) are dropped, and one is kept to stand for them, so nothing is lost: a row's
@@ -29,7 +31,8 @@ import { EventEmitter, type Disposable, type Event } from './event.js';
  * in effect, BCE), so it reads the terminal through `paddedRows`, where a compacted row reads
  * `cols` wide again.
  *
- * This reaches into xterm's private row store (`_core`, `BufferLine._data`); `enabled` is
+ * This reaches into xterm's private row store (`_core`, `BufferLine._data`, `_combined`,
+ * `_extendedAttrs`); `enabled` is
  * false when it does not look as expected (another xterm version), and nothing is compacted.
  */
 export class ScrollbackCompactor implements Disposable {
@@ -170,24 +173,30 @@ export class ScrollbackCompactor implements Disposable {
     // row into it: in place if it has `cols` cells, into a new array if not. Give a compacted
     // oldest row the array just freed instead; past its kept cells that array is blank already.
     const oldest = normal.lines.isFull ? normal.lines.get(0) : undefined;
-    if (moved && oldest && oldest.length < cols && data?.length === cols * CELL_SIZE) release(oldest, cols, data, row!.length);
+    if (moved && oldest && !ownsRow(oldest, cols) && data?.length === cols * CELL_SIZE) release(oldest, cols, data, row!.length);
   }
 
   /** Compacts scrollback row `index` of the normal buffer; whether it moved into a slab. */
   private compactRow(index: number): boolean {
     const lines = this.buffers!.normal.lines;
     const row = lines.get(index);
-    if (!row || lines.get(index + 1)?.isWrapped) return false;
+    if (!row) return false;
     const data = row._data;
-    // The last cell that is not blank (content, foreground, background all default); without
-    // branches per word this runs ~2x faster, and it is most of the cost.
-    let at = (row.length - 1) * CELL_SIZE;
-    while (at >= 0 && ((data[at]! ^ BLANK_CONTENT) | data[at + 1]! | data[at + 2]!) === 0) at -= CELL_SIZE;
-    const keep = Math.min(at / CELL_SIZE + 2, row.length);
-    // A row with nothing to drop stays where it is: moving it into a slab would save its
-    // backing store's ~400 bytes, but leave its full-width array as garbage while the
-    // scrollback fills (measured: more RSS, not less, for a scrollback of full rows).
-    if (keep === row.length) return false;
+    let keep = row.length;
+    // A row that wraps onto the next keeps its blanks: they are part of the logical line.
+    if (!lines.get(index + 1)?.isWrapped) {
+      // The last cell that is not blank (content, foreground, background all default); without
+      // branches per word this runs ~2x faster, and it is most of the cost.
+      let at = (row.length - 1) * CELL_SIZE;
+      while (at >= 0 && ((data[at]! ^ BLANK_CONTENT) | data[at + 1]! | data[at + 2]!) === 0) at -= CELL_SIZE;
+      keep = Math.min(at / CELL_SIZE + 2, row.length);
+    }
+    // A row with nothing to drop moves too, if it has an array of its own: in a slab it costs
+    // its cells and a view, without the ~200 bytes of its own `ArrayBuffer` and backing store
+    // (a tenth of a full 120-column row). A row in a slab already stays where it is, and so
+    // does one too wide to share a slab.
+    shareEmptyMaps(row);
+    if (keep === row.length && (!ownsArray(data) || data.length >= SLAB_WORDS)) return false;
     row._data = this.store(data, keep * CELL_SIZE);
     row.length = keep;
     return true;
@@ -258,6 +267,29 @@ interface Row {
   _data: Uint32Array;
   length: number;
   isWrapped: boolean;
+  /** Combining sequences and extended attributes (underline style, link) by column, read only for cells flagged to have one. */
+  _combined: Record<number, string>;
+  _extendedAttrs: Record<number, unknown>;
+}
+
+/**
+ * The one empty map every scrollback row without combining characters or extended attributes
+ * holds instead of two of its own (~110 bytes a row, as much as a short row's cells). xterm
+ * reads a row's maps only for cells flagged to have an entry, and writes them only when it
+ * writes the row, which it does to a scrollback row only in a resize (`beforeResize` gives
+ * rows maps of their own again first) or when recycling it (its `copyFrom` assigns new maps).
+ * Not frozen: a write would then throw inside xterm's parser.
+ */
+const SHARED_EMPTY: Record<number, never> = {};
+
+function shareEmptyMaps(row: Row): void {
+  if (row._combined !== SHARED_EMPTY && isEmpty(row._combined)) row._combined = SHARED_EMPTY;
+  if (row._extendedAttrs !== SHARED_EMPTY && isEmpty(row._extendedAttrs)) row._extendedAttrs = SHARED_EMPTY;
+}
+
+function isEmpty(map: object): boolean {
+  for (const _ in map) return false;
+  return true;
 }
 
 interface CoreBuffers {
@@ -295,16 +327,36 @@ function coreBuffers(terminal: HeadlessTerminal): CoreBuffers | undefined {
   const lines = buffers?.normal?.lines;
   const row = lines?.get(0);
   if (!buffers || typeof buffers.normal.ybase !== 'number' || typeof lines?.isFull !== 'boolean' || !row) return undefined;
-  const looksRight = row._data instanceof Uint32Array && row.length === terminal.cols && row._data.length === row.length * CELL_SIZE && row._data[0] === BLANK_CONTENT;
+  const looksRight =
+    row._data instanceof Uint32Array &&
+    row.length === terminal.cols &&
+    row._data.length === row.length * CELL_SIZE &&
+    row._data[0] === BLANK_CONTENT &&
+    typeof row._combined === 'object' &&
+    typeof row._extendedAttrs === 'object';
   return looksRight ? buffers : undefined;
 }
 
+/** Whether `data` is a whole array, not a view on a slab (or on a larger array xterm narrowed). */
+function ownsArray(data: Uint32Array): boolean {
+  return data.byteOffset === 0 && data.byteLength === data.buffer.byteLength;
+}
+
+/** Whether `row` is `cols` cells wide in an array of its own, as xterm expects of the rows it writes and resizes. */
+function ownsRow(row: Row, cols: number): boolean {
+  return row.length === cols && ownsArray(row._data);
+}
+
 /**
- * Gives a compacted row its own full-width array again, its blank cells back: a new array, or
- * `into`, a free full-width array whose cells from `blankFrom` on are blank.
+ * Makes a compacted row one xterm may write again: maps of its own, and its own full-width
+ * array, its blank cells back: a new array, or `into`, a free full-width array whose cells
+ * from `blankFrom` on are blank.
  */
 function release(row: Row | undefined, cols: number, into?: Uint32Array, blankFrom = 0): void {
-  if (!row || row.length >= cols) return;
+  if (!row) return;
+  if (row._combined === SHARED_EMPTY) row._combined = {};
+  if (row._extendedAttrs === SHARED_EMPTY) row._extendedAttrs = {};
+  if (row.length > cols || ownsRow(row, cols)) return;
   const data = into ?? new Uint32Array(cols * CELL_SIZE);
   data.set(row._data);
   const blankTo = into ? Math.max(row.length, blankFrom) : cols;

@@ -230,6 +230,39 @@ describe('ScrollbackCompactor', () => {
     }
   });
 
+  it('moves rows full to the last column into shared slabs too, and their empty maps into one', async () => {
+    const p = pair();
+    let data = '';
+    for (let n = 1; n <= 200; n++) data += `${String(n).padStart(COLS, '0')}\r\n`;
+    await feed(p, data);
+    await expectSame(p);
+    // Nothing to drop, but the rows no longer hold an ArrayBuffer each: at 40 columns a 64 KiB
+    // slab holds 136 of them. The oldest row may have its own array, ready to be recycled.
+    const scrollback = privateRows(p.compacting).slice(1);
+    expect(sum(scrollbackCells(p.compacting))).toBe(SCROLLBACK * COLS);
+    expect(new Set(scrollback.map((row) => row._data.buffer)).size).toBeLessThanOrEqual(2);
+    // No row has a combining character or an extended attribute: one map stands for all.
+    expect(new Set(scrollback.flatMap((row) => [row._combined, row._extendedAttrs])).size).toBe(1);
+  });
+
+  it('gives rows their own maps back before a reflow writes combining characters into them', async () => {
+    const p = pair();
+    // Two lines, each wrapping a combining sequence onto its second row at column 0. Their
+    // first rows hold none, so they share one empty map; widening pulls each sequence up into
+    // its first row at the same column, so rows still sharing would read each other's.
+    await feed(p, `${'a'.repeat(COLS)}e\u0301\r\n${'b'.repeat(COLS)}u\u0308\r\n${'\r\n'.repeat(ROWS)}`);
+    await expectSame(p);
+    p.compactor.beforeResize();
+    p.compacting.resize(COLS + 10, ROWS);
+    p.compactor.afterResize();
+    p.bare.resize(COLS + 10, ROWS);
+    await expectSame(p);
+    expect(rows(p.compacting).filter((row) => row.endsWith('\u0301') || row.endsWith('\u0308'))).toEqual([
+      ` ${'a'.repeat(COLS)}e\u0301`,
+      ` ${'b'.repeat(COLS)}u\u0308`,
+    ]);
+  });
+
   it('follows a reset (RIS) and the alternate screen', async () => {
     const p = pair();
     await feed(p, variedOutput(0));
@@ -353,4 +386,16 @@ function historyOf(t: headless.Terminal): string[] {
     else lines.push(text);
   }
   return lines.map((line) => line.trimEnd());
+}
+
+/** The scrollback's rows as xterm holds them (private: what the compactor changes). */
+interface PrivateRow {
+  _data: Uint32Array;
+  _combined: object;
+  _extendedAttrs: object;
+}
+
+function privateRows(t: headless.Terminal): PrivateRow[] {
+  const lines = (t as unknown as { _core: { buffers: { normal: { lines: { get(i: number): PrivateRow } } } } })._core.buffers.normal.lines;
+  return [...Array(t.buffer.normal.baseY).keys()].map((row) => lines.get(row));
 }
