@@ -1,28 +1,29 @@
-import { Utf8Tail } from './utf8.js';
-
 /**
- * The most recent output, kept as the PTY gave it (escape sequences included) for `read` view
- * `new` in `ansi` format, and decoded only when read. A circular buffer of `capacity` bytes,
- * allocated on the first output: appending copies, so the PTY's read buffers are not kept
- * alive (holding a megabyte of them, scattered over the heap, left the hub's RSS ~4 MB higher
- * after a flood). Offsets count bytes.
+ * The last `capacity` bytes of a stream, in a circular buffer allocated on the first append.
+ * Appending copies, so the PTY's read buffers are not kept alive (holding a megabyte of them,
+ * scattered over the heap, left the hub's RSS ~4 MB higher after a flood). Offsets are
+ * absolute: the stream's byte count, the ring starting at `origin`.
  */
 export class OutputRing {
   private buffer: Uint8Array | null = null;
-  /** Bytes ever appended: absolute offsets readers keep. */
-  private total = 0;
-  private readonly tail = new Utf8Tail();
+  /** Absolute offset just past the last byte appended. */
+  private total: number;
 
-  constructor(private readonly capacity = 1024 * 1024) {}
-
-  /** Where a read that starts now would begin: the end, or the start of a character the last chunk cut in two. */
-  get end(): number {
-    return this.total - this.tail.open.length;
+  constructor(
+    private readonly capacity: number,
+    private readonly origin = 0,
+  ) {
+    this.total = origin;
   }
 
-  /** The start of a character the output so far leaves unfinished (0–3 bytes). */
-  get unfinished(): Uint8Array {
-    return this.tail.open;
+  /** The absolute offset of the oldest byte still held. */
+  get start(): number {
+    return Math.max(this.origin, this.total - this.capacity);
+  }
+
+  /** The absolute offset just past the newest byte. */
+  get end(): number {
+    return this.total;
   }
 
   append(bytes: Uint8Array): void {
@@ -34,27 +35,11 @@ export class OutputRing {
     buffer.set(kept.subarray(0, first), at);
     if (first < kept.length) buffer.set(kept.subarray(first), 0);
     this.total += bytes.length;
-    this.tail.push(bytes);
   }
 
-  /**
-   * Text from absolute offset `from` (a previous `end`) to `end`; `lost` counts bytes that fell
-   * off. A character cut by the oldest byte still held is dropped with the bytes before it.
-   */
-  since(from: number): { text: string; lost: number } {
-    const start = Math.max(0, this.total - this.capacity);
-    const lost = Math.max(0, start - from);
-    let bytes = this.copy(Math.max(from, start), this.end);
-    if (lost > 0) {
-      let cut = 0;
-      while (cut < 3 && cut < bytes.length && (bytes[cut]! & 0xc0) === 0x80) cut++;
-      bytes = bytes.subarray(cut);
-    }
-    return { text: new TextDecoder().decode(bytes), lost };
-  }
-
-  /** Bytes [from, to) of the stream, all still held. */
-  private copy(from: number, to: number): Uint8Array {
+  /** A copy of bytes [from, to), which must lie within [start, end]. */
+  copy(from: number, to: number): Uint8Array {
+    if (from < this.start || to > this.total) throw new RangeError(`OutputRing: [${from}, ${to}) is not held ([${this.start}, ${this.total}))`);
     const out = new Uint8Array(Math.max(0, to - from));
     if (!this.buffer || out.length === 0) return out;
     const at = from % this.capacity;

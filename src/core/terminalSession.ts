@@ -6,7 +6,7 @@ import { ErrorCode, SwitchboardError } from './errors.js';
 import { probeTerminalInput } from './inputProbe.js';
 import { PtyInput, type TerminalInput } from './ptyInput.js';
 import { encodeKeys } from './keys.js';
-import { OutputRing } from './outputRing.js';
+import { RECENT_OUTPUT_BYTES, RecentOutput } from './recentOutput.js';
 import { replayCommandPage, replayHistory } from './replay.js';
 import { waitFor, type WaitSources } from './waitFor.js';
 import { DisposableStore, EventEmitter, type Event, nextEvent } from './event.js';
@@ -69,7 +69,8 @@ export interface TerminalSessionOptions {
 /** Per-client place in the output for `read` view `new`. */
 interface ReaderCursor {
   position: OutputPosition | null;
-  ringOffset: number;
+  /** Bytes of output before the next `ansi` read. */
+  byteOffset: number;
 }
 
 /** Lines a `read` returns when no `limit` is given. */
@@ -126,7 +127,8 @@ export class TerminalSession {
   private probeTimer: NodeJS.Timeout | null = null;
   private probing = false;
   private readonly readers = new Map<string, ReaderCursor>();
-  private readonly ring = new OutputRing();
+  /** Raw output for `read` view `new` in `ansi` format (from output.log). */
+  private readonly recent: RecentOutput;
   /** Reads in progress (see read()). */
   private readonly reads = new Set<Promise<unknown>>();
   /**
@@ -171,6 +173,7 @@ export class TerminalSession {
       headLines: options.headLines,
     });
     this.pipe = new OutputPipe(this.ptyProcess, this.emulator, options.transcript);
+    this.recent = new RecentOutput(options.transcript);
     this.slaveFd = holdTerminalOpen(this.ttyPath);
     // Keys go straight to the master fd from this thread while the session holds the slave open
     // (the fd cannot close under us); otherwise through node-pty, on the thread that owns it.
@@ -357,7 +360,7 @@ export class TerminalSession {
 
   /** The start of a character the output so far leaves unfinished: a new viewer's first frame completes it. */
   get unfinishedOutput(): Uint8Array {
-    return this.ring.unfinished;
+    return this.recent.unfinished;
   }
 
   /**
@@ -548,7 +551,7 @@ export class TerminalSession {
       case 'history':
         return { ...base, ...(await this.readHistory(request.offset ?? 0, limit)) };
       case 'new':
-        return { ...base, ...this.readNew(request.clientId, request.format, limit) };
+        return { ...base, ...(await this.readNew(request.clientId, request.format, limit)) };
       case 'command':
         return { ...base, ...(await this.readCommand(request.seq, request.offset ?? 0, limit)) };
     }
@@ -575,30 +578,31 @@ export class TerminalSession {
     return { content: page.join('\n'), lines: page.length, total_lines: all.length, truncated: end - page.length > 0 || offset > 0 || trimmed };
   }
 
-  private readNew(clientId: string, format: ReadRequest['format'], limit: number): Pick<ReadResult, 'content' | 'lines' | 'total_lines' | 'truncated'> {
-    const cursor = this.readers.get(clientId) ?? { position: null, ringOffset: 0 };
-    let lines: string[];
-    let complete = true;
-    let content: string;
-    let shown: number;
+  private async readNew(clientId: string, format: ReadRequest['format'], limit: number): Promise<Pick<ReadResult, 'content' | 'lines' | 'total_lines' | 'truncated'>> {
+    const cursor = this.readers.get(clientId) ?? { position: null, byteOffset: 0 };
+    // The next read starts here, also one that comes in while this one reads output.log.
+    this.readers.set(clientId, { position: this.emulator.position(), byteOffset: this.recent.end });
     if (format === 'ansi') {
-      const { text, lost } = this.ring.since(cursor.ringOffset);
-      content = lost > 0 ? `[… ${lost} earlier bytes no longer held; read view=history or command]\n${text}` : text;
-      lines = text.split('\n');
-      complete = lost === 0;
-      shown = lines.length; // every character still held, whatever `limit`: truncated only by the ring
-    } else {
-      const since = cursor.position ? this.emulator.linesSince(cursor.position) : { lines: this.emulator.historyLines(), complete: true };
-      lines = since.lines;
-      complete = since.complete;
-      shown = Math.min(lines.length, limit);
-      content = lines.slice(-limit).join('\n');
-      // Issue 7: loss is never silent. The start of what this reader missed left the scrollback.
-      if (!complete) content = `[… earlier output since your last read is no longer held here; a command's whole output: read view=command]\n${content}`;
+      cursor.position?.marker?.dispose();
+      const { text, skipped, notKept } = await this.recent.since(cursor.byteOffset);
+      const lines = text.split('\n');
+      const note =
+        skipped === 0
+          ? ''
+          : notKept
+            ? `[… ${skipped} earlier bytes not kept (${notKept}); read view=history or command]\n`
+            : `[… ${skipped} earlier bytes left out: a read of new output in ansi returns its last ${RECENT_OUTPUT_BYTES} bytes; read view=history or command]\n`;
+      // Every character since the last read up to that bound, whatever `limit`.
+      return { content: note + text, lines: lines.length, total_lines: lines.length, truncated: skipped > 0 };
     }
+    const since = cursor.position ? this.emulator.linesSince(cursor.position) : { lines: this.emulator.historyLines(), complete: true };
     cursor.position?.marker?.dispose();
-    this.readers.set(clientId, { position: this.emulator.position(), ringOffset: this.ring.end });
-    return { content, lines: shown, total_lines: lines.length, truncated: !complete || lines.length > shown };
+    const lines = since.lines;
+    const shown = Math.min(lines.length, limit);
+    let content = lines.slice(-limit).join('\n');
+    // Issue 7: loss is never silent. The start of what this reader missed left the scrollback.
+    if (!since.complete) content = `[… earlier output since your last read is no longer held here; a command's whole output: read view=command]\n${content}`;
+    return { content, lines: shown, total_lines: lines.length, truncated: !since.complete || lines.length > shown };
   }
 
   private async readCommand(seq: number | undefined, offset: number, limit: number): Promise<Pick<ReadResult, 'content' | 'lines' | 'total_lines' | 'truncated' | 'seq'>> {
@@ -664,7 +668,7 @@ export class TerminalSession {
   }
 
   private handleOutput(bytes: Uint8Array): void {
-    this.ring.append(bytes);
+    this.recent.append(bytes);
     this.exitCheckTimer ??= setTimeout(() => this.releaseTerminalIfProgramGone(), EXIT_CHECK_QUIET_MS);
     if (this.awaiting) this.setAwaiting(null);
     if (!this.probeTimer && this.state === 'running') this.scheduleInputProbe();

@@ -50,8 +50,12 @@ function sampleRss(pid: number, everyMs = 250): { samples: Sample[]; stop(): voi
 
 const peak = (samples: Sample[]): number => Math.max(...samples.map((s) => s.rss));
 
-/** The note `read` view `new` format `ansi` leads with when older output fell out of its 1 MB ring. */
-const LOST_NOTE = /^\[… (\d+) earlier bytes no longer held; read view=history or command\]\n/;
+/**
+ * The note `read` view `new` format `ansi` leads with when it leaves bytes out: older than its
+ * last 1 MiB (still in output.log), or not kept (past output.log's size cap, the flood
+ * outgrew the ring that takes over there).
+ */
+const LOST_NOTE = /^\[… (\d+) earlier bytes (?:left out: [^\n]*|not kept \([^\n]*\)); read view=history or command\]\n/;
 
 function splitLost(content: string): { lost: number; text: string } {
   const note = LOST_NOTE.exec(content);

@@ -1,11 +1,10 @@
 /**
  * Decoding output that arrives in PTY-sized chunks, of which some consumers decode only a part
- * (src/core/utf8.ts, outputRing.ts, the emulator): a character cut between two chunks is read
+ * (src/core/utf8.ts, recentOutput.ts, the emulator): a character cut between two chunks is read
  * whole wherever the decode starts again, and bytes that are not UTF-8 read as U+FFFD.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Emulator, loadEmulator } from '../../../src/core/emulator.js';
-import { OutputRing } from '../../../src/core/outputRing.js';
 import { Utf8Pieces, openUtf8Length, wellFormedUtf8 } from '../../../src/core/utf8.js';
 
 const bytes = (text: string): Buffer => Buffer.from(text);
@@ -83,26 +82,6 @@ describe('Utf8Pieces', () => {
     const valid = bytes('a界😀');
     expect(wellFormedUtf8(valid)).toBe(valid);
     expect(Buffer.from(wellFormedUtf8(Buffer.from([0x61, 0xc3]))).toString()).toBe('a\ufffd');
-  });
-});
-
-describe('OutputRing', () => {
-  it('leaves a character cut by the latest chunk to the next read, and counts lost bytes exactly', () => {
-    const ring = new OutputRing(8);
-    const [a, b] = cut('abc界', 4); // the second chunk holds the rest of 界
-    ring.append(a!);
-    expect(ring.end).toBe(3);
-    expect(ring.since(0)).toEqual({ text: 'abc', lost: 0 });
-    ring.append(b!);
-    expect(ring.since(3)).toEqual({ text: '界', lost: 0 });
-    // Past the cap, the oldest chunks go: a read from 0 is told how many bytes it missed, and
-    // the rest of a character whose start went with them is not shown as U+FFFD.
-    ring.append(bytes('defghijk'));
-    expect(ring.since(0)).toEqual({ text: 'defghijk', lost: 6 });
-    ring.append(bytes('é').subarray(0, 1));
-    ring.append(bytes('é').subarray(1));
-    ring.append(bytes('0123456')); // the ring now starts with é's second byte
-    expect(ring.since(14)).toEqual({ text: '0123456', lost: 1 });
   });
 });
 
