@@ -26,7 +26,8 @@ import { EventEmitter, type Disposable, type Event } from './event.js';
  *
  * Two readers need the blank cells back. xterm's resize assumes every row is `cols` wide (and
  * would grow a row over its slab neighbours), so `Emulator.resize` widens the rows first
- * (`beforeResize`) and compacts them again after (`afterResize`). The serializer counts a
+ * (`beforeResize`) and compacts them again after (`afterResize`, which also stops xterm's
+ * memory cleanup from copying them out of their slabs). The serializer counts a
  * row's trailing blanks to erase them in the right colour (a viewer's new rows take the colour
  * in effect, BCE), so it reads the terminal through `paddedRows`, where a compacted row reads
  * `cols` wide again.
@@ -39,6 +40,8 @@ export class ScrollbackCompactor implements Disposable {
   private readonly buffers: CoreBuffers | undefined;
   private readonly listeners: Disposable[] = [];
   private slab = new Uint32Array(0);
+  /** Every slab's buffer, to tell slab rows from xterm's own (also views, after a narrowing resize). */
+  private readonly slabs = new WeakSet<ArrayBufferLike>();
   private slabUsed = 0;
   /** Rows scrolled since `windowStart` (the rate's clock), for the rate that pauses compaction. */
   private rowsInWindow = 0;
@@ -96,7 +99,18 @@ export class ScrollbackCompactor implements Disposable {
 
   /** Compacts the rows the resize left in the scrollback; call right after `terminal.resize`. */
   afterResize(): void {
-    if (this.buffers) this.compactScrollback();
+    if (!this.buffers) return;
+    this.compactScrollback();
+    // A resize that left most rows under half their arrays queues xterm's memory cleanup,
+    // which copies each such row into an array of its own, and a slab row is always one: it
+    // would undo the compaction just done. The scrollback needs no cleanup now; the rest
+    // (the screen's rows) is cleaned here instead.
+    const normal = this.buffers.normal;
+    normal._memoryCleanupQueue?.clear();
+    for (let row = 0; row < normal.lines.length; row++) {
+      const line = normal.lines.get(row);
+      if (line && !this.slabs.has(line._data.buffer)) line.cleanupMemory?.();
+    }
   }
 
   dispose(): void {
@@ -191,12 +205,11 @@ export class ScrollbackCompactor implements Disposable {
       while (at >= 0 && ((data[at]! ^ BLANK_CONTENT) | data[at + 1]! | data[at + 2]!) === 0) at -= CELL_SIZE;
       keep = Math.min(at / CELL_SIZE + 2, row.length);
     }
-    // A row with nothing to drop moves too, if it has an array of its own: in a slab it costs
-    // its cells and a view, without the ~200 bytes of its own `ArrayBuffer` and backing store
-    // (a tenth of a full 120-column row). A row in a slab already stays where it is, and so
-    // does one too wide to share a slab.
+    // A row with nothing to drop moves too: in a slab it costs its cells and a view, without
+    // the ~200 bytes of its own `ArrayBuffer` and backing store (a tenth of a full 120-column
+    // row). A row in a slab already stays where it is, and so does one too wide to share a slab.
     shareEmptyMaps(row);
-    if (keep === row.length && (!ownsArray(data) || data.length >= SLAB_WORDS)) return false;
+    if (keep === row.length && (this.slabs.has(data.buffer) || data.length >= SLAB_WORDS)) return false;
     row._data = this.store(data, keep * CELL_SIZE);
     row.length = keep;
     return true;
@@ -206,6 +219,7 @@ export class ScrollbackCompactor implements Disposable {
   private store(data: Uint32Array, words: number): Uint32Array {
     if (this.slabUsed + words > this.slab.length) {
       this.slab = new Uint32Array(Math.max(SLAB_WORDS, words));
+      this.slabs.add(this.slab.buffer);
       this.slabUsed = 0;
     }
     const view = this.slab.subarray(this.slabUsed, this.slabUsed + words);
@@ -270,6 +284,8 @@ interface Row {
   /** Combining sequences and extended attributes (underline style, link) by column, read only for cells flagged to have one. */
   _combined: Record<number, string>;
   _extendedAttrs: Record<number, unknown>;
+  /** Copies the cells into an array of their own if the row's is under half used (xterm's cleanup, per row). */
+  cleanupMemory?(): number;
 }
 
 /**
@@ -294,7 +310,12 @@ function isEmpty(map: object): boolean {
 
 interface CoreBuffers {
   active: unknown;
-  normal: { ybase: number; lines: { readonly length: number; readonly isFull: boolean; get(index: number): Row | undefined } };
+  normal: {
+    ybase: number;
+    lines: { readonly length: number; readonly isFull: boolean; get(index: number): Row | undefined };
+    /** The idle-time queue of the memory cleanup xterm schedules after a narrowing resize. */
+    _memoryCleanupQueue?: { clear(): void };
+  };
 }
 
 /** Three 32-bit words per cell: content (code point | width << 22), foreground, background. */

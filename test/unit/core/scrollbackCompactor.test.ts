@@ -245,6 +245,23 @@ describe('ScrollbackCompactor', () => {
     expect(new Set(scrollback.flatMap((row) => [row._combined, row._extendedAttrs])).size).toBe(1);
   });
 
+  it('keeps the scrollback in slabs through the memory cleanup xterm schedules after a narrowing resize', async () => {
+    const p = pair();
+    let data = '';
+    // Short rows, and full ones that the narrowing reflows onto several rows.
+    for (let n = 1; n <= 200; n++) data += n % 3 === 0 ? `${String(n).padStart(COLS, '-')}\r\n` : `${n}\r\n`;
+    await feed(p, data);
+    // Under half the width: xterm queues a cleanup, which copies every row whose array is a
+    // view on a buffer twice its size or more into one of its own. A slab row is always one.
+    p.compactor.beforeResize();
+    p.compacting.resize(15, ROWS);
+    p.compactor.afterResize();
+    p.bare.resize(15, ROWS);
+    memoryCleanupQueue(p.compacting).flush(); // what it queued, now rather than when idle
+    await expectSame(p);
+    expect(new Set(privateRows(p.compacting).slice(1).map((row) => row._data.buffer)).size).toBeLessThanOrEqual(2);
+  });
+
   it('gives rows their own maps back before a reflow writes combining characters into them', async () => {
     const p = pair();
     // Two lines, each wrapping a combining sequence onto its second row at column 0. Their
@@ -395,7 +412,21 @@ interface PrivateRow {
   _extendedAttrs: object;
 }
 
+interface PrivateBuffer {
+  lines: { get(i: number): PrivateRow };
+  _memoryCleanupQueue: { flush(): void };
+}
+
+function privateBuffer(t: headless.Terminal): PrivateBuffer {
+  return (t as unknown as { _core: { buffers: { normal: PrivateBuffer } } })._core.buffers.normal;
+}
+
+/** The idle-time task queue xterm's memory cleanup after a resize runs in. */
+function memoryCleanupQueue(t: headless.Terminal): PrivateBuffer['_memoryCleanupQueue'] {
+  return privateBuffer(t)._memoryCleanupQueue;
+}
+
 function privateRows(t: headless.Terminal): PrivateRow[] {
-  const lines = (t as unknown as { _core: { buffers: { normal: { lines: { get(i: number): PrivateRow } } } } })._core.buffers.normal.lines;
+  const lines = privateBuffer(t).lines;
   return [...Array(t.buffer.normal.baseY).keys()].map((row) => lines.get(row));
 }
