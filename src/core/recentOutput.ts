@@ -52,7 +52,7 @@ export class RecentOutput {
   append(bytes: Uint8Array): void {
     if (bytes.length === 0) return;
     // A cut inside this chunk is known by now: the ring starts with the chunk.
-    if (!this.ring && this.transcript?.cut) this.ring = new OutputRing(this.capacity, this.total);
+    if (!this.ring && this.transcript?.isCut) this.ring = new OutputRing(this.capacity, this.total);
     this.ring?.append(bytes);
     this.total += bytes.length;
     this.tail.push(bytes);

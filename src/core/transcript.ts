@@ -177,6 +177,11 @@ export class Transcript {
     });
   }
 
+  /** Whether output.log stopped short (`cut`), without building the reason: asked for every chunk. */
+  get isCut(): boolean {
+    return this.full || this.outputFailure !== null;
+  }
+
   /** Bytes meant for output.log but not yet on disk (for flow control); 0 once writing failed. */
   get pendingBytes(): number {
     if (this.outputFailure || this.output.destroyed) return 0;
