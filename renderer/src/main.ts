@@ -77,6 +77,12 @@ export class App {
   private listReceived = false;
   private prefs = loadPrefs();
   private renderQueued = false;
+  /** What the session bar and the banner show now (see renderSessionBar). */
+  private sessionBar: { key: string | null; view: TerminalView | undefined; pill?: HTMLElement; name?: HTMLElement; badge?: HTMLElement } = {
+    key: 'not rendered yet',
+    view: undefined,
+  };
+  private bannerKey = '';
   private searchQuery = '';
   /** A session the person asked to watch (tray, notification) before the page listed it. */
   private watchWhenListed: string | null = null;
@@ -571,14 +577,41 @@ export class App {
     }
   }
 
+  /**
+   * The bar over the terminal. Its buttons and search box are rebuilt only when they change
+   * (another session, exit, control, the timeline toggle); the title and state badge are
+   * updated in place. Rebuilt on every session update (an agent's every command), they were
+   * replaced under the person: a click whose mouse-up landed on the new button was lost, and
+   * the search box lost focus while they typed.
+   */
   private renderSessionBar(entry: SessionEntry | null): void {
+    const info = entry?.info;
+    const view = info ? this.views.get(info.id) : undefined;
+    const key = info ? JSON.stringify([info.id, info.state === 'exited', info.controller, isAgentSession(info), this.prefs.timelineOpen]) : null;
+    if (key !== this.sessionBar.key || view !== this.sessionBar.view) this.buildSessionBar(entry, key, view);
+    const { pill, name, badge } = this.sessionBar;
+    if (!entry || !info || !pill || !name || !badge) return;
+    const state = stateBadge(entry, performance.now());
+    pill.textContent = isAgentSession(info) ? creatorName(info) : 'You';
+    pill.title = creatorDetail(info);
+    name.textContent = sessionTitle(info);
+    name.title = info.id;
+    badge.className = `badge tone-${state.tone}`;
+    badge.title = state.title;
+    badge.textContent = state.text;
+    // `tick` keeps a running badge's clock.
+    if (info.state === 'running') badge.dataset.running = info.id;
+    else delete badge.dataset.running;
+  }
+
+  private buildSessionBar(entry: SessionEntry | null, key: string | null, view: TerminalView | undefined): void {
+    this.sessionBar = { key, view };
     clear(this.el.sessionBar);
-    this.el.sessionBar.hidden = entry === null;
+    this.el.sessionBar.hidden = !entry;
     if (!entry) return;
     const info = entry.info;
     const live = info.state !== 'exited';
     const agent = isAgentSession(info);
-    const badge = stateBadge(entry, performance.now());
     const userControls = info.controller === 'user';
     const button = (action: string, label: string, iconName: string, onclick: () => void, extra = '', disabled = false, title = ''): HTMLButtonElement =>
       h('button', { class: `btn ${extra}`, type: 'button', 'data-action': action, disabled, title, onclick }, icon(iconName), label);
@@ -592,7 +625,6 @@ export class App {
       'data-role': 'search',
     });
     const searchCount = h('span', { class: 'search-count' });
-    const view = this.views.get(info.id);
     search.addEventListener('input', () => {
       this.searchQuery = search.value;
       if (!view) return;
@@ -626,14 +658,12 @@ export class App {
       });
     }
 
+    const pill = h('span', { class: `creator-pill ${agent ? 'agent' : 'user'}` });
+    const name = h('span', { class: 'sb-name' });
+    const badge = h('span', { class: 'badge' });
+    this.sessionBar = { key, view, pill, name, badge };
     this.el.sessionBar.append(
-      h(
-        'div',
-        { class: 'sb-title' },
-        h('span', { class: `creator-pill ${agent ? 'agent' : 'user'}`, title: creatorDetail(info) }, agent ? creatorName(info) : 'You'),
-        h('span', { class: 'sb-name', title: info.id }, sessionTitle(info)),
-        h('span', { class: `badge tone-${badge.tone}`, title: badge.title, 'data-running': info.state === 'running' ? info.id : undefined }, badge.text),
-      ),
+      h('div', { class: 'sb-title' }, pill, name, badge),
       h(
         'div',
         { class: 'sb-search' },
@@ -667,14 +697,27 @@ export class App {
     );
   }
 
+  /** The banner over the terminal; like the session bar, rebuilt only when what it shows changes. */
   private renderBanner(entry: SessionEntry | null): void {
+    const info = entry && entry.info.state !== 'exited' ? entry.info : null;
+    const kind = !info
+      ? null
+      : isNeedsYou(info) && info.controller !== 'user'
+        ? 'needs-you'
+        : info.controller === 'user' && isAgentSession(info)
+          ? 'control'
+          : info.controller === 'agent' && !isAgentSession(info)
+            ? 'handed'
+            : null;
+    const key = JSON.stringify([kind, info?.id ?? null, kind === 'needs-you' ? info?.command : null]);
+    if (key === this.bannerKey) return;
+    this.bannerKey = key;
     const banner = this.el.banner;
     clear(banner);
     banner.className = 'banner';
     banner.hidden = true;
-    if (!entry || entry.info.state === 'exited') return;
-    const info = entry.info;
-    if (isNeedsYou(info) && info.controller !== 'user') {
+    if (!info) return;
+    if (kind === 'needs-you') {
       banner.hidden = false;
       banner.classList.add('banner-alert');
       banner.dataset.banner = 'needs-you';
@@ -683,7 +726,7 @@ export class App {
         h('span', { class: 'banner-text' }, info.command ? h('code', { title: info.command }, clip(info.command, 48)) : 'The program', ' is asking for a password or secret. Take over and type it here — it is never recorded.'),
         h('button', { class: 'btn accent small', type: 'button', 'data-action': 'banner-take-over', onclick: () => this.takeOver(info.id) }, 'Take over'),
       );
-    } else if (info.controller === 'user' && isAgentSession(info)) {
+    } else if (kind === 'control') {
       banner.hidden = false;
       banner.classList.add('banner-control');
       banner.dataset.banner = 'control';
@@ -693,7 +736,7 @@ export class App {
         h('span', { class: 'banner-sep' }, '·'),
         h('button', { class: 'link-btn', type: 'button', 'data-action': 'banner-hand-back', onclick: () => this.send({ type: 'handBack', session: info.id }) }, 'Hand back'),
       );
-    } else if (info.controller === 'agent' && !isAgentSession(info)) {
+    } else if (kind === 'handed') {
       banner.hidden = false;
       banner.classList.add('banner-info');
       banner.dataset.banner = 'handed';

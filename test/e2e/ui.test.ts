@@ -240,6 +240,23 @@ describe('the UI in a browser against switchboard serve', () => {
     await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
   });
 
+  it('keeps the search box focused and the buttons in place while the agent works', async () => {
+    const search = page.locator('[data-role="search"]');
+    await search.click();
+    await page.keyboard.type('usr');
+    const interrupt = await page.locator('[data-action="interrupt"]').elementHandle();
+    // Each command changes the session under the person: running, idle, its folder.
+    for (const dir of ['/usr', '/usr/share']) await execute({ session, command: `cd ${dir}` });
+    await page.locator('.status-item.cwd[title="/usr/share"]').waitFor();
+    await page.locator('.sb-title .badge', { hasText: 'idle' }).waitFor();
+    // Still typing into the search box; a button being clicked is the same element.
+    await page.keyboard.type('/share');
+    expect(await search.inputValue()).toBe('usr/share');
+    expect(await interrupt!.evaluate((element) => element.isConnected)).toBe(true);
+    await search.fill('');
+    await execute({ session, command: 'cd ~' });
+  });
+
   it('stays live through a flood, in this page and in a second one', async () => {
     // Another viewer in its own window: a separate context (it signs in with the token too). Two
     // tabs of one headless window would not do: only the front tab gets prompt animation frames.
