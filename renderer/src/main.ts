@@ -33,6 +33,8 @@ const PREFS_KEY = 'switchboard.prefs';
 /** Tabs opened by themselves when the page (re)loads with live sessions. */
 const MAX_AUTO_TABS = 12;
 const TOAST_MS = 6_000;
+/** The longest a redraw waits for a pressed mouse button to come up. */
+const PRESS_DEFER_MS = 1_000;
 
 interface Prefs {
   fontSize: number;
@@ -77,6 +79,10 @@ export class App {
   private listReceived = false;
   private prefs = loadPrefs();
   private renderQueued = false;
+  /** When a mouse button went down, while it is down; a redraw asked for meanwhile is deferred. */
+  private pressedAt: number | null = null;
+  private renderDeferred = false;
+  private deferTimer: ReturnType<typeof setTimeout> | undefined;
   /** What the session bar and the banner show now (see renderSessionBar). */
   private sessionBar: { key: string | null; view: TerminalView | undefined; pill?: HTMLElement; name?: HTMLElement; badge?: HTMLElement } = {
     key: 'not rendered yet',
@@ -141,6 +147,10 @@ export class App {
     this.el.themeToggle.addEventListener('click', () => this.theme.toggle());
     this.el.openSettings.addEventListener('click', () => this.showSettings(this.el.settings.hidden));
     document.addEventListener('keydown', (event) => this.onGlobalKey(event));
+    // Redraws wait while a mouse button is down (see scheduleRender).
+    document.addEventListener('pointerdown', () => (this.pressedAt = performance.now()), true);
+    for (const type of ['pointerup', 'pointercancel'] as const) document.addEventListener(type, () => this.released(), true);
+    window.addEventListener('blur', () => this.released());
 
     bridge.onStatus((status) => this.onStatus(status));
     bridge.onMessage((message) => this.onMessage(message));
@@ -478,13 +488,41 @@ export class App {
 
   // ---- rendering --------------------------------------------------------------------------------
 
+  /**
+   * Redraws the chrome on the next animation frame, unless a mouse button is down: a redraw
+   * replaces the tabs and sidebar rows, and a click whose press and release land on two
+   * different elements never fires. With agents at work sessions change many times a second,
+   * so the redraw waits for the release (at most PRESS_DEFER_MS, in case it never comes).
+   */
   private scheduleRender(): void {
     if (this.renderQueued) return;
     this.renderQueued = true;
     requestAnimationFrame(() => {
       this.renderQueued = false;
+      const pressedFor = this.pressedAt === null ? null : performance.now() - this.pressedAt;
+      if (pressedFor !== null && pressedFor < PRESS_DEFER_MS) {
+        this.renderDeferred = true;
+        this.deferTimer ??= setTimeout(() => {
+          this.deferTimer = undefined;
+          this.flushDeferred();
+        }, PRESS_DEFER_MS - pressedFor + 1);
+        return;
+      }
       this.render();
     });
+  }
+
+  /** The button came up: the click, if any, has fired. */
+  private released(): void {
+    this.pressedAt = null;
+    this.flushDeferred();
+  }
+
+  /** A redraw deferred for a pressed button goes now (the button came up, or was held too long). */
+  private flushDeferred(): void {
+    if (!this.renderDeferred) return;
+    this.renderDeferred = false;
+    this.scheduleRender();
   }
 
   private tick(): void {
@@ -796,10 +834,12 @@ export class App {
     tabs: string[];
     screen(id?: string): string;
     view(id?: string): TerminalView['state'] | null;
+    session(id: string): SessionEntry['info'] | null;
   } {
     return {
       active: this.active,
       tabs: [...this.tabs],
+      session: (id) => this.sessions.get(id)?.info ?? null,
       screen: (id = this.active ?? '') => this.views.get(id)?.screenText() ?? '',
       view: (id = this.active ?? '') => this.views.get(id)?.state ?? null,
     };

@@ -377,6 +377,25 @@ describe('the UI in a browser against switchboard serve', () => {
     await page.locator(`.tab.active[data-tab="${session}"]`).waitFor();
   });
 
+  it('a click on a tab lands though the agent changes the session between press and release', async () => {
+    const other = String(await page.locator(`.tab:not([data-tab="${session}"])`).first().getAttribute('data-tab'));
+    const box = (await page.locator(`.tab[data-tab="${other}"]`).boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    // The agent works meanwhile: its session changes (running, idle, its folder), and the page
+    // hears of it, and has animation frames to redraw in, while the button is down.
+    await execute({ session, command: 'cd /usr/share' });
+    await page.waitForFunction((id) => window.switchboard?.inspect().session(id)?.cwd === '/usr/share', session);
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    await page.mouse.up();
+    await page.locator(`.tab.active[data-tab="${other}"]`).waitFor({ timeout: 5_000 });
+    // The redraw it waited for came with the release.
+    await page.locator(`.session-row[data-session="${session}"] .row-sub[title="/usr/share"]`).waitFor({ timeout: 5_000 });
+    await page.locator(`.tab[data-tab="${session}"]`).click();
+    await page.locator(`.tab.active[data-tab="${session}"]`).waitFor();
+    await execute({ session, command: 'cd ~' });
+  });
+
   it('a secret prompt shows "needs you"; the person types the secret, the command completes', async () => {
     // The command line is recorded (transcript, commands.jsonl), so it spells the secret in two
     // pieces: only the person's keystrokes carry it whole, and those must be recorded nowhere.
@@ -436,6 +455,7 @@ declare global {
         active: string | null;
         screen(id?: string): string;
         view(id?: string): { cols: number; rows: number; mode: string; fontSize: number; renderedFrames: number; skippedFrames: number; behind: boolean } | null;
+        session(id: string): { cwd: string | null } | null;
       };
     };
   }
