@@ -36,6 +36,15 @@ const TOAST_MS = 6_000;
 /** The longest a redraw waits for a pressed mouse button to come up. */
 const PRESS_DEFER_MS = 1_000;
 
+/** One tab of the strip and the parts of it that change (renderTabs). */
+interface TabElements {
+  root: HTMLElement;
+  dot: HTMLElement;
+  label: HTMLElement;
+  flag: HTMLElement;
+  needs: HTMLElement;
+}
+
 interface Prefs {
   fontSize: number;
   groupMode: GroupMode;
@@ -89,6 +98,7 @@ export class App {
     view: undefined,
   };
   private bannerKey = '';
+  private readonly tabElements = new Map<string, TabElements>();
   private searchQuery = '';
   /** A session the person asked to watch (tray, notification) before the page listed it. */
   private watchWhenListed: string | null = null;
@@ -568,51 +578,88 @@ export class App {
     }
   }
 
+  /**
+   * The tab strip, keyed by session: a tab is created once and updated in place, so the one
+   * under the pointer (its tooltip, a press on it) or in focus stays the same element while
+   * agents change their sessions.
+   */
   private renderTabs(): void {
-    const previousActivity = new Set([...this.el.tabs.querySelectorAll<HTMLElement>('.tab.activity')].map((tab) => tab.dataset.tab));
-    clear(this.el.tabs);
+    const shown = new Set<string>();
+    let before: Element | null = this.el.tabs.firstElementChild;
     for (const id of this.tabs) {
       const entry = this.sessions.get(id);
       if (!entry) continue;
-      const info = entry.info;
-      const badge = stateBadge(entry, performance.now());
-      const tab = h(
-        'div',
-        {
-          class: `tab tone-${badge.tone}${id === this.active ? ' active' : ''}${previousActivity.has(id) && id !== this.active ? ' activity' : ''}${isAgentSession(info) ? ' agent' : ' user'}`,
-          role: 'tab',
-          'aria-selected': id === this.active ? 'true' : 'false',
-          'data-tab': id,
-          title: `${creatorDetail(info)} · ${info.cwd ?? ''}`,
-          onmousedown: (event: Event) => {
-            if ((event as MouseEvent).button === 1) {
-              event.preventDefault();
-              this.closeTab(id);
-            }
-          },
-          onclick: () => this.activate(id, true),
-        },
-        h('span', { class: `dot tone-${badge.tone}` }),
-        h('span', { class: 'tab-label' }, tabLabel(info)),
-        info.controller === 'user' && isAgentSession(info) ? h('span', { class: 'tab-flag', title: 'You control this session' }, '⌨') : null,
-        isNeedsYou(info) ? h('span', { class: 'tab-needs' }, 'needs you') : null,
-        h(
-          'button',
-          {
-            class: 'tab-close',
-            type: 'button',
-            title: 'Close the tab (the session keeps running)',
-            'aria-label': 'Close tab',
-            onclick: (event: Event) => {
-              event.stopPropagation();
-              this.closeTab(id);
-            },
-          },
-          icon('x'),
-        ),
-      );
-      this.el.tabs.append(tab);
+      shown.add(id);
+      let tab = this.tabElements.get(id);
+      if (!tab) {
+        tab = this.createTab(id);
+        this.tabElements.set(id, tab);
+      }
+      this.updateTab(tab, entry);
+      if (tab.root !== before) this.el.tabs.insertBefore(tab.root, before);
+      before = tab.root.nextElementSibling;
     }
+    for (const [id, tab] of this.tabElements) {
+      if (shown.has(id)) continue;
+      tab.root.remove();
+      this.tabElements.delete(id);
+    }
+  }
+
+  private createTab(id: string): TabElements {
+    const dot = h('span', { class: 'dot' });
+    const label = h('span', { class: 'tab-label' });
+    const flag = h('span', { class: 'tab-flag', title: 'You control this session' }, '⌨');
+    const needs = h('span', { class: 'tab-needs' }, 'needs you');
+    const root = h(
+      'div',
+      {
+        role: 'tab',
+        'data-tab': id,
+        onmousedown: (event: Event) => {
+          if ((event as MouseEvent).button === 1) {
+            event.preventDefault();
+            this.closeTab(id);
+          }
+        },
+        onclick: () => this.activate(id, true),
+      },
+      dot,
+      label,
+      flag,
+      needs,
+      h(
+        'button',
+        {
+          class: 'tab-close',
+          type: 'button',
+          title: 'Close the tab (the session keeps running)',
+          'aria-label': 'Close tab',
+          onclick: (event: Event) => {
+            event.stopPropagation();
+            this.closeTab(id);
+          },
+        },
+        icon('x'),
+      ),
+    );
+    return { root, dot, label, flag, needs };
+  }
+
+  private updateTab(tab: TabElements, entry: SessionEntry): void {
+    const info = entry.info;
+    const id = info.id;
+    const badge = stateBadge(entry, performance.now());
+    const active = id === this.active;
+    // Activity (output while behind another tab) is marked by markActivity and cleared when shown.
+    const activity = !active && tab.root.classList.contains('activity');
+    tab.root.className = `tab tone-${badge.tone}${active ? ' active' : ''}${activity ? ' activity' : ''}${isAgentSession(info) ? ' agent' : ' user'}`;
+    tab.root.setAttribute('aria-selected', active ? 'true' : 'false');
+    tab.root.title = `${creatorDetail(info)} · ${info.cwd ?? ''}`;
+    tab.dot.className = `dot tone-${badge.tone}`;
+    tab.label.textContent = tabLabel(info);
+    tab.flag.hidden = !(info.controller === 'user' && isAgentSession(info));
+    tab.needs.hidden = !isNeedsYou(info);
   }
 
   /**

@@ -380,6 +380,8 @@ describe('the UI in a browser against switchboard serve', () => {
   it('a click on a tab lands though the agent changes the session between press and release', async () => {
     const other = String(await page.locator(`.tab:not([data-tab="${session}"])`).first().getAttribute('data-tab'));
     const box = (await page.locator(`.tab[data-tab="${other}"]`).boundingBox())!;
+    const agentTab = await page.locator(`.tab[data-tab="${session}"]`).elementHandle();
+    const agentRow = await page.locator(`.session-row[data-session="${session}"]`).elementHandle();
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     await page.mouse.down();
     // The agent works meanwhile: its session changes (running, idle, its folder), and the page
@@ -389,8 +391,11 @@ describe('the UI in a browser against switchboard serve', () => {
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     await page.mouse.up();
     await page.locator(`.tab.active[data-tab="${other}"]`).waitFor({ timeout: 5_000 });
-    // The redraw it waited for came with the release.
+    // The redraw it waited for came with the release; it updated the tabs in place.
     await page.locator(`.session-row[data-session="${session}"] .row-sub[title="/usr/share"]`).waitFor({ timeout: 5_000 });
+    expect(await agentTab!.evaluate((element) => element.isConnected && element.getAttribute('title')?.endsWith('/usr/share'))).toBe(true);
+    expect(await agentRow!.evaluate((element) => element.isConnected)).toBe(true);
+    await screenshot('tab-clicked-while-agent-works');
     await page.locator(`.tab[data-tab="${session}"]`).click();
     await page.locator(`.tab.active[data-tab="${session}"]`).waitFor();
     await execute({ session, command: 'cd ~' });
@@ -404,7 +409,9 @@ describe('the UI in a browser against switchboard serve', () => {
     expect(asked.isError, asked.text).toBe(false);
     expect(asked.sc).toMatchObject({ status: 'awaiting_input', secret: true });
     await page.locator(`.session-row[data-session="${session}"][data-state="needs_you"]`).waitFor();
-    expect(await page.locator(`.tab[data-tab="${session}"] .tab-needs`).textContent()).toBe('needs you');
+    const needs = page.locator(`.tab[data-tab="${session}"] .tab-needs`);
+    await needs.waitFor();
+    expect(await needs.textContent()).toBe('needs you');
     await page.locator('.banner[data-banner="needs-you"]').waitFor();
     await screenshot('needs-you');
 
@@ -416,6 +423,7 @@ describe('the UI in a browser against switchboard serve', () => {
     await waitForScreen(page, 'True');
     await page.waitForFunction((id) => document.querySelector(`.session-row[data-session="${id}"]`)?.getAttribute('data-state') === 'idle', session);
     expect(await rowState(session)).toBe('idle');
+    await needs.waitFor({ state: 'hidden' });
     expect(await screenOf(page)).not.toContain(SECRET);
     await page.locator('[data-action="hand-back"]').click();
     await page.locator('[data-action="take-over"]').waitFor();
