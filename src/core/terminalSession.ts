@@ -125,6 +125,8 @@ export class TerminalSession {
   /** The foreground job is blocked reading the terminal (with echo off: a secret). */
   private awaiting: { since: number; secret: boolean } | null = null;
   private probeTimer: NodeJS.Timeout | null = null;
+  /** When the last probe for a blocked terminal read finished (0: none yet). */
+  private lastProbeAt = 0;
   private probing = false;
   private readonly readers = new Map<string, ReaderCursor>();
   /** Raw output for `read` view `new` in `ansi` format (from output.log). */
@@ -150,6 +152,9 @@ export class TerminalSession {
   private readonly onDidAwaitInputEmitter = new EventEmitter<{ secret: boolean }>();
   /** The foreground job started waiting for terminal input (output quiet + blocked read). */
   readonly onDidAwaitInput: Event<{ secret: boolean }> = this.onDidAwaitInputEmitter.event;
+  private readonly onDidProbeInputEmitter = new EventEmitter<void>();
+  /** Fires after each probe for a blocked terminal read (for tests). */
+  readonly onDidProbeInput: Event<void> = this.onDidProbeInputEmitter.event;
 
   private constructor(
     private readonly options: TerminalSessionOptions,
@@ -461,6 +466,7 @@ export class TerminalSession {
     this.onDidChangeEmitter.dispose();
     this.onDidFinishCommandEmitter.dispose();
     this.onDidAwaitInputEmitter.dispose();
+    this.onDidProbeInputEmitter.dispose();
   }
 
   /**
@@ -682,9 +688,15 @@ export class TerminalSession {
   }
 
   /** Checks for a blocked terminal read once output has been quiet for `quietMs`. */
+  /**
+   * Probes once output has been quiet for `quietMs`, then again every `quietMs` while the job
+   * stays quiet and is not reading (a probe reads /proc). Re-probing at once, as it did, kept a
+   * quiet job (`sleep 30`, a silent build) probed back to back: ~45 % of a core for as long as
+   * it ran.
+   */
   private scheduleInputProbe(): void {
     if (this.probeTimer || this.closedAt) return;
-    const due = this.pipe.lastOutputAt + this.options.quietMs - Date.now();
+    const due = Math.max(this.pipe.lastOutputAt, this.lastProbeAt) + this.options.quietMs - Date.now();
     this.probeTimer = setTimeout(() => {
       this.probeTimer = null;
       void this.probeInput();
@@ -705,6 +717,8 @@ export class TerminalSession {
       if (probe.reading && stillQuiet && !this.closedAt && this.state === 'running') this.setAwaiting({ secret: probe.secret });
     } finally {
       this.probing = false;
+      this.lastProbeAt = Date.now();
+      this.onDidProbeInputEmitter.fire();
       // Keep watching a quiet running job: it may block on input later.
       if (!this.awaiting && this.state === 'running') this.scheduleInputProbe();
     }

@@ -81,6 +81,20 @@ describe('awaiting input', () => {
     expect(answered.state).toBe('idle');
   });
 
+  it('probes a quiet command once per quiet spell, not back to back, and still sees a read that comes later', async () => {
+    const session = await manager().manager.open({ creator: agent });
+    let probes = 0;
+    session.onDidProbeInput(() => probes++);
+    // Quiet for 2.5 s (quietMs is 500 here), then a read: about five probes find nothing first.
+    const result = await session.execute({ command: 'sleep 2.5; read -r x; echo "got:$x"', timeoutMs: 10_000, maxLines: 50 });
+    expect(result.status).toBe('awaiting_input');
+    // Back to back, a probe every few hundred microseconds, it was thousands.
+    expect(probes).toBeGreaterThan(1);
+    expect(probes).toBeLessThan(20);
+    const answered = await session.send({ clientId: 'test', text: 'late', keys: ['enter'], wait: { exit: true } });
+    expect(answered.output).toContain('got:late');
+  });
+
   it('marks an echo-off prompt secret and refuses agent keystrokes with SECRET_PROMPT', async () => {
     const session = await manager().manager.open({ creator: agent });
     const result = await session.execute({ command: "python3 -c 'import getpass; getpass.getpass()'", timeoutMs: 10_000, maxLines: 50 });
