@@ -687,12 +687,11 @@ export class TerminalSession {
     if (Boolean(was) !== Boolean(value)) this.onDidChangeEmitter.fire();
   }
 
-  /** Checks for a blocked terminal read once output has been quiet for `quietMs`. */
   /**
-   * Probes once output has been quiet for `quietMs`, then again every `quietMs` while the job
-   * stays quiet and is not reading (a probe reads /proc). Re-probing at once, as it did, kept a
-   * quiet job (`sleep 30`, a silent build) probed back to back: ~45 % of a core for as long as
-   * it ran.
+   * Checks for a blocked terminal read once output has been quiet for `quietMs`, then again
+   * every `quietMs` while the job stays quiet and is not reading (a probe reads /proc).
+   * Re-probing at once, as it did, kept a quiet job (`sleep 30`, a silent build) probed back to
+   * back: ~45 % of a core for as long as it ran.
    */
   private scheduleInputProbe(): void {
     if (this.probeTimer || this.closedAt) return;
