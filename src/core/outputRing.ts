@@ -21,11 +21,6 @@ export class OutputRing {
     return Math.max(this.origin, this.total - this.capacity);
   }
 
-  /** The absolute offset just past the newest byte. */
-  get end(): number {
-    return this.total;
-  }
-
   append(bytes: Uint8Array): void {
     if (bytes.length === 0) return;
     const buffer = (this.buffer ??= new Uint8Array(this.capacity));
