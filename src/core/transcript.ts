@@ -120,7 +120,7 @@ export class Transcript {
   private batchTimer: NodeJS.Timeout | null = null;
   /**
    * timing.jsonl lines not yet handed to its stream: written with output.log's batch. One write
-   * per line (every 64 KB of a flood) cost ~15 % of the main thread's CPU during a `cat` (bench A/B).
+   * per line (every 64 KB of a flood) cost ~13 % of the main thread's CPU during a `cat` (bench A/B).
    */
   private timingLines = '';
   /** commands.jsonl lines waiting for the end of this turn (appendCommand). */
