@@ -29,6 +29,11 @@
  *                                              scrolls client-side); after take over the person's size
  *                                              wins, and hand back keeps it (no reply either way)
  *   client → openTerminal {cwd?, cols, rows}   hub → done {for: 'openTerminal', session} (the new id)
+ *   client → getSettings                       hub → hubSettings {file, settings}   (the hub's settings)
+ *   client → setSettings {changes}             hub → hubSettings …, done {for: 'setSettings'}; or error
+ *                                              (nothing saved). `changes`: setting → value, null =
+ *                                              back to its default. Saved to settings.json; each
+ *                                              setting says when it applies (`applies`)
  *
  * Snapshots and frames. A snapshot is the session's screen + scrollback serialized by the hub's
  * emulator at the session's size; write it into a reset terminal of `cols`×`rows`, then apply
@@ -75,6 +80,8 @@ export const FLOW_LOW_WATERMARK = 5_000;
 export const FRAME_BATCH_MS = 16;
 /** Input larger than this in one message is refused (paste in pieces). */
 export const MAX_INPUT_CHARS = 1_000_000;
+/** At most this many settings in one `setSettings`. */
+export const MAX_SETTING_CHANGES = 64;
 
 /** Error codes of the protocol; the core's codes (SESSION_NOT_FOUND, …) pass through as is. */
 export const UiErrorCode = {
@@ -159,6 +166,13 @@ export const ClientMessageSchema = z.discriminatedUnion('type', [
   onSession('close'),
   z.object({ type: z.literal('openTerminal'), cwd: z.string().min(1).max(4096).optional(), cols, rows, req }),
   z.object({ type: z.literal('ack'), session: sessionRef, bytes: z.number().int().nonnegative(), req }),
+  z.object({ type: z.literal('getSettings'), req }),
+  z.object({
+    type: z.literal('setSettings'),
+    // Values are checked by the hub against its settings schema (src/hub/settings.ts).
+    changes: z.record(z.string().min(1).max(64), z.unknown()).refine((changes) => Object.keys(changes).length > 0 && Object.keys(changes).length <= MAX_SETTING_CHANGES, `Send 1 to ${MAX_SETTING_CHANGES} settings.`),
+    req,
+  }),
 ]);
 export type ClientMessage = z.infer<typeof ClientMessageSchema>;
 export type ClientMessageType = ClientMessage['type'];
@@ -175,7 +189,39 @@ export const CLIENT_MESSAGE_TYPES = [
   'close',
   'openTerminal',
   'ack',
+  'getSettings',
+  'setSettings',
 ] as const satisfies readonly ClientMessageType[];
+
+/**
+ * One of the hub's settings as the settings page shows it. Values are JSON: a boolean, a
+ * number, a string or a list of strings (`kind`); `null` where an optional setting is unset
+ * (`shell`: the person's login shell).
+ */
+export const HubSettingSchema = z.object({
+  key: z.string(),
+  /** The page's section (Sessions, Commands, Secrets, Transcripts, Endpoints, Performance). */
+  group: z.string(),
+  label: z.string(),
+  hint: z.string().optional(),
+  kind: z.enum(['boolean', 'number', 'string', 'list']),
+  /** What a number counts: ms, bytes, days, lines, … */
+  unit: z.string().optional(),
+  min: z.number().optional(),
+  max: z.number().optional(),
+  /** In force in this hub now. */
+  value: z.unknown(),
+  /** What settings.json and the environment give: differs from `value` until a restart where `applies` is `restart`. */
+  saved: z.unknown(),
+  default: z.unknown(),
+  /** When a change takes effect: sessions opened after it, calls made after it, the hourly cleanup of old transcripts, or the hub's next start. */
+  applies: z.enum(['sessions', 'calls', 'cleanup', 'restart']),
+  /** settings.json sets it (null puts it back to the default). */
+  inFile: z.boolean(),
+  /** The environment variable that sets it: the page cannot change it while that is set. */
+  env: z.string().optional(),
+});
+export type HubSetting = z.infer<typeof HubSettingSchema>;
 
 // ---- hub → client --------------------------------------------------------------------------
 
@@ -206,6 +252,11 @@ export const HubMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('behind'), session: z.string() }),
   z.object({ type: z.literal('commands'), session: z.string(), records: z.array(UiCommandRecordSchema) }),
   z.object({ type: z.literal('command'), session: z.string(), record: UiCommandRecordSchema }),
+  /**
+   * The hub's settings (answer to getSettings and setSettings). `problem`: settings.json cannot
+   * be read now (edited by hand since the hub started): nothing can be saved until it is fixed.
+   */
+  z.object({ type: z.literal('hubSettings'), file: z.string(), settings: z.array(HubSettingSchema), problem: z.string().optional(), req }),
   /** A request finished: `session` is the new one for openTerminal; `ended_by` for kill. */
   z.object({
     type: z.literal('done'),

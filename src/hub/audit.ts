@@ -53,8 +53,9 @@ export class AuditLog {
         time: new Date().toISOString(),
         actor: 'person',
         action: entry.action,
-        session: entry.session,
+        ...(entry.session !== undefined ? { session: entry.session } : {}),
         ...(entry.bytes !== undefined ? { bytes: entry.bytes } : {}),
+        ...(entry.settings !== undefined ? { settings: entry.settings } : {}),
       });
   }
 

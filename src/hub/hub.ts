@@ -9,6 +9,7 @@ import { acquireHubLock, type HubLock } from './lock.js';
 import type { Logger } from './logger.js';
 import { createMcpHttpEndpoint } from './mcpHttpEndpoint.js';
 import { loadSettings, type Settings } from './settings.js';
+import { LIVE_SETTINGS, SettingsEditor } from './settingsEditor.js';
 import { SOCKET_FILE } from './socketProtocol.js';
 import { startSocketServer, type SocketServer } from './socketServer.js';
 import { ensureStateDir } from './stateDir.js';
@@ -81,7 +82,18 @@ export class Hub {
       onWarning: (message) => this.logger.warn(message),
     });
     this.auditLog = new AuditLog(this.stateDir, this.logger);
-    this.ui = new UiHost({ manager: this.manager, audit: this.auditLog.personSink(), logger: this.logger, version: packageVersion() });
+    const settingsEditor = new SettingsEditor({ stateDir: this.stateDir, env, inForce: () => this.settings, apply: (saved) => this.applySettings(saved, env) });
+    this.ui = new UiHost({ manager: this.manager, audit: this.auditLog.personSink(), logger: this.logger, version: packageVersion(), settings: settingsEditor });
+  }
+
+  /**
+   * Settings the person saved from the settings page: those read per session or per call
+   * (LIVE_SETTINGS) take effect now; the endpoints' keep their start values until a restart.
+   */
+  private applySettings(saved: Settings, env: NodeJS.ProcessEnv): void {
+    const live = this.settings as Record<string, unknown>;
+    for (const key of LIVE_SETTINGS) live[key] = saved[key];
+    Object.assign(this.manager.settings, coreSettings(this.settings, env));
   }
 
   /** The bound HTTP port, or null when HTTP is not listening. */

@@ -2,17 +2,20 @@
 export const AUDIT_FILE = 'audit.jsonl';
 
 /** What the person did in the UI. Typing is a byte count, never the bytes (DESIGN §4). */
-export type PersonActionName = 'take_over' | 'hand_back' | 'interrupt' | 'kill' | 'close' | 'open_terminal' | 'input';
+export type PersonActionName = 'take_over' | 'hand_back' | 'interrupt' | 'kill' | 'close' | 'open_terminal' | 'input' | 'change_settings';
 
 /**
  * One person action; `AuditLog.personSink()` (audit.ts) writes it as
- * `{ time, actor: 'person', action, session, bytes? }`.
+ * `{ time, actor: 'person', action, session?, bytes?, settings? }`.
  */
 export interface PersonAction {
   action: PersonActionName;
-  session: string;
+  /** Every action but `change_settings` is on a session. */
+  session?: string;
   /** `input`: how many bytes (UTF-8) were typed. */
   bytes?: number;
+  /** `change_settings`: the names of the settings changed (not their values). */
+  settings?: string[];
 }
 
 /** How the UI bridge records person actions (the bridge never sees the file). */

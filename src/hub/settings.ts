@@ -94,13 +94,17 @@ export function loadSettings(stateDir: string, env: NodeJS.ProcessEnv = process.
   return parsed.data;
 }
 
+/** `maxSessions` → `SWITCHBOARD_MAX_SESSIONS`. */
+export function envVariableOf(key: keyof Settings): string {
+  return `SWITCHBOARD_${key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
+}
+
 /** `SWITCHBOARD_MAX_SESSIONS=8` → `{ maxSessions: 8 }`; JSON values are parsed, others kept as strings. */
-function envOverrides(env: NodeJS.ProcessEnv): Record<string, unknown> {
-  const keys = Object.keys(SettingsSchema.shape);
+export function envOverrides(env: NodeJS.ProcessEnv): Record<string, unknown> {
+  const keys = Object.keys(SettingsSchema.shape) as (keyof Settings)[];
   const overrides: Record<string, unknown> = {};
   for (const key of keys) {
-    const name = `SWITCHBOARD_${key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
-    const value = env[name];
+    const value = env[envVariableOf(key)];
     if (value === undefined) continue;
     try {
       overrides[key] = JSON.parse(value);

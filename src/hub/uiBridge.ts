@@ -132,6 +132,10 @@ export class UiBridge implements Disposable {
         return this.close(message);
       case 'openTerminal':
         return this.openTerminal(message);
+      case 'getSettings':
+        return this.send({ type: 'hubSettings', ...this.host.settings.describe(), ...ids(message) });
+      case 'setSettings':
+        return this.setSettings(message);
     }
   }
 
@@ -270,6 +274,20 @@ export class UiBridge implements Disposable {
     });
     this.audit('open_terminal', session.id);
     this.done(message, session.id);
+  }
+
+  private setSettings(message: MessageOf<'setSettings'>): void {
+    try {
+      this.host.settings.save(message.changes);
+    } catch (error) {
+      if (isSwitchboardError(error)) throw error;
+      // A disk that refused the file: say what happened, not "see the log".
+      this.host.logger.warn(`ui setSettings: ${(error as Error).message}`);
+      return this.send({ type: 'error', code: UiErrorCode.Internal, message: (error as Error).message, for: message.type, ...ids(message) });
+    }
+    this.host.audit({ action: 'change_settings', settings: Object.keys(message.changes) });
+    this.send({ type: 'hubSettings', ...this.host.settings.describe(), ...ids(message) });
+    this.send({ type: 'done', for: message.type, ...ids(message) });
   }
 
   // ---- helpers ---------------------------------------------------------------------------

@@ -5,6 +5,7 @@ import type { SessionInfo } from '../core/types.js';
 import type { UiSession } from '../ui-protocol.js';
 import type { Logger } from './logger.js';
 import type { PersonAuditSink } from './personAudit.js';
+import type { SettingsEditor } from './settingsEditor.js';
 import { UiBridge, type UiBridgeTransport } from './uiBridge.js';
 
 export interface UiHostOptions {
@@ -13,6 +14,8 @@ export interface UiHostOptions {
   logger: Logger;
   /** The hub's version, told to UIs in `welcome`. */
   version: string;
+  /** The hub's settings for the settings page. */
+  settings: SettingsEditor;
 }
 
 /**
@@ -26,6 +29,7 @@ export class UiHost implements Disposable {
   readonly audit: PersonAuditSink;
   readonly logger: Logger;
   readonly version: string;
+  readonly settings: SettingsEditor;
   private readonly bridges = new Set<UiBridge>();
   /** Live sessions we listen to (for `onDidAwaitInput`), by id. */
   private readonly watched = new Map<string, { session: TerminalSession; subscription: Disposable }>();
@@ -47,6 +51,7 @@ export class UiHost implements Disposable {
     this.audit = options.audit;
     this.logger = options.logger;
     this.version = options.version;
+    this.settings = options.settings;
     this.subscription = this.manager.onDidChange((id) => this.handleChange(id));
     for (const info of this.manager.list(false)) this.watch(info.id);
   }

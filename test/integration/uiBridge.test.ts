@@ -486,6 +486,51 @@ describe('the UI bridge on /ws', () => {
     await ui.waitFor((m) => m.type === 'sessionRemoved' && m.id === id, 'sessionRemoved', { from });
   });
 
+  it('shows the hub\'s settings and saves a change: maxLines for the agent\'s next execute at once, bodyLimitBytes at the next start; refuses what is invalid, held by the environment or unknown', async () => {
+    type Settings = Extract<HubMessage, { type: 'hubSettings' }>;
+    const ui = await connect();
+    const file = path.join(hub.home, 'settings.json');
+    const onDisk = (): string | null => (existsSync(file) ? readFileSync(file, 'utf8') : null);
+    let from = ui.mark();
+    ui.send({ type: 'getSettings' });
+    const shown = await ui.waitFor<Settings>((m) => m.type === 'hubSettings', 'the hub settings', { from });
+    const byKey = new Map(shown.settings.map((s) => [s.key, s]));
+    expect(byKey.get('maxLines')).toMatchObject({ kind: 'number', value: 200, saved: 200, default: 200, applies: 'calls', inFile: false });
+    expect(byKey.get('port')).toMatchObject({ env: 'SWITCHBOARD_PORT', value: 0, applies: 'restart' });
+
+    const before = onDisk();
+    for (const [changes, says] of [
+      [{ maxLines: 99_999 }, /maxLines must be at most 10000/],
+      [{ port: 8000 }, /SWITCHBOARD_PORT/],
+      [{ nope: 1 }, /no setting "nope"/],
+    ] as const) {
+      const answer = await ui.request({ type: 'setSettings', changes });
+      expect(answer).toMatchObject({ type: 'error', code: 'INVALID_ARGUMENT', for: 'setSettings' });
+      expect(answer.type === 'error' ? answer.message : '').toMatch(says);
+    }
+    expect(await ui.request({ type: 'setSettings', changes: {} } as ClientMessage)).toMatchObject({ type: 'error', code: 'BAD_MESSAGE' });
+    expect(onDisk()).toBe(before);
+
+    from = ui.mark();
+    expect(await ui.request({ type: 'setSettings', changes: { maxLines: 4, bodyLimitBytes: 8 * 1024 * 1024 } })).toMatchObject({ type: 'done', for: 'setSettings' });
+    const saved = await ui.waitFor<Settings>((m) => m.type === 'hubSettings', 'the settings after the change', { from });
+    expect(saved.settings.find((s) => s.key === 'maxLines')).toMatchObject({ value: 4, saved: 4, inFile: true });
+    // The endpoints keep what they started with; the file holds the new value for the next start.
+    expect(saved.settings.find((s) => s.key === 'bodyLimitBytes')).toMatchObject({ value: 4 * 1024 * 1024, saved: 8 * 1024 * 1024 });
+    expect(JSON.parse(onDisk() ?? '{}')).toEqual({ maxLines: 4, bodyLimitBytes: 8 * 1024 * 1024 });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const short = await call('execute', { command: 'seq 1 10' });
+    expect(short.sc).toMatchObject({ exit_code: 0, total_lines: 10, truncated: true });
+    expect(String(short.sc.output).split('\n')).toEqual(expect.arrayContaining(['1', '2', '9', '10']));
+    expect(String(short.sc.output).split('\n')).not.toContain('5');
+
+    // Back to the defaults: out of the file, and in force at once.
+    expect(await ui.request({ type: 'setSettings', changes: { maxLines: null, bodyLimitBytes: null } })).toMatchObject({ type: 'done' });
+    expect(JSON.parse(onDisk() ?? '{}')).toEqual({});
+    const whole = await call('execute', { command: 'seq 1 10' });
+    expect(whole.sc).toMatchObject({ total_lines: 10, truncated: false });
+  });
+
   it('writes the person\'s actions to audit.jsonl, typing as byte counts only', async () => {
     const lines = readFileSync(path.join(hub.home, 'audit.jsonl'), 'utf8')
       .trim()
@@ -493,7 +538,9 @@ describe('the UI bridge on /ws', () => {
       .map((line) => JSON.parse(line) as Record<string, unknown>)
       .filter((entry) => entry.actor === 'person');
     const actions = lines.map((entry) => entry.action);
-    for (const action of ['take_over', 'hand_back', 'interrupt', 'input', 'open_terminal', 'close']) expect(actions).toContain(action);
+    for (const action of ['take_over', 'hand_back', 'interrupt', 'input', 'open_terminal', 'close', 'change_settings']) expect(actions).toContain(action);
+    // Which settings changed, never to what.
+    expect(lines.find((entry) => entry.action === 'change_settings')).toEqual({ time: expect.any(String), actor: 'person', action: 'change_settings', settings: ['maxLines', 'bodyLimitBytes'] });
     const input = lines.find((entry) => entry.action === 'input' && entry.session === session);
     expect(input).toMatchObject({ session, bytes: Buffer.byteLength('echo typed-by-person-$((6*7))\r') });
     for (const entry of lines) expect(typeof entry.time).toBe('string');

@@ -1,0 +1,218 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { z } from 'zod';
+import { ErrorCode, SwitchboardError } from '../core/errors.js';
+import type { HubSetting } from '../ui-protocol.js';
+import { envOverrides, envVariableOf, SETTINGS_FILE, SettingsSchema, type Settings } from './settings.js';
+
+type Key = keyof Settings;
+
+/** How the settings page presents a setting, and when a change takes effect. */
+interface Presentation {
+  group: string;
+  label: string;
+  hint?: string;
+  unit?: string;
+  /**
+   * `sessions`: read when a session opens; `calls`: read at each `execute`; `cleanup`: read
+   * when retention runs (hourly); `restart`: the endpoints are built with it at start.
+   */
+  applies: HubSetting['applies'];
+}
+
+/** Every setting, in the page's order (a `Record`, so a new setting without one does not compile). */
+const PRESENTATION: Record<Key, Presentation> = {
+  shell: { group: 'Sessions', label: 'Shell', hint: 'Program for new shells. Empty: your login shell.', applies: 'sessions' },
+  loginShell: { group: 'Sessions', label: 'Start shells as login shells', hint: 'PATH and the rest come from your profile.', applies: 'sessions' },
+  maxSessions: { group: 'Sessions', label: 'Most sessions open at once', applies: 'sessions' },
+  scrollback: { group: 'Sessions', label: 'Scrollback of your sessions', unit: 'lines', hint: 'Kept in memory; the whole output stays on disk.', applies: 'sessions' },
+  agentScrollback: { group: 'Sessions', label: 'Scrollback of agents’ sessions', unit: 'lines', hint: 'Agents read older output from disk.', applies: 'sessions' },
+  defaultCols: { group: 'Sessions', label: 'Columns of a new session', applies: 'sessions' },
+  defaultRows: { group: 'Sessions', label: 'Rows of a new session', applies: 'sessions' },
+  shellStartupTimeoutMs: { group: 'Sessions', label: 'Wait for a shell to start', unit: 'ms', applies: 'sessions' },
+  executeTimeoutMs: { group: 'Commands', label: 'execute waits at most', unit: 'ms', hint: 'Then it answers “running”; the command goes on.', applies: 'calls' },
+  maxLines: { group: 'Commands', label: 'Lines execute returns', unit: 'lines', hint: 'Head and tail; the rest is a read away.', applies: 'calls' },
+  commandHeadLines: { group: 'Commands', label: 'First lines kept of each command', unit: 'lines', applies: 'sessions' },
+  killWaitMs: { group: 'Commands', label: 'Wait between interrupt, terminate and kill', unit: 'ms', applies: 'sessions' },
+  closeGraceMs: { group: 'Commands', label: 'Wait before a closing session’s processes are killed', unit: 'ms', applies: 'sessions' },
+  awaitingInputQuietMs: { group: 'Commands', label: 'Quiet before a program counts as waiting for input', unit: 'ms', applies: 'sessions' },
+  allowAgentSecretInput: { group: 'Secrets', label: 'Let agents type into password prompts', hint: 'Off: agents get SECRET_PROMPT and you type the secret.', applies: 'sessions' },
+  secretPatterns: { group: 'Secrets', label: 'Variables kept from agents’ shells', hint: 'Names matching these patterns (one per line, * as wildcard) are removed from the environment.', applies: 'sessions' },
+  secretAllow: { group: 'Secrets', label: 'Variables passed anyway', hint: 'Exceptions to the patterns above, one per line.', applies: 'sessions' },
+  transcriptMaxBytes: { group: 'Transcripts', label: 'Most output kept on disk per session', unit: 'bytes', applies: 'sessions' },
+  retentionDays: { group: 'Transcripts', label: 'Keep closed sessions', unit: 'days', applies: 'cleanup' },
+  retentionBytes: { group: 'Transcripts', label: 'Then keep at most', unit: 'bytes', hint: 'The oldest closed sessions go first.', applies: 'cleanup' },
+  ptyThread: { group: 'Performance', label: 'Read terminals on a thread of their own', hint: 'Floods pass faster; other agents wait longer on two cores.', applies: 'sessions' },
+  port: { group: 'Endpoints', label: 'HTTP port on 127.0.0.1', hint: '0 picks a free one.', applies: 'restart' },
+  bodyLimitBytes: { group: 'Endpoints', label: 'Largest request', unit: 'bytes', applies: 'restart' },
+  httpSessionIdleMs: { group: 'Endpoints', label: 'Close idle MCP-over-HTTP sessions after', unit: 'ms', applies: 'restart' },
+  httpStallMs: { group: 'Endpoints', label: 'Drop answers unread for', unit: 'ms', applies: 'restart' },
+  rateLimitPerSecond: { group: 'Endpoints', label: 'Requests per second per client', applies: 'restart' },
+  rateLimitBurst: { group: 'Endpoints', label: 'Burst of requests per client', applies: 'restart' },
+};
+
+/** The keys whose change reaches the running hub (PRESENTATION's `applies` other than `restart`). */
+export const LIVE_SETTINGS: readonly Key[] = (Object.keys(PRESENTATION) as Key[]).filter((key) => PRESENTATION[key].applies !== 'restart');
+
+export interface SettingsEditorOptions {
+  stateDir: string;
+  /** The settings the hub runs with (the hub's own object). */
+  inForce: () => Settings;
+  /** Applies saved values of LIVE_SETTINGS to the running hub. */
+  apply: (settings: Settings) => void;
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * The hub's settings as the person sees and changes them on the settings page (DESIGN §5).
+ * A change is checked as the whole file would be read at the next start (the schema, with the
+ * `SWITCHBOARD_*` overrides) before anything is written, so a saved file always loads; it is
+ * written whole and renamed into place (0600), keeping the keys the hub does not know (the
+ * app's own, written by electron-store into the same file). Settings an environment variable
+ * sets cannot be changed here: the variable would win at every start.
+ */
+export class SettingsEditor {
+  readonly file: string;
+
+  constructor(private readonly options: SettingsEditorOptions) {
+    this.file = path.join(options.stateDir, SETTINGS_FILE);
+  }
+
+  /** Every setting: in force, saved, default, and where it comes from. */
+  describe(): { file: string; settings: HubSetting[]; problem?: string } {
+    let raw: Record<string, unknown> = {};
+    let saved: Settings | null = null;
+    let problem: string | undefined;
+    try {
+      raw = this.readFile();
+      saved = parseSettings({ ...raw, ...this.overrides() });
+    } catch (error) {
+      problem = (error as Error).message;
+    }
+    const inForce = this.options.inForce();
+    const overrides = this.overrides();
+    const settings = (Object.keys(PRESENTATION) as Key[]).map((key): HubSetting => {
+      const shape = describeType(SettingsSchema.shape[key]);
+      const value = inForce[key] ?? null;
+      return {
+        key,
+        ...PRESENTATION[key],
+        ...shape,
+        value,
+        saved: saved ? (saved[key] ?? null) : value,
+        default: shape.default,
+        inFile: Object.hasOwn(raw, key),
+        ...(key in overrides ? { env: envVariableOf(key) } : {}),
+      };
+    });
+    return { file: this.file, settings, ...(problem ? { problem } : {}) };
+  }
+
+  /**
+   * Saves `changes` (setting → value; null: back to the default) and applies the live ones.
+   * Throws a SwitchboardError naming the setting when one is unknown, set by the environment,
+   * or invalid; nothing is written then.
+   */
+  save(changes: Record<string, unknown>): void {
+    const overrides = this.overrides();
+    for (const key of Object.keys(changes)) {
+      if (!Object.hasOwn(PRESENTATION, key)) {
+        throw invalid(`There is no setting "${key}". Settings: ${Object.keys(PRESENTATION).join(', ')}.`);
+      }
+      if (key in overrides) {
+        throw invalid(`${key} is set by ${envVariableOf(key as Key)} in the hub's environment, which wins over settings.json; unset it there to change it here.`);
+      }
+    }
+    const raw = this.readFile();
+    const next: Record<string, unknown> = { ...raw };
+    for (const [key, value] of Object.entries(changes)) {
+      if (value === null) delete next[key];
+      else next[key] = value;
+    }
+    const settings = parseSettings({ ...next, ...overrides });
+    this.writeFile(next);
+    this.options.apply(settings);
+  }
+
+  private overrides(): Record<string, unknown> {
+    return envOverrides(this.options.env);
+  }
+
+  private readFile(): Record<string, unknown> {
+    let text: string;
+    try {
+      text = fs.readFileSync(this.file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+      throw invalid(`${this.file} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); nothing was saved.`);
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      throw invalid(`${this.file} is not valid JSON (${(error as Error).message}); fix or delete it, then change settings here.`);
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      throw invalid(`${this.file} does not hold a JSON object; fix or delete it, then change settings here.`);
+    }
+    return parsed as Record<string, unknown>;
+  }
+
+  /** Whole file to a temporary name, then renamed: a reader never sees half of it. */
+  private writeFile(content: Record<string, unknown>): void {
+    const temporary = `${this.file}.${process.pid}.tmp`;
+    try {
+      fs.writeFileSync(temporary, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
+      fs.renameSync(temporary, this.file);
+    } catch (error) {
+      fs.rmSync(temporary, { force: true });
+      throw new Error(`Could not write ${this.file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); nothing was saved.`);
+    }
+  }
+}
+
+function invalid(message: string): SwitchboardError {
+  return new SwitchboardError(ErrorCode.InvalidArgument, message);
+}
+
+/** The schema's verdict on a whole settings file, as one message naming each bad setting. */
+function parseSettings(raw: Record<string, unknown>): Settings {
+  const parsed = SettingsSchema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  throw invalid(`Not saved: ${parsed.error.issues.map(describeIssue).join('; ')}.`);
+}
+
+/** "maxLines must be at most 10000", rather than zod's "Too big: expected number to be <=10000". */
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const where = issue.path.join('.');
+  switch (issue.code) {
+    case 'too_big':
+      return `${where} must be at most ${String(issue.maximum)}`;
+    case 'too_small':
+      return where.length > 0 && issue.origin === 'string' ? `${where} must not be empty` : `${where} must be at least ${String(issue.minimum)}`;
+    case 'invalid_type':
+      return `${where} must be ${issue.expected === 'array' ? 'a list' : `a ${issue.expected}`}`;
+    default:
+      return `${where}: ${issue.message}`;
+  }
+}
+
+/** Kind, bounds and default of one setting, read from its zod schema. */
+function describeType(schema: z.ZodType): Pick<HubSetting, 'kind' | 'min' | 'max'> & { default: unknown } {
+  let inner = schema;
+  let fallback: unknown = null;
+  const def = inner._zod.def as { type: string; defaultValue?: unknown };
+  if (def.type === 'default') fallback = structuredClone(def.defaultValue);
+  // Down to the value's own type (not `unwrap()` on an array: that is its element).
+  while (inner._zod.def.type === 'default' || inner._zod.def.type === 'optional') inner = (inner._zod.def as unknown as { innerType: z.ZodType }).innerType;
+  const type = inner._zod.def.type;
+  if (type === 'number') {
+    const number = inner as unknown as z.ZodNumber;
+    return { kind: 'number', default: fallback, ...bound('min', number.minValue), ...bound('max', number.maxValue) };
+  }
+  return { kind: type === 'boolean' ? 'boolean' : type === 'array' ? 'list' : 'string', default: fallback };
+}
+
+function bound(name: 'min' | 'max', value: number | null): { min?: number; max?: number } {
+  return value === null || !Number.isFinite(value) ? {} : { [name]: value };
+}
