@@ -20,6 +20,7 @@ import { clear, h, icon } from './dom.js';
 import { creatorDetail, creatorName, isAgentSession, isNeedsYou, runningMs, sessionTitle, tabLabel, stateBadge, type SessionEntry } from './sessionFormat.js';
 import { SessionList, type GroupMode } from './sessionList.js';
 import { SettingsView, FONT_SIZES } from './settingsView.js';
+import type { HubSettingsMessage } from './hubSettingsView.js';
 import { StatusLine } from './statusLine.js';
 import { PreloadBridge, type PreloadApi } from './preloadBridge.js';
 import { measureCell, TerminalView } from './terminalView.js';
@@ -104,6 +105,10 @@ export class App {
   private watchWhenListed: string | null = null;
   /** The app's notification settings (the Electron window only; null in a browser). */
   private notificationSettings: NotificationSettings | null = null;
+  /** The hub's settings as it last told them (asked for when the settings page opens). */
+  private hubSettings: HubSettingsMessage | null = null;
+  /** The hub's answer to the last refused change, shown on the settings page until the next change. */
+  private hubSettingsError: string | null = null;
 
   private readonly theme = new ThemeController((theme) => {
     for (const view of this.views.values()) view.setTheme(theme);
@@ -150,6 +155,10 @@ export class App {
       onGroupMode: (mode) => this.setPrefs({ groupMode: mode }),
       onConfirmTakeOver: (ask) => this.setPrefs({ confirmTakeOver: ask }),
       onNotificationSettings: (patch) => this.bridge.setNotificationSettings?.(patch),
+      onHubSetting: (key, value) => {
+        this.hubSettingsError = null;
+        this.send({ type: 'setSettings', changes: { [key]: value } });
+      },
       onClose: () => this.showSettings(false),
     });
 
@@ -186,6 +195,7 @@ export class App {
     if (status === 'open') {
       this.send({ type: 'hello', protocol: UI_PROTOCOL_VERSION });
       for (const id of this.tabs) this.send({ type: 'subscribe', session: id });
+      if (!this.el.settings.hidden) this.send({ type: 'getSettings' });
     }
     this.renderTopbar();
   }
@@ -250,6 +260,10 @@ export class App {
         if (message.session === this.active) this.scheduleRender();
         break;
       }
+      case 'hubSettings':
+        this.hubSettings = message;
+        if (!this.el.settings.hidden) this.renderSettings();
+        break;
       case 'done':
         this.onDone(message);
         break;
@@ -286,6 +300,11 @@ export class App {
   private onError(message: Extract<HubMessage, { type: 'error' }>): void {
     if (message.for === 'takeOver' && message.session) this.pendingInput.delete(message.session);
     if (message.for === 'ack') return;
+    if (message.for === 'setSettings' || message.for === 'getSettings') {
+      // Shown on the page, where the refused control goes back to the saved value.
+      this.hubSettingsError = message.message;
+      if (!this.el.settings.hidden) return this.renderSettings();
+    }
     this.toast(`${message.code}: ${message.message}`, 'error');
   }
 
@@ -485,7 +504,10 @@ export class App {
   private showSettings(show: boolean): void {
     this.el.settings.hidden = !show;
     this.el.openSettings.classList.toggle('on', show);
-    if (show) this.renderSettings();
+    if (!show) return;
+    this.hubSettingsError = null;
+    if (this.status === 'open') this.send({ type: 'getSettings' });
+    this.renderSettings();
   }
 
   private renderSettings(): void {
@@ -493,6 +515,8 @@ export class App {
       { theme: this.theme.preference, fontSize: this.prefs.fontSize, groupMode: this.prefs.groupMode, confirmTakeOver: this.prefs.confirmTakeOver },
       this.welcome,
       this.notificationSettings,
+      this.hubSettings,
+      this.hubSettingsError,
     );
   }
 

@@ -1,12 +1,13 @@
 /**
  * Settings. The page's own preferences (theme, terminal font size, grouping) are edited here and
- * kept in localStorage. The hub's settings (shell, timeouts, limits, secret filter, port,
- * retention) are not carried by the UI protocol yet: the view says where they live and shows
- * what the hub did tell us (version, protocol, flow control). In the Electron window it also
- * edits the app's notification settings (main writes them to settings.json).
+ * kept in localStorage; the hub's settings (shell, timeouts, limits, secret filter, port,
+ * retention) are shown and changed through the hub (hubSettingsView.ts), which saves them in
+ * settings.json. In the Electron window it also edits the app's notification settings (main
+ * writes them to the same file).
  */
 import type { HubMessage, NotificationSettings } from '../../src/ui-protocol.js';
 import { clear, h } from './dom.js';
+import { hubSettingsSection, type HubSettingsMessage } from './hubSettingsView.js';
 import type { GroupMode } from './sessionList.js';
 import type { ThemePreference } from './theme.js';
 
@@ -26,6 +27,8 @@ export interface SettingsHandlers {
   onConfirmTakeOver(ask: boolean): void;
   /** The Electron window only: change the app's notification settings. */
   onNotificationSettings(patch: Partial<NotificationSettings>): void;
+  /** Change one of the hub's settings (null: back to its default). */
+  onHubSetting(key: string, value: unknown): void;
   onClose(): void;
 }
 
@@ -46,8 +49,11 @@ export class SettingsView {
     private readonly handlers: SettingsHandlers,
   ) {}
 
-  /** `notifications`: the app's notification settings, null where there is no app (a browser). */
-  render(values: SettingsValues, welcome: Welcome | null, notifications: NotificationSettings | null = null): void {
+  /**
+   * `notifications`: the app's notification settings, null where there is no app (a browser).
+   * `hub`: the hub's settings, null until it answered; `hubError`: its last refusal.
+   */
+  render(values: SettingsValues, welcome: Welcome | null, notifications: NotificationSettings | null = null, hub: HubSettingsMessage | null = null, hubError: string | null = null): void {
     clear(this.root);
     const select = <T extends string | number>(name: string, current: T, choices: [T, string][], onChange: (value: T) => void): HTMLSelectElement => {
       const element = h('select', { class: 'select', 'data-setting': name, onchange: () => onChange(choices[element.selectedIndex][0]) });
@@ -88,18 +94,14 @@ export class SettingsView {
           row('Ask before taking over', ask, 'Typing into an agent’s session takes the keyboard from the agent.'),
         ),
         notifications ? notificationsSection(notifications) : null,
+        hubSettingsSection(hub, hubError, (key, value) => this.handlers.onHubSetting(key, value)),
         h(
           'section',
           { class: 'settings-section' },
-          h('h2', null, 'Hub'),
+          h('h2', null, 'About the hub'),
           readonly('Version', welcome?.version ?? '—'),
           readonly('UI protocol', welcome ? String(welcome.protocol) : '—'),
           readonly('Flow control', welcome ? `ack every ${welcome.flow.ackEvery} · pause above ${welcome.flow.highWatermark} · resume below ${welcome.flow.lowWatermark} bytes` : '—'),
-          h(
-            'p',
-            { class: 'settings-note' },
-            'Shell, timeouts, limits, the secret filter, the port and retention are hub settings: edit settings.json in the state directory (or set SWITCHBOARD_* variables) and restart the hub. This page cannot show them yet.',
-          ),
         ),
       ),
     );

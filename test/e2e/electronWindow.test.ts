@@ -249,4 +249,24 @@ describe('the Electron window’s page over the preload and main’s IpcBridge',
     expect(loadSettings(stateDir, {}).port).toBe(7391);
     await page.screenshot({ path: path.join(SHOTS, 'window-settings.png') });
   });
+
+  it('the hub’s settings on the same page go to the same file: neither writer drops the other’s keys', async () => {
+    const settingsFile = path.join(stateDir, 'settings.json');
+    const onDisk = (): Record<string, unknown> => JSON.parse(readFileSync(settingsFile, 'utf8')) as Record<string, unknown>;
+    contents.send(IPC_CHANNELS.command, { type: 'settings' });
+    const timeout = page.locator('[data-hub-setting="executeTimeoutMs"] input');
+    await timeout.waitFor();
+    await timeout.fill('45000');
+    await timeout.press('Enter');
+    await page.locator('[data-reset="executeTimeoutMs"]').waitFor();
+    expect(onDisk()).toEqual({ notifications: true, notifyAfterMs: 300_000, executeTimeoutMs: 45_000 });
+    // Main (electron-store) writes the app's keys; the hub's stays.
+    await page.locator('.settings-page [data-setting="notifications"]').uncheck();
+    await page.waitForFunction(() => (document.querySelector('.settings-page select[data-setting="notifyAfterMs"]') as HTMLSelectElement | null)?.disabled === true);
+    expect(onDisk()).toEqual({ notifications: false, notifyAfterMs: 300_000, executeTimeoutMs: 45_000 });
+    expect(loadSettings(stateDir, {}).executeTimeoutMs).toBe(45_000);
+    await page.locator('[data-reset="executeTimeoutMs"]').click();
+    await page.locator('[data-reset="executeTimeoutMs"]').waitFor({ state: 'detached' });
+    expect(onDisk()).toEqual({ notifications: false, notifyAfterMs: 300_000 });
+  });
 });

@@ -454,6 +454,40 @@ describe('the UI in a browser against switchboard serve', () => {
     await page.locator(`.tab[data-tab="${mine}"]`).waitFor({ state: 'detached' });
     await page.locator(`.session-row[data-session="${mine}"]`).waitFor({ state: 'detached' });
   });
+
+  it('the settings page shows the hub’s settings and changes them: a refused value goes back, a saved one reaches the agent’s next execute, Default undoes it', async () => {
+    const file = path.join(hub.home, 'settings.json');
+    const maxLines = page.locator('[data-hub-setting="maxLines"] input');
+    await page.locator('[data-action="open-settings"]').click();
+    await maxLines.waitFor();
+    expect(await maxLines.inputValue()).toBe('200');
+    // The port comes from the environment here (SWITCHBOARD_PORT=0): shown, not editable.
+    expect(await page.locator('[data-hub-setting="port"] input').isDisabled()).toBe(true);
+    expect(await page.locator('[data-hub-setting="port"]').textContent()).toContain('SWITCHBOARD_PORT');
+
+    await maxLines.fill('99999');
+    await maxLines.press('Enter');
+    await page.locator('[data-settings-error]').waitFor();
+    expect(await page.locator('[data-settings-error]').textContent()).toContain('maxLines must be at most 10000');
+    expect(await maxLines.inputValue()).toBe('200');
+
+    await maxLines.fill('4');
+    await maxLines.press('Enter');
+    await page.locator('[data-reset="maxLines"]').waitFor();
+    expect(await page.locator('[data-settings-error]').count()).toBe(0);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ maxLines: 4 });
+    await page.locator('[data-hub-setting="maxLines"]').scrollIntoViewIfNeeded();
+    await screenshot('settings-hub');
+    const short = await execute({ command: 'seq 1 10', session });
+    expect(short).toMatchObject({ total_lines: 10, truncated: true });
+
+    await page.locator('[data-reset="maxLines"]').click();
+    await page.locator('[data-reset="maxLines"]').waitFor({ state: 'detached' });
+    expect(await maxLines.inputValue()).toBe('200');
+    expect(JSON.parse(readFileSync(file, 'utf8'))).not.toHaveProperty('maxLines');
+    expect(await execute({ command: 'seq 1 10', session })).toMatchObject({ total_lines: 10, truncated: false });
+    await page.locator('[data-action="close-settings"]').click();
+  });
 });
 
 declare global {
