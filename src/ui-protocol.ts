@@ -30,10 +30,10 @@
  *                                              wins, and hand back keeps it (no reply either way)
  *   client → openTerminal {cwd?, cols, rows}   hub → done {for: 'openTerminal', session} (the new id)
  *   client → getSettings                       hub → hubSettings {file, settings}   (the hub's settings)
- *   client → setSettings {changes}             hub → hubSettings …, done {for: 'setSettings'}; or error
- *                                              (nothing saved). `changes`: setting → value, null =
- *                                              back to its default. Saved to settings.json; each
- *                                              setting says when it applies (`applies`)
+ *   client → setSettings {changes}             hub → hubSettings … (to every UI), done {for: 'setSettings'};
+ *                                              or error (nothing saved). `changes`: setting → value,
+ *                                              null = back to its default. Saved to settings.json;
+ *                                              each setting says when it applies (`applies`)
  *
  * Snapshots and frames. A snapshot is the session's screen + scrollback serialized by the hub's
  * emulator at the session's size; write it into a reset terminal of `cols`×`rows`, then apply

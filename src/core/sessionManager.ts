@@ -308,7 +308,7 @@ function assertProgramRuns(program: string, cwd: string, searchPath: string | un
 }
 
 /** The executable regular file `program` names: a path against `cwd`, else the first on PATH. */
-function findExecutable(program: string, cwd: string, searchPath: string | undefined): string | undefined {
+export function findExecutable(program: string, cwd: string, searchPath: string | undefined): string | undefined {
   const candidates = program.includes('/')
     ? [path.resolve(cwd, program)]
     : (searchPath ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, program));

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { z } from 'zod';
 import { ErrorCode, SwitchboardError } from '../core/errors.js';
+import { findExecutable } from '../core/sessionManager.js';
 import type { HubSetting } from '../ui-protocol.js';
 import { envOverrides, envVariableOf, SETTINGS_FILE, SettingsSchema, type Settings } from './settings.js';
 
@@ -130,8 +131,19 @@ export class SettingsEditor {
       else next[key] = value;
     }
     const settings = parseSettings({ ...next, ...overrides });
+    this.assertShellRuns(changes.shell);
     this.writeFile(next);
     this.options.apply(settings);
+  }
+
+  /** A shell that is not there would fail every session opened after it, each with an error. */
+  private assertShellRuns(shell: unknown): void {
+    if (typeof shell !== 'string') return;
+    const { env } = this.options;
+    if (!path.isAbsolute(shell) && shell.includes('/')) throw invalid(`shell: give an absolute path (${shell} is relative) or a program on PATH.`);
+    if (!findExecutable(shell, env.HOME ?? process.cwd(), env.PATH)) {
+      throw invalid(`shell: "${shell}" was not found${shell.includes('/') ? ' or is not executable' : ' on PATH'}; nothing was saved.`);
+    }
   }
 
   private overrides(): Record<string, unknown> {

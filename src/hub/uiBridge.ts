@@ -154,6 +154,7 @@ export class UiBridge implements Disposable {
       this.subscriptions.push(
         this.host.onDidChangeSession((id) => this.sessionChanged(id)),
         this.host.onDidRemoveSession((id) => this.send({ type: 'sessionRemoved', id })),
+        this.host.onDidChangeSettings(() => this.send({ type: 'hubSettings', ...this.host.settings.describe() })),
       );
     }
     this.send({
@@ -286,7 +287,8 @@ export class UiBridge implements Disposable {
       return this.send({ type: 'error', code: UiErrorCode.Internal, message: (error as Error).message, for: message.type, ...ids(message) });
     }
     this.host.audit({ action: 'change_settings', settings: Object.keys(message.changes) });
-    this.send({ type: 'hubSettings', ...this.host.settings.describe(), ...ids(message) });
+    // Every UI (this one included) gets the settings as saved, before this one's `done`.
+    this.host.settingsChanged();
     this.send({ type: 'done', for: message.type, ...ids(message) });
   }
 

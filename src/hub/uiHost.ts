@@ -45,6 +45,9 @@ export class UiHost implements Disposable {
   private readonly onDidRemoveSessionEmitter = new EventEmitter<string>();
   /** A session left the list. */
   readonly onDidRemoveSession: Event<string> = this.onDidRemoveSessionEmitter.event;
+  private readonly onDidChangeSettingsEmitter = new EventEmitter<void>();
+  /** A UI saved settings: every UI's settings page shows them (the hub's own change, not the file's). */
+  readonly onDidChangeSettings: Event<void> = this.onDidChangeSettingsEmitter.event;
 
   constructor(options: UiHostOptions) {
     this.manager = options.manager;
@@ -100,6 +103,12 @@ export class UiHost implements Disposable {
     this.watched.clear();
     this.onDidChangeSessionEmitter.dispose();
     this.onDidRemoveSessionEmitter.dispose();
+    this.onDidChangeSettingsEmitter.dispose();
+  }
+
+  /** The settings were saved through a UI. */
+  settingsChanged(): void {
+    this.onDidChangeSettingsEmitter.fire();
   }
 
   private handleChange(id: string): void {

@@ -511,9 +511,14 @@ describe('the UI bridge on /ws', () => {
     expect(await ui.request({ type: 'setSettings', changes: {} } as ClientMessage)).toMatchObject({ type: 'error', code: 'BAD_MESSAGE' });
     expect(onDisk()).toBe(before);
 
+    const other = await connect();
+    const otherFrom = other.mark();
     from = ui.mark();
     expect(await ui.request({ type: 'setSettings', changes: { maxLines: 4, bodyLimitBytes: 8 * 1024 * 1024 } })).toMatchObject({ type: 'done', for: 'setSettings' });
     const saved = await ui.waitFor<Settings>((m) => m.type === 'hubSettings', 'the settings after the change', { from });
+    // Another open settings page shows the change too.
+    const seen = await other.waitFor<Settings>((m) => m.type === 'hubSettings', 'the change, on the other UI', { from: otherFrom });
+    expect(seen.settings.find((s) => s.key === 'maxLines')).toMatchObject({ value: 4 });
     expect(saved.settings.find((s) => s.key === 'maxLines')).toMatchObject({ value: 4, saved: 4, inFile: true });
     // The endpoints keep what they started with; the file holds the new value for the next start.
     expect(saved.settings.find((s) => s.key === 'bodyLimitBytes')).toMatchObject({ value: 4 * 1024 * 1024, saved: 8 * 1024 * 1024 });

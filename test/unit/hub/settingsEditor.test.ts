@@ -58,8 +58,8 @@ describe('SettingsEditor', () => {
 
   it('saves a change with mode 0600, keeping the keys it does not know; null puts a setting back to its default', () => {
     const { editor, file, applied } = editorIn({}, JSON.stringify({ notifications: true, startAtLogin: false, maxLines: 50 }));
-    editor.save({ executeTimeoutMs: 5_000, maxLines: null, secretPatterns: ['*_TOKEN'] });
-    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ notifications: true, startAtLogin: false, executeTimeoutMs: 5_000, secretPatterns: ['*_TOKEN'] });
+    editor.save({ executeTimeoutMs: 5_000, maxLines: null, secretPatterns: ['*_TOKEN'], shell: '/bin/sh' });
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ notifications: true, startAtLogin: false, executeTimeoutMs: 5_000, secretPatterns: ['*_TOKEN'], shell: '/bin/sh' });
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     expect(applied.at(-1)).toMatchObject({ executeTimeoutMs: 5_000, maxLines: 200, secretPatterns: ['*_TOKEN'] });
     // What was saved is what the next start loads.
@@ -84,6 +84,9 @@ describe('SettingsEditor', () => {
       [{ loginShell: 'yes' }, /loginShell must be a boolean/],
       [{ secretAllow: 'HOME' }, /secretAllow must be a list/],
       [{ shell: '' }, /shell must not be empty/],
+      [{ shell: '/bin/no-such-shell' }, /shell: "\/bin\/no-such-shell" was not found or is not executable/],
+      [{ shell: 'no-such-shell' }, /shell: "no-such-shell" was not found on PATH/],
+      [{ shell: 'bin/sh' }, /shell: give an absolute path/],
       [{ port: 8000 }, /port is set by SWITCHBOARD_PORT/],
       [{ nope: 1 }, /There is no setting "nope"/],
       [JSON.parse('{"__proto__": {"polluted": true}}') as Record<string, unknown>, /There is no setting "__proto__"/],
