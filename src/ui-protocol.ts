@@ -34,6 +34,8 @@
  *                                              or error (nothing saved). `changes`: setting → value,
  *                                              null = back to its default. Saved to settings.json;
  *                                              each setting says when it applies (`applies`)
+ *   client → rotateToken                       hub → tokenRotated {token?} (to every UI), done; the
+ *                                              old token opens nothing from then on
  *
  * Snapshots and frames. A snapshot is the session's screen + scrollback serialized by the hub's
  * emulator at the session's size; write it into a reset terminal of `cols`×`rows`, then apply
@@ -167,6 +169,7 @@ export const ClientMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('openTerminal'), cwd: z.string().min(1).max(4096).optional(), cols, rows, req }),
   z.object({ type: z.literal('ack'), session: sessionRef, bytes: z.number().int().nonnegative(), req }),
   z.object({ type: z.literal('getSettings'), req }),
+  z.object({ type: z.literal('rotateToken'), req }),
   z.object({
     type: z.literal('setSettings'),
     // Values are checked by the hub against its settings schema (src/hub/settings.ts).
@@ -191,6 +194,7 @@ export const CLIENT_MESSAGE_TYPES = [
   'ack',
   'getSettings',
   'setSettings',
+  'rotateToken',
 ] as const satisfies readonly ClientMessageType[];
 
 /**
@@ -214,8 +218,8 @@ export const HubSettingSchema = z.object({
   /** What settings.json and the environment give: differs from `value` until a restart where `applies` is `restart`. */
   saved: z.unknown(),
   default: z.unknown(),
-  /** When a change takes effect: sessions opened after it, calls made after it, the hourly cleanup of old transcripts, or the hub's next start. */
-  applies: z.enum(['sessions', 'calls', 'cleanup', 'restart']),
+  /** When a change takes effect: sessions opened after it, calls made after it, the hub's hourly checks (retention, the token's age), or the hub's next start. */
+  applies: z.enum(['sessions', 'calls', 'hourly', 'restart']),
   /** settings.json sets it (null puts it back to the default). */
   inFile: z.boolean(),
   /** The environment variable that sets it: the page cannot change it while that is set. */
@@ -256,7 +260,20 @@ export const HubMessageSchema = z.discriminatedUnion('type', [
    * The hub's settings (answer to getSettings and setSettings). `problem`: settings.json cannot
    * be read now (edited by hand since the hub started): nothing can be saved until it is fixed.
    */
-  z.object({ type: z.literal('hubSettings'), file: z.string(), settings: z.array(HubSettingSchema), problem: z.string().optional(), req }),
+  z.object({
+    type: z.literal('hubSettings'),
+    file: z.string(),
+    settings: z.array(HubSettingSchema),
+    problem: z.string().optional(),
+    /** When the token was made (epoch ms). */
+    tokenWrittenAt: z.number().optional(),
+    req,
+  }),
+  /**
+   * The token was replaced (rotateToken, or its age). `token`: the new one, only to a page that
+   * logs in with the token's cookie (a browser over /ws), so it can renew the cookie.
+   */
+  z.object({ type: z.literal('tokenRotated'), token: z.string().optional() }),
   /** A request finished: `session` is the new one for openTerminal; `ended_by` for kill. */
   z.object({
     type: z.literal('done'),

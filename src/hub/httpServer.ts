@@ -15,7 +15,8 @@ export const HTTP_HOST = '127.0.0.1';
 export interface HttpServerOptions {
   /** 0 picks a free port; `HttpServer.port` is the one bound. */
   port: number;
-  token: string;
+  /** The current token (it may be rotated while the hub runs). */
+  token: () => string;
   bodyLimitBytes: number;
   mcp: McpHttpEndpoint;
   logger: Logger;
@@ -129,7 +130,7 @@ function uiQueryToken(req: http.IncomingMessage, path: string): string | undefin
 }
 
 function serveUi(req: http.IncomingMessage, res: http.ServerResponse, port: number, options: HttpServerOptions): void {
-  const token = options.token;
+  const token = options.token();
   if (req.method !== 'GET' && req.method !== 'HEAD') return sendText(res, 405, 'Method not allowed\n', { Allow: 'GET, HEAD' });
   const queryToken = uiQueryToken(req, '/');
   if (queryToken !== undefined && tokensEqual(queryToken, token)) {

@@ -13,7 +13,7 @@ import { LIVE_SETTINGS, SettingsEditor } from './settingsEditor.js';
 import { SOCKET_FILE } from './socketProtocol.js';
 import { startSocketServer, type SocketServer } from './socketServer.js';
 import { ensureStateDir } from './stateDir.js';
-import { ensureToken } from './token.js';
+import { ensureToken, replaceToken, tokenWrittenAt } from './token.js';
 import { UiHost } from './uiHost.js';
 import { createUiWebSocketServer } from './uiWebSocket.js';
 
@@ -29,6 +29,10 @@ export interface HubStartOptions extends HubOptions {
   /** Which endpoints to open (default: both). */
   listen?: { socket?: boolean; http?: boolean };
 }
+
+const DAY_MS = 86_400_000;
+/** How often the token's age is checked (setting tokenRotationDays). */
+const TOKEN_CHECK_MS = 3_600_000;
 
 /**
  * The composition root both hosts (Electron main, headless `serve`, and for now the shim)
@@ -48,6 +52,7 @@ export class Hub {
   private socketServer: SocketServer | undefined;
   private httpServer: HttpServer | undefined;
   private tokenValue: string | undefined;
+  private tokenTimer: NodeJS.Timeout | null = null;
 
   /**
    * The hub of `serve` (and later Electron main): takes the state dir's lock (HubLockedError
@@ -83,7 +88,14 @@ export class Hub {
     });
     this.auditLog = new AuditLog(this.stateDir, this.logger);
     const settingsEditor = new SettingsEditor({ stateDir: this.stateDir, env, inForce: () => this.settings, apply: (saved) => this.applySettings(saved, env) });
-    this.ui = new UiHost({ manager: this.manager, audit: this.auditLog.personSink(), logger: this.logger, version: packageVersion(), settings: settingsEditor });
+    this.ui = new UiHost({
+      manager: this.manager,
+      audit: this.auditLog.personSink(),
+      logger: this.logger,
+      version: packageVersion(),
+      settings: settingsEditor,
+      rotateToken: () => this.rotateToken('the person asked'),
+    });
   }
 
   /**
@@ -94,6 +106,29 @@ export class Hub {
     const live = this.settings as Record<string, unknown>;
     for (const key of LIVE_SETTINGS) live[key] = saved[key];
     Object.assign(this.manager.settings, coreSettings(this.settings, env));
+  }
+
+  /**
+   * A new token in `<state>/token`, required from now on by every HTTP request, UI page and new
+   * socket connection; connections already open stay (shims read the file when they connect).
+   */
+  rotateToken(reason: string): void {
+    const token = replaceToken(this.stateDir);
+    this.tokenValue = token;
+    this.logger.info(`replaced the token (${reason})`);
+    this.ui.tokenRotated(token);
+  }
+
+  /** tokenRotationDays: at start and hourly, a token that old is replaced. */
+  private rotateTokenIfDue(): void {
+    const days = this.settings.tokenRotationDays;
+    const written = tokenWrittenAt(this.stateDir);
+    if (days <= 0 || written === undefined || Date.now() - written < days * DAY_MS) return;
+    try {
+      this.rotateToken(`older than ${days} days, setting tokenRotationDays`);
+    } catch (error) {
+      this.logger.warn(`could not replace the token: ${(error as Error).message}`);
+    }
   }
 
   /** The bound HTTP port, or null when HTTP is not listening. */
@@ -116,8 +151,11 @@ export class Hub {
   }
 
   private async listen(listen: { socket?: boolean; http?: boolean }): Promise<void> {
-    const token = ensureToken(this.stateDir);
-    this.tokenValue = token;
+    this.tokenValue = ensureToken(this.stateDir);
+    this.rotateTokenIfDue();
+    this.tokenTimer = setInterval(() => this.rotateTokenIfDue(), TOKEN_CHECK_MS);
+    this.tokenTimer.unref();
+    const token = (): string => this.tokenValue ?? '';
     const version = packageVersion();
     const createServer = () => {
       const server = createMcpServer(this);
@@ -174,6 +212,7 @@ export class Hub {
         errors.push(error);
       }
     };
+    if (this.tokenTimer) clearInterval(this.tokenTimer);
     // Endpoints first (no new calls), then the sessions, then the files saying we run.
     await step(() => this.httpServer?.close());
     await step(() => this.socketServer?.close());

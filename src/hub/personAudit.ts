@@ -2,7 +2,7 @@
 export const AUDIT_FILE = 'audit.jsonl';
 
 /** What the person did in the UI. Typing is a byte count, never the bytes (DESIGN §4). */
-export type PersonActionName = 'take_over' | 'hand_back' | 'interrupt' | 'kill' | 'close' | 'open_terminal' | 'input' | 'change_settings';
+export type PersonActionName = 'take_over' | 'hand_back' | 'interrupt' | 'kill' | 'close' | 'open_terminal' | 'input' | 'change_settings' | 'rotate_token';
 
 /**
  * One person action; `AuditLog.personSink()` (audit.ts) writes it as
@@ -10,7 +10,7 @@ export type PersonActionName = 'take_over' | 'hand_back' | 'interrupt' | 'kill' 
  */
 export interface PersonAction {
   action: PersonActionName;
-  /** Every action but `change_settings` is on a session. */
+  /** Every action but `change_settings` and `rotate_token` is on a session. */
   session?: string;
   /** `input`: how many bytes (UTF-8) were typed. */
   bytes?: number;

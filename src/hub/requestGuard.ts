@@ -13,7 +13,8 @@ export interface GuardVerdict {
 
 export interface GuardOptions {
   port: number;
-  token: string;
+  /** The current token (it may be rotated while the hub runs). */
+  token: () => string;
   /** Also accept the UI cookie (the browser UI: `/`, `/ws`); `/mcp` wants the bearer header. */
   allowCookie: boolean;
   /** WebSocket upgrades: browsers always send Origin, so a missing one is refused. */
@@ -51,11 +52,11 @@ export function guardRequest(req: IncomingMessage, options: GuardOptions): Guard
 
 function hasValidCredentials(req: IncomingMessage, options: GuardOptions): boolean {
   const bearer = /^Bearer[ ]+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
-  if (bearer !== undefined) return tokensEqual(bearer, options.token);
-  if (options.queryToken !== undefined) return tokensEqual(options.queryToken, options.token);
+  if (bearer !== undefined) return tokensEqual(bearer, options.token());
+  if (options.queryToken !== undefined) return tokensEqual(options.queryToken, options.token());
   if (!options.allowCookie) return false;
   const cookie = readCookie(req.headers.cookie, uiCookieName(options.port));
-  return cookie !== undefined && tokensEqual(cookie, options.token);
+  return cookie !== undefined && tokensEqual(cookie, options.token());
 }
 
 function readCookie(header: string | undefined, name: string): string | undefined {

@@ -68,6 +68,11 @@ export const SettingsSchema = z.object({
   rateLimitPerSecond: z.number().int().min(1).max(1_000_000).default(500),
   /** Requests a client may send at once after a quiet spell, before rateLimitPerSecond applies. */
   rateLimitBurst: z.number().int().min(1).max(1_000_000).default(1_000),
+  /**
+   * A new token when the one in `<state>/token` is this many days old (checked at start and
+   * hourly); 0: never. Shims read the file at each connection; HTTP clients need the new one.
+   */
+  tokenRotationDays: z.number().int().min(0).max(3_650).default(0),
 });
 
 export type Settings = z.infer<typeof SettingsSchema>;

@@ -5,6 +5,7 @@ import { ErrorCode, SwitchboardError } from '../core/errors.js';
 import { findExecutable } from '../core/sessionManager.js';
 import type { HubSetting } from '../ui-protocol.js';
 import { envOverrides, envVariableOf, SETTINGS_FILE, SettingsSchema, type Settings } from './settings.js';
+import { tokenWrittenAt } from './token.js';
 
 type Key = keyof Settings;
 
@@ -15,8 +16,8 @@ interface Presentation {
   hint?: string;
   unit?: string;
   /**
-   * `sessions`: read when a session opens; `calls`: read at each `execute`; `cleanup`: read
-   * when retention runs (hourly); `restart`: the endpoints are built with it at start.
+   * `sessions`: read when a session opens; `calls`: read at each `execute`; `hourly`: read
+   * when retention or the token's age check runs; `restart`: the endpoints are built with it at start.
    */
   applies: HubSetting['applies'];
 }
@@ -41,8 +42,8 @@ const PRESENTATION: Record<Key, Presentation> = {
   secretPatterns: { group: 'Secrets', label: 'Variables kept from agents’ shells', hint: 'Names matching these patterns (one per line, * as wildcard) are removed from the environment.', applies: 'sessions' },
   secretAllow: { group: 'Secrets', label: 'Variables passed anyway', hint: 'Exceptions to the patterns above, one per line.', applies: 'sessions' },
   transcriptMaxBytes: { group: 'Transcripts', label: 'Most output kept on disk per session', unit: 'bytes', applies: 'sessions' },
-  retentionDays: { group: 'Transcripts', label: 'Keep closed sessions', unit: 'days', applies: 'cleanup' },
-  retentionBytes: { group: 'Transcripts', label: 'Then keep at most', unit: 'bytes', hint: 'The oldest closed sessions go first.', applies: 'cleanup' },
+  retentionDays: { group: 'Transcripts', label: 'Keep closed sessions', unit: 'days', applies: 'hourly' },
+  retentionBytes: { group: 'Transcripts', label: 'Then keep at most', unit: 'bytes', hint: 'The oldest closed sessions go first.', applies: 'hourly' },
   ptyThread: { group: 'Performance', label: 'Read terminals on a thread of their own', hint: 'Floods pass faster; other agents wait longer on two cores.', applies: 'sessions' },
   port: { group: 'Endpoints', label: 'HTTP port on 127.0.0.1', hint: '0 picks a free one.', applies: 'restart' },
   bodyLimitBytes: { group: 'Endpoints', label: 'Largest request', unit: 'bytes', applies: 'restart' },
@@ -50,6 +51,13 @@ const PRESENTATION: Record<Key, Presentation> = {
   httpStallMs: { group: 'Endpoints', label: 'Drop answers unread for', unit: 'ms', applies: 'restart' },
   rateLimitPerSecond: { group: 'Endpoints', label: 'Requests per second per client', applies: 'restart' },
   rateLimitBurst: { group: 'Endpoints', label: 'Burst of requests per client', applies: 'restart' },
+  tokenRotationDays: {
+    group: 'Endpoints',
+    label: 'Replace the token every',
+    unit: 'days',
+    hint: '0: never. Agents on the shim reconnect by themselves; HTTP clients and bookmarked addresses need the new token.',
+    applies: 'hourly',
+  },
 };
 
 /** The keys whose change reaches the running hub (PRESENTATION's `applies` other than `restart`). */
@@ -80,7 +88,7 @@ export class SettingsEditor {
   }
 
   /** Every setting: in force, saved, default, and where it comes from. */
-  describe(): { file: string; settings: HubSetting[]; problem?: string } {
+  describe(): { file: string; settings: HubSetting[]; problem?: string; tokenWrittenAt?: number } {
     let raw: Record<string, unknown> = {};
     let saved: Settings | null = null;
     let problem: string | undefined;
@@ -106,7 +114,8 @@ export class SettingsEditor {
         ...(key in overrides ? { env: envVariableOf(key) } : {}),
       };
     });
-    return { file: this.file, settings, ...(problem ? { problem } : {}) };
+    const written = tokenWrittenAt(this.options.stateDir);
+    return { file: this.file, settings, ...(problem ? { problem } : {}), ...(written !== undefined ? { tokenWrittenAt: Math.round(written) } : {}) };
   }
 
   /**

@@ -19,7 +19,8 @@ const MAX_SOCKET_PATH_BYTES = 103;
 
 export interface SocketServerOptions {
   path: string;
-  token: string;
+  /** The current token (it may be rotated while the hub runs; open connections stay). */
+  token: () => string;
   version: string;
   /** Longest JSON-RPC line accepted; a longer one closes the connection. */
   maxMessageBytes: number;
@@ -155,7 +156,7 @@ function acceptConnection(socket: net.Socket, options: SocketServerOptions, conn
     if (newline > MAX_HANDSHAKE_BYTES) return deny('handshake line too long');
     const hello = parseHello(buffered.subarray(0, newline).toString('utf8'));
     if (!hello) return deny('expected {"type":"hello","token":…} as the first line');
-    if (!tokensEqual(hello.token, options.token)) return deny('invalid token');
+    if (!tokensEqual(hello.token, options.token())) return deny('invalid token');
     cleanupHandshake();
     socket.pause();
     const rest = buffered.subarray(newline + 1);

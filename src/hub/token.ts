@@ -42,6 +42,35 @@ export function ensureToken(stateDir: string): string {
   }
 }
 
+/**
+ * A new token in place of the old one (DESIGN §5 token rotation): written whole to a private
+ * temporary file and renamed over `<state>/token`, so a reader (a shim connecting) sees the old
+ * token or the new one, never a part. Only the hub that holds the state dir calls it.
+ */
+export function replaceToken(stateDir: string): string {
+  const file = path.join(stateDir, TOKEN_FILE);
+  const token = randomBytes(TOKEN_BYTES).toString('base64url');
+  const temp = `${file}.${process.pid}.tmp`;
+  try {
+    const fd = fs.openSync(temp, 'w', 0o600);
+    try {
+      fs.fchmodSync(fd, 0o600);
+      fs.writeSync(fd, `${token}\n`);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(temp, file);
+  } finally {
+    fs.rmSync(temp, { force: true });
+  }
+  return token;
+}
+
+/** When the token file was written (ms since the epoch), or undefined when there is none. */
+export function tokenWrittenAt(stateDir: string): number | undefined {
+  return fs.statSync(path.join(stateDir, TOKEN_FILE), { throwIfNoEntry: false })?.mtimeMs;
+}
+
 /** The token, or undefined when the file is missing or malformed. */
 export function readToken(stateDir: string): string | undefined {
   try {

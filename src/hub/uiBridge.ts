@@ -24,6 +24,8 @@ export interface UiBridgeTransport {
   bufferedAmount?(): number;
   /** Ends the connection (a UI that stopped reading). */
   close?(reason: string): void;
+  /** The page logs in with the token's cookie (a browser): it gets a rotated token to renew it. */
+  cookieLogin?: boolean;
 }
 
 export interface UiBridgeLimits extends ViewerLimits {
@@ -136,6 +138,10 @@ export class UiBridge implements Disposable {
         return this.send({ type: 'hubSettings', ...this.host.settings.describe(), ...ids(message) });
       case 'setSettings':
         return this.setSettings(message);
+      case 'rotateToken':
+        this.host.rotateToken();
+        this.host.audit({ action: 'rotate_token' });
+        return this.send({ type: 'done', for: message.type, ...ids(message) });
     }
   }
 
@@ -155,6 +161,7 @@ export class UiBridge implements Disposable {
         this.host.onDidChangeSession((id) => this.sessionChanged(id)),
         this.host.onDidRemoveSession((id) => this.send({ type: 'sessionRemoved', id })),
         this.host.onDidChangeSettings(() => this.send({ type: 'hubSettings', ...this.host.settings.describe() })),
+        this.host.onDidRotateToken((token) => this.send({ type: 'tokenRotated', ...(this.transport.cookieLogin ? { token } : {}) })),
       );
     }
     this.send({

@@ -16,6 +16,8 @@ export interface UiHostOptions {
   version: string;
   /** The hub's settings for the settings page. */
   settings: SettingsEditor;
+  /** Replaces the endpoints' token (the person asked); `tokenRotated` follows. */
+  rotateToken: () => void;
 }
 
 /**
@@ -30,6 +32,7 @@ export class UiHost implements Disposable {
   readonly logger: Logger;
   readonly version: string;
   readonly settings: SettingsEditor;
+  readonly rotateToken: () => void;
   private readonly bridges = new Set<UiBridge>();
   /** Live sessions we listen to (for `onDidAwaitInput`), by id. */
   private readonly watched = new Map<string, { session: TerminalSession; subscription: Disposable }>();
@@ -48,6 +51,9 @@ export class UiHost implements Disposable {
   private readonly onDidChangeSettingsEmitter = new EventEmitter<void>();
   /** A UI saved settings: every UI's settings page shows them (the hub's own change, not the file's). */
   readonly onDidChangeSettings: Event<void> = this.onDidChangeSettingsEmitter.event;
+  private readonly onDidRotateTokenEmitter = new EventEmitter<string>();
+  /** The endpoints' token was replaced (the new one). */
+  readonly onDidRotateToken: Event<string> = this.onDidRotateTokenEmitter.event;
 
   constructor(options: UiHostOptions) {
     this.manager = options.manager;
@@ -55,6 +61,7 @@ export class UiHost implements Disposable {
     this.logger = options.logger;
     this.version = options.version;
     this.settings = options.settings;
+    this.rotateToken = options.rotateToken;
     this.subscription = this.manager.onDidChange((id) => this.handleChange(id));
     for (const info of this.manager.list(false)) this.watch(info.id);
   }
@@ -104,6 +111,13 @@ export class UiHost implements Disposable {
     this.onDidChangeSessionEmitter.dispose();
     this.onDidRemoveSessionEmitter.dispose();
     this.onDidChangeSettingsEmitter.dispose();
+    this.onDidRotateTokenEmitter.dispose();
+  }
+
+  /** The hub replaced its token: pages renew their login, settings pages show its new age. */
+  tokenRotated(token: string): void {
+    this.onDidRotateTokenEmitter.fire(token);
+    this.onDidChangeSettingsEmitter.fire();
   }
 
   /** The settings were saved through a UI. */

@@ -49,6 +49,7 @@ export function createUiWebSocketServer(options: UiWebSocketOptions): UiUpgradeH
         ws.send(message.type === 'frame' ? encodeFrame(message) : JSON.stringify(message));
       },
       bufferedAmount: () => ws.bufferedAmount,
+      cookieLogin: true,
       close: (reason) => {
         ws.close(CLOSE_NOT_READING, reason);
         // A peer that does not read will not complete the closing handshake either.

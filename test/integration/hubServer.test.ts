@@ -3,7 +3,7 @@
  * Streamable HTTP, raw clients on the unix socket, and raw HTTP for the guards.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import { networkInterfaces } from 'node:os';
@@ -336,6 +336,30 @@ describe('switchboard serve: files and permissions', () => {
       const code = await hub.stop();
       expect(code, hub.stderr()).toBe(0);
       removeHome(path.dirname(home));
+    }
+  });
+
+  it('replaces a token older than tokenRotationDays at start, and keeps a younger one', async () => {
+    const home = tempHome();
+    const old = 'o'.repeat(43);
+    writeFileSync(path.join(home, 'token'), `${old}\n`, { mode: 0o600 });
+    const aged = (Date.now() - 10 * 86_400_000) / 1000;
+    utimesSync(path.join(home, 'token'), aged, aged);
+    const first = await startHub({ home, env: { SWITCHBOARD_TOKEN_ROTATION_DAYS: '7' } });
+    let second: HubProcess | undefined;
+    try {
+      expect(first.token).not.toBe(old);
+      expect(first.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect((statSync(path.join(home, 'token')).mode & 0o777).toString(8)).toBe('600');
+      await expect(connectRaw(first.socket, old)).rejects.toThrow(/denied/);
+      (await connectRaw(first.socket, first.token)).close();
+      expect(await first.stop()).toBe(0);
+      second = await startHub({ home, env: { SWITCHBOARD_TOKEN_ROTATION_DAYS: '7' } });
+      expect(second.token).toBe(first.token);
+    } finally {
+      if (first.child.exitCode === null) await first.stop();
+      if (second) expect(await second.stop()).toBe(0);
+      removeHome(home);
     }
   });
 

@@ -553,4 +553,30 @@ describe('the UI bridge on /ws', () => {
     expect(raw).not.toContain('typed-by-person');
     expect(raw).not.toContain('mine-');
   });
+
+  it('replaces the token when the person asks: the old one opens nothing new, connections already open carry on', async () => {
+    const ui = await connect();
+    const old = hub.token;
+    const from = ui.mark();
+    expect(await ui.request({ type: 'rotateToken' })).toMatchObject({ type: 'done', for: 'rotateToken' });
+    const rotated = await ui.waitFor<Extract<HubMessage, { type: 'tokenRotated' }>>((m) => m.type === 'tokenRotated', 'tokenRotated', { from });
+    const fresh = readFileSync(path.join(hub.home, 'token'), 'utf8').trim();
+    expect(fresh).not.toBe(old);
+    // A browser page gets the new token to renew its cookie with.
+    expect(rotated.token).toBe(fresh);
+    const settings = await ui.waitFor<Extract<HubMessage, { type: 'hubSettings' }>>((m) => m.type === 'hubSettings', 'the token age on the settings page', { from });
+    expect(settings.tokenWrittenAt).toBeGreaterThan(Date.now() - 60_000);
+    expect((await get(hub.port, '/mcp', { Authorization: `Bearer ${old}` })).status).toBe(401);
+    expect((await get(hub.port, `/?token=${old}`)).status).toBe(401);
+    expect((await get(hub.port, '/', { Cookie: cookie })).status).toBe(401);
+    expect((await get(hub.port, `/?token=${fresh}`)).status).toBe(303);
+    expect(await tryUpgrade(hub.port, { Authorization: `Bearer ${old}` }, `http://127.0.0.1:${hub.port}`)).toBe(401);
+    expect(await tryUpgrade(hub.port, { Authorization: `Bearer ${fresh}` }, `http://127.0.0.1:${hub.port}`)).toBe(101);
+    // This page's connection stays open.
+    const again = ui.mark();
+    ui.send({ type: 'getSettings', req: 77 });
+    await ui.waitFor((m) => m.type === 'hubSettings' && m.req === 77, 'an answer on the open connection', { from: again });
+    const entry = readFileSync(path.join(hub.home, 'audit.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.action === 'rotate_token');
+    expect(entry).toEqual({ time: expect.any(String), actor: 'person', action: 'rotate_token' });
+  });
 });

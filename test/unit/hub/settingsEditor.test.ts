@@ -53,7 +53,8 @@ describe('SettingsEditor', () => {
     expect(byKey.get('loginShell')).toMatchObject({ kind: 'boolean', default: true });
     expect(byKey.get('secretPatterns')).toMatchObject({ kind: 'list', applies: 'sessions' });
     expect(byKey.get('port')).toMatchObject({ kind: 'number', applies: 'restart' });
-    expect(byKey.get('retentionDays')).toMatchObject({ applies: 'cleanup' });
+    expect(byKey.get('retentionDays')).toMatchObject({ applies: 'hourly' });
+    expect(byKey.get('tokenRotationDays')).toMatchObject({ kind: 'number', min: 0, default: 0, applies: 'hourly' });
   });
 
   it('saves a change with mode 0600, keeping the keys it does not know; null puts a setting back to its default', () => {

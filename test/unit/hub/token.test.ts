@@ -7,8 +7,11 @@
  * strings' bytes (unequal lengths, which throws) all fail here.
  */
 import type * as Crypto from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { tokensEqual } from '../../../src/hub/token.js';
+import { ensureToken, readToken, replaceToken, tokensEqual, tokenWrittenAt } from '../../../src/hub/token.js';
 
 type Compare = (a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => boolean;
 const mocks = vi.hoisted(() => ({ timingSafeEqual: vi.fn<Compare>() }));
@@ -84,5 +87,28 @@ describe('tokensEqual', () => {
     compare.mockReturnValueOnce(false);
     expect(tokensEqual(TOKEN, TOKEN)).toBe(false);
     expect(compare).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('replaceToken', () => {
+  it('puts a new token in place, 0600 whatever the umask, with no temporary file left', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-token-'));
+    const umask = process.umask(0);
+    try {
+      const old = ensureToken(dir);
+      const aged = Date.now() - 10 * 86_400_000;
+      fs.utimesSync(path.join(dir, 'token'), aged / 1000, aged / 1000);
+      expect(tokenWrittenAt(dir)).toBeLessThan(Date.now() - 9 * 86_400_000);
+      const fresh = replaceToken(dir);
+      expect(fresh).not.toBe(old);
+      expect(fresh).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(readToken(dir)).toBe(fresh);
+      expect(fs.statSync(path.join(dir, 'token')).mode & 0o777).toBe(0o600);
+      expect(tokenWrittenAt(dir)).toBeGreaterThan(Date.now() - 60_000);
+      expect(fs.readdirSync(dir)).toEqual(['token']);
+    } finally {
+      process.umask(umask);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
