@@ -12,15 +12,21 @@ export type HubSettingsMessage = Extract<HubMessage, { type: 'hubSettings' }>;
 /** What the section needs from the page: send one change (null: back to the default). */
 export type ChangeSetting = (key: string, value: unknown) => void;
 
+export interface HubSettingsHandlers {
+  change: ChangeSetting;
+  /** Replace the endpoints' token now (the page asks the person first). */
+  rotateToken(): void;
+}
+
 const APPLIES: Record<HubSetting['applies'], string> = {
   sessions: 'new sessions',
   calls: 'new calls',
-  cleanup: 'hourly cleanup',
+  hourly: 'hourly check',
   restart: 'after a restart',
 };
 
 /** `settings`: null until the hub answered; `error`: the hub's last refusal, shown on top. */
-export function hubSettingsSection(settings: HubSettingsMessage | null, error: string | null, change: ChangeSetting): HTMLElement {
+export function hubSettingsSection(settings: HubSettingsMessage | null, error: string | null, handlers: HubSettingsHandlers): HTMLElement {
   const section = h('section', { class: 'settings-section hub-settings' }, h('h2', null, 'Hub'));
   if (!settings) {
     section.append(h('p', { class: 'settings-note' }, 'Asking the hub for its settings…'));
@@ -43,8 +49,9 @@ export function hubSettingsSection(settings: HubSettingsMessage | null, error: s
       group = setting.group;
       section.append(h('h3', { class: 'settings-group' }, group));
     }
-    section.append(settingRow(setting, change));
+    section.append(settingRow(setting, handlers.change));
   }
+  section.append(tokenRow(settings.tokenWrittenAt, handlers.rotateToken));
   return section;
 }
 
@@ -72,6 +79,21 @@ function settingRow(setting: HubSetting, change: ChangeSetting): HTMLElement {
       ...notes.map((note) => h('div', { class: 'setting-hint' }, note)),
     ),
     control,
+  );
+}
+
+function tokenRow(writtenAt: number | undefined, rotate: () => void): HTMLElement {
+  const made = writtenAt === undefined ? 'The token' : `The token was made ${new Date(writtenAt).toLocaleString()}`;
+  return h(
+    'div',
+    { class: 'setting-row', 'data-hub-setting': 'token' },
+    h(
+      'div',
+      { class: 'setting-label' },
+      'Token of the endpoints',
+      h('div', { class: 'setting-hint' }, `${made}. Replacing it shuts out whoever holds the old one; agents on the shim and open pages carry on.`),
+    ),
+    h('div', { class: 'setting-control' }, h('button', { class: 'btn', type: 'button', 'data-action': 'rotate-token', onclick: rotate }, 'Replace now'), h('span', { class: 'setting-reset' })),
   );
 }
 

@@ -159,6 +159,7 @@ export class App {
         this.hubSettingsError = null;
         this.send({ type: 'setSettings', changes: { [key]: value } });
       },
+      onRotateToken: () => void this.rotateToken(),
       onClose: () => this.showSettings(false),
     });
 
@@ -260,6 +261,9 @@ export class App {
         if (message.session === this.active) this.scheduleRender();
         break;
       }
+      case 'tokenRotated':
+        this.toast('The hub’s token was replaced: HTTP clients need the new one from the state directory.', 'info');
+        break;
       case 'hubSettings':
         this.hubSettings = message;
         if (!this.el.settings.hidden) this.renderSettings();
@@ -499,6 +503,16 @@ export class App {
     }
     this.render();
     if (!this.el.settings.hidden) this.renderSettings();
+  }
+
+  private async rotateToken(): Promise<void> {
+    const answer = await confirmDialog({
+      title: 'Replace the token?',
+      body: 'MCP clients that connect over HTTP with the current token, and bookmarked addresses with it, stop working until they get the new one from the state directory. Agents on the shim (switchboard mcp) and this page carry on.',
+      confirm: 'Replace',
+      danger: true,
+    });
+    if (answer.ok) this.send({ type: 'rotateToken' });
   }
 
   private showSettings(show: boolean): void {

@@ -29,6 +29,8 @@ export interface SettingsHandlers {
   onNotificationSettings(patch: Partial<NotificationSettings>): void;
   /** Change one of the hub's settings (null: back to its default). */
   onHubSetting(key: string, value: unknown): void;
+  /** Replace the hub's token. */
+  onRotateToken(): void;
   onClose(): void;
 }
 
@@ -94,7 +96,7 @@ export class SettingsView {
           row('Ask before taking over', ask, 'Typing into an agent’s session takes the keyboard from the agent.'),
         ),
         notifications ? notificationsSection(notifications) : null,
-        hubSettingsSection(hub, hubError, (key, value) => this.handlers.onHubSetting(key, value)),
+        hubSettingsSection(hub, hubError, { change: (key, value) => this.handlers.onHubSetting(key, value), rotateToken: () => this.handlers.onRotateToken() }),
         h(
           'section',
           { class: 'settings-section' },

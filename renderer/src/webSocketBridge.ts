@@ -1,7 +1,9 @@
 /**
  * The Bridge over the headless hub's WebSocket (`/ws`, same origin; the page's cookie
  * authenticates it). Reconnects with capped exponential backoff and jitter; messages sent
- * while disconnected are dropped (the UI resynchronises on `open`: hello, subscribe).
+ * while disconnected are dropped (the UI resynchronises on `open`: hello, subscribe). When the
+ * hub replaces its token it sends this page the new one, and the page trades it for a new
+ * cookie at once, as the printed address does: a reload or a reconnect then still gets in.
  */
 import { decodeFrame, parseHubMessage, type ClientMessage, type HubMessage } from '../../src/ui-protocol.js';
 import type { Bridge, ConnectionStatus } from './bridge.js';
@@ -54,6 +56,7 @@ export class WebSocketBridge implements Bridge {
         console.warn(`switchboard: ignoring a hub message: ${parsed.error.message}`);
         return;
       }
+      if (parsed.message.type === 'tokenRotated' && parsed.message.token) renewCookie(parsed.message.token);
       for (const listener of this.messageListeners) listener(parsed.message);
     });
     socket.addEventListener('close', () => {
@@ -69,6 +72,13 @@ export class WebSocketBridge implements Bridge {
   private emitStatus(status: ConnectionStatus): void {
     for (const listener of this.statusListeners) listener(status);
   }
+}
+
+/** `/?token=…` answers with the cookie (and a redirect, not followed): the login of the printed address. */
+function renewCookie(token: string): void {
+  fetch(`/?token=${encodeURIComponent(token)}`, { credentials: 'same-origin', redirect: 'manual', cache: 'no-store' }).catch((error: unknown) => {
+    console.warn(`switchboard: could not renew the login after the token changed: ${String(error)}`);
+  });
 }
 
 function defaultUrl(): string {

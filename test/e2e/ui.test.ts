@@ -488,6 +488,26 @@ describe('the UI in a browser against switchboard serve', () => {
     expect(await execute({ command: 'seq 1 10', session })).toMatchObject({ total_lines: 10, truncated: false });
     await page.locator('[data-action="close-settings"]').click();
   });
+
+  // Last: the agent's HTTP client holds the old token.
+  it('Replace now swaps the token: the page renews its login and survives a reload; the old token opens nothing', async () => {
+    const old = hub.token;
+    await page.locator('[data-action="open-settings"]').click();
+    await page.locator('[data-action="rotate-token"]').click();
+    const renewed = page.waitForResponse((response) => new URL(response.url()).pathname === '/' && new URL(response.url()).searchParams.has('token'));
+    await page.locator('.dialog [data-dialog="confirm"]').click();
+    expect((await renewed).status()).toBe(303);
+    const fresh = readFileSync(path.join(hub.home, 'token'), 'utf8').trim();
+    expect(fresh).not.toBe(old);
+    await page.locator('[data-hub-setting="token"]').scrollIntoViewIfNeeded();
+    await screenshot('token-replaced');
+    await page.reload();
+    await page.locator('#app[data-connection="open"]').waitFor();
+    await page.locator(`.session-row[data-session="${session}"]`).waitFor();
+    const status = async (url: string): Promise<number> => (await fetch(url, { redirect: 'manual' })).status;
+    expect(await status(`http://127.0.0.1:${hub.port}/?token=${old}`)).toBe(401);
+    expect(await status(`http://127.0.0.1:${hub.port}/?token=${fresh}`)).toBe(303);
+  });
 });
 
 declare global {
