@@ -6,13 +6,15 @@ import { DEFAULT_RETENTION_BYTES, DEFAULT_RETENTION_DAYS } from '../core/session
 import { DEFAULT_TRANSCRIPT_MAX_BYTES } from '../core/transcript.js';
 import { DEFAULT_HTTP_STALL_MS } from './stalledResponses.js';
 
+const secretPattern = z.string().min(1).max(256);
+
 /**
  * Every setting, one zod schema (DESIGN §5): persisted as `<state>/settings.json` headless
  * (electron-store in the app, same schema), overridden by `SWITCHBOARD_*` environment variables.
  */
 export const SettingsSchema = z.object({
   /** Shell for new sessions; default: the person's login shell ($SHELL). */
-  shell: z.string().min(1).optional(),
+  shell: z.string().min(1).max(4_096).optional(),
   /** Start shells as login shells so PATH comes from the person's profile. */
   loginShell: z.boolean().default(true),
   maxSessions: z.number().int().min(1).max(1000).default(64),
@@ -44,8 +46,9 @@ export const SettingsSchema = z.object({
   awaitingInputQuietMs: z.number().int().min(50).max(600_000).default(1_500),
   /** Let agents type into echo-off (password) prompts; off: they get SECRET_PROMPT. */
   allowAgentSecretInput: z.boolean().default(false),
-  secretPatterns: z.array(z.string()).default([...DEFAULT_SECRET_PATTERNS]),
-  secretAllow: z.array(z.string()).default([]),
+  /** Variable-name patterns (`*` wildcard); bounded, since every session's environment is matched against each. */
+  secretPatterns: z.array(secretPattern).max(1_000).default([...DEFAULT_SECRET_PATTERNS]),
+  secretAllow: z.array(secretPattern).max(1_000).default([]),
   /** Closed sessions' transcripts are removed this many days after they ended. */
   retentionDays: z.number().min(0).max(36_500).default(DEFAULT_RETENTION_DAYS),
   /** Then the oldest closed sessions go until all transcripts take less than this many bytes. */

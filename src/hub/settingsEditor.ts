@@ -208,9 +208,11 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   const where = issue.path.join('.');
   switch (issue.code) {
     case 'too_big':
+      if (issue.origin === 'array') return `${where} must hold at most ${String(issue.maximum)} entries`;
+      if (issue.origin === 'string') return `${where} must be at most ${String(issue.maximum)} characters`;
       return `${where} must be at most ${String(issue.maximum)}`;
     case 'too_small':
-      return where.length > 0 && issue.origin === 'string' ? `${where} must not be empty` : `${where} must be at least ${String(issue.minimum)}`;
+      return issue.origin === 'string' ? `${where} must not be empty` : `${where} must be at least ${String(issue.minimum)}`;
     case 'invalid_type':
       return `${where} must be ${issue.expected === 'array' ? 'a list' : `a ${issue.expected}`}`;
     default:

@@ -84,6 +84,8 @@ describe('SettingsEditor', () => {
       [{ maxLines: 'ten' }, /maxLines must be a number/],
       [{ loginShell: 'yes' }, /loginShell must be a boolean/],
       [{ secretAllow: 'HOME' }, /secretAllow must be a list/],
+      [{ secretPatterns: Array.from({ length: 1_001 }, (_, i) => `V${i}`) }, /secretPatterns must hold at most 1000 entries/],
+      [{ secretPatterns: ['*_TOKEN', ''] }, /secretPatterns\.1 must not be empty/],
       [{ shell: '' }, /shell must not be empty/],
       [{ shell: '/bin/no-such-shell' }, /shell: "\/bin\/no-such-shell" was not found or is not executable/],
       [{ shell: 'no-such-shell' }, /shell: "no-such-shell" was not found on PATH/],
