@@ -85,14 +85,18 @@ async function disposeWithin(hub: Hub, ms: number, logger: ReturnType<typeof std
   }
 }
 
+/**
+ * The UI's address. The token is shown only to a person at a terminal: a hub started in the
+ * background (the shim's, stderr into hub.log) must not write it into a log file.
+ */
+function uiAddress(hub: Hub): string {
+  return process.stderr.isTTY ? `http://127.0.0.1:${hub.port}/?token=${hub.token}` : `http://127.0.0.1:${hub.port}/?token=<contents of ${hub.stateDir}/token>`;
+}
+
 function printBanner(hub: Hub): void {
   const lines = [`${LISTENING_PREFIX} (pid ${process.pid}, port ${hub.port ?? 'none'}, socket ${hub.socketPath ?? 'none'})`, `  state dir: ${hub.stateDir}`];
   if (hub.port !== null && hub.token) {
-    // The token is shown only to a person at a terminal: a hub started in the background
-    // (the shim's, stderr into hub.log) must not write it into a log file.
-    const ui = process.stderr.isTTY
-      ? `http://127.0.0.1:${hub.port}/?token=${hub.token}`
-      : `http://127.0.0.1:${hub.port}/?token=<contents of ${hub.stateDir}/token>`;
+    const ui = uiAddress(hub);
     lines.push(
       `  UI:        ${ui}`,
       `  MCP HTTP:  http://127.0.0.1:${hub.port}/mcp  (header "Authorization: Bearer <contents of ${hub.stateDir}/token>")`,
@@ -102,4 +106,8 @@ function printBanner(hub: Hub): void {
   lines.push(...JSON.stringify(configSnippet('cursor'), null, 2).split('\n').map((line) => `    ${line}`));
   lines.push('  Stop with Ctrl-C.');
   process.stderr.write(`${lines.join('\n')}\n`);
+  // The address above holds the old token once it is replaced: say so, with the new one.
+  hub.ui.onDidRotateToken(() => {
+    if (hub.port !== null) process.stderr.write(`switchboard: the token was replaced; the UI is now at ${uiAddress(hub)}\n`);
+  });
 }

@@ -576,6 +576,9 @@ describe('the UI bridge on /ws', () => {
     const again = ui.mark();
     ui.send({ type: 'getSettings', req: 77 });
     await ui.waitFor((m) => m.type === 'hubSettings' && m.req === 77, 'an answer on the open connection', { from: again });
+    // The address `serve` printed holds the old token: it says so (the token itself only on a terminal).
+    await hub.waitForStderr('the token was replaced; the UI is now at');
+    expect(hub.stderr()).not.toContain(fresh);
     const entry = readFileSync(path.join(hub.home, 'audit.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.action === 'rotate_token');
     expect(entry).toEqual({ time: expect.any(String), actor: 'person', action: 'rotate_token' });
   });

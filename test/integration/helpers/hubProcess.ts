@@ -22,6 +22,8 @@ export interface HubProcess {
   socket: string;
   token: string;
   stderr(): string;
+  /** Resolves once the hub's stderr holds `text` (bounded). */
+  waitForStderr(text: string, timeoutMs?: number): Promise<void>;
   /** SIGTERM, then the exit code (or the signal's name if it died of one). */
   stop(): Promise<number | string | null>;
 }
@@ -46,12 +48,16 @@ export async function startHub(options: { home?: string; umask000?: boolean; env
     ? spawn('/bin/sh', ['-c', 'umask 000; exec "$0" "$@"', process.execPath, BIN, 'serve'], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
     : spawn(process.execPath, [BIN, 'serve'], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
+  const stderrWaiters = new Set<() => void>();
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    for (const waiter of [...stderrWaiters]) waiter();
+  });
   let stdout = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`hub did not report listening within 20 s; stderr:\n${stderr}`)), 20_000);
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
+    child.stderr?.on('data', () => {
       if (stderr.includes(LISTENING)) {
         clearTimeout(timer);
         resolve();
@@ -72,6 +78,25 @@ export async function startHub(options: { home?: string; umask000?: boolean; env
     socket: info.socket,
     token: readFileSync(path.join(home, 'token'), 'utf8').trim(),
     stderr: () => stderr,
+    waitForStderr(text, timeoutMs = 10_000) {
+      return new Promise<void>((resolve, reject) => {
+        const done = (): void => {
+          stderrWaiters.delete(check);
+          clearTimeout(timer);
+        };
+        const check = (): void => {
+          if (!stderr.includes(text)) return;
+          done();
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          done();
+          reject(new Error(`the hub's stderr did not show "${text}" within ${timeoutMs} ms:\n${stderr}`));
+        }, timeoutMs);
+        stderrWaiters.add(check);
+        check();
+      });
+    },
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       const code = await exited;
