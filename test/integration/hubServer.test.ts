@@ -10,6 +10,7 @@ import { networkInterfaces } from 'node:os';
 import * as path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { whenFile } from './helpers/fileWatch.js';
 import { BIN, cleanEnv, connectRaw, initializeRaw, removeHome, ROOT, startHub, tempHome, type HubProcess } from './helpers/hubProcess.js';
 
 interface Answer {
@@ -293,16 +294,15 @@ describe('switchboard serve: one shared hub', () => {
     });
 
     it('a client disconnecting mid-call does not stop its command', async () => {
+      const started = path.join(hub.home, `started-${Date.now()}`);
       const marker = path.join(hub.home, `marker-${Date.now()}`);
       const raw = await connectRaw(hub.socket, hub.token);
       await initializeRaw(raw, 'leaver');
       raw.notify('notifications/progress', {}); // harmless noise before the call
-      void raw.request('tools/call', { name: 'execute', arguments: { command: `sleep 1; echo done > ${marker}`, timeout_ms: 10_000 } });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      void raw.request('tools/call', { name: 'execute', arguments: { command: `touch ${started}; sleep 1; echo done > ${marker}`, timeout_ms: 10_000 } });
+      await whenFile(started, () => existsSync(started), 'the command to start');
       raw.close();
-      const deadline = Date.now() + 8_000;
-      while (!existsSync(marker) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(existsSync(marker)).toBe(true);
+      await whenFile(marker, () => existsSync(marker), 'the command to finish after its client left', 8_000);
     });
   });
 

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { whenFile } from './helpers/fileWatch.js';
 import { stopHubIn } from './helpers/hubCleanup.js';
 import { cleanEnv } from './helpers/hubProcess.js';
 
@@ -222,24 +223,27 @@ describe('the six tools through the shim', () => {
       { name: 'read', arguments: { session, wait: { pattern: 'never-shows-up', timeout_ms: 60_000 } } },
       { signal: controller.signal },
     );
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The shim and the hub take one connection's messages in order: once this answer is back,
+    // the read is in the hub and waiting.
+    await a.ok('list');
     const cancelledAt = Date.now();
     controller.abort();
     await expect(pending).rejects.toThrow();
     expect(Date.now() - cancelledAt).toBeLessThan(1_000);
     // The hub's side stopped too: the read is audited as cancelled, well before its 60 s timeout.
-    await until(() => auditLines().some((l) => l.tool === 'read' && l.session === session && l.outcome === 'cancelled'), 2_000, 'the cancelled read in the audit log');
+    await whenAudited(() => auditLines().some((l) => l.tool === 'read' && l.session === session && l.outcome === 'cancelled'), 'the cancelled read in the audit log', 2_000);
   });
 
   it('cancelling an execute interrupts the command; the shell is usable right after', async () => {
     const { session } = await a.ok('open', { cwd: work });
     const controller = new AbortController();
     callCount++;
-    const pending = a.client.callTool({ name: 'execute', arguments: { command: 'sleep 100', session } }, { signal: controller.signal });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    const pending = a.client.callTool({ name: 'execute', arguments: { command: 'echo cancel-$((1+1))-started; sleep 100', session } }, { signal: controller.signal });
+    // Running once its first line is out (the echoed command line reads "$((1+1))", not "2").
+    await a.ok('read', { session, wait: { pattern: 'cancel-2-started', timeout_ms: 10_000 } });
     controller.abort();
     await expect(pending).rejects.toThrow();
-    await until(() => auditLines().some((l) => l.tool === 'execute' && l.session === session && l.outcome === 'cancelled'), 3_000, 'the cancelled execute');
+    await whenAudited(() => auditLines().some((l) => l.tool === 'execute' && l.session === session && l.outcome === 'cancelled'), 'the cancelled execute', 3_000);
     // sleep 100 ends at once only because it was interrupted.
     const started = Date.now();
     const waited = await a.ok('read', { session, view: 'command', wait: { exit: true, timeout_ms: 5_000 } });
@@ -250,7 +254,7 @@ describe('the six tools through the shim', () => {
   });
 
   it('audit.jsonl: one 0600 line per call with client, tool, outcome and duration, never the text', async () => {
-    await until(() => auditLines().length >= callCount, 2_000, 'every call to be audited');
+    await whenAudited(() => auditLines().length >= callCount, 'every call to be audited', 2_000);
     const lines = auditLines();
     expect(lines.length).toBe(callCount);
     expect(statSync(path.join(home, 'audit.jsonl')).mode & 0o777).toBe(0o600);
@@ -275,10 +279,7 @@ function auditLines(): Record<string, unknown>[] {
     .filter((line) => line.actor !== 'person');
 }
 
-async function until(check: () => boolean, deadlineMs: number, what: string): Promise<void> {
-  const end = Date.now() + deadlineMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out after ${deadlineMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** Resolves once `check` holds for audit.jsonl, re-checked as the hub writes it (no polling). */
+function whenAudited(check: () => boolean, what: string, timeoutMs: number): Promise<void> {
+  return whenFile(path.join(home, 'audit.jsonl'), check, what, timeoutMs);
 }
