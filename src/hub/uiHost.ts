@@ -49,7 +49,7 @@ export class UiHost implements Disposable {
   /** A session left the list. */
   readonly onDidRemoveSession: Event<string> = this.onDidRemoveSessionEmitter.event;
   private readonly onDidChangeSettingsEmitter = new EventEmitter<void>();
-  /** A UI saved settings: every UI's settings page shows them (the hub's own change, not the file's). */
+  /** Settings were saved through a UI, or the token replaced: every settings page shows it (edits of the file by hand are not watched). */
   readonly onDidChangeSettings: Event<void> = this.onDidChangeSettingsEmitter.event;
   private readonly onDidRotateTokenEmitter = new EventEmitter<string>();
   /** The endpoints' token was replaced (the new one). */
