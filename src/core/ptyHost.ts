@@ -59,7 +59,7 @@ export interface PtySpawnOptions {
  * p50 25.5 and 27.5, p99 102.5 and 138.1 ms before; p50 20.6 and 19.3, p99 106.0 and 68.2 after.
  */
 const READ_AHEAD_BYTES = 512 * 1024;
-const READ_AHEAD_ALONE_BYTES = 4 * 1024 * 1024;
+export const READ_AHEAD_ALONE_BYTES = 4 * 1024 * 1024;
 const ACK_BYTES = 128 * 1024;
 
 /**
