@@ -111,11 +111,17 @@ function input(setting: HubSetting, locked: boolean, change: ChangeSetting): HTM
         name,
         step: '1',
         value: String(setting.saved ?? ''),
+        'data-shown': String(setting.saved ?? ''),
         disabled: locked,
         ...(setting.min !== undefined ? { min: String(setting.min) } : {}),
         ...(setting.max !== undefined ? { max: String(setting.max) } : {}),
         // An empty or half-typed number is not sent (the hub would read it as "default").
-        onchange: () => (field.value.trim() === '' || !Number.isFinite(field.valueAsNumber) ? (field.value = String(setting.saved ?? '')) : change(name, field.valueAsNumber)),
+        onchange: () => {
+          const valid = field.value.trim() !== '' && Number.isFinite(field.valueAsNumber);
+          if (!valid) field.value = String(setting.saved ?? '');
+          field.dataset.shown = field.value;
+          if (valid) change(name, field.valueAsNumber);
+        },
       });
       const amount = readable(setting.saved, setting.unit);
       return h('span', { class: 'number-field' }, field, h('span', { class: 'setting-unit' }, amount ?? setting.unit ?? ''));
@@ -126,11 +132,15 @@ function input(setting: HubSetting, locked: boolean, change: ChangeSetting): HTM
         type: 'text',
         name,
         value: typeof setting.saved === 'string' ? setting.saved : '',
+        'data-shown': typeof setting.saved === 'string' ? setting.saved : '',
         placeholder: 'default',
         disabled: locked,
         spellcheck: false,
         // Empty: the setting's default (for the shell, the person's login shell).
-        onchange: () => change(name, field.value.trim() === '' ? null : field.value.trim()),
+        onchange: () => {
+          field.dataset.shown = field.value;
+          change(name, field.value.trim() === '' ? null : field.value.trim());
+        },
       });
       return field;
     }
@@ -142,9 +152,13 @@ function input(setting: HubSetting, locked: boolean, change: ChangeSetting): HTM
         rows: String(Math.min(6, Math.max(2, lines.length))),
         disabled: locked,
         spellcheck: false,
-        onchange: () => change(name, area.value.split('\n').map((line) => line.trim()).filter((line) => line !== '')),
+        onchange: () => {
+          area.dataset.shown = area.value;
+          change(name, area.value.split('\n').map((line) => line.trim()).filter((line) => line !== ''));
+        },
       });
       area.value = lines.join('\n');
+      area.dataset.shown = area.value;
       return area;
     }
   }

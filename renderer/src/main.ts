@@ -109,6 +109,8 @@ export class App {
   private hubSettings: HubSettingsMessage | null = null;
   /** The hub's answer to the last refused change, shown on the settings page until the next change. */
   private hubSettingsError: string | null = null;
+  /** A settings render waits for the person to leave the field they are typing in. */
+  private settingsRenderWaits = false;
 
   private readonly theme = new ThemeController((theme) => {
     for (const view of this.views.values()) view.setTheme(theme);
@@ -525,6 +527,24 @@ export class App {
   }
 
   private renderSettings(): void {
+    // A field the person is typing in is not swept away by a render (another window saved a
+    // setting, a theme change): the render waits until they leave it. `data-shown` is what
+    // the field showed or sent last (hubSettingsView.ts).
+    const typing = document.activeElement;
+    if ((typing instanceof HTMLInputElement || typing instanceof HTMLTextAreaElement) && this.el.settings.contains(typing) && typing.dataset.shown !== undefined && typing.value !== typing.dataset.shown) {
+      if (!this.settingsRenderWaits) {
+        this.settingsRenderWaits = true;
+        typing.addEventListener(
+          'blur',
+          () => {
+            this.settingsRenderWaits = false;
+            if (!this.el.settings.hidden) this.renderSettings();
+          },
+          { once: true },
+        );
+      }
+      return;
+    }
     this.settingsView.render(
       { theme: this.theme.preference, fontSize: this.prefs.fontSize, groupMode: this.prefs.groupMode, confirmTakeOver: this.prefs.confirmTakeOver },
       this.welcome,

@@ -489,6 +489,57 @@ describe('the UI in a browser against switchboard serve', () => {
     await page.locator('[data-action="close-settings"]').click();
   });
 
+  it('a setting saved in one window does not sweep away what the person is typing in another', async () => {
+    const file = path.join(hub.home, 'settings.json');
+    /** A second window on the settings page, and a wait for a message its WebSocket receives. */
+    const open = async (): Promise<{ page: Page; received: (test: (text: string) => boolean) => Promise<void> }> => {
+      const other = await context.newPage();
+      const waiting = new Set<{ test: (text: string) => boolean; resolve: () => void }>();
+      other.on('websocket', (ws) =>
+        ws.on('framereceived', (frame) => {
+          const text = String(frame.payload);
+          for (const waiter of [...waiting]) {
+            if (!waiter.test(text)) continue;
+            waiting.delete(waiter);
+            waiter.resolve();
+          }
+        }),
+      );
+      await other.goto(`http://127.0.0.1:${hub.port}/`);
+      await other.locator('[data-action="open-settings"]').click();
+      await other.locator('[data-hub-setting="maxLines"] input').waitFor();
+      return { page: other, received: (test) => new Promise<void>((resolve) => waiting.add({ test, resolve })) };
+    };
+    const typing = await open();
+    const saving = await open();
+    try {
+      const field = typing.page.locator('[data-hub-setting="maxLines"] input');
+      await field.fill('7'); // typed, not committed: no Enter, still in the field
+      const told = typing.received((text) => text.includes('"hubSettings"') && text.includes('45000'));
+      const timeout = saving.page.locator('[data-hub-setting="executeTimeoutMs"] input');
+      await timeout.fill('45000');
+      await timeout.press('Enter');
+      await saving.page.locator('[data-reset="executeTimeoutMs"]').waitFor();
+      // The typing window has the change…
+      await told;
+      await typing.page.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)));
+      // …and what the person typed is still there, in focus.
+      expect(await field.inputValue()).toBe('7');
+      expect(await field.evaluate((element) => element === document.activeElement)).toBe(true);
+      await field.press('Tab'); // leaving the field commits it; the page then shows both
+      await typing.page.locator('[data-reset="maxLines"]').waitFor();
+      await typing.page.locator('[data-reset="executeTimeoutMs"]').waitFor();
+      expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ maxLines: 7, executeTimeoutMs: 45_000 });
+      await typing.page.locator('[data-reset="maxLines"]').click();
+      await typing.page.locator('[data-reset="maxLines"]').waitFor({ state: 'detached' });
+      await typing.page.locator('[data-reset="executeTimeoutMs"]').click();
+      await typing.page.locator('[data-reset="executeTimeoutMs"]').waitFor({ state: 'detached' });
+    } finally {
+      await typing.page.close();
+      await saving.page.close();
+    }
+  });
+
   // Last: the agent's HTTP client holds the old token.
   it('Replace now swaps the token: the page renews its login and survives a reload; the old token opens nothing', async () => {
     const old = hub.token;
