@@ -10,7 +10,7 @@
  */
 import ElectronStore from 'electron-store';
 import { z } from 'zod';
-import { SETTINGS_FILE, SettingsSchema, loadSettings, type Settings } from '../src/hub/settings.js';
+import { SETTINGS_FILE, SettingsSchema, describeSettingsIssues, loadSettings, type Settings } from '../src/hub/settings.js';
 import { NotificationSettingsSchema, type NotificationSettings } from '../src/ui-protocol.js';
 
 /** Settings only the menu-bar app acts on. Off by default: the app is quiet unless asked. */
@@ -95,6 +95,5 @@ export interface NotificationSettingsAccess {
 function parseOrThrow(raw: unknown, file: string): AppSettings {
   const parsed = AppSettingsSchema.safeParse(raw);
   if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(file)'}: ${i.message}`).join('; ');
-  throw new Error(`Invalid settings in ${file}: ${issues}`);
+  throw new Error(`Invalid settings in ${file}: ${describeSettingsIssues(parsed.error.issues)}`);
 }

@@ -85,21 +85,49 @@ export const SETTINGS_FILE = 'settings.json';
 /** Reads `<stateDir>/settings.json` (absent → defaults) and applies `SWITCHBOARD_*` overrides. */
 export function loadSettings(stateDir: string, env: NodeJS.ProcessEnv = process.env): Settings {
   const file = path.join(stateDir, SETTINGS_FILE);
-  let raw: Record<string, unknown> = {};
-  if (fs.existsSync(file)) {
-    try {
-      raw = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
-    } catch (error) {
-      throw new Error(`${file} is not valid JSON (${(error as Error).message}); fix or delete it.`);
-    }
-  }
-  const merged = { ...raw, ...envOverrides(env) };
-  const parsed = SettingsSchema.safeParse(merged);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new Error(`Invalid settings (${file} or SWITCHBOARD_* variables): ${issues}`);
-  }
+  const parsed = SettingsSchema.safeParse({ ...readSettingsFile(file), ...envOverrides(env) });
+  if (!parsed.success) throw new Error(`Invalid settings (${file} or SWITCHBOARD_* variables): ${describeSettingsIssues(parsed.error.issues)}`);
   return parsed.data;
+}
+
+/** settings.json as written (absent → `{}`); throws, naming the file and what to do, when it cannot be read or is not a JSON object. */
+export function readSettingsFile(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new Error(`${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${file} is not valid JSON (${(error as Error).message}); fix or delete it.`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error(`${file} does not hold a JSON object; fix or delete it.`);
+  return parsed as Record<string, unknown>;
+}
+
+/** The schema's complaints, one phrase per setting: "maxLines must be at most 10000", not zod's "Too big: expected number to be <=10000". */
+export function describeSettingsIssues(issues: readonly z.core.$ZodIssue[]): string {
+  return issues.map(describeIssue).join('; ');
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const where = issue.path.join('.') || 'the file';
+  switch (issue.code) {
+    case 'too_big':
+      if (issue.origin === 'array') return `${where} must hold at most ${String(issue.maximum)} entries`;
+      if (issue.origin === 'string') return `${where} must be at most ${String(issue.maximum)} characters`;
+      return `${where} must be at most ${String(issue.maximum)}`;
+    case 'too_small':
+      return issue.origin === 'string' ? `${where} must not be empty` : `${where} must be at least ${String(issue.minimum)}`;
+    case 'invalid_type':
+      return `${where} must be ${issue.expected === 'array' ? 'a list' : `a ${issue.expected}`}`;
+    default:
+      return `${where}: ${issue.message}`;
+  }
 }
 
 /** `maxSessions` → `SWITCHBOARD_MAX_SESSIONS`. */

@@ -3,8 +3,8 @@ import * as path from 'node:path';
 import type { z } from 'zod';
 import { ErrorCode, SwitchboardError } from '../core/errors.js';
 import { findExecutable } from '../core/sessionManager.js';
-import type { HubSetting } from '../ui-protocol.js';
-import { envOverrides, envVariableOf, SETTINGS_FILE, SettingsSchema, type Settings } from './settings.js';
+import type { HubMessage, HubSetting } from '../ui-protocol.js';
+import { describeSettingsIssues, envOverrides, envVariableOf, readSettingsFile, SETTINGS_FILE, SettingsSchema, type Settings } from './settings.js';
 import { tokenWrittenAt } from './token.js';
 
 type Key = keyof Settings;
@@ -60,6 +60,12 @@ const PRESENTATION: Record<Key, Presentation> = {
   },
 };
 
+/** Kind, bounds and default of each setting, in the page's order: the schema does not change. */
+const SHAPES = (Object.keys(PRESENTATION) as Key[]).map((key) => ({ key, ...describeType(SettingsSchema.shape[key]) }));
+
+/** What the settings page is told (ui-protocol.ts `hubSettings`, without its type). */
+export type HubSettingsView = Omit<Extract<HubMessage, { type: 'hubSettings' }>, 'type' | 'req'>;
+
 /** The keys whose change reaches the running hub (PRESENTATION's `applies` other than `restart`). */
 export const LIVE_SETTINGS: readonly Key[] = (Object.keys(PRESENTATION) as Key[]).filter((key) => PRESENTATION[key].applies !== 'restart');
 
@@ -88,20 +94,19 @@ export class SettingsEditor {
   }
 
   /** Every setting: in force, saved, default, and where it comes from. */
-  describe(): { file: string; settings: HubSetting[]; problem?: string; tokenWrittenAt?: number } {
+  describe(): HubSettingsView {
+    const overrides = this.overrides();
     let raw: Record<string, unknown> = {};
     let saved: Settings | null = null;
     let problem: string | undefined;
     try {
-      raw = this.readFile();
-      saved = parseSettings({ ...raw, ...this.overrides() });
+      raw = readSettingsFile(this.file);
+      saved = parseSettings({ ...raw, ...overrides });
     } catch (error) {
       problem = (error as Error).message;
     }
     const inForce = this.options.inForce();
-    const overrides = this.overrides();
-    const settings = (Object.keys(PRESENTATION) as Key[]).map((key): HubSetting => {
-      const shape = describeType(SettingsSchema.shape[key]);
+    const settings = SHAPES.map(({ key, ...shape }): HubSetting => {
       const value = inForce[key] ?? null;
       return {
         key,
@@ -109,7 +114,6 @@ export class SettingsEditor {
         ...shape,
         value,
         saved: saved ? (saved[key] ?? null) : value,
-        default: shape.default,
         inFile: Object.hasOwn(raw, key),
         ...(key in overrides ? { env: envVariableOf(key) } : {}),
       };
@@ -133,7 +137,12 @@ export class SettingsEditor {
         throw invalid(`${key} is set by ${envVariableOf(key as Key)} in the hub's environment, which wins over settings.json; unset it there to change it here.`);
       }
     }
-    const raw = this.readFile();
+    let raw: Record<string, unknown>;
+    try {
+      raw = readSettingsFile(this.file);
+    } catch (error) {
+      throw invalid(`${(error as Error).message} Nothing was saved.`);
+    }
     const next: Record<string, unknown> = { ...raw };
     for (const [key, value] of Object.entries(changes)) {
       if (value === null) delete next[key];
@@ -159,26 +168,6 @@ export class SettingsEditor {
     return envOverrides(this.options.env);
   }
 
-  private readFile(): Record<string, unknown> {
-    let text: string;
-    try {
-      text = fs.readFileSync(this.file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-      throw invalid(`${this.file} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); nothing was saved.`);
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (error) {
-      throw invalid(`${this.file} is not valid JSON (${(error as Error).message}); fix or delete it, then change settings here.`);
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      throw invalid(`${this.file} does not hold a JSON object; fix or delete it, then change settings here.`);
-    }
-    return parsed as Record<string, unknown>;
-  }
-
   /** Whole file to a temporary name, then renamed: a reader never sees half of it. */
   private writeFile(content: Record<string, unknown>): void {
     const temporary = `${this.file}.${process.pid}.tmp`;
@@ -200,24 +189,7 @@ function invalid(message: string): SwitchboardError {
 function parseSettings(raw: Record<string, unknown>): Settings {
   const parsed = SettingsSchema.safeParse(raw);
   if (parsed.success) return parsed.data;
-  throw invalid(`Not saved: ${parsed.error.issues.map(describeIssue).join('; ')}.`);
-}
-
-/** "maxLines must be at most 10000", rather than zod's "Too big: expected number to be <=10000". */
-function describeIssue(issue: z.core.$ZodIssue): string {
-  const where = issue.path.join('.');
-  switch (issue.code) {
-    case 'too_big':
-      if (issue.origin === 'array') return `${where} must hold at most ${String(issue.maximum)} entries`;
-      if (issue.origin === 'string') return `${where} must be at most ${String(issue.maximum)} characters`;
-      return `${where} must be at most ${String(issue.maximum)}`;
-    case 'too_small':
-      return issue.origin === 'string' ? `${where} must not be empty` : `${where} must be at least ${String(issue.minimum)}`;
-    case 'invalid_type':
-      return `${where} must be ${issue.expected === 'array' ? 'a list' : `a ${issue.expected}`}`;
-    default:
-      return `${where}: ${issue.message}`;
-  }
+  throw invalid(`Not saved: ${describeSettingsIssues(parsed.error.issues)}.`);
 }
 
 /** Kind, bounds and default of one setting, read from its zod schema. */

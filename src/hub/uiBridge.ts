@@ -160,7 +160,7 @@ export class UiBridge implements Disposable {
       this.subscriptions.push(
         this.host.onDidChangeSession((id) => this.sessionChanged(id)),
         this.host.onDidRemoveSession((id) => this.send({ type: 'sessionRemoved', id })),
-        this.host.onDidChangeSettings(() => this.send({ type: 'hubSettings', ...this.host.settings.describe() })),
+        this.host.onDidChangeSettings((view) => this.send({ type: 'hubSettings', ...view })),
         this.host.onDidRotateToken((token) => this.send({ type: 'tokenRotated', ...(this.transport.cookieLogin ? { token } : {}) })),
       );
     }

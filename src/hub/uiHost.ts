@@ -5,7 +5,7 @@ import type { SessionInfo } from '../core/types.js';
 import type { UiSession } from '../ui-protocol.js';
 import type { Logger } from './logger.js';
 import type { PersonAuditSink } from './personAudit.js';
-import type { SettingsEditor } from './settingsEditor.js';
+import type { HubSettingsView, SettingsEditor } from './settingsEditor.js';
 import { UiBridge, type UiBridgeTransport } from './uiBridge.js';
 
 export interface UiHostOptions {
@@ -48,9 +48,12 @@ export class UiHost implements Disposable {
   private readonly onDidRemoveSessionEmitter = new EventEmitter<string>();
   /** A session left the list. */
   readonly onDidRemoveSession: Event<string> = this.onDidRemoveSessionEmitter.event;
-  private readonly onDidChangeSettingsEmitter = new EventEmitter<void>();
-  /** Settings were saved through a UI, or the token replaced: every settings page shows it (edits of the file by hand are not watched). */
-  readonly onDidChangeSettings: Event<void> = this.onDidChangeSettingsEmitter.event;
+  private readonly onDidChangeSettingsEmitter = new EventEmitter<HubSettingsView>();
+  /**
+   * Settings were saved through a UI, or the token replaced: every settings page shows them,
+   * described once for all (edits of the file by hand are not watched).
+   */
+  readonly onDidChangeSettings: Event<HubSettingsView> = this.onDidChangeSettingsEmitter.event;
   private readonly onDidRotateTokenEmitter = new EventEmitter<string>();
   /** The endpoints' token was replaced (the new one). */
   readonly onDidRotateToken: Event<string> = this.onDidRotateTokenEmitter.event;
@@ -117,12 +120,12 @@ export class UiHost implements Disposable {
   /** The hub replaced its token: pages renew their login, settings pages show its new age. */
   tokenRotated(token: string): void {
     this.onDidRotateTokenEmitter.fire(token);
-    this.onDidChangeSettingsEmitter.fire();
+    this.settingsChanged();
   }
 
   /** The settings were saved through a UI. */
   settingsChanged(): void {
-    this.onDidChangeSettingsEmitter.fire();
+    if (this.onDidChangeSettingsEmitter.hasListeners) this.onDidChangeSettingsEmitter.fire(this.settings.describe());
   }
 
   private handleChange(id: string): void {
