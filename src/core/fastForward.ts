@@ -44,26 +44,55 @@ for (const byte of [0x08, 0x09, LF, CR]) PASSES[byte] = 1;
 for (let byte = 0x80; byte <= 0xff; byte++) PASSES[byte] = byte === C1_LEAD ? 0 : 1;
 
 /**
+ * What `planSkip` reads of one chunk: how many bytes at its start are plain output, the line
+ * feeds in them, and their SGR sequences. It depends on the chunk's bytes alone, so a chunk can
+ * be scanned as it arrives (`scanChunk`) and planned later without a second look.
+ */
+export interface ChunkScan {
+  /** The bytes it was made of: a scan is used only for this very Buffer (a cut chunk is a new one). */
+  readonly chunk: Buffer;
+  readonly plain: number;
+  readonly lineFeeds: number;
+  readonly sgr: readonly { at: number; text: string }[];
+}
+
+const NO_SGR: readonly { at: number; text: string }[] = Object.freeze([]);
+
+/** Scans `chunk` for `planSkip` (about 1 µs per KB of a flood). */
+export function scanChunk(chunk: Buffer): ChunkScan {
+  scannedLineFeeds = 0;
+  let sgr: { at: number; text: string }[] | undefined;
+  const plain = plainLength(chunk, (at, text) => (sgr ??= []).push({ at, text }));
+  return { chunk, plain, lineFeeds: scannedLineFeeds, sgr: sgr ?? NO_SGR };
+}
+
+/**
  * What may be skipped from the start of `chunks`, or null when nothing may. `stop.chunk` is
  * set to the chunk the plain output ends in, or -1 when it runs to the end: the output after
  * it may be planned again once it is parsed. The skip and the
  * `keepLineFeeds` line feeds after it lie in plain output; the first kept line holds a `\r`,
  * so the column is the same whether or not the skipped output was parsed. Chunks are Buffers
- * (node-pty's, or views made with `Buffer.from(arrayBuffer, offset, length)`).
+ * (node-pty's, or views made with `Buffer.from(arrayBuffer, offset, length)`). `scans[i]`, when
+ * it is `chunks[i]`'s, is used instead of scanning that chunk here: during a flood the emulator
+ * scans each chunk as it arrives, so planning a 100 ms batch is not one long task.
  */
-export function planSkip(chunks: readonly Buffer[], keepLineFeeds: number, stop?: { chunk: number }): SkipPlan | null {
+export function planSkip(chunks: readonly Buffer[], keepLineFeeds: number, stop?: { chunk: number }, scans?: readonly (ChunkScan | undefined)[]): SkipPlan | null {
   if (stop) stop.chunk = -1;
   if (chunks.length === 0 || startsInsideCharacter(chunks[0]!)) return null;
   const sgr: { chunk: number; at: number; text: string }[] = [];
-  // Where the plain output ends: chunk `last`, byte `lastEnd`. The scan counts its line feeds.
-  scannedLineFeeds = 0;
+  // Where the plain output ends: chunk `last`, byte `lastEnd`; and the line feeds before it.
+  let lineFeeds = 0;
   let last = chunks.length - 1;
   let lastEnd = chunks[last]!.length;
   for (let index = 0; index < chunks.length; index++) {
-    const end = plainLength(chunks[index]!, index, sgr);
-    if (end < chunks[index]!.length) {
+    const chunk = chunks[index]!;
+    const cached = scans?.[index];
+    const scan = cached?.chunk === chunk ? cached : scanChunk(chunk);
+    lineFeeds += scan.lineFeeds;
+    for (const entry of scan.sgr) sgr.push({ chunk: index, at: entry.at, text: entry.text });
+    if (scan.plain < chunk.length) {
       last = index;
-      lastEnd = end;
+      lastEnd = scan.plain;
       if (stop) stop.chunk = index;
       break;
     }
@@ -89,7 +118,7 @@ export function planSkip(chunks: readonly Buffer[], keepLineFeeds: number, stop?
   let replay = '';
   for (const entry of sgr) if (entry.chunk < chunk || (entry.chunk === chunk && entry.at < at)) replay += entry.text;
   // Every line feed of the plain output is skipped but the `keepLineFeeds` after the skip's end.
-  return { bytes, lineFeeds: scannedLineFeeds - keepLineFeeds, sgr: replay };
+  return { bytes, lineFeeds: lineFeeds - keepLineFeeds, sgr: replay };
 }
 
 /** Whether `data` starts with a UTF-8 continuation byte: the rest of a character begun (and parsed) before it. */
@@ -97,8 +126,8 @@ export function startsInsideCharacter(data: Buffer): boolean {
   return ((data[0] ?? 0) & 0xc0) === 0x80;
 }
 
-/** How many bytes at the start of `chunk` are plain output; its SGR sequences go to `sgr`. */
-function plainLength(chunk: Buffer, index: number, sgr: { chunk: number; at: number; text: string }[]): number {
+/** How many bytes at the start of `chunk` are plain output; its SGR sequences go to `onSgr`. */
+function plainLength(chunk: Buffer, onSgr: (at: number, text: string) => void): number {
   let at = 0;
   for (;;) {
     at = firstStop(chunk, at);
@@ -115,7 +144,7 @@ function plainLength(chunk: Buffer, index: number, sgr: { chunk: number; at: num
     if (byte !== ESC) return at;
     const end = sgrEnd(chunk, at);
     if (end < 0) return at;
-    sgr.push({ chunk: index, at, text: chunk.toString('latin1', at, end) });
+    onSgr(at, chunk.toString('latin1', at, end));
     at = end;
   }
 }

@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Emulator, loadEmulator } from '../../../src/core/emulator.js';
-import { planSkip } from '../../../src/core/fastForward.js';
+import { planSkip, scanChunk } from '../../../src/core/fastForward.js';
 
 const NONCE = 'ff-test';
 const C = `\x1b]133;C;nonce=${NONCE}\x07`;
@@ -313,6 +313,25 @@ describe('planSkip', () => {
       if (expected) plans++;
     }
     expect(plans).toBeGreaterThan(200); // most rounds do skip: the comparison is not vacuous
+  });
+
+  it('plans the same from scans made as the chunks arrived, and ignores a scan of other bytes', () => {
+    // Ten lines a chunk, so no SGR is cut in two (a cut one ends the plain run).
+    const chunks = Array.from({ length: 30 }, () => Buffer.from('\x1b[32mok\x1b[0m line\r\n'.repeat(10)));
+    chunks.push(Buffer.from(`\x1b[2J${'after\r\n'.repeat(20)}`));
+    const scans = chunks.map((chunk) => scanChunk(chunk));
+    const stop = { chunk: -1 };
+    const scannedStop = { chunk: -1 };
+    const expected = planSkip(chunks, 3, stop);
+    expect(expected?.sgr).toContain('\x1b[32m');
+    expect(planSkip(chunks, 3, scannedStop, scans)).toEqual(expected);
+    expect(scannedStop).toEqual(stop);
+    // A chunk cut after it was scanned is a new Buffer: its old scan (which says the whole
+    // chunk is plain) must not be read for the cut piece, which now holds the ED.
+    expect(stop.chunk).toBe(30);
+    const stale = scans.slice();
+    stale[30] = scanChunk(Buffer.from('after\r\n'.repeat(23)));
+    expect(planSkip(chunks, 3, { chunk: -1 }, stale)).toEqual(expected);
   });
 });
 
