@@ -33,9 +33,9 @@ export interface ViewerLimits {
   /** …and at or below which a behind viewer gets its fresh snapshot. */
   transportLowBytes: number;
   /**
-   * A viewer that falls behind again gets its next fresh snapshot no sooner than this after
-   * the previous one (serializing the scrollback blocks the hub's event loop for tens of ms),
-   * unless the session went quiet: see `quietMs`.
+   * A viewer that fell behind gets its fresh snapshot no sooner than this after falling behind
+   * (serializing the scrollback blocks the hub's event loop for tens of ms, and a flood would
+   * outrun it again at once), unless the session went quiet first: see `quietMs`.
    */
   catchUpIntervalMs: number;
   /** No frame for this long: the flood is over, a behind viewer catches up at once. */
@@ -66,10 +66,11 @@ type Mode = 'snapshotting' | 'live' | 'behind' | 'failed';
  *
  * Latency and the hub's share under a flood: the first frame after a quiet spell goes out at
  * once (a typed key's echo does not wait for a batch timer; a flood's frames are batched from
- * the second on), and a viewer that keeps falling behind (a window that renders less than
- * the flood) gets a fresh snapshot at most every `catchUpIntervalMs` while the flood lasts,
- * at once when it stops: each snapshot serializes the whole scrollback on the event loop
- * that every other session's keys and echoes wait on.
+ * the second on), and a viewer that falls behind (a window that renders less than the flood)
+ * gets its fresh snapshot once the flood stops, or `catchUpIntervalMs` after falling behind
+ * while the flood lasts: each snapshot serializes the whole scrollback on the event loop
+ * that every other session's keys and echoes wait on (20–45 ms for an agent's 1 000 rows),
+ * and one taken as a flood starts would only show its first moment.
  */
 export class SessionViewer implements Disposable {
   private seq = 0;
@@ -87,8 +88,8 @@ export class SessionViewer implements Disposable {
   private lastFlushAt = 0;
   /** When the last frame of the session arrived (quiet detection). */
   private lastFrameAt = 0;
-  /** When the last catch-up snapshot (after `behind`) was asked for; 0: none yet. */
-  private lastCatchUpAt = 0;
+  /** When the viewer last fell behind (the catch-up interval runs from there). */
+  private behindSince = 0;
   private catchUpTimer: NodeJS.Timeout | null = null;
   /** Bytes of frames sent since the last snapshot (see `finish`). */
   private sentSinceSnapshot = 0;
@@ -207,7 +208,6 @@ export class SessionViewer implements Disposable {
       this.held = [];
       this.heldBytes = 0;
       if (this.finishing) return void this.takeSnapshot(); // the output has ended: the last screen
-      this.lastCatchUpAt = Date.now();
       this.fallBehind();
       this.catchUpIfDrained(); // nothing to ack: schedules the next snapshot
       return;
@@ -272,6 +272,7 @@ export class SessionViewer implements Disposable {
 
   private fallBehind(): void {
     this.mode = 'behind';
+    this.behindSince = Date.now();
     this.pending = [];
     this.pendingBytes = 0;
     if (this.timer) clearTimeout(this.timer);
@@ -282,10 +283,10 @@ export class SessionViewer implements Disposable {
   private catchUpIfDrained(): void {
     if (this.disposed || this.mode !== 'behind' || this.catchUpTimer) return;
     if (this.unacked > this.limits.lowWatermark || this.transport.bufferedAmount() > this.limits.transportLowBytes) return;
-    // Drained. Falling behind again within the interval means the flood goes on: wait for
-    // the interval, or for the session to go quiet, whichever comes first.
+    // Drained. While the output goes on, wait for the interval since falling behind, or for
+    // the session to go quiet, whichever comes first.
     const now = Date.now();
-    const intervalLeft = this.lastCatchUpAt === 0 ? 0 : this.lastCatchUpAt + this.limits.catchUpIntervalMs - now;
+    const intervalLeft = this.behindSince + this.limits.catchUpIntervalMs - now;
     const quietLeft = this.lastFrameAt + this.limits.quietMs - now;
     const wait = Math.min(intervalLeft, quietLeft);
     if (wait > 0) {
@@ -295,7 +296,6 @@ export class SessionViewer implements Disposable {
       }, wait);
       return;
     }
-    this.lastCatchUpAt = now;
     void this.takeSnapshot();
   }
 }
