@@ -1,5 +1,6 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { EventEmitter } from '../core/event.js';
 import { SessionManager, type CoreSettings } from '../core/sessionManager.js';
 import { createMcpServer, packageVersion, type ToolAuditEvent } from '../mcp/server.js';
 import { AuditLog } from './audit.js';
@@ -53,6 +54,9 @@ export class Hub {
   private httpServer: HttpServer | undefined;
   private tokenValue: string | undefined;
   private tokenTimer: NodeJS.Timeout | null = null;
+  private readonly onDidChangeToolDefaultsEmitter = new EventEmitter<void>();
+  /** ToolHost: a default the tools' descriptions name (executeTimeoutMs, maxLines) changed. */
+  readonly onDidChangeToolDefaults = this.onDidChangeToolDefaultsEmitter.event;
 
   /**
    * The hub of `serve` (and later Electron main): takes the state dir's lock (HubLockedError
@@ -104,8 +108,10 @@ export class Hub {
    */
   private applySettings(saved: Settings, env: NodeJS.ProcessEnv): void {
     const live = this.settings as Record<string, unknown>;
+    const toolDefaultsChanged = this.settings.executeTimeoutMs !== saved.executeTimeoutMs || this.settings.maxLines !== saved.maxLines;
     for (const key of LIVE_SETTINGS) live[key] = saved[key];
     Object.assign(this.manager.settings, coreSettings(this.settings, env));
+    if (toolDefaultsChanged) this.onDidChangeToolDefaultsEmitter.fire();
   }
 
   /**
@@ -161,7 +167,11 @@ export class Hub {
       const server = createMcpServer(this);
       // An agent finished its handshake: it is about to open a session (SessionManager.warmUp).
       // Not earlier, so the loading does not delay the initialize answer itself.
-      server.server.oninitialized = () => this.manager.warmUp();
+      const initialized = server.server.oninitialized;
+      server.server.oninitialized = () => {
+        initialized?.();
+        this.manager.warmUp();
+      };
       return server;
     };
     const rateLimit = { perSecond: this.settings.rateLimitPerSecond, burst: this.settings.rateLimitBurst };
@@ -218,6 +228,7 @@ export class Hub {
     await step(() => this.socketServer?.close());
     await step(() => this.ui.dispose());
     await step(() => this.manager.dispose());
+    this.onDidChangeToolDefaultsEmitter.dispose();
     this.auditLog.flush();
     if (this.lock) {
       await step(() => removeHubInfo(this.stateDir));

@@ -11,10 +11,11 @@ import {
   type ToolCallback,
   type StandardSchemaWithJSON,
 } from '@modelcontextprotocol/server';
+import type { Disposable, Event } from '../core/event.js';
 import type { SessionManager } from '../core/sessionManager.js';
 import { SESSION_ALIASES } from './schemas.js';
 import { INTERNAL_ERROR } from './toolResult.js';
-import { registerExecute } from './tools/execute.js';
+import { refreshExecuteDefaults, registerExecute } from './tools/execute.js';
 import { registerKill } from './tools/kill.js';
 import { registerList } from './tools/list.js';
 import { registerOpen } from './tools/open.js';
@@ -50,6 +51,8 @@ export interface ToolHost {
   readonly logger: { error(message: string): void };
   /** Called once per tool call after it ended (the hub appends it to audit.jsonl); must not throw. */
   audit?(event: ToolAuditEvent): void;
+  /** Fires when `settings.executeTimeoutMs` or `settings.maxLines` changed (the listing names them). */
+  readonly onDidChangeToolDefaults?: Event<void>;
 }
 
 /** Everything a tool's registration gets: the hub and who is calling. */
@@ -100,6 +103,22 @@ export function createMcpServer(host: ToolHost): McpServer {
   };
   if (host.audit) {
     for (const [tool, registered] of Object.entries(tools)) registered.update({ callback: audited(tool, registered, host, name) });
+  }
+  const onDidChangeToolDefaults = host.onDidChangeToolDefaults;
+  if (onDidChangeToolDefaults) {
+    // Only a connection (it did the initialize handshake, and its close is heard) learns of new
+    // defaults; a server made for one stateless request lists the ones in force anyway.
+    let subscription: Disposable | undefined;
+    const initialized = server.server.oninitialized;
+    server.server.oninitialized = () => {
+      initialized?.();
+      subscription ??= onDidChangeToolDefaults(() => refreshExecuteDefaults(tools.execute!, host.settings));
+    };
+    const closed = server.server.onclose;
+    server.server.onclose = () => {
+      subscription?.dispose();
+      closed?.();
+    };
   }
   return server;
 }

@@ -6,11 +6,12 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport, type Tool } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { decodeFrame, parseHubMessage, UI_PROTOCOL_VERSION, type ClientMessage, type HubMessage } from '../../src/ui-protocol.js';
-import { removeHome, ROOT, startHub, type HubProcess } from './helpers/hubProcess.js';
+import { BIN, cleanEnv, removeHome, ROOT, startHub, type HubProcess } from './helpers/hubProcess.js';
 
 const AGENT = { name: 'ui-bridge-agent', version: '3.2.1' };
 
@@ -513,8 +514,20 @@ describe('the UI bridge on /ws', () => {
 
     const other = await connect();
     const otherFrom = other.mark();
+    // An MCP host connected through the shim before the change: it is told the tool list
+    // changed, and the listing names the new default.
+    let listChanged!: (tools: Tool[]) => void;
+    const relisted = new Promise<Tool[]>((resolve) => (listChanged = resolve));
+    const host = new Client({ name: 'settings-watcher', version: '1.0.0' }, { listChanged: { tools: { onChanged: (error, tools) => (error ? undefined : listChanged(tools ?? [])) } } });
+    await host.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: cleanEnv({ SWITCHBOARD_HOME: hub.home }), cwd: ROOT, stderr: 'ignore' }));
+    const maxLinesText = (tools: Tool[]): string => JSON.stringify(tools.find((tool) => tool.name === 'execute')?.inputSchema.properties?.max_lines);
+    expect(maxLinesText((await host.listTools()).tools)).toContain('default 200');
     from = ui.mark();
     expect(await ui.request({ type: 'setSettings', changes: { maxLines: 4, bodyLimitBytes: 8 * 1024 * 1024 } })).toMatchObject({ type: 'done', for: 'setSettings' });
+    const told = await Promise.race([relisted, new Promise<null>((resolve) => setTimeout(() => resolve(null), 10_000).unref())]);
+    expect(told, 'the connected host was not told the tool list changed within 10 s').not.toBeNull();
+    expect(maxLinesText(told ?? [])).toContain('default 4');
+    await host.close();
     const saved = await ui.waitFor<Settings>((m) => m.type === 'hubSettings', 'the settings after the change', { from });
     // Another open settings page shows the change too.
     const seen = await other.waitFor<Settings>((m) => m.type === 'hubSettings', 'the change, on the other UI', { from: otherFrom });

@@ -68,6 +68,15 @@ const DESCRIPTION =
   'status "running" (timeout/background): it goes on; read with wait.exit, or kill. ' +
   '"awaiting_input": it wants input; answer with send (if secret: true, ask the person), or kill.';
 
+/**
+ * The listing names the defaults in force; the person may change them while agents are
+ * connected (settings page): this gives the listing the new ones, and the SDK tells the
+ * connected client that the tool list changed. Parsing is unaffected (only descriptions differ).
+ */
+export function refreshExecuteDefaults(registered: RegisteredTool, defaults: { executeTimeoutMs: number; maxLines: number }): void {
+  registered.update({ paramsSchema: lenientInputSchema(inputSpec(defaults).schema) });
+}
+
 export function registerExecute(server: McpServer, deps: ToolDeps): RegisteredTool {
   const { host } = deps;
   const spec = inputSpec(host.settings);
