@@ -1,6 +1,6 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { EventEmitter } from '../core/event.js';
+import { EventEmitter, type Disposable } from '../core/event.js';
 import { SessionManager, type CoreSettings } from '../core/sessionManager.js';
 import { createMcpServer, packageVersion, type ToolAuditEvent } from '../mcp/server.js';
 import { AuditLog } from './audit.js';
@@ -54,6 +54,8 @@ export class Hub {
   private httpServer: HttpServer | undefined;
   private tokenValue: string | undefined;
   private tokenTimer: NodeJS.Timeout | null = null;
+  /** settings.json edited by hand while the hub runs: applied like a change on the settings page. */
+  private readonly settingsWatch: Disposable;
   private readonly onDidChangeToolDefaultsEmitter = new EventEmitter<void>();
   /** ToolHost: a default the tools' descriptions name (executeTimeoutMs, maxLines) changed. */
   readonly onDidChangeToolDefaults = this.onDidChangeToolDefaultsEmitter.event;
@@ -100,6 +102,14 @@ export class Hub {
       settings: settingsEditor,
       rotateToken: () => this.rotateToken('the person asked'),
     });
+    this.settingsWatch = settingsEditor.watch(
+      (result) => {
+        if (result.applied) this.logger.info(`${settingsEditor.file} changed: applied (settings read per session or per call now, the endpoints' at the next start)`);
+        else this.logger.warn(`${settingsEditor.file} changed but was not applied: ${result.problem}`);
+        this.ui.settingsChanged();
+      },
+      (error) => this.logger.warn(`settings.json is no longer watched (${error.message}); edits apply at the next start or from the settings page`),
+    );
   }
 
   /**
@@ -223,6 +233,7 @@ export class Hub {
       }
     };
     if (this.tokenTimer) clearInterval(this.tokenTimer);
+    this.settingsWatch.dispose();
     // Endpoints first (no new calls), then the sessions, then the files saying we run.
     await step(() => this.httpServer?.close());
     await step(() => this.socketServer?.close());

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { z } from 'zod';
 import { ErrorCode, SwitchboardError } from '../core/errors.js';
+import type { Disposable } from '../core/event.js';
 import { findExecutable } from '../core/sessionManager.js';
 import type { HubMessage, HubSetting } from '../ui-protocol.js';
 import { describeSettingsIssues, envOverrides, envVariableOf, readSettingsFile, SETTINGS_FILE, SettingsSchema, type Settings } from './settings.js';
@@ -88,9 +89,60 @@ export interface SettingsEditorOptions {
  */
 export class SettingsEditor {
   readonly file: string;
+  /** The file's text when it was last read or written here (null: no file), so our own save is not taken for an edit. */
+  private lastText: string | null;
 
   constructor(private readonly options: SettingsEditorOptions) {
     this.file = path.join(options.stateDir, SETTINGS_FILE);
+    this.lastText = readText(this.file);
+  }
+
+  /**
+   * settings.json was changed on disk (an editor, a script, the app's own keys): applies it as
+   * a change saved here would be, or keeps the values in force and says why. Undefined when
+   * the text is what was last read or written here.
+   */
+  reloadFromDisk(): { applied: true } | { applied: false; problem: string } | undefined {
+    const text = readText(this.file);
+    if (text === this.lastText) return undefined;
+    this.lastText = text;
+    let settings: Settings;
+    try {
+      const parsed = SettingsSchema.safeParse({ ...readSettingsFile(this.file), ...this.overrides() });
+      if (!parsed.success) throw new Error(`${describeSettingsIssues(parsed.error.issues)}.`);
+      settings = parsed.data;
+    } catch (error) {
+      return { applied: false, problem: `${(error as Error).message} The hub keeps the settings in force.` };
+    }
+    this.options.apply(settings);
+    return { applied: true };
+  }
+
+  /**
+   * Calls `reloadFromDisk` when settings.json changes: the state dir is watched, not the file,
+   * since a save renames a new file over it (ours does, and most editors). Changes are taken
+   * 100 ms after the last event, so an editor's truncate-then-write is read once, whole.
+   */
+  watch(onReload: (result: NonNullable<ReturnType<SettingsEditor['reloadFromDisk']>>) => void, onError: (error: Error) => void): Disposable {
+    let timer: NodeJS.Timeout | undefined;
+    const watcher = fs.watch(this.options.stateDir, (_event, name) => {
+      if (name !== SETTINGS_FILE) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        const result = this.reloadFromDisk();
+        if (result) onReload(result);
+      }, RELOAD_QUIET_MS);
+    });
+    watcher.on('error', (error) => {
+      watcher.close();
+      onError(error);
+    });
+    return {
+      dispose: () => {
+        clearTimeout(timer);
+        watcher.close();
+      },
+    };
   }
 
   /** Every setting: in force, saved, default, and where it comes from. */
@@ -171,13 +223,26 @@ export class SettingsEditor {
   /** Whole file to a temporary name, then renamed: a reader never sees half of it. */
   private writeFile(content: Record<string, unknown>): void {
     const temporary = `${this.file}.${process.pid}.tmp`;
+    const text = `${JSON.stringify(content, null, 2)}\n`;
     try {
-      fs.writeFileSync(temporary, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
+      fs.writeFileSync(temporary, text, { mode: 0o600 });
       fs.renameSync(temporary, this.file);
+      this.lastText = text;
     } catch (error) {
       fs.rmSync(temporary, { force: true });
       throw new Error(`Could not write ${this.file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); nothing was saved.`);
     }
+  }
+}
+
+/** Quiet time after the last change event before settings.json is read again. */
+const RELOAD_QUIET_MS = 100;
+
+function readText(file: string): string | null {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return null;
   }
 }
 

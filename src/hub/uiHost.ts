@@ -50,8 +50,8 @@ export class UiHost implements Disposable {
   readonly onDidRemoveSession: Event<string> = this.onDidRemoveSessionEmitter.event;
   private readonly onDidChangeSettingsEmitter = new EventEmitter<HubSettingsView>();
   /**
-   * Settings were saved through a UI, or the token replaced: every settings page shows them,
-   * described once for all (edits of the file by hand are not watched).
+   * Settings were saved through a UI or in settings.json by hand, or the token replaced: every
+   * settings page shows them, described once for all.
    */
   readonly onDidChangeSettings: Event<HubSettingsView> = this.onDidChangeSettingsEmitter.event;
   private readonly onDidRotateTokenEmitter = new EventEmitter<string>();
@@ -123,7 +123,7 @@ export class UiHost implements Disposable {
     this.settingsChanged();
   }
 
-  /** The settings were saved through a UI. */
+  /** The settings were saved through a UI, or settings.json was edited by hand. */
   settingsChanged(): void {
     if (this.onDidChangeSettingsEmitter.hasListeners) this.onDidChangeSettingsEmitter.fire(this.settings.describe());
   }

@@ -3,7 +3,7 @@
  * the official MCP client over HTTP as the agent, and real WebSocket clients (`ws`) speaking
  * src/ui-protocol.ts as the page does. Runs against dist/: `npm run build` first.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
 import { Client, StreamableHTTPClientTransport, type Tool } from '@modelcontextprotocol/client';
@@ -547,6 +547,37 @@ describe('the UI bridge on /ws', () => {
     expect(JSON.parse(onDisk() ?? '{}')).toEqual({});
     const whole = await call('execute', { command: 'seq 1 10' });
     expect(whole.sc).toMatchObject({ total_lines: 10, truncated: false });
+  });
+
+  it('applies settings.json edited by hand while it runs, like a change on the page; an edit that does not load keeps the settings in force and says why', async () => {
+    type Settings = Extract<HubMessage, { type: 'hubSettings' }>;
+    const ui = await connect();
+    const file = path.join(hub.home, 'settings.json');
+    const maxLines = (view: Settings): unknown => view.settings.find((s) => s.key === 'maxLines')?.value;
+    let from = ui.mark();
+    writeFileSync(file, JSON.stringify({ maxLines: 4 }));
+    const applied = await ui.waitFor<Settings>((m) => m.type === 'hubSettings' && maxLines(m) === 4, 'the hand edit, applied', { from });
+    expect(applied.problem).toBeUndefined();
+    expect((await call('execute', { command: 'seq 1 10' })).sc).toMatchObject({ total_lines: 10, truncated: true });
+
+    for (const [text, says] of [
+      ['{ "maxLines": 40,', /is not valid JSON/],
+      [JSON.stringify({ maxLines: 99_999 }), /maxLines must be at most 10000/],
+    ] as const) {
+      from = ui.mark();
+      writeFileSync(file, text);
+      const refused = await ui.waitFor<Settings>((m) => m.type === 'hubSettings' && m.problem !== undefined, 'the edit that does not load', { from });
+      expect(refused.problem).toMatch(says);
+      expect(maxLines(refused)).toBe(4); // in force, unchanged
+    }
+    await hub.waitForStderr('changed but was not applied');
+    expect((await call('execute', { command: 'seq 1 10' })).sc).toMatchObject({ truncated: true });
+
+    // The file removed: every setting back to its default.
+    from = ui.mark();
+    rmSync(file);
+    await ui.waitFor<Settings>((m) => m.type === 'hubSettings' && maxLines(m) === 200 && m.problem === undefined, 'the defaults', { from });
+    expect((await call('execute', { command: 'seq 1 10' })).sc).toMatchObject({ total_lines: 10, truncated: false });
   });
 
   it('writes the person\'s actions to audit.jsonl, typing as byte counts only', async () => {

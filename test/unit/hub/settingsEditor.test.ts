@@ -110,4 +110,25 @@ describe('SettingsEditor', () => {
     expect(errorOf(() => editor.save({ maxLines: 10 })).message).toMatch(/not valid JSON/);
     expect(fs.readFileSync(file, 'utf8')).toBe('{"maxLines": 5,');
   });
+
+  it('reloads the file edited by hand: applies what loads, says why not otherwise, and does not take its own save for an edit', () => {
+    const { editor, file, applied } = editorIn({ SWITCHBOARD_MAX_SESSIONS: '8' }, JSON.stringify({ maxLines: 50 }));
+    expect(editor.reloadFromDisk()).toBeUndefined(); // as it was when the editor read it
+    editor.save({ maxLines: 60 });
+    expect(applied).toHaveLength(1);
+    expect(editor.reloadFromDisk()).toBeUndefined(); // our own save
+    fs.writeFileSync(file, JSON.stringify({ maxLines: 70 }));
+    expect(editor.reloadFromDisk()).toEqual({ applied: true });
+    expect(applied.at(-1)).toMatchObject({ maxLines: 70, maxSessions: 8 }); // the environment still wins
+    expect(editor.reloadFromDisk()).toBeUndefined();
+    fs.writeFileSync(file, JSON.stringify({ maxLines: 0 }));
+    const refused = editor.reloadFromDisk();
+    expect(refused).toMatchObject({ applied: false, problem: expect.stringMatching(/maxLines must be at least 1.*keeps the settings in force/) });
+    fs.writeFileSync(file, '[1]');
+    expect(editor.reloadFromDisk()).toMatchObject({ applied: false, problem: expect.stringContaining('does not hold a JSON object') });
+    expect(applied).toHaveLength(2);
+    fs.rmSync(file);
+    expect(editor.reloadFromDisk()).toEqual({ applied: true });
+    expect(applied.at(-1)).toMatchObject({ maxLines: 200 });
+  });
 });
