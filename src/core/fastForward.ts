@@ -61,9 +61,9 @@ const NO_SGR: readonly { at: number; text: string }[] = Object.freeze([]);
 /** Scans `chunk` for `planSkip` (about 1 µs per KB of a flood). */
 export function scanChunk(chunk: Buffer): ChunkScan {
   scannedLineFeeds = 0;
-  let sgr: { at: number; text: string }[] | undefined;
-  const plain = plainLength(chunk, (at, text) => (sgr ??= []).push({ at, text }));
-  return { chunk, plain, lineFeeds: scannedLineFeeds, sgr: sgr ?? NO_SGR };
+  const plain = plainLength(chunk);
+  // Most chunks of a flood hold no SGR: they share one empty list.
+  return { chunk, plain, lineFeeds: scannedLineFeeds, sgr: scannedSgr.length > 0 ? scannedSgr.splice(0) : NO_SGR };
 }
 
 /**
@@ -126,8 +126,11 @@ export function startsInsideCharacter(data: Buffer): boolean {
   return ((data[0] ?? 0) & 0xc0) === 0x80;
 }
 
-/** How many bytes at the start of `chunk` are plain output; its SGR sequences go to `onSgr`. */
-function plainLength(chunk: Buffer, onSgr: (at: number, text: string) => void): number {
+/** SGR sequences `plainLength` found (a second result, taken by `scanChunk`). */
+const scannedSgr: { at: number; text: string }[] = [];
+
+/** How many bytes at the start of `chunk` are plain output; its SGR sequences go to `scannedSgr`. */
+function plainLength(chunk: Buffer): number {
   let at = 0;
   for (;;) {
     at = firstStop(chunk, at);
@@ -144,7 +147,7 @@ function plainLength(chunk: Buffer, onSgr: (at: number, text: string) => void): 
     if (byte !== ESC) return at;
     const end = sgrEnd(chunk, at);
     if (end < 0) return at;
-    onSgr(at, chunk.toString('latin1', at, end));
+    scannedSgr.push({ at, text: chunk.toString('latin1', at, end) });
     at = end;
   }
 }
