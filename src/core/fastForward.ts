@@ -4,8 +4,13 @@
  * parsed line by line. Only output whose effect on the terminal is fully known may be skipped:
  *
  *  - text, `\t`, `\b`, `\r`, `\n` move the cursor and print; nothing else;
- *  - SGR sequences (`ESC [ … m`) change the current attributes: they are kept, in order, and
- *    replayed without the text, so the attributes after the skip are exactly what they were;
+ *  - SGR sequences (`ESC [ … m`) change the current attributes: they are kept, in order, from
+ *    the last that resets every attribute on, and replayed without the text, so the attributes
+ *    after the skip are exactly what they were;
+ *  - erase in line (`ESC [ K`, `ESC [ 1 K`, …: grep's and gcc's colours put one after every
+ *    coloured span) changes only the cursor's row, which leaves the buffer like every row the
+ *    text touched, and the column (a wrap pending at the last column is cancelled), which the
+ *    kept line's `\r` sets again: it is skipped with the text;
  *  - anything else (other controls, escape sequences, C1 codes, shell-integration marks) ends
  *    the run: it is parsed as usual.
  *
@@ -24,7 +29,7 @@ export interface SkipPlan {
   bytes: number;
   /** Line feeds in the skipped bytes (the tracker counts them as if parsed). */
   lineFeeds: number;
-  /** The SGR sequences of the skipped bytes, in order, to replay instead of them. */
+  /** The SGR sequences of the skipped bytes, in order from the last that resets every attribute, to replay instead of them. */
   sgr: string;
 }
 
@@ -45,25 +50,37 @@ for (let byte = 0x80; byte <= 0xff; byte++) PASSES[byte] = byte === C1_LEAD ? 0 
 
 /**
  * What `planSkip` reads of one chunk: how many bytes at its start are plain output, the line
- * feeds in them, and their SGR sequences. It depends on the chunk's bytes alone, so a chunk can
- * be scanned as it arrives (`scanChunk`) and planned later without a second look.
+ * feeds in them, and what their SGR sequences do to the attributes. It depends on the chunk's
+ * bytes alone, so a chunk can be scanned as it arrives (`scanChunk`) and planned later without
+ * a second look.
  */
 export interface ChunkScan {
   /** The bytes it was made of: a scan is used only for this very Buffer (a cut chunk is a new one). */
   readonly chunk: Buffer;
   readonly plain: number;
   readonly lineFeeds: number;
-  readonly sgr: readonly { at: number; text: string }[];
+  /** Whether an SGR in the plain output resets every attribute (`ESC [ m`, `ESC [ 0 ; … m`). */
+  readonly resets: boolean;
+  /** The SGRs of the plain output from the last that resets on (all of them if none does), joined. */
+  readonly sgr: string;
 }
-
-const NO_SGR: readonly { at: number; text: string }[] = Object.freeze([]);
 
 /** Scans `chunk` for `planSkip` (about 1 µs per KB of a flood). */
 export function scanChunk(chunk: Buffer): ChunkScan {
   scannedLineFeeds = 0;
+  sgrCount = 0;
+  sgrResets = false;
   const plain = plainLength(chunk);
-  // Most chunks of a flood hold no SGR: they share one empty list.
-  return { chunk, plain, lineFeeds: scannedLineFeeds, sgr: scannedSgr.length > 0 ? scannedSgr.splice(0) : NO_SGR };
+  // Only the SGRs after the last reset become a string: a coloured flood (grep's) has a few
+  // per line, and all but the last line's are overridden.
+  let sgr = '';
+  for (let index = 0; index < sgrCount; index++) sgr += chunk.toString('latin1', sgrStarts[index]!, sgrEnds[index]!);
+  return { chunk, plain, lineFeeds: scannedLineFeeds, resets: sgrResets, sgr };
+}
+
+/** `replay` followed by `sgr`: `sgr` alone when it resets every attribute first. */
+function thenSgr(replay: string, sgr: string, resets: boolean): string {
+  return resets ? sgr : replay + sgr;
 }
 
 /**
@@ -79,7 +96,9 @@ export function scanChunk(chunk: Buffer): ChunkScan {
 export function planSkip(chunks: readonly Buffer[], keepLineFeeds: number, stop?: { chunk: number }, scans?: readonly (ChunkScan | undefined)[]): SkipPlan | null {
   if (stop) stop.chunk = -1;
   if (chunks.length === 0 || startsInsideCharacter(chunks[0]!)) return null;
-  const sgr: { chunk: number; at: number; text: string }[] = [];
+  const runScans: ChunkScan[] = [];
+  /** By chunk: an SGR a read cut at its end, to replay after the chunk's own. */
+  const cutSgr = new Map<number, { text: string; resets: boolean }>();
   // Where the plain output ends: chunk `last`, byte `lastEnd`; and the line feeds before it.
   let lineFeeds = 0;
   let last = chunks.length - 1;
@@ -88,9 +107,17 @@ export function planSkip(chunks: readonly Buffer[], keepLineFeeds: number, stop?
     const chunk = chunks[index]!;
     const cached = scans?.[index];
     const scan = cached?.chunk === chunk ? cached : scanChunk(chunk);
+    runScans.push(scan);
     lineFeeds += scan.lineFeeds;
-    for (const entry of scan.sgr) sgr.push({ chunk: index, at: entry.at, text: entry.text });
     if (scan.plain < chunk.length) {
+      // A read cut an SGR, an erase in line or a C2 lead in two: the next chunk's scan (from its
+      // first byte) read the rest as text, which passes, so the plain output goes on there.
+      const next = chunks[index + 1];
+      const across = next ? sequenceAcross(chunk, scan.plain, next) : undefined;
+      if (across) {
+        if (across.sgr) cutSgr.set(index, across.sgr);
+        continue;
+      }
       last = index;
       lastEnd = scan.plain;
       if (stop) stop.chunk = index;
@@ -115,25 +142,86 @@ export function planSkip(chunks: readonly Buffer[], keepLineFeeds: number, stop?
   if (!firstKeptLineHasCr(chunks, chunk, at + 1)) return null;
   let bytes = at + 1;
   for (let index = 0; index < chunk; index++) bytes += chunks[index]!.length;
+  // The attributes at the skip's end: its SGRs in order, from the last that resets them all.
   let replay = '';
-  for (const entry of sgr) if (entry.chunk < chunk || (entry.chunk === chunk && entry.at < at)) replay += entry.text;
+  for (let index = 0; index < chunk; index++) {
+    const scan = runScans[index]!;
+    replay = thenSgr(replay, scan.sgr, scan.resets);
+    const cut = cutSgr.get(index);
+    if (cut !== undefined) replay = thenSgr(replay, cut.text, cut.resets);
+  }
+  const head = scanChunk(chunks[chunk]!.subarray(0, at)); // the end chunk up to the skip's end
+  replay = thenSgr(replay, head.sgr, head.resets);
   // Every line feed of the plain output is skipped but the `keepLineFeeds` after the skip's end.
   return { bytes, lineFeeds: lineFeeds - keepLineFeeds, sgr: replay };
 }
+
+/**
+ * The sequence that starts at `chunk[from]` and ends in `next`, when it is one a skipped run may
+ * hold: an SGR (its text, to replay), an erase in line, or a C2 lead whose next byte makes it
+ * text (U+00A0–U+00BF). Undefined otherwise, or when it does not end within `next`'s first bytes.
+ */
+function sequenceAcross(chunk: Buffer, from: number, next: Buffer): { sgr: { text: string; resets: boolean } | null } | undefined {
+  const rest = chunk.length - from;
+  if (chunk[from] === C1_LEAD) return rest === 1 && (next[0] ?? 0) >= 0xa0 ? { sgr: null } : undefined;
+  if (chunk[from] !== ESC || rest > MAX_CUT_SEQUENCE) return undefined;
+  const joined = Buffer.concat([chunk.subarray(from), next.subarray(0, MAX_CUT_SEQUENCE)]);
+  const sgr = sgrEnd(joined, 0);
+  if (sgr > rest) return { sgr: { text: joined.toString('latin1', 0, sgr), resets: resetsAll(joined, 2, sgr - 1) } };
+  return eraseInLineEnd(joined, 0) > rest ? { sgr: null } : undefined;
+}
+
+/** Longer SGRs cut by a read end the skip there (a flood's are a few bytes). */
+const MAX_CUT_SEQUENCE = 64;
 
 /** Whether `data` starts with a UTF-8 continuation byte: the rest of a character begun (and parsed) before it. */
 export function startsInsideCharacter(data: Buffer): boolean {
   return ((data[0] ?? 0) & 0xc0) === 0x80;
 }
 
-/** SGR sequences `plainLength` found (a second result, taken by `scanChunk`). */
-const scannedSgr: { at: number; text: string }[] = [];
+/**
+ * The SGRs `plainLength` found since the last that resets every attribute (start and end
+ * offsets, the count, and whether one reset): more results, without an allocation per SGR.
+ */
+let sgrStarts = new Int32Array(64);
+let sgrEnds = new Int32Array(64);
+let sgrCount = 0;
+let sgrResets = false;
 
-/** How many bytes at the start of `chunk` are plain output; its SGR sequences go to `scannedSgr`. */
+function noteSgr(chunk: Buffer, at: number, end: number): void {
+  if (resetsAll(chunk, at + 2, end - 1)) {
+    sgrCount = 0;
+    sgrResets = true;
+  }
+  if (sgrCount === sgrStarts.length) {
+    const [starts, ends] = [new Int32Array(sgrCount * 2), new Int32Array(sgrCount * 2)];
+    starts.set(sgrStarts);
+    ends.set(sgrEnds);
+    [sgrStarts, sgrEnds] = [starts, ends];
+  }
+  sgrStarts[sgrCount] = at;
+  sgrEnds[sgrCount++] = end;
+}
+
+/**
+ * Whether SGR parameters (`bytes[from, to)`, between `ESC [` and `m`) reset every attribute
+ * first: none, or a first parameter of 0 (`0;31` is reset then red; `01;31` is bold, red).
+ */
+function resetsAll(bytes: Buffer, from: number, to: number): boolean {
+  let at = from;
+  while (at < to && bytes[at] === 0x30) at++;
+  return at === to || bytes[at] === 0x3b;
+}
+
+/** How many bytes at the start of `chunk` are plain output; its SGRs are noted (`noteSgr`). */
 function plainLength(chunk: Buffer): number {
+  // The chunk's aligned 32-bit words, made once: coloured output stops the scan every few
+  // bytes, and a view made per stop was most of the garbage of a `grep --color` flood.
+  const wordsAt = (4 - (chunk.byteOffset & 3)) & 3;
+  const words = chunk.length > wordsAt + 3 ? new Int32Array(chunk.buffer, chunk.byteOffset + wordsAt, (chunk.length - wordsAt) >> 2) : NO_WORDS;
   let at = 0;
   for (;;) {
-    at = firstStop(chunk, at);
+    at = firstStop(chunk, at, words, wordsAt);
     if (at === chunk.length) return at;
     const byte = chunk[at]!;
     if (byte === C1_LEAD) {
@@ -146,9 +234,14 @@ function plainLength(chunk: Buffer): number {
     }
     if (byte !== ESC) return at;
     const end = sgrEnd(chunk, at);
-    if (end < 0) return at;
-    scannedSgr.push({ at, text: chunk.toString('latin1', at, end) });
-    at = end;
+    if (end >= 0) {
+      noteSgr(chunk, at, end);
+      at = end;
+      continue;
+    }
+    const erased = eraseInLineEnd(chunk, at);
+    if (erased < 0) return at;
+    at = erased;
   }
 }
 
@@ -163,32 +256,45 @@ function sgrEnd(chunk: Buffer, at: number): number {
   return -1;
 }
 
+/** Just past the erase in line (`ESC [ 0-9 ; … K`) at `at`, or -1 when it is not one (or not whole here). */
+function eraseInLineEnd(chunk: Buffer, at: number): number {
+  if (chunk[at + 1] !== 0x5b) return -1;
+  for (let i = at + 2; i < chunk.length; i++) {
+    const byte = chunk[i]!;
+    if (byte === 0x4b) return i + 1;
+    if (!((byte >= 0x30 && byte <= 0x39) || byte === 0x3b)) return -1;
+  }
+  return -1;
+}
+
+const NO_WORDS = new Int32Array(0);
+
 /** Line feeds `firstStop` passed over since the caller reset it (a second result, without an allocation). */
 let scannedLineFeeds = 0;
 
 /**
  * The first byte at or after `from` that PASSES does not let through (or the length); adds the
- * line feeds before it to `scannedLineFeeds`. Aligned stretches are read as 32-bit words: a
+ * line feeds before it to `scannedLineFeeds`. `words` are the chunk's bytes from `wordsAt` on
+ * (4-byte aligned in memory) as 32-bit words. Aligned stretches are read as words: a
  * word of printable ASCII needs no look at its bytes, nor does one of printable ASCII, `\r` and
  * `\n` (a flood of short lines, like `yes` or `seq`, has one in almost every word).
  */
-function firstStop(chunk: Buffer, from: number): number {
+function firstStop(chunk: Buffer, from: number, words: Int32Array, wordsAt: number): number {
   const length = chunk.length;
   // Module bindings are re-read (and checked) on every use in a loop; locals are not (~1.6× here).
   const passes = PASSES;
   const lineFeed = LF;
   let lineFeeds = 0;
   let at = from;
-  for (; at < length && ((chunk.byteOffset + at) & 3) !== 0; at++) {
+  for (; at < length && (at < wordsAt || ((at - wordsAt) & 3) !== 0); at++) {
     const byte = chunk[at]!;
     if (passes[byte] === 0) return stopAt(at, lineFeeds);
     if (byte === lineFeed) lineFeeds++;
   }
-  const words = (length - at) >> 2;
-  if (words > 0) {
-    const view = new Int32Array(chunk.buffer, chunk.byteOffset + at, words);
-    for (let word = 0; word < words; word++) {
-      const x = view[word]!;
+  const first = (at - wordsAt) >> 2;
+  if (at < length && first < words.length) {
+    for (let word = first; word < words.length; word++) {
+      const x = words[word]!;
       const special = notPrintable(x);
       if (special === 0) continue;
       const lineFeedBytes = bytesEqual(x, 0x0a0a0a0a);
@@ -197,14 +303,14 @@ function firstStop(chunk: Buffer, from: number): number {
         continue;
       }
       // A tab, a backspace, UTF-8, or a stop: byte by byte.
-      const start = at + word * 4;
+      const start = wordsAt + word * 4;
       for (let i = start; i < start + 4; i++) {
         const byte = chunk[i]!;
         if (passes[byte] === 0) return stopAt(i, lineFeeds);
         if (byte === lineFeed) lineFeeds++;
       }
     }
-    at += words * 4;
+    at = wordsAt + words.length * 4;
   }
   for (; at < length; at++) {
     const byte = chunk[at]!;

@@ -20,19 +20,20 @@ function emulator(fastForward: boolean): Emulator {
 }
 
 /** Writes `text` (or raw bytes) in chunks of `size` (a burst: a flood to the emulator), then waits for the parse. */
-async function feed(target: Emulator, text: string | Buffer, size = 4096): Promise<void> {
-  for (let offset = 0; offset < text.length; offset += size) {
-    const chunk = text.slice(offset, offset + size);
+async function feed(target: Emulator, text: string | Buffer, size: number | (() => number) = 4096): Promise<void> {
+  for (let offset = 0; offset < text.length; ) {
+    const chunk = text.slice(offset, offset + (typeof size === 'number' ? size : size()));
     target.write(chunk, offset, offset + chunk.length);
+    offset += chunk.length;
   }
   await target.whenParsed();
 }
 
 /** Feeds both emulators and expects the same result; returns how much the fast one skipped. */
-async function compare(text: string | Buffer): Promise<number> {
+async function compare(text: string | Buffer, size: number | (() => number) = 4096): Promise<number> {
   const fast = emulator(true);
   const full = emulator(false);
-  await Promise.all([feed(fast, text), feed(full, text)]);
+  await Promise.all([feed(fast, text, size), feed(full, text, size)]);
   expect(fast.serialize()).toBe(full.serialize());
   expect(fast.cursor).toEqual(full.cursor);
   const [a, b] = [fast.tracker.lastCommand, full.tracker.lastCommand];
@@ -207,13 +208,70 @@ describe('fast-forward leaves the emulator as a full parse does', () => {
   });
 
   it('plans again after an escape sequence that stops a skip: the output after it is skipped too', async () => {
-    // `ESC [ K` (erase to end of line) is not skipped; the flood before and after it is, but
-    // for a slice parsed past it (32 KiB) and the rows parsed before the flood was seen.
-    // Planned only from the batch's start, less than half would be skipped.
+    // `ESC [ 2 A` (cursor up) is not skipped; the flood before and after it is, but for a
+    // slice parsed past it (32 KiB) and the rows parsed before the flood was seen. Planned
+    // only from the batch's start, less than half would be skipped.
     const before = lines(20_000, (i) => `line ${i}\r\n`);
     const after = lines(20_000, (i) => `more ${i}\r\n`);
-    const skipped = await compare(`${before}\x1b[Kcleared\r\n${after}`);
+    const skipped = await compare(`${before}\x1b[2Aup\r\n${after}`);
     expect(skipped).toBeGreaterThan((before.length + after.length) * 0.8);
+  });
+
+  it('skips erase in line with the text (grep and gcc colours), also at a pending wrap and at the first column', async () => {
+    // grep --color=always: `ESC [ K` after every coloured span; rows exactly 40 columns wide
+    // (a wrap pending when the EL comes); EL 1 and 2 at the start of a row.
+    const grep = lines(20_000, (i) => `\x1b[35m\x1b[Kfile.c\x1b[m\x1b[K:\x1b[32m\x1b[K${i}\x1b[m\x1b[K: a \x1b[01;31m\x1b[Kmatch\x1b[m\x1b[K here\r\n`);
+    const full = lines(10_000, (i) => `${String(i).padStart(40, '=')}\x1b[K\r\n\x1b[1K\x1b[2Kx\r\n`);
+    const text = `${PROMPT}grep\r\n${C}${grep}${full}${D(0)}${PROMPT}`;
+    expect(await compare(text)).toBeGreaterThan(text.length * 0.8);
+  });
+
+  it('random colours, resets and erases in line, cut anywhere by reads of random sizes: same terminal', async () => {
+    let state = 4242;
+    const random = (n: number): number => {
+      state = (state * 1103515245 + 12345) % 2 ** 31;
+      return state % n;
+    };
+    // Colours change often, resets and italic, underline and inverse rarely; from line 20 000
+    // on no reset and no "off": italic, underline and inverse, set there in the skipped output,
+    // show in the rows that stay, so a replay that dropped or misordered an SGR would differ.
+    const pieces = ['text ', '界', '\t', 'é', '\x1b[K', '\x1b[1K', '\x1b[2K', '\x1b[01;3$m', '\x1b[3$m', '\x1b[4$m', '\x1b[1m', '\x1b[22m', '\x1b[38;5;$$m', '\x1b[1;4$m'];
+    const rare = ['\x1b[m', '\x1b[0m', '\x1b[0;3$m', '\x1b[;4$m', '\x1b[3m', '\x1b[23m', '\x1b[4m', '\x1b[24m', '\x1b[7m', '\x1b[27m'];
+    const one = (list: string[]): string => list[random(list.length)]!.replaceAll('$', () => String(random(8)));
+    let text = '';
+    for (let line = 0; line < 25_000; line++) {
+      for (let count = random(8); count > 0; count--) text += one(pieces);
+      if (line < 20_000 && random(300) === 0) text += one(rare);
+      if (line === 20_000) text += '\x1b[3m\x1b[4m\x1b[7m';
+      text += random(50) === 0 ? `${'w'.repeat(40)}\x1b[K\r\n` : '\r\n';
+    }
+    const skipped = await compare(`${PROMPT}cat\r\n${C}${text}${D(0)}${PROMPT}`, () => 1 + random(5000));
+    expect(skipped).toBeGreaterThan(Buffer.byteLength(text.slice(0, text.indexOf('\x1b[3m\x1b[4m\x1b[7m')))); // past where they are set
+  });
+
+  it('replays an SGR a read cut in two: colours that carry from line to line come out the same', async () => {
+    // No reset: each line's colour holds until the next. Chunks of 7, 97 and 997 bytes cut
+    // SGRs and erases everywhere.
+    const flood = lines(30_000, (i) => `\x1b[3${i % 8};4${(i >> 3) % 8}m${i}\x1b[K ${i % 3 === 0 ? '\x1b[1m' : ''}x\r\n`);
+    for (const size of [7, 97, 997]) expect(await compare(`${PROMPT}cat\r\n${C}${flood}${D(0)}${PROMPT}`, size)).toBeGreaterThan(flood.length * 0.5);
+    // Italic, set once in the skipped output by an SGR a read cut in two, and never again:
+    // every kept row is italic only if that SGR is replayed.
+    const [fast, full] = [emulator(true), emulator(false)];
+    const text = Buffer.from(`${lines(20_000, (i) => `a ${i}\r\n`)}\x1b[3mitalic\r\n${lines(20_000, (i) => `b ${i}\r\n`)}`);
+    const cut = text.indexOf('\x1b[3m') + 2;
+    for (const target of [fast, full]) {
+      for (let at = 0; at < text.length; ) {
+        const end = at < cut && cut < at + 4096 ? cut : Math.min(text.length, at + 4096);
+        target.write(text.subarray(at, end), at, end);
+        at = end;
+      }
+    }
+    await Promise.all([fast.whenParsed(), full.whenParsed()]);
+    expect(full.serialize()).toContain('\x1b[3m');
+    expect(fast.serialize()).toBe(full.serialize());
+    expect(fast.skippedBytes).toBeGreaterThan(cut);
+    fast.dispose();
+    full.dispose();
   });
 
   it('skips nothing inside a scroll region (DECSTBM), and still matches', async () => {
@@ -248,8 +306,29 @@ describe('planSkip', () => {
     expect(plan('\x1b[31ma\r\nb\x1b[1m\r\nc\r\nd\r\n', 2)).toEqual({ bytes: 'x[31ma\r\nbx[1m\r\n'.length, lineFeeds: 2, sgr: '\x1b[31m\x1b[1m' });
   });
 
-  it('stops at anything but text, tab, backspace, CR, LF and SGR', () => {
+  it('replays the SGRs from the last that resets every attribute on, in order', () => {
+    expect(plan('\x1b[1ma\r\n\x1b[0;31mb\x1b[4m\r\nc\r\nd\r\n', 1)?.sgr).toBe('\x1b[0;31m\x1b[4m');
+    expect(plan('\x1b[1ma\r\n\x1b[01;32mb\r\nc\r\nd\r\n', 1)?.sgr).toBe('\x1b[1m\x1b[01;32m'); // 01 is bold
+    expect(plan('\x1b[1ma\x1b[m\r\n\x1b[;4mb\r\nc\x1b[7m\r\nd\r\n', 1)?.sgr).toBe('\x1b[;4m\x1b[7m');
+    expect(plan('\x1b[1ma\x1b[m\r\n\x1b[;4mb\r\nc\x1b[7m\r\nd\r\n', 2)?.sgr).toBe('\x1b[;4m'); // c's is kept: parsed
+    // Across chunks: a reset in one, more after it in the next.
+    expect(planSkip([Buffer.from('\x1b[1ma\x1b[0m\x1b[2m\r\n'), Buffer.from('\x1b[3mb\r\nc\r\nd\r\n')], 1)?.sgr).toBe('\x1b[0m\x1b[2m\x1b[3m');
+  });
+
+  it('reads an SGR or erase in line a read cut in two as one, and replays the SGR', () => {
+    expect(planSkip([Buffer.from('a\r\n\x1b[3'), Buffer.from('1mb\r\nc\r\nd\r\n')], 1)).toEqual({ bytes: 'a\r\n\x1b[31mb\r\nc\r\n'.length, lineFeeds: 3, sgr: '\x1b[31m' });
+    expect(planSkip([Buffer.from('a\x1b'), Buffer.from('[Kb\r\nc\r\nd\r\n')], 1)).toEqual({ bytes: 'a\x1b[Kb\r\nc\r\n'.length, lineFeeds: 2, sgr: '' });
+    // Not an SGR or erase once whole (cursor up): the run ends where it starts.
+    const stop = { chunk: -1 };
+    expect(planSkip([Buffer.from('a\r\nb\r\nc\r\n\x1b['), Buffer.from('2Ad\r\n')], 1, stop)).toEqual({ bytes: 'a\r\nb\r\n'.length, lineFeeds: 2, sgr: '' });
+    expect(stop.chunk).toBe(0);
+  });
+
+  it('stops at anything but text, tab, backspace, CR, LF, SGR and erase in line', () => {
     expect(plan('a\r\nb\r\n\x1b[2Jc\r\nd\r\ne\r\n', 1)).toEqual({ bytes: 'a\r\n'.length, lineFeeds: 1, sgr: '' });
+    expect(plan('a\x1b[K\r\nb\x1b[1;31m\x1b[2K\r\nc\x1b[0K\r\nd\r\n', 1)).toEqual({ bytes: 'a\x1b[K\r\nb\x1b[1;31m\x1b[2K\r\nc\x1b[0K\r\n'.length, lineFeeds: 3, sgr: '\x1b[1;31m' });
+    expect(plan('a\r\nb\r\n\x1b[?25lc\r\n', 1)).toEqual({ bytes: 'a\r\n'.length, lineFeeds: 1, sgr: '' });
+    expect(plan('a\r\nb\r\n\x1b[1:2Kc\r\n', 1)).toEqual({ bytes: 'a\r\n'.length, lineFeeds: 1, sgr: '' });
     expect(plan('a\r\n\x07b\r\nc\r\n', 1)).toBeNull();
     expect(plan('a\r\nb\x7f\r\nc\r\n', 1)).toBeNull();
     expect(plan('a\r\nb\r\n', 2)).toBeNull();
@@ -259,8 +338,13 @@ describe('planSkip', () => {
     // U+009B (CSI as one code) is C2 9B in UTF-8; U+00A0 (C2 A0) and 界 are text.
     expect(plan('a\r\n\x9bb\r\nc\r\n', 0)).toEqual({ bytes: 3, lineFeeds: 1, sgr: '' });
     expect(plan('a\u00a0\r\n界\r\nc\r\n', 1)).toEqual({ bytes: Buffer.byteLength('a\u00a0\r\n界\r\n'), lineFeeds: 2, sgr: '' });
-    // A C2 lead at the end of a chunk cannot be judged yet: the run ends there.
-    expect(plan('ab\r\nc\u00a0\r\nd\r\n', 0, 'ab\r\nc'.length + 1)).toEqual({ bytes: 4, lineFeeds: 1, sgr: '' });
+    // A C2 lead at the end of a chunk is judged by the next chunk's first byte; at the end of
+    // the last one it cannot be judged yet: the run ends there.
+    expect(plan('ab\r\nc\u00a0\r\nd\r\n', 1, 'ab\r\nc'.length + 1)).toEqual({ bytes: Buffer.byteLength('ab\r\nc\u00a0\r\n'), lineFeeds: 2, sgr: '' });
+    expect(plan('ab\r\nc\u0085\r\nd\r\n', 0, 'ab\r\nc'.length + 1)).toEqual({ bytes: 4, lineFeeds: 1, sgr: '' });
+    const stop = { chunk: -1 };
+    expect(planSkip([Buffer.from('ab\r\nc\r\n\rd'), Buffer.from([0xc2])], 0, stop)).toEqual({ bytes: 7, lineFeeds: 2, sgr: '' });
+    expect(stop.chunk).toBe(1);
     // Output that starts inside a character continues one already parsed: nothing is skipped.
     expect(planSkip([Buffer.from('界\r\nb\r\nc\r\n').subarray(1)], 0)).toBeNull();
   });
@@ -317,13 +401,13 @@ describe('planSkip', () => {
 
   it('plans the same from scans made as the chunks arrived, and ignores a scan of other bytes', () => {
     // Ten lines a chunk, so no SGR is cut in two (a cut one ends the plain run).
-    const chunks = Array.from({ length: 30 }, () => Buffer.from('\x1b[32mok\x1b[0m line\r\n'.repeat(10)));
+    const chunks = Array.from({ length: 30 }, (_, i) => Buffer.from(`\x1b[3${i % 8}mok\x1b[${i % 2}m line\r\n`.repeat(10)));
     chunks.push(Buffer.from(`\x1b[2J${'after\r\n'.repeat(20)}`));
     const scans = chunks.map((chunk) => scanChunk(chunk));
     const stop = { chunk: -1 };
     const scannedStop = { chunk: -1 };
     const expected = planSkip(chunks, 3, stop);
-    expect(expected?.sgr).toContain('\x1b[32m');
+    expect(expected?.sgr).toMatch(/^\x1b\[0m\x1b\[3\dm\x1b\[1m/); // from the last reset (an even chunk's) on
     expect(planSkip(chunks, 3, scannedStop, scans)).toEqual(expected);
     expect(scannedStop).toEqual(stop);
     // A chunk cut after it was scanned is a new Buffer: its old scan (which says the whole
@@ -337,8 +421,8 @@ describe('planSkip', () => {
 
 /**
  * The plan for plain output (no ESC) read one byte at a time: the run ends at the first byte
- * that is neither text, tab, backspace, CR nor LF, or at a C2 whose next byte is not in the
- * same chunk; the skip ends `keep` + 1 line feeds before that, if the line after it has a CR.
+ * that is neither text, tab, backspace, CR nor LF, or at a C2 not followed by A0–BF (in its
+ * chunk or the next); the skip ends `keep` + 1 line feeds before that, if the line after it has a CR.
  */
 function byteByByte(chunks: Buffer[], keep: number): ReturnType<typeof planSkip> {
   const all = Buffer.concat(chunks);
@@ -348,7 +432,7 @@ function byteByByte(chunks: Buffer[], keep: number): ReturnType<typeof planSkip>
     for (let i = 0; i < chunk.length; i++, at++) {
       const byte = chunk[i]!;
       const text = (byte >= 0x20 && byte < 0x7f) || [0x08, 0x09, 0x0a, 0x0d].includes(byte) || (byte >= 0x80 && byte !== 0xc2);
-      const nbsp = byte === 0xc2 && i + 1 < chunk.length && chunk[i + 1]! >= 0xa0;
+      const nbsp = byte === 0xc2 && (all[at + 1] ?? 0) >= 0xa0; // in this chunk or the next
       if (!text && !nbsp) {
         stop = at;
         break find;
