@@ -4,7 +4,9 @@
  * one UI viewer watching over /ws and acking every frame), as a ratio of node-pty alone
  * reading the same file, the two taking turns (PAIRS times). Zero loss: the transcript must
  * hold every byte. Then the same with the `ptyThread` setting (PTYs read on the pty host
- * thread, ptyHost.ts), so each run shows what the thread would buy.
+ * thread, ptyHost.ts), so each run shows what the thread would buy; and, by default again, a
+ * file of coloured lines as `grep --color=always` prints them (an SGR and an erase in line
+ * around every match: what a fast-forward must read through, fastForward.ts).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -45,22 +47,30 @@ async function watch(hub: BenchHub, session: string): Promise<{ bytes: () => num
 }
 
 export async function sustainedOutput(rows: Row[], work: string, floodMb: number): Promise<void> {
-  const file = path.join(work, 'flood.txt');
-  const line = `${'The quick brown fox jumps over the lazy dog 0123456789 '.repeat(2).trim()}\n`;
-  const chunk = line.repeat(Math.ceil((1024 * 1024) / line.length));
+  const plain = writeFlood(path.join(work, 'flood.txt'), floodMb, () => `${'The quick brown fox jumps over the lazy dog 0123456789 '.repeat(2).trim()}\n`);
+  await measure(rows, { ...plain, floodMb, ptyThread: false });
+  await measure(rows, { ...plain, floodMb, ptyThread: true });
+  const grep = writeFlood(path.join(work, 'grep.txt'), floodMb, (i) => {
+    const colour = (sgr: string, text: string): string => `\x1b[${sgr}m\x1b[K${text}\x1b[m\x1b[K`;
+    return `${colour('35', `src/core/file${i % 97}.ts`)}:${colour('32', String(i))}:  const value = compute(${colour('01;31', 'match')}, ${i});\n`;
+  });
+  await measure(rows, { ...grep, floodMb, ptyThread: false, what: 'of `grep --color=always` lines ' });
+}
+
+/** A file of `floodMb` MiB (a 1 MiB block of `line(i)`, repeated), and what a terminal makes of it. */
+function writeFlood(file: string, floodMb: number, line: (i: number) => string): { file: string; size: number; expected: number } {
+  let chunk = '';
+  for (let i = 0; chunk.length < 1024 * 1024; i++) chunk += line(i);
   const fd = fs.openSync(file, 'w');
   for (let i = 0; i < floodMb; i++) fs.writeSync(fd, chunk);
   fs.closeSync(fd);
   const size = fs.statSync(file).size;
-  // What a terminal makes of it: every \n becomes \r\n (ONLCR).
-  const expected = size + floodMb * chunk.split('\n').length - floodMb;
-
-  await measure(rows, { file, size, expected, floodMb, ptyThread: false });
-  await measure(rows, { file, size, expected, floodMb, ptyThread: true });
+  // Every \n becomes \r\n (ONLCR).
+  return { file, size, expected: size + floodMb * (chunk.split('\n').length - 1) };
 }
 
-async function measure(rows: Row[], flood: { file: string; size: number; expected: number; floodMb: number; ptyThread: boolean }): Promise<void> {
-  const { file, size, expected, floodMb, ptyThread } = flood;
+async function measure(rows: Row[], flood: { file: string; size: number; expected: number; floodMb: number; ptyThread: boolean; what?: string }): Promise<void> {
+  const { file, size, expected, floodMb, ptyThread, what = '' } = flood;
   // Three `cat`s of a 256 MiB file (--full) pass the default 512 MiB transcript cap, after which
   // output.log keeps nothing: raise it, so every byte can be checked.
   const transcriptCap = { SWITCHBOARD_TRANSCRIPT_MAX_BYTES: String(4 * PAIRS * size) };
@@ -93,7 +103,7 @@ async function measure(rows: Row[], flood: { file: string; size: number; expecte
     const ratios = pairs.map((pair) => pair.hub / pair.bare);
     const where = ptyThread ? ', PTYs read on the pty host thread (setting ptyThread)' : '';
     rows.push({
-      case: `\`cat\` ${floodMb} MiB in a hub session (emulator, transcript, tracking, one viewer over /ws${where}), median of ${PAIRS} runs alternating with the baseline`,
+      case: `\`cat\` ${floodMb} MiB ${what}in a hub session (emulator, transcript, tracking, one viewer over /ws${where}), median of ${PAIRS} runs alternating with the baseline`,
       value: `${mib(median(pairs.map((pair) => pair.hub)))}/s`,
       baseline: `${mib(median(pairs.map((pair) => pair.bare)))}/s (node-pty alone)`,
       ratio: `${median(ratios).toFixed(2)}×`,

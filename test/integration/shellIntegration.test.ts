@@ -141,10 +141,36 @@ class ShellUnderTest {
       };
       const timer = setTimeout(() => {
         this.waiters.delete(check);
-        reject(new Error(`timed out; marks so far: ${JSON.stringify(this.marks.slice(from))}\n${this.text()}\nraw tail: ${JSON.stringify(this.raw)}`));
+        reject(new Error(`timed out; marks so far: ${JSON.stringify(this.marks.slice(from))}\n${this.text()}\nraw tail: ${JSON.stringify(this.raw)}\n${this.processState()}`));
       }, timeoutMs);
       if (!check()) this.waiters.add(check);
     });
+  }
+
+  /**
+   * What the shell was doing when a wait timed out (a fish that printed nothing at all in 10 s
+   * was seen twice under the full suite's load): its process and children, state and wait channel.
+   */
+  processState(): string {
+    if (this.exitCode !== null) return `the shell exited with ${this.exitCode}`;
+    const describe = (pid: number): string => {
+      try {
+        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        const wchan = fs.readFileSync(`/proc/${pid}/wchan`, 'utf8');
+        const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+        return `${pid} ${cmdline}: state ${fields[0]}, wchan ${wchan || '-'}, cpu ${Number(fields[11]) + Number(fields[12])} ticks`;
+      } catch (error) {
+        return `${pid}: ${(error as Error).message}`;
+      }
+    };
+    let children: number[] = [];
+    try {
+      children = fs.readFileSync(`/proc/${this.proc.pid}/task/${this.proc.pid}/children`, 'utf8').trim().split(' ').filter(Boolean).map(Number);
+    } catch {
+      // not Linux, or gone
+    }
+    return ['the shell is still running:', describe(this.proc.pid), ...children.map((pid) => `  child ${describe(pid)}`)].join('\n');
   }
 
   ours(kind: Mark['kind']): (m: Mark) => boolean {
