@@ -126,7 +126,8 @@ export class SettingsEditor {
   watch(onReload: (result: NonNullable<ReturnType<SettingsEditor['reloadFromDisk']>>) => void, onError: (error: Error) => void): Disposable {
     let timer: NodeJS.Timeout | undefined;
     const watcher = fs.watch(this.options.stateDir, (_event, name) => {
-      if (name !== SETTINGS_FILE) return;
+      // Some platforms give no name: reading the file again is cheap (unchanged text is ignored).
+      if (name !== null && name !== SETTINGS_FILE) return;
       clearTimeout(timer);
       timer = setTimeout(() => {
         const result = this.reloadFromDisk();
