@@ -11,6 +11,8 @@
  *    coloured span) changes only the cursor's row, which leaves the buffer like every row the
  *    text touched, and the column (a wrap pending at the last column is cancelled), which the
  *    kept line's `\r` sets again: it is skipped with the text;
+ *  - `ESC ( B` (G0 is ASCII; `tput sgr0` prints it before `ESC [ m`) is replayed once after
+ *    the SGRs when the skipped bytes hold one (no other designation passes, so it is the last);
  *  - anything else (other controls, escape sequences, C1 codes, shell-integration marks) ends
  *    the run: it is parsed as usual.
  *
@@ -63,6 +65,8 @@ export interface ChunkScan {
   readonly resets: boolean;
   /** The SGRs of the plain output from the last that resets on (all of them if none does), joined. */
   readonly sgr: string;
+  /** Whether the plain output holds `ESC ( B`. */
+  readonly ascii: boolean;
 }
 
 /** Scans `chunk` for `planSkip` (about 1 µs per KB of a flood). */
@@ -70,12 +74,13 @@ export function scanChunk(chunk: Buffer): ChunkScan {
   scannedLineFeeds = 0;
   sgrCount = 0;
   sgrResets = false;
+  scannedAscii = false;
   const plain = plainLength(chunk);
   // Only the SGRs after the last reset become a string: a coloured flood (grep's) has a few
   // per line, and all but the last line's are overridden.
   let sgr = '';
   for (let index = 0; index < sgrCount; index++) sgr += chunk.toString('latin1', sgrStarts[index]!, sgrEnds[index]!);
-  return { chunk, plain, lineFeeds: scannedLineFeeds, resets: sgrResets, sgr };
+  return { chunk, plain, lineFeeds: scannedLineFeeds, resets: sgrResets, sgr, ascii: scannedAscii };
 }
 
 /** `replay` followed by `sgr`: `sgr` alone when it resets every attribute first. */
@@ -97,8 +102,8 @@ export function planSkip(chunks: readonly Buffer[], keepLineFeeds: number, stop?
   if (stop) stop.chunk = -1;
   if (chunks.length === 0 || startsInsideCharacter(chunks[0]!)) return null;
   const runScans: ChunkScan[] = [];
-  /** By chunk: an SGR a read cut at its end, to replay after the chunk's own. */
-  const cutSgr = new Map<number, { text: string; resets: boolean }>();
+  /** By chunk: an SGR or `ESC ( B` a read cut at its end, to replay after the chunk's own. */
+  const cuts = new Map<number, CutSequence>();
   // Where the plain output ends: chunk `last`, byte `lastEnd`; and the line feeds before it.
   let lineFeeds = 0;
   let last = chunks.length - 1;
@@ -115,7 +120,7 @@ export function planSkip(chunks: readonly Buffer[], keepLineFeeds: number, stop?
       const next = chunks[index + 1];
       const across = next ? sequenceAcross(chunk, scan.plain, next) : undefined;
       if (across) {
-        if (across.sgr) cutSgr.set(index, across.sgr);
+        cuts.set(index, across);
         continue;
       }
       last = index;
@@ -144,14 +149,18 @@ export function planSkip(chunks: readonly Buffer[], keepLineFeeds: number, stop?
   for (let index = 0; index < chunk; index++) bytes += chunks[index]!.length;
   // The attributes at the skip's end: its SGRs in order, from the last that resets them all.
   let replay = '';
+  let ascii = false;
   for (let index = 0; index < chunk; index++) {
     const scan = runScans[index]!;
     replay = thenSgr(replay, scan.sgr, scan.resets);
-    const cut = cutSgr.get(index);
-    if (cut !== undefined) replay = thenSgr(replay, cut.text, cut.resets);
+    ascii ||= scan.ascii;
+    const cut = cuts.get(index);
+    if (cut?.sgr) replay = thenSgr(replay, cut.sgr.text, cut.sgr.resets);
+    ascii ||= cut?.ascii === true;
   }
   const head = scanChunk(chunks[chunk]!.subarray(0, at)); // the end chunk up to the skip's end
   replay = thenSgr(replay, head.sgr, head.resets);
+  if (ascii || head.ascii) replay += DESIGNATE_ASCII;
   // Every line feed of the plain output is skipped but the `keepLineFeeds` after the skip's end.
   return { bytes, lineFeeds: lineFeeds - keepLineFeeds, sgr: replay };
 }
@@ -161,14 +170,28 @@ export function planSkip(chunks: readonly Buffer[], keepLineFeeds: number, stop?
  * hold: an SGR (its text, to replay), an erase in line, or a C2 lead whose next byte makes it
  * text (U+00A0–U+00BF). Undefined otherwise, or when it does not end within `next`'s first bytes.
  */
-function sequenceAcross(chunk: Buffer, from: number, next: Buffer): { sgr: { text: string; resets: boolean } | null } | undefined {
+function sequenceAcross(chunk: Buffer, from: number, next: Buffer): CutSequence | undefined {
   const rest = chunk.length - from;
-  if (chunk[from] === C1_LEAD) return rest === 1 && (next[0] ?? 0) >= 0xa0 ? { sgr: null } : undefined;
+  if (chunk[from] === C1_LEAD) return rest === 1 && (next[0] ?? 0) >= 0xa0 ? {} : undefined;
   if (chunk[from] !== ESC || rest > MAX_CUT_SEQUENCE) return undefined;
   const joined = Buffer.concat([chunk.subarray(from), next.subarray(0, MAX_CUT_SEQUENCE)]);
   const sgr = sgrEnd(joined, 0);
   if (sgr > rest) return { sgr: { text: joined.toString('latin1', 0, sgr), resets: resetsAll(joined, 2, sgr - 1) } };
-  return eraseInLineEnd(joined, 0) > rest ? { sgr: null } : undefined;
+  if (eraseInLineEnd(joined, 0) > rest) return {};
+  return designatesAscii(joined, 0) && rest < 3 ? { ascii: true } : undefined;
+}
+
+/** What a sequence cut by a read does: an SGR to replay, G0 set to ASCII, or nothing (erase in line, a C2 lead). */
+interface CutSequence {
+  sgr?: { text: string; resets: boolean };
+  ascii?: boolean;
+}
+
+const DESIGNATE_ASCII = '\x1b(B';
+
+/** Whether `ESC ( B` starts at `at`. */
+function designatesAscii(chunk: Buffer, at: number): boolean {
+  return chunk[at + 1] === 0x28 && chunk[at + 2] === 0x42;
 }
 
 /** Longer SGRs cut by a read end the skip there (a flood's are a few bytes). */
@@ -187,6 +210,8 @@ let sgrStarts = new Int32Array(64);
 let sgrEnds = new Int32Array(64);
 let sgrCount = 0;
 let sgrResets = false;
+/** Whether `plainLength` passed an `ESC ( B`. */
+let scannedAscii = false;
 
 function noteSgr(chunk: Buffer, at: number, end: number): void {
   if (resetsAll(chunk, at + 2, end - 1)) {
@@ -240,8 +265,13 @@ function plainLength(chunk: Buffer): number {
       continue;
     }
     const erased = eraseInLineEnd(chunk, at);
-    if (erased < 0) return at;
-    at = erased;
+    if (erased >= 0) {
+      at = erased;
+      continue;
+    }
+    if (!designatesAscii(chunk, at)) return at;
+    scannedAscii = true;
+    at += 3;
   }
 }
 

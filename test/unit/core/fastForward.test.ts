@@ -249,6 +249,19 @@ describe('fast-forward leaves the emulator as a full parse does', () => {
     expect(skipped).toBeGreaterThan(Buffer.byteLength(text.slice(0, text.indexOf('\x1b[3m\x1b[4m\x1b[7m')))); // past where they are set
   });
 
+  it('skips `ESC ( B` (tput sgr0) and sets G0 back to ASCII after the skip, also when a read cut it', async () => {
+    // Line drawing first (`ESC ( 0`: parsed, it ends a skip), then `tput sgr0` lines: `q` is a
+    // line in line drawing and a `q` in ASCII, so the rows that stay show which is in force.
+    const sgr0 = lines(20_000, (i) => `\x1b[1mline ${i}\x1b(B\x1b[m q\r\n`);
+    const text = `\x1b(0${lines(50, () => 'q\r\n')}${sgr0}${lines(200, () => 'q\r\n')}`;
+    expect(await compare(text)).toBeGreaterThan(sgr0.length * 0.8);
+    expect(await compare(text, 4099)).toBeGreaterThan(sgr0.length * 0.8); // cut in other places
+    // One `ESC ( B` well past the slice parsed after the `ESC ( 0` (32 KiB), in the skipped
+    // output: only its replay puts the rows that stay back in ASCII.
+    const once = `\x1b(0${lines(10_000, (i) => `qq ${i}\r\n`)}\x1b(B${lines(10_000, (i) => `ascii q ${i}\r\n`)}${lines(200, () => 'q\r\n')}`;
+    expect(await compare(once)).toBeGreaterThan(once.length / 2);
+  });
+
   it('replays an SGR a read cut in two: colours that carry from line to line come out the same', async () => {
     // No reset: each line's colour holds until the next. Chunks of 7, 97 and 997 bytes cut
     // SGRs and erases everywhere.
@@ -313,6 +326,13 @@ describe('planSkip', () => {
     expect(plan('\x1b[1ma\x1b[m\r\n\x1b[;4mb\r\nc\x1b[7m\r\nd\r\n', 2)?.sgr).toBe('\x1b[;4m'); // c's is kept: parsed
     // Across chunks: a reset in one, more after it in the next.
     expect(planSkip([Buffer.from('\x1b[1ma\x1b[0m\x1b[2m\r\n'), Buffer.from('\x1b[3mb\r\nc\r\nd\r\n')], 1)?.sgr).toBe('\x1b[0m\x1b[2m\x1b[3m');
+  });
+
+  it('passes `ESC ( B` and replays it once, after the SGRs; other designations stop', () => {
+    expect(plan('a\x1b(B\x1b[m\r\nb\x1b[1m\r\nc\r\nd\r\n', 1)?.sgr).toBe('\x1b[m\x1b[1m\x1b(B');
+    expect(planSkip([Buffer.from('a\r\n\x1b('), Buffer.from('Bb\r\nc\r\nd\r\n')], 1)).toEqual({ bytes: 'a\r\n\x1b(Bb\r\nc\r\n'.length, lineFeeds: 3, sgr: '\x1b(B' });
+    expect(plan('a\r\nb\r\n\x1b(0c\r\n', 1)).toEqual({ bytes: 'a\r\n'.length, lineFeeds: 1, sgr: '' });
+    expect(plan('a\r\nb\r\nc\r\n\x1b(Bd\r\n', 1)?.sgr).toBe(''); // after the skip: parsed
   });
 
   it('reads an SGR or erase in line a read cut in two as one, and replays the SGR', () => {
