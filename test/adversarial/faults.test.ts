@@ -66,11 +66,17 @@ describe('the shell dies under a running command', () => {
     const running = await http.ok('execute', { session, command: 'echo last-words-before-kill; sleep 100', timeout_ms: 1_000 });
     expect(running).toMatchObject({ status: 'running' });
     expect(String(running.output)).toContain('last-words-before-kill');
-    const waiting = http.ok('read', { session, view: 'command', wait: { exit: true, timeout_ms: 10_000 } });
-    await new Promise((resolve) => setTimeout(resolve, 200)); // the read is waiting in the hub
+    // The waiting read goes through a shim: one connection's messages are taken in order, so
+    // once the `list` sent after it is answered, the read is in the hub (HTTP has no order).
+    const shim = await new RawShim(hub).initialize('faults-waiter');
+    const waiting = shim.ok('read', { session, view: 'command', wait: { exit: true, timeout_ms: 10_000 } });
+    await shim.ok('list');
     const killedAt = Date.now();
     process.kill(Number(pid), 'SIGKILL');
     const read = await waiting;
+    shim.assertStdoutClean();
+    for (const line of shim.lines) expectNoLeak(line, hub);
+    await shim.close();
     expect(Date.now() - killedAt).toBeLessThan(1_000);
     expect(read).toMatchObject({ state: 'exited' });
     expect(read.waited).not.toBe('timeout');
