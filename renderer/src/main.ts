@@ -94,7 +94,15 @@ export class App {
   private renderDeferred = false;
   private deferTimer: ReturnType<typeof setTimeout> | undefined;
   /** What the session bar and the banner show now (see renderSessionBar). */
-  private sessionBar: { key: string | null; view: TerminalView | undefined; pill?: HTMLElement; name?: HTMLElement; badge?: HTMLElement } = {
+  private sessionBar: {
+    key: string | null;
+    view: TerminalView | undefined;
+    pill?: HTMLElement;
+    name?: HTMLElement;
+    badge?: HTMLElement;
+    actions?: HTMLElement;
+    actionsKey?: string;
+  } = {
     key: 'not rendered yet',
     view: undefined,
   };
@@ -721,19 +729,25 @@ export class App {
   }
 
   /**
-   * The bar over the terminal. Its buttons and search box are rebuilt only when they change
-   * (another session, exit, control, the timeline toggle); the title and state badge are
+   * The bar over the terminal. The search box is built once per session shown; the buttons
+   * only when they change (exit, control, the timeline toggle); the title and state badge are
    * updated in place. Rebuilt on every session update (an agent's every command), they were
    * replaced under the person: a click whose mouse-up landed on the new button was lost, and
-   * the search box lost focus while they typed.
+   * the search box lost focus while they typed (also when the session ended meanwhile).
    */
   private renderSessionBar(entry: SessionEntry | null): void {
     const info = entry?.info;
     const view = info ? this.views.get(info.id) : undefined;
-    const key = info ? JSON.stringify([info.id, info.state === 'exited', info.controller, isAgentSession(info), this.prefs.timelineOpen]) : null;
+    const key = info?.id ?? null;
     if (key !== this.sessionBar.key || view !== this.sessionBar.view) this.buildSessionBar(entry, key, view);
-    const { pill, name, badge } = this.sessionBar;
-    if (!entry || !info || !pill || !name || !badge) return;
+    const { pill, name, badge, actions } = this.sessionBar;
+    if (!entry || !info || !pill || !name || !badge || !actions) return;
+    const actionsKey = JSON.stringify([info.state === 'exited', info.controller, isAgentSession(info), this.prefs.timelineOpen]);
+    if (actionsKey !== this.sessionBar.actionsKey) {
+      this.sessionBar.actionsKey = actionsKey;
+      clear(actions);
+      actions.append(...this.sessionActions(info));
+    }
     const state = stateBadge(entry, performance.now());
     pill.textContent = isAgentSession(info) ? creatorName(info) : 'You';
     pill.title = creatorDetail(info);
@@ -752,13 +766,6 @@ export class App {
     clear(this.el.sessionBar);
     this.el.sessionBar.hidden = !entry;
     if (!entry) return;
-    const info = entry.info;
-    const live = info.state !== 'exited';
-    const agent = isAgentSession(info);
-    const userControls = info.controller === 'user';
-    const button = (action: string, label: string, iconName: string, onclick: () => void, extra = '', disabled = false, title = ''): HTMLButtonElement =>
-      h('button', { class: `btn ${extra}`, type: 'button', 'data-action': action, disabled, title, onclick }, icon(iconName), label);
-
     const search = h('input', {
       class: 'search-input',
       type: 'search',
@@ -801,10 +808,12 @@ export class App {
       });
     }
 
+    const agent = isAgentSession(entry.info);
     const pill = h('span', { class: `creator-pill ${agent ? 'agent' : 'user'}` });
     const name = h('span', { class: 'sb-name' });
     const badge = h('span', { class: 'badge' });
-    this.sessionBar = { key, view, pill, name, badge };
+    const actions = h('div', { class: 'sb-actions' });
+    this.sessionBar = { key, view, pill, name, badge, actions };
     this.el.sessionBar.append(
       h('div', { class: 'sb-title' }, pill, name, badge),
       h(
@@ -816,28 +825,36 @@ export class App {
         h('button', { class: 'icon-btn small', type: 'button', title: 'Previous match (Shift+Enter)', onclick: () => view?.findPrevious(search.value) }, icon('up')),
         h('button', { class: 'icon-btn small', type: 'button', title: 'Next match (Enter)', onclick: () => view?.findNext(search.value) }, icon('down')),
       ),
-      h(
-        'div',
-        { class: 'sb-actions' },
-        userControls
-          ? button('hand-back', agent ? 'Hand back' : 'Hand to agents', 'hand', () => this.send({ type: 'handBack', session: info.id }), '', !live, agent ? 'Give the keyboard back to the agent' : 'Let agents type into this session of yours')
-          : button('take-over', 'Take over', 'keyboard', () => this.takeOver(info.id), 'accent', !live, 'Take the keyboard: agent writes are refused until you hand back'),
-        button('interrupt', 'Interrupt', 'stop', () => this.send({ type: 'interrupt', session: info.id }), '', !live, 'Send Ctrl-C'),
-        button('kill', 'Kill', 'bolt', () => this.send({ type: 'kill', session: info.id }), '', !live, 'Stop the foreground program: SIGINT, then SIGTERM, then SIGKILL'),
-        button('close', 'Close', 'trash', () => void this.closeSession(info.id), 'danger-quiet', false, 'End the session and everything in it'),
-        h(
-          'button',
-          {
-            class: `icon-btn${this.prefs.timelineOpen ? ' on' : ''}`,
-            type: 'button',
-            title: this.prefs.timelineOpen ? 'Hide the command timeline' : 'Show the command timeline',
-            'data-action': 'toggle-timeline',
-            onclick: () => this.setPrefs({ timelineOpen: !this.prefs.timelineOpen }),
-          },
-          icon('list'),
-        ),
-      ),
+      actions,
     );
+  }
+
+  /** The bar's buttons for the session as it is now (renderSessionBar rebuilds them when that changes). */
+  private sessionActions(info: SessionEntry['info']): HTMLElement[] {
+    const live = info.state !== 'exited';
+    const agent = isAgentSession(info);
+    const userControls = info.controller === 'user';
+    const button = (action: string, label: string, iconName: string, onclick: () => void, extra = '', disabled = false, title = ''): HTMLButtonElement =>
+      h('button', { class: `btn ${extra}`, type: 'button', 'data-action': action, disabled, title, onclick }, icon(iconName), label);
+    return [
+      userControls
+        ? button('hand-back', agent ? 'Hand back' : 'Hand to agents', 'hand', () => this.send({ type: 'handBack', session: info.id }), '', !live, agent ? 'Give the keyboard back to the agent' : 'Let agents type into this session of yours')
+        : button('take-over', 'Take over', 'keyboard', () => this.takeOver(info.id), 'accent', !live, 'Take the keyboard: agent writes are refused until you hand back'),
+      button('interrupt', 'Interrupt', 'stop', () => this.send({ type: 'interrupt', session: info.id }), '', !live, 'Send Ctrl-C'),
+      button('kill', 'Kill', 'bolt', () => this.send({ type: 'kill', session: info.id }), '', !live, 'Stop the foreground program: SIGINT, then SIGTERM, then SIGKILL'),
+      button('close', 'Close', 'trash', () => void this.closeSession(info.id), 'danger-quiet', false, 'End the session and everything in it'),
+      h(
+        'button',
+        {
+          class: `icon-btn${this.prefs.timelineOpen ? ' on' : ''}`,
+          type: 'button',
+          title: this.prefs.timelineOpen ? 'Hide the command timeline' : 'Show the command timeline',
+          'data-action': 'toggle-timeline',
+          onclick: () => this.setPrefs({ timelineOpen: !this.prefs.timelineOpen }),
+        },
+        icon('list'),
+      ),
+    ];
   }
 
   /** The banner over the terminal; like the session bar, rebuilt only when what it shows changes. */

@@ -255,6 +255,27 @@ describe('the UI in a browser against switchboard serve', () => {
     expect(await interrupt!.evaluate((element) => element.isConnected)).toBe(true);
     await search.fill('');
     await execute({ session, command: 'cd ~' });
+
+    // A session that ends while the person types in its search box: the buttons change
+    // (disabled), the box stays the same element, focused, with what was typed.
+    const ending = (await call('open', { name: 'ends-while-searched' })).sc.session as string;
+    await page.locator(`.tab[data-tab="${ending}"]`).click();
+    const box = page.locator('[data-role="search"]');
+    await box.click();
+    await page.keyboard.type('abc');
+    const element = await box.elementHandle();
+    await call('kill', { session: ending, close: true });
+    await page.locator('.sb-actions [data-action="interrupt"][disabled]').waitFor({ timeout: 5_000 });
+    await page.keyboard.type('def');
+    expect(await element!.evaluate((node) => node.isConnected && node === document.activeElement)).toBe(true);
+    expect(await box.inputValue()).toBe('abcdef');
+    await screenshot('search-while-session-ends');
+    await box.fill('');
+    // Leave as found: the ended session's tab closed (no question for an ended one).
+    await page.locator('[data-action="close"]').click();
+    await page.locator(`.tab[data-tab="${ending}"]`).waitFor({ state: 'detached' });
+    await page.locator(`.tab[data-tab="${session}"]`).click();
+    await page.locator(`.tab.active[data-tab="${session}"]`).waitFor();
   });
 
   it('stays live through a flood, in this page and in a second one', async () => {
