@@ -223,8 +223,9 @@ export class Emulator {
     // Scanned now, a few µs per chunk, rather than all at once when the held batch is planned
     // (4–7 ms every 100 ms, during which the PTY is not read and the program blocks).
     if (this.fastForward && this.flooding) output.scan = scanChunk(bytes);
-    // A flood's end (the command's D mark, the next prompt) must not wait out the hold.
-    if (bytes.includes(FINAL_TERM_MARK)) this.urgent = true;
+    // A flood's end (the command's D mark, the next prompt) must not wait out the hold. A chunk
+    // its scan found plain to the end holds no OSC (`ESC ]` ends the scan): not searched again.
+    if ((output.scan === undefined || output.scan.plain < bytes.length) && bytes.includes(FINAL_TERM_MARK)) this.urgent = true;
     this.pump();
   }
 
