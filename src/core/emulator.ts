@@ -56,9 +56,9 @@ export interface EmulatorOptions {
 
 /**
  * Output handed to the emulator (raw bytes, decoded only if they reach xterm; `last`: the
- * stream ended after it), or a callback to run once everything before it is parsed.
+ * stream ended after it; `scan`: what the fast-forward plan reads of `data`, made as it arrived
+ * during a flood), or a callback to run once everything before it is parsed.
  */
-/** `scan`: what the fast-forward plan reads of `data`, made as it arrived during a flood. */
 type Output = { data: Buffer; start: number; end: number; last?: boolean; scan?: ChunkScan };
 type Held = Output | { barrier: () => void };
 
