@@ -61,6 +61,13 @@ export interface TerminateOptions {
   /** The session's terminal, if known (useful once the shell is gone); see sessionProcesses. */
   ttyNr?: number | string;
   pollMs?: number;
+  /**
+   * Whether the session's terminal is still open (its master or a slave held by the caller).
+   * Once both are closed its number can be the next terminal's, anyone's: a process on it is
+   * then not taken for the session's, only the mark, the session id and the process tree count.
+   * Omitted: the terminal is taken to stay open throughout.
+   */
+  ttyOpen?: () => boolean;
 }
 
 const ESCALATION: readonly KillSignal[] = ['SIGINT', 'SIGTERM', 'SIGKILL'];
@@ -328,7 +335,8 @@ async function jobEnded(job: Job): Promise<boolean> {
  * shell's process group and the foreground group, a grace period that ends early once all of the
  * session's processes are gone, then SIGKILL rounds over whatever `sessionProcesses` still finds
  * until none is left or the deadline passes. Resolves with the pids that had to be SIGKILLed.
- * Call it while the pty is still open: its tty number is then not yet someone else's.
+ * Call it while the pty is still open: its tty number is then not yet someone else's; pass
+ * `ttyOpen` so that the rounds after the shell's death stop matching by tty once it closes.
  * The shell's zombie is reaped by node-pty; others are re-parented to init when their parent dies.
  */
 export async function terminateSession(
@@ -339,10 +347,16 @@ export async function terminateSession(
   const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
   const table = await listProcesses();
   const anchor = anchorFrom(table, sessionId, shellPid, options.ttyNr);
-  const before = await findMembers(anchor, table);
+  const members = async (listed = listProcesses()): Promise<ProcessInfo[]> => {
+    const rows = await listed;
+    // Asked after the listing: open now means open while every row was read.
+    const ttyReused = options.ttyOpen !== undefined && !options.ttyOpen();
+    return findMembers(ttyReused ? { ...anchor, tty: '' } : anchor, rows);
+  };
+  const before = await members(Promise.resolve(table));
   await hangUp(table.get(shellPid), anchor, table);
   await waitUntil(() => allGone(before), { timeoutMs: options.graceMs ?? DEFAULT_GRACE_MS, pollMs });
-  return killRemaining(anchor, Date.now() + (options.deadlineMs ?? DEFAULT_DEADLINE_MS), pollMs);
+  return killRemaining(members, Date.now() + (options.deadlineMs ?? DEFAULT_DEADLINE_MS), pollMs);
 }
 
 async function hangUp(shell: ProcessInfo | undefined, anchor: SessionAnchor, table: Map<number, ProcessInfo>): Promise<void> {
@@ -355,10 +369,10 @@ async function hangUp(shell: ProcessInfo | undefined, anchor: SessionAnchor, tab
   }
 }
 
-async function killRemaining(anchor: SessionAnchor, deadline: number, pollMs: number): Promise<number[]> {
+async function killRemaining(members: () => Promise<ProcessInfo[]>, deadline: number, pollMs: number): Promise<number[]> {
   const killed = new Set<number>();
   for (;;) {
-    const left = await findMembers(anchor, await listProcesses());
+    const left = await members();
     if (left.length === 0 || Date.now() >= deadline) break;
     const hit: ProcessInfo[] = [];
     for (const row of left) if (await signalIfSame(row, 'SIGKILL')) hit.push(row);

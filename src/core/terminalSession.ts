@@ -139,6 +139,8 @@ export class TerminalSession {
    * non-blocking reads lost the last kilobytes in about half the runs of `seq 1 100000`).
    */
   private slaveFd: number | null;
+  /** node-pty closed the master (it reported the exit). */
+  private masterClosed = false;
   private exitCheckTimer: NodeJS.Timeout | null = null;
 
   private readonly onDidExitEmitter = new EventEmitter<number | null>();
@@ -217,6 +219,7 @@ export class TerminalSession {
     this.exited = new Promise((resolve) => {
       this.store.add(this.ptyProcess.onExit(({ exitCode }) => {
         // node-pty has just closed the master: its fd number may be reused by the next open.
+        this.masterClosed = true;
         this.input.dispose();
         this.pipe.end();
         void this.emulator.whenParsed().then(() => {
@@ -438,7 +441,8 @@ export class TerminalSession {
   /** Ends the session with nothing left running on its terminal. */
   async close(): Promise<void> {
     if (!this.closedAt) {
-      await terminateSession(this.id, this.pid, { graceMs: this.options.closeGraceMs });
+      // Once master and slave are both closed, the terminal's number is free for anyone's next one.
+      await terminateSession(this.id, this.pid, { graceMs: this.options.closeGraceMs, ttyOpen: () => !this.masterClosed || this.slaveFd !== null });
       await this.exited;
     }
     await this.dispose();

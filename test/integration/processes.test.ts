@@ -330,6 +330,27 @@ describe.runIf(linux)('processes', () => {
       await within(shell.exited, 5000, 'the pty to report the shell exited');
     });
 
+    it("once the session's terminal is closed, a process on its number (the next terminal's) is not the session's", async () => {
+      const shell = await openShell();
+      // Someone else's shell, started after the session's, on another terminal: its number
+      // stands for the session's once that is closed and the number handed out again.
+      const other = pty.spawn('bash', ['--norc', '--noprofile', '-i'], { name: 'xterm-256color', cols: 80, rows: 24, cwd: tmpdir(), env: { ...process.env, PS1: '$ ' } });
+      try {
+        const ttyNr = await eventually(() => {
+          const text = readOr(`/proc/${other.pid}/stat`);
+          const tty = Number(text.slice(text.lastIndexOf(')') + 2).split(' ')[4]);
+          return tty > 0 ? tty : undefined;
+        });
+        expect(await sessionProcesses(shell.id, shell.pid, ttyNr)).toContain(other.pid); // on "its" terminal
+
+        await terminateSession(shell.id, shell.pid, { graceMs: 200, ttyNr, ttyOpen: () => false });
+        expect(alive(shell.pid)).toBe(false);
+        expect(alive(other.pid), 'the other terminal\'s shell').toBe(true);
+      } finally {
+        other.kill('SIGKILL');
+      }
+    });
+
     it('kills a shell that ignores SIGHUP', async () => {
       const shell = await openShell();
       shell.type("trap '' HUP; echo ARMED-$((2+3))");

@@ -54,6 +54,8 @@ class ShellUnderTest {
   readonly term: HeadlessTerminal;
   readonly proc: pty.IPty;
   exitCode: number | null = null;
+  /** The signal that ended the shell, if one did (node-pty then reports exit code 0). */
+  exitSignal: number | undefined;
   /** The last bytes received, for failure messages only. */
   raw = '';
   private readonly waiters = new Set<() => void>();
@@ -114,8 +116,9 @@ class ShellUnderTest {
       this.term.write(data);
       for (const w of this.outputWaiters) w(data);
     });
-    this.proc.onExit(({ exitCode }) => {
+    this.proc.onExit(({ exitCode, signal }) => {
       this.exitCode = exitCode;
+      this.exitSignal = signal || undefined;
       for (const w of this.exitWaiters) w();
     });
   }
@@ -152,7 +155,7 @@ class ShellUnderTest {
    * was seen twice under the full suite's load): its process and children, state and wait channel.
    */
   processState(): string {
-    if (this.exitCode !== null) return `the shell exited with ${this.exitCode}`;
+    if (this.exitCode !== null) return `the shell exited with ${this.exitCode}${this.exitSignal ? `, killed by signal ${this.exitSignal}` : ''}`;
     const describe = (pid: number): string => {
       try {
         const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
