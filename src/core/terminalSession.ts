@@ -141,6 +141,8 @@ export class TerminalSession {
   private slaveFd: number | null;
   /** node-pty closed the master (it reported the exit). */
   private masterClosed = false;
+  /** `close` is killing what is left: the slave stays held (see close). */
+  private terminating = false;
   private exitCheckTimer: NodeJS.Timeout | null = null;
 
   private readonly onDidExitEmitter = new EventEmitter<number | null>();
@@ -301,7 +303,7 @@ export class TerminalSession {
 
   private releaseTerminal(): void {
     if (this.exitCheckTimer) clearTimeout(this.exitCheckTimer);
-    if (this.slaveFd === null) return;
+    if (this.slaveFd === null || this.terminating) return;
     // Once the slave closes, node-pty may close the master and its fd number be reused:
     // typing straight into it ends first.
     this.input.dispose();
@@ -441,8 +443,14 @@ export class TerminalSession {
   /** Ends the session with nothing left running on its terminal. */
   async close(): Promise<void> {
     if (!this.closedAt) {
-      // Once master and slave are both closed, the terminal's number is free for anyone's next one.
-      await terminateSession(this.id, this.pid, { graceMs: this.options.closeGraceMs, ttyOpen: () => !this.masterClosed || this.slaveFd !== null });
+      // The slave is held until the kill rounds are over, so the terminal's number cannot be
+      // anyone else's meanwhile; if it was let go before, it is free once the master closes.
+      this.terminating = true;
+      try {
+        await terminateSession(this.id, this.pid, { graceMs: this.options.closeGraceMs, ttyOpen: () => !this.masterClosed || this.slaveFd !== null });
+      } finally {
+        this.terminating = false;
+      }
       await this.exited;
     }
     await this.dispose();
