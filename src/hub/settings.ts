@@ -99,6 +99,11 @@ export function readSettingsFile(file: string): Record<string, unknown> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
     throw new Error(`${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`);
   }
+  return parseSettingsText(file, text);
+}
+
+/** settings.json's text (read already) as an object; throws, naming the file, when it is not one. */
+export function parseSettingsText(file: string, text: string): Record<string, unknown> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

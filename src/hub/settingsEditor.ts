@@ -5,7 +5,7 @@ import { ErrorCode, SwitchboardError } from '../core/errors.js';
 import type { Disposable } from '../core/event.js';
 import { findExecutable } from '../core/sessionManager.js';
 import type { HubMessage, HubSetting } from '../ui-protocol.js';
-import { describeSettingsIssues, envOverrides, envVariableOf, readSettingsFile, SETTINGS_FILE, SettingsSchema, type Settings } from './settings.js';
+import { describeSettingsIssues, envOverrides, envVariableOf, parseSettingsText, readSettingsFile, SETTINGS_FILE, SettingsSchema, type Settings } from './settings.js';
 import { tokenWrittenAt } from './token.js';
 
 type Key = keyof Settings;
@@ -108,7 +108,9 @@ export class SettingsEditor {
     this.lastText = text;
     let settings: Settings;
     try {
-      const parsed = SettingsSchema.safeParse({ ...readSettingsFile(this.file), ...this.overrides() });
+      // The text just read, not a second read; none: missing ({}) or unreadable (said why).
+      const raw = text === null ? readSettingsFile(this.file) : parseSettingsText(this.file, text);
+      const parsed = SettingsSchema.safeParse({ ...raw, ...this.overrides() });
       if (!parsed.success) throw new Error(`${describeSettingsIssues(parsed.error.issues)}.`);
       settings = parsed.data;
     } catch (error) {
