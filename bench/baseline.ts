@@ -6,8 +6,8 @@ import { now } from './stats.js';
  * no emulator, no transcript, no MCP.
  */
 
-/** Round trips of `echo hi` in a bare bash (no rc, plain prompt): write → prompt back. */
-export async function bareRoundTrips(count: number): Promise<number[]> {
+/** Round trips of `echo hi` in a bare bash (no rc, plain prompt): write → prompt back, after `warmUp` untimed ones. */
+export async function bareRoundTrips(count: number, warmUp = 0): Promise<number[]> {
   const shell = pty.spawn('/bin/bash', ['--norc', '--noprofile', '-i'], {
     cols: 120,
     rows: 30,
@@ -37,13 +37,13 @@ export async function bareRoundTrips(count: number): Promise<number[]> {
     });
   await waitFor((text) => text.endsWith('READY$ '));
   const samples: number[] = [];
-  for (let i = 0; i < count; i++) {
+  for (let i = 0; i < warmUp + count; i++) {
     buffer = '';
     const start = now();
     shell.write('echo hi\r');
     // `hi\r\n` twice: the echoed command line, then its output; then the prompt.
     await waitFor((text) => text.split('hi\r\n').length >= 3 && text.endsWith('READY$ '));
-    samples.push(now() - start);
+    if (i >= warmUp) samples.push(now() - start);
   }
   // `exit`, then SIGKILL if bash is still there after 2 s: a live pty keeps the bench from exiting.
   const exited = new Promise<void>((resolve) => shell.onExit(() => resolve()));

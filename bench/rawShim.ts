@@ -15,7 +15,7 @@ interface Answer {
   error?: { message: string };
 }
 
-export async function rawShimRoundTrips(bin: string, env: Record<string, string>, count: number): Promise<number[]> {
+export async function rawShimRoundTrips(bin: string, env: Record<string, string>, count: number, warmUp: number): Promise<number[]> {
   const shim = spawn(process.execPath, [bin, 'mcp'], { env, stdio: ['pipe', 'pipe', 'ignore'] });
   const waiting = new Map<number, (answer: Answer) => void>();
   readline.createInterface({ input: shim.stdout }).on('line', (line) => {
@@ -39,7 +39,7 @@ export async function rawShimRoundTrips(bin: string, env: Record<string, string>
     shim.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
     const execute = (args: object): Promise<Answer> => call('tools/call', { name: 'execute', arguments: args });
     const session = (await execute({ command: 'echo warm' })).result?.structuredContent?.session;
-    for (let i = 0; i < 20; i++) await execute({ command: 'echo hi', session });
+    for (let i = 0; i < warmUp; i++) await execute({ command: 'echo hi', session });
     const samples: number[] = [];
     for (let i = 0; i < count; i++) {
       const start = now();
