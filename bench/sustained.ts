@@ -84,7 +84,7 @@ async function measure(rows: Row[], flood: { file: string; size: number; expecte
     // node-pty alone and the hub take turns, PAIRS times: this machine's PTY throughput drifts
     // by 2× within minutes, so each ratio compares runs seconds apart.
     // The first pair runs in a fresh hub whose flood path V8 has not optimized yet (its main
-    // thread took 1.1–1.5× the CPU of later `cat`s in four runs): it is reported on its own, and the
+    // thread took 1.15–1.4× the CPU of later `cat`s in six runs): it is reported on its own, and the
     // figure is the steady state of a hub that has been running (see WARM_UP_CALLS in run.ts).
     const pairs: { bare: number; hub: number; kept: number; bareCpu: number; hubCpu: number | null }[] = [];
     for (let i = 0; i < 1 + PAIRS; i++) {
