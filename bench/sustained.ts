@@ -2,10 +2,10 @@
  * Sustained output (issue 6 item 3): `cat` of a large file in a session of a real hub with
  * everything on (emulator, transcript, command tracking, an MCP client waiting on `execute`,
  * one UI viewer watching over /ws and acking every frame), as a ratio of node-pty alone
- * reading the same file, the two taking turns (PAIRS times). Zero loss: the transcript must
- * hold every byte. Then the same with the `ptyThread` setting (PTYs read on the pty host
- * thread, ptyHost.ts), so each run shows what the thread would buy; and, by default again, a
- * file of coloured lines as `grep --color=always` prints them (an SGR and an erase in line
+ * reading the same file, the two taking turns (PAIRS times, after one uncounted turn). Zero
+ * loss: the transcript must hold every byte. Then the same with the `ptyThread` setting (PTYs
+ * read on the pty host thread, ptyHost.ts), so each run shows what the thread would buy; and,
+ * by default again, a file of coloured lines as `grep --color=always` prints them (an SGR and an erase in line
  * around every match: what a fast-forward must read through, fastForward.ts).
  */
 import * as fs from 'node:fs';
@@ -84,8 +84,8 @@ async function measure(rows: Row[], flood: { file: string; size: number; expecte
     // node-pty alone and the hub take turns, PAIRS times: this machine's PTY throughput drifts
     // by 2× within minutes, so each ratio compares runs seconds apart.
     // The first pair runs in a fresh hub whose flood path V8 has not optimized yet (its main
-    // thread took 1.15–1.4× the CPU of later `cat`s in six runs): it is reported on its own, and the
-    // figure is the steady state of a hub that has been running (see WARM_UP_CALLS in run.ts).
+    // thread took 1.15–1.4× the CPU of later `cat`s in six runs): it is reported on its own,
+    // and the figure is a running hub's steady state (see WARM_UP_CALLS in run.ts).
     const pairs: { bare: number; hub: number; kept: number; bareCpu: number; hubCpu: number | null }[] = [];
     for (let i = 0; i < 1 + PAIRS; i++) {
       const bare = await bareThroughput(file);
