@@ -5,8 +5,8 @@
  * reading the same file, the two taking turns (PAIRS times, after one uncounted turn). Zero
  * loss: the transcript must hold every byte. Then the same with the `ptyThread` setting (PTYs
  * read on the pty host thread, ptyHost.ts), so each run shows what the thread would buy; and,
- * by default again, a file of coloured lines as `grep --color=always` prints them (an SGR and an erase in line
- * around every match: what a fast-forward must read through, fastForward.ts).
+ * by default again, a file of coloured lines as `grep --color=always` prints them (an SGR and
+ * an erase in line around every match: what a fast-forward must read through, fastForward.ts).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
