@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { AppendFile } from './appendFile.js';
 import { EventEmitter, type Event } from './event.js';
 import type { CommandRecord, Creator, SessionInfo } from './types.js';
 
@@ -20,10 +21,13 @@ export const DEFAULT_TRANSCRIPT_MAX_BYTES = 512 * 1024 * 1024;
  * waiting, or after `WRITE_BATCH_MS`, whichever comes first. node-pty delivers one chunk
  * (≤ 4 KB on Linux) per event-loop turn, so gathering "per tick" would still write once per
  * chunk. Measured on the main thread with ~100 µs of other work per chunk (the hub's case):
- * a write per chunk costs 8–12 µs of it, corked batches 1.5–4 µs.
+ * a write per chunk costs 8–12 µs of it, corked batches 1.5–4 µs. Each batch is also a round
+ * trip to the thread pool (and one for its timing lines), which costs CPU on both threads:
+ * with 64 KB / 10 ms batches a 64 MiB `cat` took ~200 ms more of the hub's CPU than now
+ * (docs/decisions.md, Transcripts). During a flood the size ends a batch, otherwise the timer.
  */
-export const WRITE_BATCH_BYTES = 64 * 1024;
-export const WRITE_BATCH_MS = 10;
+export const WRITE_BATCH_BYTES = 1024 * 1024;
+export const WRITE_BATCH_MS = 50;
 
 /**
  * `<state>/sessions/<id>/meta.json`: who the session was, written when it opens and rewritten
@@ -106,7 +110,7 @@ export function cutOf(meta: { transcript_failed_at?: number; transcript_error?: 
  * caller can pause the PTY when the disk is slower than the program (OutputPipe does).
  */
 export class Transcript {
-  private readonly output: fs.WriteStream;
+  private readonly output: AppendFile;
   private readonly commands: fs.WriteStream;
   private readonly timing: fs.WriteStream;
   private readonly maxBytes: number;
@@ -114,7 +118,7 @@ export class Transcript {
   private bytes = 0;
   private lastMarkAt = Number.NEGATIVE_INFINITY;
   private lastMarkOffset = 0;
-  /** Chunks for output.log not yet handed to its stream, and their size. */
+  /** Chunks for output.log not yet handed to its file, and their size. */
   private batch: Uint8Array[] = [];
   private batchBytes = 0;
   private batchTimer: NodeJS.Timeout | null = null;
@@ -153,7 +157,7 @@ export class Transcript {
   ) {
     this.maxBytes = options.maxBytes ?? DEFAULT_TRANSCRIPT_MAX_BYTES;
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    this.output = this.open(OUTPUT_LOG);
+    this.output = new AppendFile(path.join(dir, OUTPUT_LOG), (error) => (error ? this.failed(OUTPUT_LOG, error) : this.fireDidWrite()));
     this.commands = this.open(COMMANDS_LOG);
     this.timing = this.open(TIMING_LOG);
     const header: TimingHeader = {
@@ -189,8 +193,8 @@ export class Transcript {
 
   /** Bytes meant for output.log but not yet on disk (for flow control); 0 once writing failed. */
   get pendingBytes(): number {
-    if (this.outputFailure || this.output.destroyed) return 0;
-    return this.batchBytes + this.output.writableLength;
+    if (this.outputFailure) return 0;
+    return this.batchBytes + this.output.pendingBytes;
   }
 
   /**
@@ -280,9 +284,7 @@ export class Transcript {
   flush(): Promise<void> {
     this.writeBatch();
     this.writeCommands();
-    if (this.closed || this.outputFailure || this.output.destroyed || this.output.writableLength === 0) return Promise.resolve();
-    // Callbacks run in order, also with an error when the stream fails meanwhile.
-    return new Promise((resolve) => this.output.write(new Uint8Array(0), () => resolve()));
+    return this.output.whenWritten();
   }
 
   /**
@@ -298,7 +300,7 @@ export class Transcript {
     this.writeBatch();
     this.writeCommands();
     this.closed = true;
-    await Promise.all([endStream(this.output), endStream(this.commands), endStream(this.timing)]);
+    await Promise.all([this.output.close(), endStream(this.commands), endStream(this.timing)]);
     this.onDidWriteEmitter.dispose();
   }
 
@@ -310,9 +312,8 @@ export class Transcript {
   }
 
   /**
-   * Hands the gathered chunks to output.log's stream as one write: corked, the stream passes
-   * them to one `writev` (no copy; cheaper than `Buffer.concat`, measured), and only the last
-   * chunk's callback reports the batch. The gathered timing lines go out at the same time.
+   * Hands the gathered chunks to output.log as one `writev` (no copy; cheaper than
+   * `Buffer.concat`, measured). The gathered timing lines go out at the same time.
    */
   private writeBatch(): void {
     if (this.batchTimer) {
@@ -327,19 +328,9 @@ export class Transcript {
     const chunks = this.batch;
     this.batch = [];
     this.batchBytes = 0;
-    if (this.outputFailure || this.output.destroyed) return;
-    const last = chunks.length - 1;
-    this.output.cork();
-    for (let i = 0; i < last; i++) this.output.write(chunks[i]);
-    this.output.write(chunks[last], this.afterWrite);
-    this.output.uncork();
+    if (this.outputFailure) return;
+    this.output.append(chunks);
   }
-
-  /** A batch reached output.log or failed (the first failure is known here, before the stream's 'error' event). */
-  private readonly afterWrite = (error?: Error | null): void => {
-    if (error) this.failed(OUTPUT_LOG, error, this.output);
-    else this.fireDidWrite();
-  };
 
   private fireDidWrite(): void {
     if (this.onDidWriteEmitter.hasListeners) this.onDidWriteEmitter.fire(this.pendingBytes);
@@ -352,19 +343,19 @@ export class Transcript {
 
   private open(name: string): fs.WriteStream {
     const stream = fs.createWriteStream(path.join(this.dir, name), { flags: 'a', mode: 0o600 });
-    stream.on('error', (error: NodeJS.ErrnoException) => this.failed(name, error, stream));
+    stream.on('error', (error: NodeJS.ErrnoException) => this.failed(name, error));
     return stream;
   }
 
   /** A file could not be written: it is given up, the session goes on; the first failure is reported. */
-  private failed(name: string, error: NodeJS.ErrnoException, stream?: fs.WriteStream): void {
-    if (name === OUTPUT_LOG && this.outputFailure) return; // the stream's 'error' event after the write's own callback
+  private failed(name: string, error: NodeJS.ErrnoException): void {
+    if (name === OUTPUT_LOG && this.outputFailure) return;
     const code = error.code ?? 'error';
     if (name !== META_FILE) this.failedFiles.add(name);
     const outputFailed = name === OUTPUT_LOG && !this.outputFailure;
     if (outputFailed) {
-      // The stream counts only what reached the file, a partial write included.
-      this.outputFailure = { code, at: stream?.bytesWritten ?? 0 };
+      // Only what reached the file counts, a partial write included.
+      this.outputFailure = { code, at: this.output.written };
       this.batch = [];
       this.batchBytes = 0;
       if (this.batchTimer) clearTimeout(this.batchTimer);

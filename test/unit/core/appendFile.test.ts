@@ -1,0 +1,70 @@
+/**
+ * AppendFile: one `writev` in flight, what is appended meanwhile joins the next one, in order;
+ * `whenWritten` and `close` wait for everything appended; a failing file (/dev/full) reports
+ * its error once and keeps nothing.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AppendFile } from '../../../src/core/appendFile.js';
+
+const roots: string[] = [];
+afterEach(() => {
+  for (const root of roots.splice(0)) fs.rmSync(root, { recursive: true, force: true });
+});
+
+function tempFile(): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-append-'));
+  roots.push(root);
+  return path.join(root, 'output.log');
+}
+
+describe('AppendFile', () => {
+  it('writes appends made while a write is in flight together, in order, and counts them until written', async () => {
+    const file = tempFile();
+    const results: (NodeJS.ErrnoException | undefined)[] = [];
+    const out = new AppendFile(file, (error) => results.push(error));
+    const expected: Buffer[] = [];
+    for (let i = 0; i < 200; i++) {
+      const chunk = Buffer.from(`line ${i}\n`);
+      expected.push(chunk);
+      out.append([chunk]);
+    }
+    expect(out.pendingBytes).toBe(Buffer.concat(expected).length);
+    await out.whenWritten();
+    expect(out.pendingBytes).toBe(0);
+    expect(out.written).toBe(Buffer.concat(expected).length);
+    // All 200 appends came before the file had opened: one write took them all.
+    expect(results).toEqual([undefined]);
+    await out.close();
+    expect(fs.readFileSync(file).equals(Buffer.concat(expected))).toBe(true);
+  });
+
+  it('close() writes what is queued first, and every caller gets the same promise', async () => {
+    const file = tempFile();
+    const out = new AppendFile(file, () => undefined);
+    out.append([Buffer.from('a'), Buffer.alloc(0), Buffer.from('bc')]);
+    const closing = out.close();
+    expect(out.close()).toBe(closing);
+    await closing;
+    out.append([Buffer.from('after close')]);
+    expect(fs.readFileSync(file, 'utf8')).toBe('abc');
+  });
+
+  it('reports a failing file once, with nothing written, and drops what is queued', async () => {
+    const file = tempFile();
+    fs.symlinkSync('/dev/full', file);
+    const errors: string[] = [];
+    const out = new AppendFile(file, (error) => errors.push(error?.code ?? 'ok'));
+    out.append([Buffer.alloc(10)]);
+    await out.whenWritten();
+    out.append([Buffer.alloc(10)]);
+    await out.whenWritten();
+    await out.close();
+    expect(errors).toEqual(['ENOSPC']);
+    expect(out.failure?.code).toBe('ENOSPC');
+    expect(out.written).toBe(0);
+    expect(out.pendingBytes).toBe(0);
+  });
+});
