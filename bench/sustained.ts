@@ -7,6 +7,7 @@
  * read on the pty host thread, ptyHost.ts), so each run shows what the thread would buy; and,
  * by default again, a file of coloured lines as `grep --color=always` prints them (an SGR and
  * an erase in line around every match: what a fast-forward must read through, fastForward.ts).
+ * The files are in memory (/dev/shm) where there is room (floodDir).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -47,16 +48,37 @@ async function watch(hub: BenchHub, session: string): Promise<{ bytes: () => num
 }
 
 export async function sustainedOutput(rows: Row[], work: string, floodMb: number): Promise<void> {
-  const plain = writeFlood(path.join(work, 'flood.txt'), floodMb, () => `${'The quick brown fox jumps over the lazy dog 0123456789 '.repeat(2).trim()}\n`);
-  await measure(rows, { ...plain, floodMb, ptyThread: false });
-  await measure(rows, { ...plain, floodMb, ptyThread: true });
-  // Half the size: the quick mode stays under two minutes.
-  const grepMb = floodMb / 2;
-  const grep = writeFlood(path.join(work, 'grep.txt'), grepMb, (i) => {
-    const colour = (sgr: string, text: string): string => `\x1b[${sgr}m\x1b[K${text}\x1b[m\x1b[K`;
-    return `${colour('35', `src/core/file${i % 97}.ts`)}:${colour('32', String(i))}:  const value = compute(${colour('01;31', 'match')}, ${i});\n`;
-  });
-  await measure(rows, { ...grep, floodMb: grepMb, ptyThread: false, what: 'of `grep --color=always` lines ' });
+  const dir = floodDir(work, floodMb);
+  try {
+    const plain = writeFlood(path.join(dir, 'flood.txt'), floodMb, () => `${'The quick brown fox jumps over the lazy dog 0123456789 '.repeat(2).trim()}\n`);
+    await measure(rows, { ...plain, floodMb, ptyThread: false });
+    await measure(rows, { ...plain, floodMb, ptyThread: true });
+    // Half the size: the quick mode stays under two minutes.
+    const grepMb = floodMb / 2;
+    const grep = writeFlood(path.join(dir, 'grep.txt'), grepMb, (i) => {
+      const colour = (sgr: string, text: string): string => `\x1b[${sgr}m\x1b[K${text}\x1b[m\x1b[K`;
+      return `${colour('35', `src/core/file${i % 97}.ts`)}:${colour('32', String(i))}:  const value = compute(${colour('01;31', 'match')}, ${i});\n`;
+    });
+    await measure(rows, { ...grep, floodMb: grepMb, ptyThread: false, what: 'of `grep --color=always` lines ' });
+  } finally {
+    if (dir !== work) fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Where the files to `cat` go: /dev/shm (memory) when it has room for them, else `work`. On
+ * the test machine the kernel evicts page cache within seconds (13 of a 64 MiB file's MiB in
+ * 20 s, DAMON reclaim), so a `cat` from disk read a different share of the file from the
+ * disk each time, and the ratio drifted with it; both sides read the same file either way.
+ */
+function floodDir(work: string, floodMb: number): string {
+  try {
+    const { bavail, bsize } = fs.statfsSync('/dev/shm');
+    if (bavail * bsize > 2 * floodMb * 1024 * 1024) return fs.mkdtempSync('/dev/shm/sb-bench-flood-');
+  } catch {
+    // No /dev/shm here: the work folder.
+  }
+  return work;
 }
 
 /** A file of `floodMb` MiB (a 1 MiB block of `line(i)`, repeated), and what a terminal makes of it. */
