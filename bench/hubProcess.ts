@@ -166,6 +166,34 @@ export function transcriptBytes(hub: BenchHub, session: string): number {
   return fs.statSync(path.join(hub.home, 'sessions', session, 'output.log'), { throwIfNoEntry: false })?.size ?? 0;
 }
 
+/**
+ * The size of a session's output.log once it reaches `atLeast` bytes, or whatever it is after
+ * `timeoutMs`: the hub writes output.log in batches (up to WRITE_BATCH_MS after the bytes
+ * arrived), so an `execute` answer can come before its output is on disk. Woken by the file's
+ * own change events.
+ */
+export async function transcriptBytesWhen(hub: BenchHub, session: string, atLeast: number, timeoutMs = 5_000): Promise<number> {
+  const file = path.join(hub.home, 'sessions', session, 'output.log');
+  if (transcriptBytes(hub, session) >= atLeast) return transcriptBytes(hub, session);
+  const watcher = fs.watch(file);
+  try {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      watcher.on('change', () => {
+        if (transcriptBytes(hub, session) < atLeast) return;
+        clearTimeout(timer);
+        resolve();
+      });
+      watcher.on('error', () => resolve());
+      // A write between the first check and the watch: checked once more.
+      if (transcriptBytes(hub, session) >= atLeast) resolve();
+    });
+  } finally {
+    watcher.close();
+  }
+  return transcriptBytes(hub, session);
+}
+
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
