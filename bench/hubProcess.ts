@@ -170,23 +170,21 @@ export function transcriptBytes(hub: BenchHub, session: string): number {
  * The size of a session's output.log once it reaches `atLeast` bytes, or whatever it is after
  * `timeoutMs`: the hub writes output.log in batches (up to WRITE_BATCH_MS after the bytes
  * arrived), so an `execute` answer can come before its output is on disk. Woken by the file's
- * own change events.
+ * own change events (the tests' `whenFile`, which the bench does not import).
  */
 export async function transcriptBytesWhen(hub: BenchHub, session: string, atLeast: number, timeoutMs = 5_000): Promise<number> {
-  const file = path.join(hub.home, 'sessions', session, 'output.log');
-  if (transcriptBytes(hub, session) >= atLeast) return transcriptBytes(hub, session);
-  const watcher = fs.watch(file);
+  const watcher = fs.watch(path.join(hub.home, 'sessions', session, 'output.log'));
   try {
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, timeoutMs);
-      watcher.on('change', () => {
+      const check = (): void => {
         if (transcriptBytes(hub, session) < atLeast) return;
         clearTimeout(timer);
         resolve();
-      });
+      };
+      watcher.on('change', check);
       watcher.on('error', () => resolve());
-      // A write between the first check and the watch: checked once more.
-      if (transcriptBytes(hub, session) >= atLeast) resolve();
+      check();
     });
   } finally {
     watcher.close();

@@ -20,7 +20,6 @@ export class AppendFile {
   private queuedBytes = 0;
   private inFlight = 0;
   private writtenBytes = 0;
-  private closed = false;
   private error: NodeJS.ErrnoException | null = null;
   /** Resolved when nothing is queued or in flight any more (or the file failed). */
   private idleWaiters: (() => void)[] = [];
@@ -78,7 +77,6 @@ export class AppendFile {
         new Promise<void>((resolve) => {
           const fd = this.fd;
           this.fd = null;
-          this.closed = true;
           if (fd === null) return resolve();
           fs.close(fd, () => resolve());
         }),
@@ -115,7 +113,7 @@ export class AppendFile {
   }
 
   private fail(error: NodeJS.ErrnoException): void {
-    if (this.error || this.closed) return;
+    if (this.error) return;
     this.error = error;
     this.queue = [];
     this.queuedBytes = 0;
@@ -128,7 +126,7 @@ export class AppendFile {
   }
 
   private settle(): void {
-    if (!this.isIdle() && !this.closed) return;
+    if (!this.isIdle()) return;
     const waiters = this.idleWaiters;
     this.idleWaiters = [];
     for (const resolve of waiters) resolve();
