@@ -147,6 +147,50 @@ describe('holding a flood for batches', () => {
     fast.dispose();
     full.dispose();
   });
+  it('holds the rows a batch kept with the next batch while the flood goes on, and parses them at its end', async () => {
+    const [fast, full] = [emulator(true), emulator(false)];
+    let written = 0;
+    const write = (text: string): void => {
+      const bytes = Buffer.from(text);
+      for (const target of [fast, full]) target.write(bytes, written, written + bytes.length);
+      written += bytes.length;
+    };
+    /** Resolves once `fast` has skipped part of a batch (planned it). */
+    const skipped = (): Promise<void> => {
+      const before = fast.skippedBytes;
+      return new Promise((resolve) => {
+        const listener = fast.onDidParse(() => {
+          if (fast.skippedBytes === before) return;
+          listener.dispose();
+          resolve();
+        });
+      });
+    };
+    write(`${PROMPT}cat\r\n${C}`);
+    await fast.whenParsed();
+    // Rows of 100 bytes; each batch (one write, over the 4 MiB a batch gathers) is planned on
+    // its own. The buffer keeps 111 rows (11 100 bytes) of a batch.
+    const batch = (from: number): string => lines(43_000, (i) => `${String(from + i).padStart(98, '.')}\r\n`);
+    for (const from of [0, 43_000, 86_000]) {
+      const planned = skipped();
+      write(batch(from));
+      await planned;
+    }
+    // While the flood goes on, the last batch's kept rows wait for the next batch: nothing to parse.
+    expect(fast.backlog).toBeGreaterThanOrEqual(111 * 100);
+    write(`${D(0)}${PROMPT}`);
+    await Promise.all([fast.whenParsed(), full.whenParsed()]);
+    // Parsed: the command's start, its 20 head lines, the first batch's kept rows (planned
+    // while the head was coming in) and the last batch's. The second batch's kept rows were
+    // skipped with the third batch.
+    const parsed = written - fast.skippedBytes;
+    expect(parsed).toBeLessThan(200 + 21 * 100 + 2 * 111 * 100 + 5_000);
+    expect(fast.serialize()).toBe(full.serialize());
+    expect(fast.tracker.lastCommand?.lineFeeds).toBe(full.tracker.lastCommand?.lineFeeds);
+    expect(fast.commandOutput(fast.tracker.lastCommand!)).toEqual(full.commandOutput(full.tracker.lastCommand!));
+    fast.dispose();
+    full.dispose();
+  });
 });
 
 describe('fast-forward leaves the emulator as a full parse does', () => {
