@@ -324,6 +324,11 @@ function firstStop(chunk: Buffer, from: number, words: Int32Array, wordsAt: numb
   const first = (at - wordsAt) >> 2;
   if (at < length && first < words.length) {
     for (let word = first; word < words.length; word++) {
+      // Two printable words a turn: the loop's own cost was a large share of the scan.
+      if (word + 1 < words.length && (notPrintable(words[word]!) | notPrintable(words[word + 1]!)) === 0) {
+        word++;
+        continue;
+      }
       const x = words[word]!;
       const special = notPrintable(x);
       if (special === 0) continue;
@@ -358,11 +363,13 @@ function stopAt(at: number, lineFeeds: number): number {
 
 /**
  * The high bit of each byte of `x` that is not printable ASCII (below 0x20, 0x7f, or 0x80 and
- * above). Exact when every byte is ASCII (no addition carries into the next byte); a byte of
- * 0x80 or above always sets its own bit, whatever it carries into the next.
+ * above). Adding 0x60 leaves the high bit of a byte below 0x20 clear, and carries a byte of
+ * 0xa0 and above out; adding 1 sets it for 0x7f–0x9f. Exact when every byte is ASCII (no
+ * addition carries into the next byte); a byte of 0x80 or above always sets its own bit,
+ * whatever a byte before it carries in, so a word with one never passes as printable.
  */
 function notPrintable(x: number): number {
-  return (((x + 0x60606060) & 0x80808080) ^ 0x80808080) | ((x + 0x01010101) & 0x80808080) | (x & 0x80808080);
+  return (~(x + 0x60606060) | (x + 0x01010101)) & 0x80808080;
 }
 
 /** The high bit of each byte of `x` that equals the byte repeated in `pattern` (exact: no carries). */

@@ -434,6 +434,29 @@ describe('planSkip', () => {
       }
     }
   });
+  it('stops at a control, DEL or ESC in any byte of a word, whatever the bytes beside it (UTF-8 ones carry)', () => {
+    // The scan reads aligned words: a stop must be seen whatever an addition carries into its
+    // byte from the one before. Neighbours: printable ASCII, CR, LF, bytes of UTF-8 sequences.
+    const neighbours = [0x20, 0x61, 0x7e, 0x0a, 0x0d, 0x80, 0x9f, 0xa0, 0xbf, 0xe7, 0xff];
+    const stops = [...Array.from({ length: 0x20 }, (_, byte) => byte).filter((byte) => ![0x08, 0x09, 0x0a, 0x0d].includes(byte)), 0x7f];
+    const chunk = Buffer.alloc(24, 0x61); // not from the pool: word-aligned
+    let checked = 0;
+    for (const stop of stops) {
+      for (let lane = 0; lane < 4; lane++) {
+        for (const a of neighbours) for (const b of neighbours) for (const c of neighbours) {
+          const word = [a, b, c];
+          word.splice(lane, 0, stop);
+          chunk.set(word, 8);
+          const expected = 8 + lane;
+          const found = scanChunk(chunk).plain;
+          if (found !== expected) expect(found, `stop ${stop} at ${lane} among ${word.join(',')}`).toBe(expected);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBe(stops.length * 4 * neighbours.length ** 3);
+  });
+
   it('agrees with a byte-by-byte reading of random plain output, at every alignment and cut', () => {
     // Pieces a flood is made of: short and long lines (`yes`, `seq`, text), tabs, backspaces,
     // UTF-8 (U+00A0 is C2 A0: a C2 at a chunk's end ends the run), a bare LF, a stop (SO).
