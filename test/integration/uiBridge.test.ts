@@ -193,6 +193,27 @@ function assertNumbered(messages: HubMessage[], session: string): void {
   }
 }
 
+/**
+ * The frames after each snapshot carry the output exactly: each starts where the one before it
+ * ended and holds output.log's bytes there (checked up to what the file holds yet). Returns
+ * the bytes compared.
+ */
+function assertFramesMatchTranscript(messages: HubMessage[], session: string, transcript: Buffer): number {
+  let at: number | null = null;
+  let compared = 0;
+  for (const m of messages) {
+    if (m.type === 'snapshot' && m.session === session) at = null;
+    if (m.type !== 'frame' || m.session !== session) continue;
+    const start = m.end - m.data.length;
+    if (at !== null) expect(start, `frame ${m.seq} starts where the one before it ended`).toBe(at);
+    at = m.end;
+    if (m.end > transcript.length) continue;
+    if (!transcript.subarray(start, m.end).equals(m.data)) expect.fail(`frame ${m.seq} differs from output.log [${start}, ${m.end})`);
+    compared += m.data.length;
+  }
+  return compared;
+}
+
 function rssKb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
@@ -440,6 +461,11 @@ describe('the UI bridge on /ws', () => {
 
     // ~1.2 MB of output: the hub holds no per-viewer backlog (bounded by the watermarks).
     expect(rssKb(hub.pid) - rssBefore).toBeLessThan(150 * 1024);
+    // The frames held the output's bytes, each from where the one before it ended.
+    const log = (readdirSync(hub.home, { recursive: true }) as string[]).find((f) => f.endsWith(path.join(session, 'output.log')))!;
+    const transcript = readFileSync(path.join(hub.home, log));
+    expect(assertFramesMatchTranscript(live.messages, session, transcript)).toBeGreaterThan(100_000);
+    assertFramesMatchTranscript(lagging.messages, session, transcript);
     expect(live.invalid).toEqual([]);
     expect(lagging.invalid).toEqual([]);
   });
