@@ -48,6 +48,11 @@ export interface EmulatorOptions {
   /** Skip parsing flood output that scrolls out anyway (fastForward.ts); off for replays. Default on. */
   fastForward?: boolean;
   /**
+   * During a flood, the rows a skip keeps are parsed at least this often (ms), so the screen is
+   * brought up to date; in between they wait for the next batch (`deferKeptRows`). Default 500.
+   */
+  floodScreenRefreshMs?: number;
+  /**
    * Compact rows entering the scrollback (scrollbackCompactor.ts). Default on; off for scratch
    * emulators read once and dropped (replays), where it would only cost time.
    */
@@ -87,6 +92,8 @@ const FLOOD_BATCH_BYTES = 4 * 1024 * 1024;
  * meanwhile waits for the parse (`whenParsed`), not for the hold.
  */
 const FLOOD_HOLD_MS = 100;
+/** See `floodScreenRefreshMs`: ~1 batch in 5 of a `cat` here has its kept rows parsed. */
+const FLOOD_SCREEN_REFRESH_MS = 500;
 /** The start of an OSC 133 mark (marks.ts): a command starting or ending, a prompt. */
 const FINAL_TERM_MARK = Buffer.from(`\x1b]${OSC_FINAL_TERM};`);
 /**
@@ -131,6 +138,9 @@ export class Emulator {
   /** The one streaming UTF-8 decode of what xterm is given (a character may span chunks). */
   private readonly decoder = new TextDecoder('utf-8', { fatal: false });
   private readonly fastForward: boolean;
+  private readonly floodScreenRefreshMs: number;
+  /** When a skip's kept rows last went to xterm (performance.now()). */
+  private keptRowsParsedAt = 0;
   /** Output rate: bytes written in the current window, and whether the last window was a flood. */
   private windowStart = 0;
   private windowBytes = 0;
@@ -179,6 +189,7 @@ export class Emulator {
       chunkEnd: () => this.chunkRanges[0]?.[1] ?? 0,
     });
     this.fastForward = (options.fastForward ?? true) && options.headFrom === undefined;
+    this.floodScreenRefreshMs = options.floodScreenRefreshMs ?? FLOOD_SCREEN_REFRESH_MS;
     this.terminal.loadAddon(this.tracker);
     // Not loadAddon: the serializer reads compacted rows whole (scrollbackCompactor.ts). Its
     // typings name the browser's Terminal; it reads only what the headless one has too.
@@ -587,7 +598,11 @@ export class Emulator {
     this.terminal.write(plan.sgr, () => this.tracker.skipLineFeeds(plan.lineFeeds));
     this.skipped += plan.bytes;
     this.parsed(plan.bytes);
-    if (mayDefer && stop.chunk < 0 && batch.every((entry) => 'data' in entry && !entry.last)) this.deferKeptRows(batch);
+    const now = performance.now();
+    if (mayDefer && stop.chunk < 0 && now - this.keptRowsParsedAt < this.floodScreenRefreshMs && batch.every((entry) => 'data' in entry && !entry.last)) {
+      return this.deferKeptRows(batch);
+    }
+    this.keptRowsParsedAt = now;
   }
 
   /**
@@ -595,8 +610,9 @@ export class Emulator {
    * flood goes on, the next batch scrolls them out too, so they are held with it rather than
    * parsed now (a batch's kept rows were ~1/40 of a `cat`, parsed at ~30 MB/s on the thread
    * that reads the PTY). They are parsed when the flood slows (the hold ends without a full
-   * batch), at a mark, or once anyone waits for the parse. Meanwhile the screen lags the output
-   * by at most a batch and the rows the buffer holds, as it lags by a batch already.
+   * batch), at a mark, once anyone waits for the parse, or when the screen was last brought up
+   * to date `floodScreenRefreshMs` ago: a `read` of the screen during a flood lags it by that
+   * and a batch at most (by a batch before).
    */
   private deferKeptRows(batch: Held[]): void {
     for (const held of batch) this.heldBytes += (held as Output).data.length;

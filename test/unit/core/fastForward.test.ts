@@ -147,8 +147,13 @@ describe('holding a flood for batches', () => {
     fast.dispose();
     full.dispose();
   });
-  it('holds the rows a batch kept with the next batch while the flood goes on, and parses them at its end', async () => {
-    const [fast, full] = [emulator(true), emulator(false)];
+  /**
+   * Three batches of a flood, each planned on its own, then the command's end: the bytes the
+   * fast emulator parsed, after checking it ends as a full parse does.
+   */
+  async function floodInBatches(floodScreenRefreshMs: number): Promise<{ parsed: number; backlogBeforeEnd: number }> {
+    const fast = new Emulator({ cols: 40, rows: 10, scrollback: 100, nonce: NONCE, headLines: 20, floodScreenRefreshMs });
+    const full = emulator(false);
     let written = 0;
     const write = (text: string): void => {
       const bytes = Buffer.from(text);
@@ -176,20 +181,33 @@ describe('holding a flood for batches', () => {
       write(batch(from));
       await planned;
     }
-    // While the flood goes on, the last batch's kept rows wait for the next batch: nothing to parse.
-    expect(fast.backlog).toBeGreaterThanOrEqual(111 * 100);
+    const backlogBeforeEnd = fast.backlog;
     write(`${D(0)}${PROMPT}`);
     await Promise.all([fast.whenParsed(), full.whenParsed()]);
-    // Parsed: the command's start, its 20 head lines, the first batch's kept rows (planned
-    // while the head was coming in) and the last batch's. The second batch's kept rows were
-    // skipped with the third batch.
-    const parsed = written - fast.skippedBytes;
-    expect(parsed).toBeLessThan(200 + 21 * 100 + 2 * 111 * 100 + 5_000);
     expect(fast.serialize()).toBe(full.serialize());
     expect(fast.tracker.lastCommand?.lineFeeds).toBe(full.tracker.lastCommand?.lineFeeds);
     expect(fast.commandOutput(fast.tracker.lastCommand!)).toEqual(full.commandOutput(full.tracker.lastCommand!));
+    const parsed = written - fast.skippedBytes;
     fast.dispose();
     full.dispose();
+    return { parsed, backlogBeforeEnd };
+  }
+
+  it('holds the rows a batch kept with the next batch while the flood goes on, and parses them at its end', async () => {
+    const { parsed, backlogBeforeEnd } = await floodInBatches(60_000);
+    // While the flood goes on, the last batch's kept rows wait for the next batch: not parsed.
+    expect(backlogBeforeEnd).toBeGreaterThanOrEqual(111 * 100);
+    // Parsed: the command's start, its 20 head lines, the first batch's kept rows (planned
+    // while the head was coming in) and the last batch's. The second batch's kept rows were
+    // skipped with the third batch.
+    expect(parsed).toBeLessThan(200 + 21 * 100 + 2 * 111 * 100 + 5_000);
+  });
+
+  it('parses the kept rows of a flood\'s batch once the screen was last brought up to date floodScreenRefreshMs ago', async () => {
+    // 0: every batch's kept rows are parsed, as for a screen read during a long flood.
+    const { parsed, backlogBeforeEnd } = await floodInBatches(0);
+    expect(backlogBeforeEnd).toBeLessThan(111 * 100);
+    expect(parsed).toBeGreaterThan(200 + 21 * 100 + 3 * 111 * 100 - 1_000);
   });
 });
 
