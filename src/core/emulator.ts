@@ -140,7 +140,7 @@ export class Emulator {
   private readonly fastForward: boolean;
   private readonly floodScreenRefreshMs: number;
   /** When a skip's kept rows last went to xterm (performance.now()). */
-  private keptRowsParsedAt = 0;
+  private keptRowsParsedAt = -Infinity;
   /** Output rate: bytes written in the current window, and whether the last window was a flood. */
   private windowStart = 0;
   private windowBytes = 0;
@@ -446,7 +446,7 @@ export class Emulator {
     const batch = this.held.splice(0);
     this.heldBytes = 0;
     // A full batch of a flood nobody waits on: its kept rows may wait for the next one.
-    const mayDefer = !now && !this.urgent && this.parsedWaiters.length === 0;
+    const mayDefer = this.flooding && !now && !this.urgent && this.parsedWaiters.length === 0;
     this.urgent = false;
     if (this.fastForward) {
       this.holdBackPastHead(batch);
