@@ -122,7 +122,7 @@ async function main(): Promise<void> {
   process.stderr.write(`bench (${full ? 'full' : 'quick'}) in ${work}\n`);
   const cases: [string, () => Promise<void>][] = [
     ['execute', executeOverhead],
-    ['sustained', () => sustainedOutput(rows, work, FLOOD_MB)],
+    ['sustained', () => sustainedOutput(rows, work, FLOOD_MB, full ? 5 : 3)],
     ['big', () => bigOutput(rows, full ? 5 : 3)],
     ['memory', () => memory(rows, full ? 1024 : 128, full ? 40 : 10)],
     ['agents', () => manyAgents(rows, full ? 20 : 4)],

@@ -2,7 +2,7 @@
  * Sustained output (issue 6 item 3): `cat` of a large file in a session of a real hub with
  * everything on (emulator, transcript, command tracking, an MCP client waiting on `execute`,
  * one UI viewer watching over /ws and acking every frame), as a ratio of node-pty alone
- * reading the same file, the two taking turns (PAIRS times, after one uncounted turn). Zero
+ * reading the same file, the two taking turns (`turns` each, after one uncounted turn). Zero
  * loss: the transcript must hold every byte. Then the same with the `ptyThread` setting (PTYs
  * read on the pty host thread, ptyHost.ts), so each run shows what the thread would buy; and,
  * by default again, a file of coloured lines as `grep --color=always` prints them (an SGR and
@@ -17,8 +17,6 @@ import { bareThroughput } from './baseline.js';
 import { httpClient, mainThreadCpuMs, startHub, tool, transcriptBytes, transcriptBytesWhen, type BenchHub } from './hubProcess.js';
 import { median, mib, now, type Row } from './stats.js';
 
-/** node-pty alone and the hub each `cat` the file this many times, taking turns. */
-const PAIRS = 3;
 
 /** A viewer that acks what it receives at once (a renderer that keeps up). */
 async function watch(hub: BenchHub, session: string): Promise<{ bytes: () => number; close: () => void }> {
@@ -47,19 +45,23 @@ async function watch(hub: BenchHub, session: string): Promise<{ bytes: () => num
   return { bytes: () => bytes, close: () => ws.close() };
 }
 
-export async function sustainedOutput(rows: Row[], work: string, floodMb: number): Promise<void> {
+/**
+ * `turns`: node-pty alone and the hub each `cat` the file this many times, taking turns (one
+ * ratio swings by ±0.15 from turn to turn here: more turns, a steadier median).
+ */
+export async function sustainedOutput(rows: Row[], work: string, floodMb: number, turns: number): Promise<void> {
   const dir = floodDir(work, floodMb);
   try {
     const plain = writeFlood(path.join(dir, 'flood.txt'), floodMb, () => `${'The quick brown fox jumps over the lazy dog 0123456789 '.repeat(2).trim()}\n`);
-    await measure(rows, { ...plain, floodMb, ptyThread: false });
-    await measure(rows, { ...plain, floodMb, ptyThread: true });
+    await measure(rows, { ...plain, floodMb, turns, ptyThread: false });
+    await measure(rows, { ...plain, floodMb, turns, ptyThread: true });
     // Half the size: the quick mode stays under two minutes.
     const grepMb = floodMb / 2;
     const grep = writeFlood(path.join(dir, 'grep.txt'), grepMb, (i) => {
       const colour = (sgr: string, text: string): string => `\x1b[${sgr}m\x1b[K${text}\x1b[m\x1b[K`;
       return `${colour('35', `src/core/file${i % 97}.ts`)}:${colour('32', String(i))}:  const value = compute(${colour('01;31', 'match')}, ${i});\n`;
     });
-    await measure(rows, { ...grep, floodMb: grepMb, ptyThread: false, what: 'of `grep --color=always` lines ' });
+    await measure(rows, { ...grep, floodMb: grepMb, turns, ptyThread: false, what: 'of `grep --color=always` lines ' });
   } finally {
     if (dir !== work) fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -93,23 +95,23 @@ function writeFlood(file: string, floodMb: number, line: (i: number) => string):
   return { file, size, expected: size + floodMb * (chunk.split('\n').length - 1) };
 }
 
-async function measure(rows: Row[], flood: { file: string; size: number; expected: number; floodMb: number; ptyThread: boolean; what?: string }): Promise<void> {
-  const { file, size, expected, floodMb, ptyThread, what = '' } = flood;
-  // Four `cat`s of a 256 MiB file (--full) pass the default 512 MiB transcript cap, after which
+async function measure(rows: Row[], flood: { file: string; size: number; expected: number; floodMb: number; turns: number; ptyThread: boolean; what?: string }): Promise<void> {
+  const { file, size, expected, floodMb, turns, ptyThread, what = '' } = flood;
+  // The `cat`s of a 256 MiB file (--full) pass the default 512 MiB transcript cap, after which
   // output.log keeps nothing: raise it, so every byte can be checked.
-  const transcriptCap = { SWITCHBOARD_TRANSCRIPT_MAX_BYTES: String(4 * PAIRS * size) };
+  const transcriptCap = { SWITCHBOARD_TRANSCRIPT_MAX_BYTES: String(4 * turns * size) };
   const hub = await startHub({ ...transcriptCap, SWITCHBOARD_PTY_THREAD: String(ptyThread) });
   try {
     const agent = await httpClient(hub, 'bench-sustained');
     const session = (await tool(agent, 'execute', { command: 'true' })).session as string;
     const viewer = await watch(hub, session);
-    // node-pty alone and the hub take turns, PAIRS times: this machine's PTY throughput drifts
+    // node-pty alone and the hub take `turns` turns: this machine's PTY throughput drifts
     // by 2× within minutes, so each ratio compares runs seconds apart.
     // The first pair runs in a fresh hub whose flood path V8 has not optimized yet (its main
     // thread took 1.15–1.4× the CPU of later `cat`s in six runs): it is reported on its own,
     // and the figure is a running hub's steady state (see WARM_UP_CALLS in run.ts).
     const pairs: { bare: number; hub: number; kept: number; bareCpu: number; hubCpu: number | null }[] = [];
-    for (let i = 0; i < 1 + PAIRS; i++) {
+    for (let i = 0; i < 1 + turns; i++) {
       const bare = await bareThroughput(file);
       const before = transcriptBytes(hub, session);
       const cpuBefore = mainThreadCpuMs(hub.pid);
@@ -133,7 +135,7 @@ async function measure(rows: Row[], flood: { file: string; size: number; expecte
     const ratios = pairs.map((pair) => pair.hub / pair.bare);
     const where = ptyThread ? ', PTYs read on the pty host thread (setting ptyThread)' : '';
     rows.push({
-      case: `\`cat\` ${floodMb} MiB ${what}in a hub session (emulator, transcript, tracking, one viewer over /ws${where}), median of ${PAIRS} runs alternating with the baseline`,
+      case: `\`cat\` ${floodMb} MiB ${what}in a hub session (emulator, transcript, tracking, one viewer over /ws${where}), median of ${turns} runs alternating with the baseline`,
       value: `${mib(median(pairs.map((pair) => pair.hub)))}/s`,
       baseline: `${mib(median(pairs.map((pair) => pair.bare)))}/s (node-pty alone)`,
       ratio: `${median(ratios).toFixed(2)}×`,
