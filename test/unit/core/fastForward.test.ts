@@ -147,6 +147,7 @@ describe('holding a flood for batches', () => {
     fast.dispose();
     full.dispose();
   });
+
   /**
    * Three batches of a flood, each planned on its own, then the command's end: the bytes the
    * fast emulator parsed, after checking it ends as a full parse does.
