@@ -17,7 +17,6 @@ import { bareThroughput } from './baseline.js';
 import { httpClient, mainThreadCpuMs, startHub, tool, transcriptBytes, transcriptBytesWhen, type BenchHub } from './hubProcess.js';
 import { median, mib, now, type Row } from './stats.js';
 
-
 /** A viewer that acks what it receives at once (a renderer that keeps up). */
 async function watch(hub: BenchHub, session: string): Promise<{ bytes: () => number; close: () => void }> {
   // Upgrades must carry our own Origin, as a page of the UI does.

@@ -608,7 +608,7 @@ export class Emulator {
   /**
    * The rows a skip kept of a full batch are plain output (the plan ran to its end): while the
    * flood goes on, the next batch scrolls them out too, so they are held with it rather than
-   * parsed now (a batch's kept rows were ~1/40 of a `cat`, parsed at ~30 MB/s on the thread
+   * parsed now (~1/40 of a 4 MiB batch, parsed at ~30 MB/s on the thread
    * that reads the PTY). They are parsed when the flood slows (the hold ends without a full
    * batch), at a mark, once anyone waits for the parse, or when the screen was last brought up
    * to date `floodScreenRefreshMs` ago: a `read` of the screen during a flood lags it by that
