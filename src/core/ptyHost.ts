@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import * as pty from 'node-pty';
 import { EventEmitter, type Event } from './event.js';
 import { Inbox } from './inbox.js';
+import { spawnReadingDirectly } from './ptyReads.js';
 
 /**
  * Where PTYs are spawned and read. By default node-pty runs on this (the main) thread. With the
@@ -265,10 +265,8 @@ function ptyHostMain(): void {
 
 /** A PTY read on the pty host's thread. */
 class ThreadPty implements HostedPty {
-  private readonly onDataEmitter = new EventEmitter<Uint8Array>();
+  private readonly output = new PtyOutput();
   private readonly onExitEmitter = new EventEmitter<{ exitCode: number; signal?: number }>();
-  /** Output that arrived before anyone listened (between spawn and the session's setup). */
-  private early: Uint8Array[] | null = [];
   private untakenAck = 0;
 
   constructor(
@@ -279,20 +277,13 @@ class ThreadPty implements HostedPty {
     readonly fd: number,
   ) {}
 
-  readonly onData: Event<Uint8Array> = (listener) => {
-    const subscription = this.onDataEmitter.event(listener);
-    const early = this.early;
-    this.early = null;
-    for (const chunk of early ?? []) listener(chunk);
-    return subscription;
-  };
+  readonly onData: Event<Uint8Array> = this.output.event;
 
   readonly onExit: Event<{ exitCode: number; signal?: number }> = this.onExitEmitter.event;
 
   /** From the host: output, in order. */
   deliver(data: Uint8Array): void {
-    if (this.early) this.early.push(data);
-    else this.onDataEmitter.fire(data);
+    this.output.deliver(data);
     this.untakenAck += data.length;
     if (this.untakenAck >= ACK_BYTES) {
       this.host.send({ type: 'ack', id: this.id, bytes: this.untakenAck });
@@ -303,7 +294,7 @@ class ThreadPty implements HostedPty {
   /** From the host, after the last output: the program ended. */
   exited(exitCode: number, signal?: number): void {
     this.onExitEmitter.fire({ exitCode, signal });
-    this.onDataEmitter.dispose();
+    this.output.dispose();
     this.onExitEmitter.dispose();
   }
 
@@ -418,14 +409,39 @@ class PtyHost {
   }
 }
 
-/** node-pty on this thread, behind the same interface. */
+/** A PTY's output for the session; what was read before anyone listened is kept for the first listener. */
+class PtyOutput {
+  private readonly emitter = new EventEmitter<Uint8Array>();
+  /** Output that arrived before anyone listened (between spawn and the session's setup). */
+  private early: Uint8Array[] | null = [];
+
+  readonly event: Event<Uint8Array> = (listener) => {
+    const subscription = this.emitter.event(listener);
+    const early = this.early;
+    this.early = null;
+    for (const chunk of early ?? []) listener(chunk);
+    return subscription;
+  };
+
+  deliver(data: Uint8Array): void {
+    if (this.early) this.early.push(data);
+    else this.emitter.fire(data);
+  }
+
+  dispose(): void {
+    this.emitter.dispose();
+  }
+}
+
+/** node-pty on this thread, behind the same interface, read without its stream (ptyReads.ts). */
 function inlinePty(file: string, args: string[], options: PtySpawnOptions): HostedPty {
-  const spawned = pty.spawn(file, args, { ...options, encoding: null });
+  const output = new PtyOutput();
+  const { pty: spawned } = spawnReadingDirectly(file, args, options, (chunk) => output.deliver(chunk));
   return {
     pid: spawned.pid,
     ptsName: (spawned as unknown as { _pty: string })._pty,
     fd: (spawned as unknown as { fd?: number }).fd,
-    onData: (listener) => spawned.onData((data) => listener(data as unknown as Uint8Array)),
+    onData: output.event,
     onExit: (listener) => spawned.onExit(listener),
     write: (data) => spawned.write(data),
     resize: (cols, rows) => spawned.resize(cols, rows),
