@@ -4,7 +4,6 @@ import { EventEmitter, type Disposable } from '../core/event.js';
 import { SessionManager, type CoreSettings } from '../core/sessionManager.js';
 import { createMcpServer, packageVersion, type ToolAuditEvent } from '../mcp/server.js';
 import { AuditLog } from './audit.js';
-import { setHeapGrowth } from './heapGrowth.js';
 import { removeHubInfo, writeHubInfo } from './hubInfo.js';
 import { startHttpServer, type HttpServer } from './httpServer.js';
 import { acquireHubLock, type HubLock } from './lock.js';
@@ -67,7 +66,6 @@ export class Hub {
    * `dispose()` undoes all of it.
    */
   static async start(options: HubStartOptions): Promise<Hub> {
-    setHeapGrowth();
     const stateDir = ensureStateDir(options.stateDir);
     const lock = acquireHubLock(stateDir);
     let hub: Hub | undefined;
