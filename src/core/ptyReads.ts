@@ -20,7 +20,7 @@ import * as pty from 'node-pty';
  */
 const tty = createRequire(import.meta.url)('node:tty') as typeof Tty;
 
-/** Larger than any read of a PTY (~4 KB, the line discipline's buffer; up to ~20 KB seen). */
+/** The most one read takes: a PTY gives ~4 KB (its line discipline's buffer), up to ~20 KB seen; more waits for the next read. */
 const READ_BUFFER_BYTES = 64 * 1024;
 /** Reads share a slab: one allocation per ~16 reads, and a chunk kept long keeps 64 KiB at most. */
 const SLAB_BYTES = 64 * 1024;

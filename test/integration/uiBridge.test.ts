@@ -409,8 +409,11 @@ describe('the UI bridge on /ws', () => {
     expect(asked.sc.secret).toBe(true);
     await ui.waitFor((m) => m.type === 'sessionChanged' && m.session.id === session && m.session.secret === true, 'needs you', { from });
     expect(await ui.request({ type: 'takeOver', session })).toMatchObject({ type: 'done' });
+    const typed = ui.mark();
     ui.send({ type: 'input', session, data: 'hunter2-not-logged\r' });
     await ui.waitForText(session, 'got-18-chars', from);
+    // The command's end comes after its last output: the tests after this one use the session.
+    await ui.waitFor((m) => m.type === 'sessionChanged' && m.session.id === session && m.session.state === 'idle', 'state idle', { from: typed });
     expect(await ui.request({ type: 'handBack', session })).toMatchObject({ type: 'done' });
     const files = (readdirSync(hub.home, { recursive: true }) as string[]).map((f) => path.join(hub.home, f)).filter((f) => statSync(f).isFile());
     for (const file of files) expect(readFileSync(file).includes('hunter2'), file).toBe(false);
