@@ -428,8 +428,10 @@ class PtyOutput {
     else this.emitter.fire(data);
   }
 
+  /** After the exit (the last output came before it): listeners and unclaimed output let go. */
   dispose(): void {
     this.emitter.dispose();
+    this.early = null;
   }
 }
 
@@ -437,6 +439,8 @@ class PtyOutput {
 function inlinePty(file: string, args: string[], options: PtySpawnOptions): HostedPty {
   const output = new PtyOutput();
   const { pty: spawned } = spawnReadingDirectly(file, args, options, (chunk) => output.deliver(chunk));
+  // As ThreadPty's: a session whose setup failed after the spawn never listens.
+  spawned.onExit(() => output.dispose());
   return {
     pid: spawned.pid,
     ptsName: (spawned as unknown as { _pty: string })._pty,
