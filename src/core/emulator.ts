@@ -163,6 +163,9 @@ export class Emulator {
   readonly onDidParse: Event<number> = this.onDidParseEmitter.event;
   private readonly onDidChangeTitleEmitter = new EventEmitter<string>();
   readonly onDidChangeTitle: Event<string> = this.onDidChangeTitleEmitter.event;
+  private readonly onDidFloodEmitter = new EventEmitter<void>();
+  /** Output reached a flood's rate (FLOOD_BYTES or FLOOD_LINE_FEEDS): at most once per FLOOD_WINDOW_MS. */
+  readonly onDidFlood: Event<void> = this.onDidFloodEmitter.event;
 
   /** An emulator, loading xterm first if no emulator was made before. */
   static async create(options: EmulatorOptions): Promise<Emulator> {
@@ -430,6 +433,7 @@ export class Emulator {
     this.terminal.dispose();
     this.onDidParseEmitter.dispose();
     this.onDidChangeTitleEmitter.dispose();
+    this.onDidFloodEmitter.dispose();
   }
 
   /**
@@ -522,6 +526,7 @@ export class Emulator {
     if (this.windowBytes >= FLOOD_BYTES || this.windowLineFeeds >= FLOOD_LINE_FEEDS) {
       this.windowFlooded = true;
       this.flooding = true;
+      this.onDidFloodEmitter.fire();
     }
   }
 

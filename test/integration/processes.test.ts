@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import * as pty from 'node-pty';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SESSION_ENV } from '../../src/core/marks.js';
+import { within } from './helpers/within.js';
 import {
   escalateKill,
   foregroundProcessGroup,
@@ -68,14 +69,6 @@ async function eventually<T>(probe: () => T | undefined | false | Promise<T | un
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 25));
   }
-}
-
-async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 // ---- a real shell in a real pty --------------------------------------------------------------------
