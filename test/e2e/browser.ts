@@ -40,6 +40,18 @@ export function screenOf(page: Page): Promise<string> {
 }
 
 /** Waits until the visible terminal shows `text` (read from the DOM rows, each animation frame). */
+/**
+ * Waits until a row of the visible terminal shows exactly `text` (trimmed): a command's own
+ * output line, which `waitForScreen` cannot tell from the command line that typed it.
+ */
+export async function waitForRow(page: Page, text: string, timeout = 10_000): Promise<void> {
+  await page.waitForFunction(
+    (needle) => Array.from(document.querySelectorAll('.term-host:not([hidden]) .xterm-rows > div')).some((row) => (row.textContent ?? '').replace(/\u00a0/g, ' ').trim() === needle),
+    text,
+    { timeout, polling: 'raf' },
+  );
+}
+
 export async function waitForScreen(page: Page, text: string, timeout = 10_000): Promise<void> {
   await page.waitForFunction(
     (needle) => {

@@ -17,7 +17,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeHome, startHub, type HubProcess } from '../integration/helpers/hubProcess.js';
-import { agentOverHttp, launchChromium, SHOTS, waitForScreen } from './browser.js';
+import { agentOverHttp, launchChromium, SHOTS, waitForRow } from './browser.js';
 
 /** What the person's clipboard holds before the agent tries. */
 const BEFORE = 'the-persons-clipboard';
@@ -120,8 +120,9 @@ describe('OSC 52 from an agent session', () => {
     ];
     const ran = await tool('execute', { session, command: `${attempts.join('; ')}; echo osc52-printed` });
     expect(ran).toMatchObject({ status: 'completed', exit_code: 0, output: 'osc52-printed' });
-    // The page has parsed every byte the agent printed (the marker comes after them).
-    await waitForScreen(page, 'osc52-printed');
+    // The page has parsed every byte the agent printed: the marker's own output row comes after
+    // them (the command line that typed it shows the marker too, before them).
+    await waitForRow(page, 'osc52-printed');
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     await page.screenshot({ path: path.join(SHOTS, 'osc52.png') });
 
@@ -134,7 +135,7 @@ describe('OSC 52 from an agent session', () => {
     // The control: the UI's own copy reaches the clipboard through the same hooks.
     const word = 'copyme4242';
     await tool('execute', { session, command: `echo ${word}` });
-    await waitForScreen(page, word);
+    await waitForRow(page, word);
     const box = await page.evaluate((needle) => {
       const rows = Array.from(document.querySelectorAll('.term-host:not([hidden]) .xterm-rows > div'));
       const row = rows.find((r) => (r.textContent ?? '').replace(/\u00a0/g, ' ').trim() === needle);
