@@ -10,12 +10,13 @@ import { EventEmitter, type Event } from './event.js';
  * copied to a slab, ptyReads.ts; output.log's queue and viewer frames add theirs). It is dead
  * within milliseconds but freed only by the next young-generation GC. In about half of the hubs
  * a 64 MiB `cat` brought 3–15 full GCs, marked on V8's helper threads, whose CPU the program and
- * the kernel then lacked on two cores. Raised for good, the limit cost ~10 MiB of RSS for good
- * (the churn test, docs/decisions.md), so it is raised only while output floods.
+ * the kernel then lacked on two cores. Raised from the hub's start, the limit cost ~10 MiB of
+ * RSS after a full GC (the churn test, docs/decisions.md), so it is raised only while output
+ * floods.
  *
  * V8 reads the flag each time it sets the limit (after every full GC), so raising it takes
- * effect at the flood's first full GC, and putting it back at the first full GC after the flood
- * (V8's memory reducer runs one once the hub has been quiet for ~8 s).
+ * effect at the flood's first full GC, and putting it back at the first full GC after the
+ * flood. A `--heap-growing-percent` given to node by hand is overridden from the first flood on.
  */
 export class FloodHeapGrowth {
   private lastFlood = 0;
