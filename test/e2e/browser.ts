@@ -39,7 +39,6 @@ export function screenOf(page: Page): Promise<string> {
   });
 }
 
-/** Waits until the visible terminal shows `text` (read from the DOM rows, each animation frame). */
 /**
  * Waits until a row of the visible terminal shows exactly `text` (trimmed): a command's own
  * output line, which `waitForScreen` cannot tell from the command line that typed it.
@@ -52,6 +51,7 @@ export async function waitForRow(page: Page, text: string, timeout = 10_000): Pr
   );
 }
 
+/** Waits until the visible terminal shows `text` (read from the DOM rows, each animation frame). */
 export async function waitForScreen(page: Page, text: string, timeout = 10_000): Promise<void> {
   await page.waitForFunction(
     (needle) => {
