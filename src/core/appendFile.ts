@@ -7,8 +7,6 @@ export const DIRECT_MIN_BYTES = 256 * 1024;
 export const HELD_BACK_MS = 50;
 
 export interface AppendFileOptions {
-  /** Write floods with direct I/O where the platform and the file system allow it (default true). */
-  direct?: boolean;
   /** The multiple direct writes are aligned to (tests: one the kernel refuses, to prove the fallback). */
   directAlignment?: number;
   /** How long held-back bytes wait for more (default `HELD_BACK_MS`). */
@@ -71,7 +69,6 @@ export class AppendFile {
   ) {
     this.alignment = options.directAlignment ?? DIRECT_ALIGNMENT;
     this.heldBackMs = options.heldBackMs ?? HELD_BACK_MS;
-    const direct = options.direct ?? true;
     fs.open(path, 'a', 0o600, (error, fd) => {
       if (error) {
         this.opening = false;
@@ -83,8 +80,7 @@ export class AppendFile {
         this.writeQueued();
         this.settle();
       };
-      if (direct) this.openDirect(fd, opened);
-      else opened();
+      this.openDirect(fd, opened);
     });
   }
 
@@ -143,7 +139,7 @@ export class AppendFile {
     const flag = O_DIRECT;
     if (flag === undefined) return done();
     fs.fstat(fd, (error, stats) => {
-      // A FIFO or a device (a test's /dev/full): the page cache path.
+      // A FIFO or a device (/dev/full): the page cache path.
       if (error || !stats.isFile()) return done();
       this.end = stats.size;
       fs.open(this.path, fs.constants.O_WRONLY | flag, (openError, directFd) => {
