@@ -210,23 +210,10 @@ export class AppendFile {
     let filled = this.carried;
     if (filled > 0) this.heldBack!.copy(staging, 0, 0, filled);
     this.carried = 0;
-    let index = 0;
-    while (index < this.queue.length && filled < staging.length) {
-      const chunk = this.queue[index]!;
-      const room = staging.length - filled;
-      if (chunk.length > room) {
-        staging.set(chunk.subarray(0, room), filled);
-        this.queue[index] = chunk.subarray(room);
-        this.queuedBytes -= room;
-        filled += room;
-        break;
-      }
+    for (const chunk of this.take(Math.min(this.queuedBytes, staging.length - filled))) {
       staging.set(chunk, filled);
-      this.queuedBytes -= chunk.length;
       filled += chunk.length;
-      index++;
     }
-    this.queue.splice(0, index);
     const length = filled - (filled % this.alignment);
     this.inFlight = filled;
     fs.write(this.directFd!, staging, 0, length, this.end, (error, count) => {
