@@ -14,7 +14,7 @@ import {
 import type { Disposable, Event } from '../core/event.js';
 import type { SessionManager } from '../core/sessionManager.js';
 import { SESSION_ALIASES } from './schemas.js';
-import { INTERNAL_ERROR } from './toolResult.js';
+import { errorMeta, INTERNAL_ERROR } from './toolResult.js';
 import { refreshExecuteDefaults, registerExecute } from './tools/execute.js';
 import { registerKill } from './tools/kill.js';
 import { registerList } from './tools/list.js';
@@ -147,7 +147,7 @@ function audited(tool: string, registered: RegisteredTool, host: ToolHost, clien
           tool,
           session: typeof structured.session === 'string' ? structured.session : sessionArgument(args),
           outcome,
-          ...(outcome === 'error' ? { code: typeof structured.code === 'string' ? structured.code : INTERNAL_ERROR } : {}),
+          ...(outcome === 'error' ? { code: (result && errorMeta(result)?.code) ?? INTERNAL_ERROR } : {}),
           duration_ms: Date.now() - startedAt,
         };
         if (tool === 'send') Object.assign(event, sendAuditFacts(args));

@@ -1,14 +1,30 @@
 /**
- * The two shapes every tool answers with (DESIGN §3): a success carries `structuredContent`
- * (checked against the tool's `outputSchema`) plus a short text a model can read on its own;
- * an expected failure is a result with `isError: true` whose text leads with a stable code and
- * says what to do next. Nothing here throws: a tool call never becomes a JSON-RPC error.
+ * The two shapes every tool answers with (DESIGN §3):
+ *
+ * - a success carries `structuredContent` (checked against the tool's `outputSchema`) plus a
+ *   short text a model can read on its own.
+ * - an expected failure is `isError: true` with a text that leads with a stable code and says
+ *   what to do next, and **no `structuredContent`**: strict clients (the TypeScript SDK 1.x
+ *   that most hosts embed) check `structuredContent` against the success `outputSchema` even
+ *   on an error, and would turn the whole answer into a protocol error. Programs find the code
+ *   and details in `_meta["dev.switchboard/error"]`.
+ *
+ * Nothing here throws: a tool call never becomes a JSON-RPC error.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { isSwitchboardError, type ErrorCode } from '../core/errors.js';
 
 /** Not one of the agent-facing codes of DESIGN §3: a bug or an environment fault on our side. */
 export const INTERNAL_ERROR = 'INTERNAL_ERROR';
+
+/** Where an error result carries its code and details as data (reverse-DNS, as MCP asks of `_meta` keys). */
+export const ERROR_META_KEY = 'dev.switchboard/error';
+
+/** What `_meta[ERROR_META_KEY]` holds. */
+export interface ErrorMeta {
+  code: ErrorCode | typeof INTERNAL_ERROR;
+  [detail: string]: unknown;
+}
 
 export interface ErrorLogger {
   error(message: string): void;
@@ -21,11 +37,18 @@ export function success(structuredContent: object, text: string, warnings: strin
 }
 
 export function failure(code: ErrorCode | typeof INTERNAL_ERROR, message: string, details: Record<string, unknown> = {}): CallToolResult {
+  const meta: ErrorMeta = { ...details, code };
   return {
     isError: true,
     content: [{ type: 'text', text: `${code}: ${message}` }],
-    structuredContent: { ...details, code, message },
+    _meta: { [ERROR_META_KEY]: meta },
   };
+}
+
+/** The code and details of an error result, or undefined for a success (or a result of someone else's making). */
+export function errorMeta(result: CallToolResult): ErrorMeta | undefined {
+  const meta = result._meta?.[ERROR_META_KEY];
+  return typeof meta === 'object' && meta !== null && typeof (meta as ErrorMeta).code === 'string' ? (meta as ErrorMeta) : undefined;
 }
 
 /**
@@ -50,7 +73,7 @@ export function errorResult(error: unknown, logger: ErrorLogger, tool: string, w
   );
 }
 
-/** Appends the input warnings to the text rendering (they are also in structuredContent). */
+/** Appends the input warnings to the text rendering (they are also in structuredContent or _meta). */
 export function withWarnings(result: CallToolResult, warnings: string[]): CallToolResult {
   if (warnings.length === 0) return result;
   const [first, ...rest] = result.content;

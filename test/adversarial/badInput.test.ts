@@ -151,14 +151,14 @@ describe('wrong argument types and ranges', () => {
       const r = await http.call(tool, args);
       const label = `${tool} ${JSON.stringify(args)}`;
       expect(r.isError, label).toBe(true);
-      expect(r.sc, label).toMatchObject({ code: 'INVALID_ARGUMENT', parameter });
+      expect(r.error, label).toMatchObject({ code: 'INVALID_ARGUMENT', parameter });
       expect(r.text, label).toMatch(new RegExp(`^INVALID_ARGUMENT: ${parameter}`));
       expect(r.text, label).toMatch(allowed);
     }
     // A number where a session id is expected is taken as that id (lenient the way models are,
     // DESIGN §3): it names no session here, so a clear SESSION_NOT_FOUND, never a crash.
     const numeric = await http.call('send', { session: 42, text: 'x' });
-    expect(numeric.sc).toMatchObject({ code: 'SESSION_NOT_FOUND' });
+    expect(numeric.error).toMatchObject({ code: 'SESSION_NOT_FOUND' });
     expect(numeric.text).toContain('"42"');
     expect(await sessionCount()).toBe(before);
     await fine();
@@ -178,13 +178,13 @@ describe('hostile open() arguments', () => {
   it('a cwd that does not exist and LD_PRELOAD are refused naming the field; nothing spawned', async () => {
     const before = await sessionCount();
     const cwd = await http.call('open', { cwd: path.join(work, 'no', 'such', 'dir') });
-    expect(cwd.sc).toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(cwd.error).toMatchObject({ code: 'INVALID_ARGUMENT' });
     expect(cwd.text).toMatch(/^INVALID_ARGUMENT: cwd: .* does not exist/);
     const preload = await http.call('open', { env: { LD_PRELOAD: path.join(work, 'evil.so') } });
-    expect(preload.sc).toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(preload.error).toMatchObject({ code: 'INVALID_ARGUMENT' });
     expect(preload.text).toMatch(/^INVALID_ARGUMENT: env: LD_PRELOAD/);
     const viaExecute = await http.call('execute', { command: 'true', cwd: path.join(work, 'missing') });
-    expect(viaExecute.sc).toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(viaExecute.error).toMatchObject({ code: 'INVALID_ARGUMENT' });
     expect(await sessionCount()).toBe(before);
     await fine();
   });
@@ -229,7 +229,7 @@ describe('a program that cannot run', () => {
     for (const [program, why] of cases) {
       const r = await http.call('open', { program, cwd: work });
       expect(r.isError, program).toBe(true);
-      expect(r.sc, program).toMatchObject({ code: 'SPAWN_FAILED' });
+      expect(r.error, program).toMatchObject({ code: 'SPAWN_FAILED' });
       expect(r.text.startsWith(`SPAWN_FAILED: program: "${program}" `), r.text).toBe(true);
       expect(r.text, program).toMatch(why);
       expect(r.text, program).toMatch(/give an absolute path or a program that is installed/);
@@ -319,7 +319,7 @@ describe('a catastrophic wait pattern', () => {
       http.call('execute', { session: bystander.session, command: 'echo meanwhile' }),
     ]);
     expect(Date.now() - started).toBeLessThan(3_000);
-    expect(read.sc).toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(read.error).toMatchObject({ code: 'INVALID_ARGUMENT' });
     expect(read.text).toMatch(/^INVALID_ARGUMENT: wait\.pattern: .*catastrophic/);
     expect(other.sc).toMatchObject({ output: 'meanwhile' });
     await http.ok('kill', { session, close: true });

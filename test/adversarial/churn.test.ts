@@ -249,13 +249,13 @@ async function churnOne(n: number, agent: RawHttp, tally: Tally): Promise<void> 
         name = 'spawn error: shell exits before its prompt';
         const answer = await agent.call('open', { cwd: work, env: { SB_CHURN_DIE: '1' } });
         expect(answer.isError, `#${n} ${name}: ${answer.text}`).toBe(true);
-        expect(answer.sc.code).toBe('SPAWN_FAILED');
+        expect(answer.error?.code).toBe('SPAWN_FAILED');
       } else if (k % 2 === 1) {
         // The program passes the up-front checks; execve fails in the forked child.
         name = 'spawn error: missing interpreter';
         const answer = await agent.call('open', { program: badInterpreter, cwd: work });
         if (answer.isError) {
-          expect(answer.sc.code, `#${n} ${name}: ${answer.text}`).toBe('SPAWN_FAILED');
+          expect(answer.error?.code, `#${n} ${name}: ${answer.text}`).toBe('SPAWN_FAILED');
         } else {
           const id = opened(answer);
           const read = await agent.ok('read', { session: id, view: 'screen', wait: { exit: true, timeout_ms: 10_000 } });
@@ -266,7 +266,7 @@ async function churnOne(n: number, agent: RawHttp, tally: Tally): Promise<void> 
         name = 'spawn error: cwd does not exist';
         const answer = await agent.call('open', { program: 'true', cwd: path.join(work, 'no', 'such', 'dir') });
         expect(answer.isError, `#${n} ${name}: ${answer.text}`).toBe(true);
-        expect(answer.sc.code).toBe('INVALID_ARGUMENT');
+        expect(answer.error?.code).toBe('INVALID_ARGUMENT');
       }
       break;
     }

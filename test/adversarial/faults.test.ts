@@ -87,7 +87,7 @@ describe('the shell dies under a running command', () => {
     // Calls on the dead session are a clear SESSION_EXITED, never EIO or a crash.
     const after = await http.call('execute', { session, command: 'echo again' });
     expect(after.isError).toBe(true);
-    expect(after.sc.code).toBe('SESSION_EXITED');
+    expect(after.error?.code).toBe('SESSION_EXITED');
     expect(after.text).not.toMatch(/EIO/);
     await fine();
   });

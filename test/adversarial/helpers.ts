@@ -11,6 +11,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { BIN, cleanEnv, removeHome, ROOT, startHub, type HubProcess } from '../integration/helpers/hubProcess.js';
+import { toolAnswer as resultAnswer, type ToolAnswer as ResultAnswer } from '../integration/helpers/toolAnswer.js';
 
 export interface Answer {
   status: number;
@@ -115,17 +116,13 @@ export class RawHttp {
   }
 }
 
-export interface ToolAnswer {
-  isError: boolean;
-  sc: Record<string, unknown>;
-  text: string;
+export interface ToolAnswer extends ResultAnswer {
   raw: Message;
 }
 
 export function toolAnswer(message: Message): ToolAnswer {
   if (message.error) throw new Error(`JSON-RPC error: ${JSON.stringify(message.error)}`);
-  const result = (message.result ?? {}) as { isError?: boolean; structuredContent?: Record<string, unknown>; content?: { type: string; text?: string }[] };
-  return { isError: result.isError === true, sc: result.structuredContent ?? {}, text: result.content?.[0]?.text ?? '', raw: message };
+  return { ...resultAnswer(message.result), raw: message };
 }
 
 /**

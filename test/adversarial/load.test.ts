@@ -76,7 +76,7 @@ describe('session creation past the limit (SWITCHBOARD_MAX_SESSIONS=5)', () => {
       for (const attempt of [http.call('open', { cwd: work }), other.call('execute', { command: 'echo over', cwd: work })]) {
         const r = await attempt;
         expect(r.isError).toBe(true);
-        expect(r.sc.code).toBe('LIMIT_REACHED');
+        expect(r.error?.code).toBe('LIMIT_REACHED');
         expect(r.text).toContain('maxSessions');
         expectNoLeak(r.text, hub());
       }

@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectHubFine, expectNoLeak, hubFor, RawHttp, RawShim, until, type Message } from './helpers.js';
+import { toolAnswer } from '../integration/helpers/toolAnswer.js';
 
 const RATE_LIMITED = -32029;
 
@@ -30,13 +31,11 @@ type Kind = 'ok' | 'limited' | 'other';
 /** What one answer is: a success, a refusal with a usable retry hint, or anything else. */
 function classify(message: Message, method: string): { kind: Kind; retryAfterMs?: number } {
   if (method === 'tools/call') {
-    const result = message.result as { isError?: boolean; structuredContent?: Record<string, unknown>; content?: { text?: string }[] } | undefined;
-    if (!result) return { kind: 'other' };
-    if (!result.isError) return { kind: 'ok' };
-    const sc = result.structuredContent ?? {};
-    const retry = sc.retry_after_ms;
-    const text = result.content?.[0]?.text ?? '';
-    if (sc.code === 'LIMIT_REACHED' && typeof retry === 'number' && retry > 0 && text.startsWith('LIMIT_REACHED: ') && text.includes(`retry after ${retry} ms`)) {
+    if (!message.result) return { kind: 'other' };
+    const { isError, error, text } = toolAnswer(message.result);
+    if (!isError) return { kind: 'ok' };
+    const retry = error?.retry_after_ms;
+    if (error?.code === 'LIMIT_REACHED' && typeof retry === 'number' && retry > 0 && text.startsWith('LIMIT_REACHED: ') && text.includes(`retry after ${retry} ms`)) {
       return { kind: 'limited', retryAfterMs: retry };
     }
     return { kind: 'other' };
@@ -223,9 +222,9 @@ describe('2026-era HTTP requests (no session), with a small limit (2 a second, b
         Array.from({ length: 20 }, (_, i) => flooder.callTool({ name: 'execute', arguments: { command: `echo ${i} >> ${marker}`, cwd: work } })),
       );
       const elapsedS = (Date.now() - started) / 1_000;
-      const sc = results.map((r) => (r.structuredContent ?? {}) as Record<string, unknown>);
-      const served = sc.filter((c) => c.status === 'completed');
-      const refused = sc.filter((c) => c.code === 'LIMIT_REACHED');
+      const answers = results.map((r) => toolAnswer(r));
+      const served = answers.filter((a) => a.sc.status === 'completed');
+      const refused = answers.filter((a) => a.error?.code === 'LIMIT_REACHED').map((a) => a.error!);
       expect(served.length + refused.length, JSON.stringify(results).slice(0, 500)).toBe(20);
       expect(refused.length).toBeGreaterThan(0);
       expect(served.length).toBeLessThanOrEqual(5 + Math.ceil(2 * elapsedS));
@@ -238,7 +237,7 @@ describe('2026-era HTTP requests (no session), with a small limit (2 a second, b
 
       // The hint is honest: after waiting it (what is under test, not a synchronisation), served.
       // (Calls until one is refused: on a slow machine a token may have come back meanwhile.)
-      const hintOf = async (): Promise<number | undefined> => ((await flooder.callTool({ name: 'list', arguments: {} })).structuredContent as { retry_after_ms?: number } | undefined)?.retry_after_ms;
+      const hintOf = async (): Promise<number | undefined> => toolAnswer(await flooder.callTool({ name: 'list', arguments: {} })).error?.retry_after_ms as number | undefined;
       let hint = await hintOf();
       for (let i = 0; i < 10 && hint === undefined; i++) hint = await hintOf();
       expect(hint).toBeGreaterThan(0);

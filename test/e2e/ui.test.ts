@@ -16,15 +16,10 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeHome, startHub, type HubProcess } from '../integration/helpers/hubProcess.js';
 import { agentOverHttp, launchChromium, screenOf, SHOTS, waitForScreen } from './browser.js';
+import { toolAnswer, type ToolAnswer } from '../integration/helpers/toolAnswer.js';
 
 const AGENT = { name: 'ui-e2e-agent', version: '1.0.0' };
 const SECRET = 's3cr3t-xyz';
-
-interface ToolResult {
-  isError: boolean;
-  text: string;
-  sc: Record<string, unknown>;
-}
 
 let hub: HubProcess;
 let browser: Browser;
@@ -34,10 +29,8 @@ let agent: Client;
 /** The agent's session, shared by the tests in order. */
 let session = '';
 
-async function call(name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
-  const result = await agent.callTool({ name, arguments: args });
-  const first = result.content[0];
-  return { isError: result.isError === true, text: first?.type === 'text' ? first.text : '', sc: (result.structuredContent ?? {}) as Record<string, unknown> };
+async function call(name: string, args: Record<string, unknown> = {}): Promise<ToolAnswer> {
+  return toolAnswer(await agent.callTool({ name, arguments: args }));
 }
 
 async function execute(args: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -187,7 +180,7 @@ describe('the UI in a browser against switchboard serve', () => {
     expect(await page.locator('.banner[data-banner="control"]').textContent()).toContain('You control this session');
     const refused = await call('execute', { session, command: 'echo should-not-run' });
     expect(refused.isError).toBe(true);
-    expect(refused.sc.code).toBe('SESSION_CONTROLLED_BY_USER');
+    expect(refused.error?.code).toBe('SESSION_CONTROLLED_BY_USER');
 
     // The person's tab size wins once they control the session.
     await page.waitForFunction(() => window.switchboard?.inspect().view()?.mode === 'fit');

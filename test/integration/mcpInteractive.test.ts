@@ -14,21 +14,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { whenFile } from './helpers/fileWatch.js';
 import { stopHubIn } from './helpers/hubCleanup.js';
 import { cleanEnv } from './helpers/hubProcess.js';
+import { toolAnswer, type ToolAnswer } from './helpers/toolAnswer.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'switchboard.js');
 /** Both connections name themselves alike: `read` view `new` must still keep them apart. */
 const CLIENT = { name: 'mcp-interactive-test', version: '1.0.0' };
 
-interface CallResult {
-  isError: boolean;
-  text: string;
-  sc: Record<string, unknown>;
-}
-
 interface Conn {
   client: Client;
-  call(name: string, args?: Record<string, unknown>): Promise<CallResult>;
+  call(name: string, args?: Record<string, unknown>): Promise<ToolAnswer>;
   /** A call that must succeed. */
   ok(name: string, args?: Record<string, unknown>): Promise<Record<string, unknown>>;
 }
@@ -46,15 +41,9 @@ async function connect(): Promise<Conn> {
   const client = new Client(CLIENT);
   await client.connect(transport);
   clients.push(client);
-  const call = async (name: string, args: Record<string, unknown> = {}): Promise<CallResult> => {
+  const call = async (name: string, args: Record<string, unknown> = {}): Promise<ToolAnswer> => {
     callCount++;
-    const result = await client.callTool({ name, arguments: args });
-    const first = result.content[0];
-    return {
-      isError: result.isError === true,
-      text: first?.type === 'text' ? first.text : '',
-      sc: (result.structuredContent ?? {}) as Record<string, unknown>,
-    };
+    return toolAnswer(await client.callTool({ name, arguments: args }));
   };
   const ok = async (name: string, args: Record<string, unknown> = {}): Promise<Record<string, unknown>> => {
     const result = await call(name, args);
@@ -135,7 +124,7 @@ describe('the six tools through the shim', () => {
     expect(r).toMatchObject({ status: 'awaiting_input', secret: true });
     const sent = await a.call('send', { session: r.session, text: 'hunter2', keys: ['enter'] });
     expect(sent.isError).toBe(true);
-    expect(sent.sc.code).toBe('SECRET_PROMPT');
+    expect(sent.error?.code).toBe('SECRET_PROMPT');
     expect(sent.text).toMatch(/^SECRET_PROMPT: /);
     await a.ok('kill', { session: r.session, close: true });
   });
@@ -178,17 +167,17 @@ describe('the six tools through the shim', () => {
     const { session } = await a.ok('open', { cwd: work });
     const r = await a.call('read', { session, wait: { pattern: '(unclosed' } });
     expect(r.isError).toBe(true);
-    expect(r.sc.code).toBe('INVALID_ARGUMENT');
+    expect(r.error?.code).toBe('INVALID_ARGUMENT');
     expect(r.text).toContain('wait.pattern');
     const timeout = await a.call('send', { session, keys: 'enter', wait: { timeout_ms: 3_600_000 } });
-    expect(timeout.sc).toMatchObject({ code: 'INVALID_ARGUMENT', parameter: 'wait.timeout_ms' });
+    expect(timeout.error).toMatchObject({ code: 'INVALID_ARGUMENT', parameter: 'wait.timeout_ms' });
   });
 
   it('open with cols 0 is INVALID_ARGUMENT naming cols and its range, and opens nothing', async () => {
     const before = ((await a.ok('list', { include_closed: true })).sessions as unknown[]).length;
     const r = await a.call('open', { program: 'python3', cols: 0 });
     expect(r.isError).toBe(true);
-    expect(r.sc).toMatchObject({ code: 'INVALID_ARGUMENT', parameter: 'cols', value: 0 });
+    expect(r.error).toMatchObject({ code: 'INVALID_ARGUMENT', parameter: 'cols', value: 0 });
     expect(r.text).toContain('from 10 to 1000');
     const after = ((await a.ok('list', { include_closed: true })).sessions as unknown[]).length;
     expect(after).toBe(before);

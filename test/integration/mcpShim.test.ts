@@ -14,19 +14,14 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alive } from './helpers/processState.js';
 import { stopHubIn } from './helpers/hubCleanup.js';
+import { toolAnswer, type ToolAnswer } from './helpers/toolAnswer.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'switchboard.js');
 const CLIENT = { name: 'mcp-shim-test', version: '9.8.7' };
 
-interface CallResult {
-  isError: boolean;
-  text: string;
-  sc: Record<string, unknown>;
-}
-
 interface Shim {
-  call(name: string, args?: Record<string, unknown>): Promise<CallResult>;
+  call(name: string, args?: Record<string, unknown>): Promise<ToolAnswer>;
   /** `execute` that must succeed; checks the output is clean (no escape byte, no marker). */
   exec(args: Record<string, unknown>): Promise<ExecResult>;
   client: Client;
@@ -77,14 +72,8 @@ async function startShim(shell: string): Promise<Shim> {
   const errors: Error[] = [];
   client.onerror = (error) => errors.push(error);
 
-  const call = async (name: string, args: Record<string, unknown> = {}): Promise<CallResult> => {
-    const result = await client.callTool({ name, arguments: args });
-    const first = result.content[0];
-    return {
-      isError: result.isError === true,
-      text: first?.type === 'text' ? first.text : '',
-      sc: (result.structuredContent ?? {}) as Record<string, unknown>,
-    };
+  const call = async (name: string, args: Record<string, unknown> = {}): Promise<ToolAnswer> => {
+    return toolAnswer(await client.callTool({ name, arguments: args }));
   };
   const exec = async (args: Record<string, unknown>): Promise<ExecResult> => {
     const result = await call('execute', args);
@@ -202,7 +191,7 @@ describe('the MCP contract through the shim (bash)', () => {
 
     const busy = await shim.call('execute', { command: 'echo no', session: first.session });
     expect(busy.isError).toBe(true);
-    expect(busy.sc.code).toBe('SESSION_BUSY');
+    expect(busy.error?.code).toBe('SESSION_BUSY');
     expect(busy.text).toMatch(/^SESSION_BUSY: /);
     expect(busy.text).toContain('sleep 2');
 
@@ -261,7 +250,7 @@ describe('the MCP contract through the shim (bash)', () => {
     expect(all.find((s) => s.id === r.session)).toMatchObject({ state: 'exited', closed_at: expect.any(String) });
 
     const gone = await shim.call('execute', { command: 'echo x', session: r.session });
-    expect(gone.sc.code).toBe('SESSION_EXITED');
+    expect(gone.error?.code).toBe('SESSION_EXITED');
   });
 
   it('five executes on five sessions run in parallel', async () => {
@@ -304,7 +293,7 @@ describe('the MCP contract through the shim (bash)', () => {
     ] as const) {
       const r = await shim.call(tool, args);
       expect(r.isError).toBe(true);
-      expect(r.sc.code).toBe('SESSION_NOT_FOUND');
+      expect(r.error?.code).toBe('SESSION_NOT_FOUND');
       expect(r.text).toMatch(/^SESSION_NOT_FOUND: .*no-such-session/);
     }
   });
@@ -312,7 +301,7 @@ describe('the MCP contract through the shim (bash)', () => {
   it('timeout_ms "soon" is INVALID_ARGUMENT naming the parameter, the value and what is allowed', async () => {
     const r = await shim.call('execute', { command: 'echo x', timeout_ms: 'soon' });
     expect(r.isError).toBe(true);
-    expect(r.sc).toMatchObject({ code: 'INVALID_ARGUMENT', parameter: 'timeout_ms', value: 'soon' });
+    expect(r.error).toMatchObject({ code: 'INVALID_ARGUMENT', parameter: 'timeout_ms', value: 'soon' });
     expect(r.text).toMatch(/^INVALID_ARGUMENT: timeout_ms: "soon" .*integer from 1 to 86400000/);
   });
 
@@ -329,14 +318,14 @@ describe('the MCP contract through the shim (bash)', () => {
 
   it('out-of-range and missing values are INVALID_ARGUMENT too; cwd with an explicit session is refused', async () => {
     const range = await shim.call('execute', { command: 'echo x', max_lines: 0 });
-    expect(range.sc).toMatchObject({ code: 'INVALID_ARGUMENT', parameter: 'max_lines' });
+    expect(range.error).toMatchObject({ code: 'INVALID_ARGUMENT', parameter: 'max_lines' });
     const missing = await shim.call('execute', {});
-    expect(missing.sc).toMatchObject({ code: 'INVALID_ARGUMENT', parameter: 'command' });
+    expect(missing.error).toMatchObject({ code: 'INVALID_ARGUMENT', parameter: 'command' });
     const signal = await shim.call('kill', { session: 'x', signal: 'SIGHUP' });
-    expect(signal.sc).toMatchObject({ code: 'INVALID_ARGUMENT', parameter: 'signal' });
+    expect(signal.error).toMatchObject({ code: 'INVALID_ARGUMENT', parameter: 'signal' });
     const { session } = await shim.exec({ command: 'true' });
     const both = await shim.call('execute', { command: 'pwd', session, cwd: '/tmp' });
-    expect(both.sc).toMatchObject({ code: 'INVALID_ARGUMENT', parameter: 'cwd' });
+    expect(both.error).toMatchObject({ code: 'INVALID_ARGUMENT', parameter: 'cwd' });
   });
 
   it('nothing but JSON-RPC reached stdout', () => {

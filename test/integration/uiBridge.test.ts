@@ -4,35 +4,17 @@
  * src/ui-protocol.ts as the page does. Runs against dist/: `npm run build` first.
  */
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import * as http from 'node:http';
 import * as path from 'node:path';
 import { Client, StreamableHTTPClientTransport, type Tool } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { decodeFrame, parseHubMessage, UI_PROTOCOL_VERSION, type ClientMessage, type HubMessage } from '../../src/ui-protocol.js';
+import type { ClientMessage, HubMessage } from '../../src/ui-protocol.js';
 import { BIN, cleanEnv, removeHome, ROOT, startHub, type HubProcess } from './helpers/hubProcess.js';
+import { toolAnswer } from './helpers/toolAnswer.js';
+import { get, UiClient, type Frame, type Snapshot } from './helpers/uiClient.js';
 
 const AGENT = { name: 'ui-bridge-agent', version: '3.2.1' };
-
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-function get(port: number, urlPath: string, headers: Record<string, string> = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path: urlPath, method: 'GET', headers, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 /** Upgrade attempt with the `ws` client: the HTTP status when refused, 101 when accepted. */
 function tryUpgrade(port: number, headers: Record<string, string>, origin?: string): Promise<number> {
@@ -51,132 +33,6 @@ function tryUpgrade(port: number, headers: Record<string, string>, origin?: stri
   });
 }
 
-type Frame = Extract<HubMessage, { type: 'frame' }>;
-type Snapshot = Extract<HubMessage, { type: 'snapshot' }>;
-
-/** A UI as the page is one: validates every hub message, optionally acks frames as it "renders" them. */
-class UiClient {
-  readonly messages: HubMessage[] = [];
-  readonly invalid: string[] = [];
-  private readonly waiters = new Set<() => void>();
-  private nextReq = 1;
-  closed = false;
-
-  /** Characters of frames not acknowledged yet (with autoAck off). */
-  unacked = 0;
-  /** Like a window that cannot draw a flood: acks nothing until told `behind`, then all at once. */
-  ackWhenBehind = false;
-
-  private constructor(
-    readonly ws: WebSocket,
-    public autoAck: boolean,
-  ) {
-    ws.on('message', (data, isBinary) => {
-      // Frames come as binary messages (a header, then the output's bytes); the rest as JSON.
-      const parsed = parseHubMessage(isBinary ? decodeFrame(Buffer.isBuffer(data) ? data : Buffer.concat(data as Buffer[])) : String(data));
-      if (!parsed.ok) {
-        this.invalid.push(String(data).slice(0, 200));
-        return;
-      }
-      const message = parsed.message;
-      this.messages.push(message);
-      if (message.type === 'frame' && this.autoAck) this.send({ type: 'ack', session: message.session, bytes: message.data.length });
-      else if (message.type === 'frame') this.unacked += message.data.length;
-      if (message.type === 'behind' && this.ackWhenBehind && this.unacked > 0) {
-        this.send({ type: 'ack', session: message.session, bytes: this.unacked });
-        this.unacked = 0;
-      }
-      for (const waiter of [...this.waiters]) waiter();
-    });
-    ws.on('close', () => {
-      this.closed = true;
-      for (const waiter of [...this.waiters]) waiter();
-    });
-  }
-
-  static async connect(hub: HubProcess, cookie: string, options: { autoAck?: boolean } = {}): Promise<UiClient> {
-    const ws = new WebSocket(`ws://127.0.0.1:${hub.port}/ws`, { headers: { Cookie: cookie }, origin: `http://127.0.0.1:${hub.port}` });
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve());
-      ws.once('error', reject);
-    });
-    const client = new UiClient(ws, options.autoAck ?? true);
-    client.send({ type: 'hello', protocol: UI_PROTOCOL_VERSION });
-    await client.waitFor((m) => m.type === 'sessions', 'the session list');
-    return client;
-  }
-
-  send(message: ClientMessage | Record<string, unknown> | string): void {
-    this.ws.send(typeof message === 'string' ? message : JSON.stringify(message));
-  }
-
-  /** Sends with a fresh `req` and resolves with the `done` or `error` that answers it. */
-  async request(message: ClientMessage): Promise<Extract<HubMessage, { type: 'done' | 'error' }>> {
-    const req = this.nextReq++;
-    const from = this.mark();
-    this.send({ ...message, req });
-    const answer = await this.waitFor((m) => (m.type === 'done' || m.type === 'error') && m.req === req, `the answer to ${message.type}`, { from, timeoutMs: 20_000 });
-    return answer as Extract<HubMessage, { type: 'done' | 'error' }>;
-  }
-
-  mark(): number {
-    return this.messages.length;
-  }
-
-  /** The first message from index `from` on that matches; waits (bounded) for it to arrive. */
-  waitFor<T extends HubMessage>(predicate: (m: HubMessage) => boolean, what: string, options: { from?: number; timeoutMs?: number } = {}): Promise<T> {
-    const from = options.from ?? 0;
-    const timeoutMs = options.timeoutMs ?? 15_000;
-    return new Promise<T>((resolve, reject) => {
-      let index = from;
-      const check = (): void => {
-        for (; index < this.messages.length; index++) {
-          const message = this.messages[index]!;
-          if (predicate(message)) {
-            cleanup();
-            return resolve(message as T);
-          }
-        }
-        if (this.closed) {
-          cleanup();
-          reject(new Error(`connection closed while waiting for ${what}`));
-        }
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last messages: ${JSON.stringify(this.messages.slice(-5)).slice(0, 800)}`));
-      }, timeoutMs);
-      const cleanup = (): void => {
-        clearTimeout(timer);
-        this.waiters.delete(check);
-      };
-      this.waiters.add(check);
-      check();
-    });
-  }
-
-  /** Screen text received for `session` since index `from` (snapshots and frames). */
-  textSince(session: string, from: number): string {
-    return this.messages
-      .slice(from)
-      .filter((m): m is Frame | Snapshot => (m.type === 'frame' || m.type === 'snapshot') && m.session === session)
-      .map((m) => (typeof m.data === 'string' ? m.data : Buffer.from(m.data).toString('utf8')))
-      .join('');
-  }
-
-  /** Waits until `text` appears in what arrived for `session` since `from`. */
-  async waitForText(session: string, text: string | RegExp, from: number, timeoutMs = 15_000): Promise<void> {
-    const matches = (): boolean => {
-      const seen = this.textSince(session, from);
-      return typeof text === 'string' ? seen.includes(text) : text.test(seen);
-    };
-    await this.waitFor(() => matches(), `"${String(text)}" on screen of ${session}`, { from, timeoutMs });
-  }
-
-  close(): void {
-    this.ws.close();
-  }
-}
 
 /** Frames after each snapshot are numbered snapshot.seq + 1, + 2, …; stale ones never arrive. */
 function assertNumbered(messages: HubMessage[], session: string): void {
@@ -227,9 +83,7 @@ describe('the UI bridge on /ws', () => {
   const clients: UiClient[] = [];
 
   const call = async (name: string, args: Record<string, unknown>): Promise<{ isError: boolean; text: string; sc: Record<string, unknown> }> => {
-    const result = await agent.callTool({ name, arguments: args });
-    const first = result.content[0];
-    return { isError: result.isError === true, text: first?.type === 'text' ? first.text : '', sc: (result.structuredContent ?? {}) as Record<string, unknown> };
+    return toolAnswer(await agent.callTool({ name, arguments: args }));
   };
   const listed = async (id: string): Promise<Record<string, unknown>> => {
     const { sc } = await call('list', {});

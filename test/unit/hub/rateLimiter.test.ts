@@ -93,7 +93,7 @@ describe('RateLimitedTransport', () => {
         result: {
           isError: true,
           content: [{ type: 'text', text: expect.stringMatching(/^LIMIT_REACHED: Too many calls .*rateLimitPerSecond.*retry after 10 ms/) }],
-          structuredContent: { code: 'LIMIT_REACHED', message: expect.any(String), retry_after_ms: 10 },
+          _meta: { 'dev.switchboard/error': { code: 'LIMIT_REACHED', retry_after_ms: 10 } },
         },
       },
       { jsonrpc: '2.0', id: 3, error: { code: RATE_LIMITED, message: expect.stringMatching(/^LIMIT_REACHED: /), data: { code: 'LIMIT_REACHED', retry_after_ms: 10 } } },
@@ -138,8 +138,8 @@ describe('StatelessCallLimits', () => {
     expect(limits.check(call(1, 'a'))).toBeNull();
     expect(limits.check(call(2, 'b'))).toBeNull();
     expect(limits.check(call(3))).toBeNull();
-    expect(limits.check(call(4))).toMatchObject({ id: 4, result: { isError: true, resultType: 'complete', structuredContent: { code: 'LIMIT_REACHED', retry_after_ms: 1_000 } } });
-    expect(limits.check(call(5, 'a'))).toMatchObject({ id: 5, result: { structuredContent: { code: 'LIMIT_REACHED' } } });
+    expect(limits.check(call(4))).toMatchObject({ id: 4, result: { isError: true, resultType: 'complete', _meta: { 'dev.switchboard/error': { code: 'LIMIT_REACHED', retry_after_ms: 1_000 } } } });
+    expect(limits.check(call(5, 'a'))).toMatchObject({ id: 5, result: { _meta: { 'dev.switchboard/error': { code: 'LIMIT_REACHED' } } } });
     // Not requests: notifications and anything else pass untouched.
     expect(limits.check({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } })).toBeNull();
     expect(limits.check([call(6, 'a')])).toBeNull();
