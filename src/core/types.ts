@@ -138,4 +138,6 @@ export interface ReadResult {
   waited: WaitOutcome | null;
   seq?: number;
   secret?: boolean;
+  /** View `command`: how long that command ran, once it finished. */
+  duration_ms?: number;
 }

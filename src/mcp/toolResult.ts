@@ -1,8 +1,10 @@
 /**
  * The two shapes every tool answers with (DESIGN §3):
  *
- * - a success carries `structuredContent` (checked against the tool's `outputSchema`) plus a
- *   short text a model can read on its own.
+ * - a success carries `structuredContent` (checked against the tool's `outputSchema`) and a
+ *   short text; each is complete on its own, because some hosts show the model only the text
+ *   and others only `JSON.stringify(structuredContent)`. `next` (the call to make next) and
+ *   input `warnings` ride in both.
  * - an expected failure is `isError: true` with a text that leads with a stable code and says
  *   what to do next, and **no `structuredContent`**: strict clients (the TypeScript SDK 1.x
  *   that most hosts embed) check `structuredContent` against the success `outputSchema` even
@@ -30,9 +32,17 @@ export interface ErrorLogger {
   error(message: string): void;
 }
 
-/** A success; input `warnings` (unknown parameters, converted aliases) ride along in both forms. */
-export function success(structuredContent: object, text: string, warnings: string[] = []): CallToolResult {
-  const structured = warnings.length > 0 ? { ...structuredContent, warnings } : { ...structuredContent };
+/** A success's text, and the next step when the text names one (it goes into `structuredContent` too). */
+export interface Rendering {
+  text: string;
+  next?: string;
+}
+
+/** A success; input `warnings` (unknown parameters, converted aliases) are appended to the text and listed. */
+export function success(structuredContent: object, { text, next }: Rendering, warnings: string[] = []): CallToolResult {
+  const structured: Record<string, unknown> = { ...structuredContent };
+  if (next !== undefined) structured.next = next;
+  if (warnings.length > 0) structured.warnings = warnings;
   return withWarnings({ content: [{ type: 'text', text }], structuredContent: structured }, warnings);
 }
 

@@ -10,7 +10,8 @@ import type { ExecuteResult } from '../../core/types.js';
 import { startProgress } from '../progress.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, type InputSpec } from '../schemas.js';
 import type { ToolDeps } from '../server.js';
-import { errorResult, success } from '../toolResult.js';
+import { answerInput, waitForCommand } from '../nextStep.js';
+import { errorResult, success, type Rendering } from '../toolResult.js';
 
 function inputSpec(defaults: { executeTimeoutMs: number; maxLines: number }) {
   const schema = z.object({
@@ -135,22 +136,22 @@ async function chooseSession(deps: ToolDeps, ctx: ServerContext, args: { session
   return manager.findIdleShell(client, args.cwd) ?? (await manager.open({ creator: { kind: 'agent', client }, cwd: args.cwd }));
 }
 
-export function renderExecute(result: ExecuteResult): string {
+export function renderExecute(result: ExecuteResult): Rendering {
   const output = result.output.length > 0 ? result.output : '(no output)';
   const where = `session ${result.session}${result.cwd ? `, cwd ${result.cwd}` : ''}`;
   const took = formatDuration(result.duration_ms);
   switch (result.status) {
     case 'completed':
-      return `${output}\n[exit ${result.exit_code ?? 'unknown'}, ${took}, ${where}]`;
-    case 'running':
-      return (
-        `${output}\n[still running after ${took} (${where}, seq ${result.command_seq}); ` +
-        `wait with read {"session":"${result.session}","view":"command","wait":{"exit":true}} or stop it with kill]`
-      );
-    case 'awaiting_input':
-      return result.secret
-        ? `${output}\n[at a password prompt after ${took} (${where}); agents may not type it: ask the person to answer it in Switchboard, or stop it with kill]`
-        : `${output}\n[waiting for keyboard input after ${took} (${where}); answer with send {"session":"${result.session}","text":"…","keys":["enter"]} or stop it with kill]`;
+      return { text: `${output}\n[exit ${result.exit_code ?? 'unknown'}, ${took}, ${where}]` };
+    case 'running': {
+      const next = waitForCommand(result.session, result.command_seq);
+      return { text: `${output}\n[still running after ${took} (${where}, seq ${result.command_seq}); ${next}]`, next };
+    }
+    case 'awaiting_input': {
+      const next = answerInput(result.session, result.secret);
+      const what = result.secret ? 'at a password prompt' : 'waiting for keyboard input';
+      return { text: `${output}\n[${what} after ${took} (${where}, seq ${result.command_seq}); ${next}]`, next };
+    }
   }
 }
 

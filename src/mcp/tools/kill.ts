@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { KillResult } from '../../core/types.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, type InputSpec } from '../schemas.js';
 import type { ToolDeps } from '../server.js';
-import { errorResult, success } from '../toolResult.js';
+import { errorResult, success, type Rendering } from '../toolResult.js';
 
 const schema = z.object({
   session: z.string().min(1).describe('Session id or name.'),
@@ -60,7 +60,7 @@ export function registerKill(server: McpServer, deps: ToolDeps): RegisteredTool 
         } else {
           result = await session.kill(signal);
         }
-        return success(result, renderKill(session.id, result, close ?? false), input.warnings);
+        return success({ ...result, session: session.id }, renderKill(session.id, result, close ?? false), input.warnings);
       } catch (error) {
         return errorResult(error, host.logger, 'kill', input.warnings);
       }
@@ -68,8 +68,8 @@ export function registerKill(server: McpServer, deps: ToolDeps): RegisteredTool 
   );
 }
 
-export function renderKill(id: string, result: KillResult, closed: boolean): string {
-  if (closed) return `Session ${id} closed${result.ended_by ? ` (its command ended by ${result.ended_by})` : ''}.`;
-  if (result.ended_by === null) return `Nothing was running in session ${id}; it is ${result.state}.`;
-  return `Session ${id}: the command ended by ${result.ended_by}; the session is ${result.state}.`;
+export function renderKill(id: string, result: KillResult, closed: boolean): Rendering {
+  if (closed) return { text: `Session ${id} closed${result.ended_by ? ` (its command ended by ${result.ended_by})` : ''}.` };
+  if (result.ended_by === null) return { text: `Nothing was running in session ${id}; it is ${result.state}.` };
+  return { text: `Session ${id}: the command ended by ${result.ended_by}; the session is ${result.state}.` };
 }

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import type { SessionInfo } from '../../core/types.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, type InputSpec } from '../schemas.js';
 import type { ToolDeps } from '../server.js';
-import { errorResult, success } from '../toolResult.js';
+import { call } from '../nextStep.js';
+import { errorResult, success, type Rendering } from '../toolResult.js';
 
 const schema = z.object({
   include_closed: z.boolean().optional().describe('Include exited sessions.'),
@@ -50,9 +51,12 @@ export function registerList(server: McpServer, deps: ToolDeps): RegisteredTool 
   );
 }
 
-export function renderList(sessions: readonly SessionInfo[]): string {
-  if (sessions.length === 0) return 'No sessions. execute without session opens one.';
-  return sessions.map(renderSession).join('\n');
+export function renderList(sessions: readonly SessionInfo[]): Rendering {
+  if (sessions.length === 0) {
+    const next = `run a command with ${call('execute', { command: '…' })} (it opens a shell), or open a program with ${call('open', { program: '…' })}`;
+    return { text: `No sessions; ${next}.`, next };
+  }
+  return { text: sessions.map(renderSession).join('\n') };
 }
 
 function renderSession(s: SessionInfo): string {

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import type { SessionInfo } from '../../core/types.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, type InputSpec } from '../schemas.js';
 import type { ToolDeps } from '../server.js';
-import { errorResult, success } from '../toolResult.js';
+import { useSession } from '../nextStep.js';
+import { errorResult, success, type Rendering } from '../toolResult.js';
 
 const schema = z.object({
   name: z.string().min(1).max(100).optional().describe('Label, usable wherever a session id is.'),
@@ -69,8 +70,8 @@ export function registerOpen(server: McpServer, deps: ToolDeps): RegisteredTool 
       try {
         const session = await host.manager.open({ creator: { kind: 'agent', client: deps.clientName(ctx) }, ...input.value });
         const info = session.info();
-        const result = { session: info.id, pid: info.pid, program: info.program, rows: info.rows, cols: info.cols, state: info.state };
-        return success(result, renderOpen(info), input.warnings);
+        const result = { session: info.id, ...(info.name ? { name: info.name } : {}), pid: info.pid, program: info.program, rows: info.rows, cols: info.cols, state: info.state };
+        return success(result, renderOpen(info, session.shellKind !== null), input.warnings);
       } catch (error) {
         return errorResult(error, host.logger, 'open', input.warnings);
       }
@@ -78,10 +79,9 @@ export function registerOpen(server: McpServer, deps: ToolDeps): RegisteredTool 
   );
 }
 
-export function renderOpen(info: SessionInfo): string {
+/** `shell`: the session takes commands (`execute`), not only keys. */
+export function renderOpen(info: SessionInfo, shell: boolean): Rendering {
   const label = info.name ? ` (${info.name})` : '';
-  return (
-    `Opened session ${info.id}${label}: ${info.program}, pid ${info.pid}, ${info.cols}x${info.rows}, ${info.state}. ` +
-    `Type with send {"session":"${info.id}",…}; see the screen with read {"session":"${info.id}","view":"screen"}.`
-  );
+  const next = useSession(info.id, shell);
+  return { text: `Opened session ${info.id}${label}: ${info.program}, pid ${info.pid}, ${info.cols}x${info.rows}, ${info.state}; ${next}.`, next };
 }

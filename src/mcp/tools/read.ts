@@ -5,7 +5,8 @@ import type { ReadRequest, ReadResult } from '../../core/types.js';
 import { startProgress } from '../progress.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, WAIT_ALIASES, waitSchema, type InputSpec } from '../schemas.js';
 import type { ToolDeps } from '../server.js';
-import { errorResult, success } from '../toolResult.js';
+import { call, waitForCommand } from '../nextStep.js';
+import { errorResult, success, type Rendering } from '../toolResult.js';
 import { renderState } from './send.js';
 
 const schema = z.object({
@@ -91,32 +92,49 @@ export function registerRead(server: McpServer, deps: ToolDeps): RegisteredTool 
   );
 }
 
-export function renderRead(id: string, request: ReadRequest, result: ReadResult): string {
+export function renderRead(id: string, request: ReadRequest, result: ReadResult): Rendering {
   const parts: string[] = [];
   if (request.view === 'command' && result.seq !== undefined) parts.push(`command ${result.seq}`);
-  parts.push(pageNote(request, result));
+  const page = pageNote(id, request, result);
+  parts.push(page.text);
   if (result.cursor) parts.push(`cursor row ${result.cursor.row} col ${result.cursor.col}`);
+  const state = renderState(id, result);
   const body = result.content.length > 0 ? result.content : '(nothing)';
-  return `${body}\n[${parts.join(', ')}; ${renderState(id, result)}]`;
+  // One next step: input wanted first, then a command still running, then the next page.
+  let next = state.next;
+  let running = '';
+  if (next === undefined && request.view === 'command' && result.state === 'running' && result.duration_ms === undefined) {
+    next = waitForCommand(id, result.seq);
+    running = `; the command is still running: ${next}`;
+  }
+  next ??= page.next;
+  return { text: `${body}\n[${parts.join(', ')}; ${state.text}${running}]`, next };
 }
 
-/** Which lines these are and, when there are more, the offset that reaches them. */
-function pageNote(request: ReadRequest, result: ReadResult): string {
+/** Which lines these are and, when there are more, the call that reads them. */
+function pageNote(id: string, request: ReadRequest, result: ReadResult): Rendering {
   const offset = request.offset ?? 0;
   const lines = `${result.lines} of ${result.total_lines} lines`;
-  if (!result.truncated) return lines;
+  if (!result.truncated) return { text: lines };
+  const page = (view: string, extra: Record<string, unknown>): string => call('read', { session: id, view, ...extra });
   switch (request.view) {
     case 'history': {
       const older = offset + result.lines;
-      return older < result.total_lines ? `${lines}; older: offset ${older}` : lines;
+      if (older >= result.total_lines) return { text: lines };
+      const next = `older lines: ${page('history', { offset: older })}`;
+      return { text: `${lines}; ${next}`, next };
     }
     case 'command': {
-      const next = offset + result.lines;
-      return next < result.total_lines ? `${lines}; more: offset ${next}` : lines;
+      const more = offset + result.lines;
+      if (more >= result.total_lines) return { text: lines };
+      const next = `more: ${page('command', { seq: result.seq, offset: more })}`;
+      return { text: `${lines}; ${next}`, next };
     }
-    case 'new':
-      return `${lines}, the last shown; earlier: view history`;
+    case 'new': {
+      const next = `earlier lines: ${page('history', {})}`;
+      return { text: `${lines}, the last shown; ${next}`, next };
+    }
     default:
-      return lines;
+      return { text: lines };
   }
 }

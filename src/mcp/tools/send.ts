@@ -5,7 +5,8 @@ import type { SendResult } from '../../core/types.js';
 import { startProgress } from '../progress.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, WAIT_ALIASES, waitSchema, type InputSpec } from '../schemas.js';
 import type { ToolDeps } from '../server.js';
-import { errorResult, success } from '../toolResult.js';
+import { answerInput } from '../nextStep.js';
+import { errorResult, success, type Rendering } from '../toolResult.js';
 
 const schema = z.object({
   session: z.string().min(1).describe('Session id or name.'),
@@ -83,19 +84,23 @@ export function sendAuditFacts(raw: unknown): { bytes: number; keys: number } | 
   return { bytes: Buffer.byteLength(input.value.text ?? '', 'utf8'), keys: input.value.keys?.length ?? 0 };
 }
 
-export function renderSend(id: string, result: SendResult): string {
+export function renderSend(id: string, result: SendResult): Rendering {
   const body = result.output.length > 0 ? result.output : result.screen.length > 0 ? `(no new output; screen:)\n${result.screen}` : '(no output)';
-  return `${body}\n[${renderState(id, result)}]`;
+  const state = renderState(id, result);
+  return { text: `${body}\n[${state.text}]`, next: state.next };
 }
 
-/** The footer `send` and `read` share: state, exit code, secret prompt, how the wait ended. */
-export function renderState(id: string, r: { state: string; exit_code: number | null; waited: string | null; secret?: boolean }): string {
+/**
+ * The footer `send` and `read` share: state, exit code, how the wait ended, and what to do
+ * when the program waits for the keyboard.
+ */
+export function renderState(id: string, r: { state: string; exit_code: number | null; waited: string | null; secret?: boolean }): Rendering {
   const parts = [`session ${id}`, r.state === 'exited' ? `exited with code ${r.exit_code ?? 'unknown'}` : r.state];
   if (r.waited === 'timeout') parts.push('wait timed out (not an error)');
   else if (r.waited === 'cancelled') parts.push('wait cancelled');
   else if (r.waited) parts.push(`waited until ${r.waited}`);
-  if (r.state === 'awaiting_input') {
-    parts.push(r.secret ? 'at a password prompt: ask the person to type it in Switchboard' : 'waiting for input: answer with send');
-  }
-  return parts.join(', ');
+  if (r.state !== 'awaiting_input') return { text: parts.join(', ') };
+  const next = answerInput(id, r.secret);
+  parts.push(r.secret ? 'at a password prompt' : 'waiting for input', next);
+  return { text: parts.join(', '), next };
 }
