@@ -928,11 +928,27 @@ export class TerminalSession {
     }
   }
 
+  /**
+   * The command runs in the shell itself (a builtin such as `read`, a loop, a function): there
+   * is no job to signal, and signalling the shell would end the session. Ctrl-C is what a
+   * person would press: the terminal sends SIGINT to the shell, which abandons the command
+   * and draws its prompt. Whatever signal was asked for, only that is done, and said.
+   */
+  private async interruptShell(): Promise<KillResult> {
+    const finished = nextEvent(this.emulator.tracker.onDidFinishCommand);
+    this.input.write('\x03');
+    const outcome = await raceOutcome(finished.promise, this.watchExit(), this.options.killWaitsMs[0] ?? 2_000);
+    finished.dispose();
+    return { ended_by: outcome === 'finished' ? 'SIGINT' : null, state: this.state };
+  }
+
   private async killNow(signal: KillSignal | undefined): Promise<KillResult> {
     if (this.closedAt) return { ended_by: null, state: 'exited' };
     const tracker = this.emulator.tracker;
     let target: KillTarget;
     if (this.shellKind !== null) {
+      const busy = tracker.runningCommand !== null || this.launching !== null;
+      if (busy && (await foregroundProcessGroup(this.pid)) === this.pid) return this.interruptShell();
       target = { kind: 'foreground', shellPid: this.pid };
     } else {
       // node-pty makes the program a session and group leader: its group is the job.

@@ -103,6 +103,20 @@ describe('awaiting input', () => {
     await expect(session.send({ clientId: 'test', text: 'hunter2', keys: ['enter'] })).rejects.toMatchObject({ code: 'SECRET_PROMPT' });
     expect((await read(session, { view: 'screen' })).state).toBe('awaiting_input');
   });
+
+  it('kill stops a command that runs in the shell itself (a builtin read, a busy loop) with Ctrl-C, and the shell lives on', async () => {
+    const session = await manager().manager.open({ creator: agent });
+    const prompt = await session.execute({ command: 'read -s -p "Password: " pw', timeoutMs: 10_000, maxLines: 50 });
+    expect(prompt).toMatchObject({ status: 'awaiting_input', secret: true });
+    expect(await session.kill()).toEqual({ ended_by: 'SIGINT', state: 'idle' });
+
+    const loop = await session.execute({ command: 'while :; do :; done', timeoutMs: 300, maxLines: 50 });
+    expect(loop.status).toBe('running');
+    expect(await session.kill('SIGKILL')).toEqual({ ended_by: 'SIGINT', state: 'idle' });
+
+    const after = await session.execute({ command: 'echo still here', timeoutMs: 10_000, maxLines: 50 });
+    expect(after).toMatchObject({ status: 'completed', exit_code: 0, output: 'still here' });
+  });
 });
 
 describe('read views', () => {
