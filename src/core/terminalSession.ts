@@ -12,11 +12,10 @@ import { replayCommandPage, replayHistory } from './replay.js';
 import { waitFor, type WaitSources } from './waitFor.js';
 import { DisposableStore, EventEmitter, type Event, nextEvent } from './event.js';
 import { newNonce } from './ids.js';
-import { NONCE_ENV } from './marks.js';
 import { OutputPipe, type OutputFrame } from './outputPipe.js';
 import { fitOutput } from './outputWindow.js';
 import { escalateKill, foregroundProcessGroup, processIdentity, terminateSession, type KillSignal, type KillTarget } from './processes.js';
-import { planShellIntegration, wrapCommand } from './shellIntegration.js';
+import { planLaunch, wrapCommand, type LaunchPlan } from './shellIntegration.js';
 import type { Transcript } from './transcript.js';
 import type {
   CommandRecord,
@@ -40,8 +39,13 @@ export interface TerminalSessionOptions {
   id: string;
   name: string | null;
   creator: Creator;
-  /** A program to run instead of a shell; `shell` is used when absent. */
+  /**
+   * A program to run instead of the configured shell, which is used when absent. A shell named
+   * here (`bash`, `/bin/zsh -l`) is started as a shell (planLaunch in shellIntegration.ts).
+   */
   program?: string;
+  /** Where `program` was found; a shell is spawned from this path. */
+  programPath?: string;
   args?: string[];
   shell: string;
   /** Run the shell as a login shell (PATH from the person's profile). */
@@ -100,8 +104,17 @@ export class TerminalSession {
   readonly creator: Creator;
   readonly createdAt = new Date();
   readonly program: string;
+  /** null: a program, not a shell. */
   readonly shellKind: ShellKind | 'unknown' | null;
   readonly detection: Detection;
+  /** Why execute is refused in this program (null in a shell). */
+  private readonly notShell: string | null;
+  /**
+   * Runs the configured shell (opened without `program`). Only these are picked by execute
+   * without session: a shell opened by name (fish, sh) was chosen for itself, and its syntax
+   * may not be what a command written for "your shell" expects.
+   */
+  readonly configuredShell: boolean;
   private controllerValue: Controller;
 
   private readonly ptyProcess: HostedPty;
@@ -164,15 +177,18 @@ export class TerminalSession {
   private constructor(
     private readonly options: TerminalSessionOptions,
     launch: LaunchPlan,
+    nonce: string,
     ptyProcess: HostedPty,
   ) {
     this.id = options.id;
     this.name = options.name;
     this.creator = options.creator;
     this.controllerValue = options.creator.kind === 'agent' ? 'agent' : 'user';
-    this.nonce = launch.nonce;
+    this.nonce = nonce;
     this.shellKind = launch.shellKind;
     this.detection = launch.detection;
+    this.notShell = launch.notShell ?? null;
+    this.configuredShell = !options.program;
     this.program = launch.file;
     this.ptyProcess = ptyProcess;
     this.emulator = new Emulator({
@@ -244,7 +260,8 @@ export class TerminalSession {
   /** Spawns the session; for shells, resolves once the first prompt is drawn. */
   static async start(options: TerminalSessionOptions): Promise<TerminalSession> {
     await loadEmulator(); // the first session of a hub loads xterm (emulator.ts)
-    const launch = planLaunch(options);
+    const nonce = newNonce();
+    const launch = planLaunch(options, nonce);
     let ptyProcess: HostedPty;
     try {
       const spawnOptions = { name: 'xterm-256color', cols: options.cols, rows: options.rows, cwd: options.cwd, env: launch.env };
@@ -252,7 +269,7 @@ export class TerminalSession {
     } catch (error) {
       throw new SwitchboardError(ErrorCode.SpawnFailed, `Could not start ${launch.file}: ${(error as Error).message}. Check that the program exists and is executable.`);
     }
-    const session = new TerminalSession(options, launch, ptyProcess);
+    const session = new TerminalSession(options, launch, nonce, ptyProcess);
     if (session.shellKind !== null && session.shellKind !== 'unknown') await session.waitForFirstPrompt();
     else session.scheduleInputProbe();
     return session;
@@ -780,7 +797,7 @@ export class TerminalSession {
     this.assertWritable();
     const tracker = this.emulator.tracker;
     if (this.shellKind === null) {
-      throw new SwitchboardError(ErrorCode.InvalidArgument, `Session ${this.id} runs ${this.program}, not a shell; use send to type into it.`);
+      throw new SwitchboardError(ErrorCode.InvalidArgument, `Session ${this.id} runs ${this.program}, ${this.notShell ?? 'not a shell'}; use send to type into it.`);
     }
     if (tracker.runningCommand || this.launching) throw this.busyError();
     const startedAt = Date.now();
@@ -960,22 +977,6 @@ export class TerminalSession {
     }
     return { ended_by: endedBy, state: this.state };
   }
-}
-
-interface LaunchPlan {
-  file: string;
-  args: string[];
-  env: Record<string, string>;
-  nonce: string;
-  shellKind: ShellKind | 'unknown' | null;
-  detection: Detection;
-}
-
-function planLaunch(options: TerminalSessionOptions): LaunchPlan {
-  const nonce = newNonce();
-  if (options.program) return { file: options.program, args: options.args ?? [], env: { ...options.env }, nonce, shellKind: null, detection: 'command_wrapper' };
-  const plan = planShellIntegration(options.shell, { nonce, login: options.login, userEnv: options.env });
-  return { file: options.shell, args: plan.args, env: { ...options.env, ...plan.env, [NONCE_ENV]: nonce }, nonce, shellKind: plan.kind, detection: plan.detection };
 }
 
 function holdTerminalOpen(ttyPath: string | undefined): number | null {
