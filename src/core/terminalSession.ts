@@ -16,7 +16,7 @@ import { OutputPipe, type OutputFrame } from './outputPipe.js';
 import { fitOutput } from './outputWindow.js';
 import { escalateKill, foregroundProcessGroup, processIdentity, terminateSession, type KillSignal, type KillTarget } from './processes.js';
 import { planLaunch, wrapCommand, type LaunchPlan } from './shellIntegration.js';
-import type { Transcript } from './transcript.js';
+import { recordOutcome, type Transcript } from './transcript.js';
 import type {
   CommandRecord,
   Controller,
@@ -133,6 +133,8 @@ export class TerminalSession {
   /** False once a prompt failed to show its B mark in time: commands stop waiting for it. */
   private promptMarked = true;
   private exitCode: number | null = null;
+  /** The signal that ended the program, if one did (node-pty then reports exit code 0). */
+  private exitSignal: number | null = null;
   private closedAt: Date | null = null;
   private title = '';
   private readonly exited: Promise<void>;
@@ -237,13 +239,14 @@ export class TerminalSession {
     // node-pty reports exit after its socket closed, i.e. after the last output was read;
     // the emulator then parses what is still queued before anyone hears of the exit.
     this.exited = new Promise((resolve) => {
-      this.store.add(this.ptyProcess.onExit(({ exitCode }) => {
+      this.store.add(this.ptyProcess.onExit(({ exitCode, signal }) => {
         // node-pty has just closed the master: its fd number may be reused by the next open.
         this.masterClosed = true;
         this.input.dispose();
         this.pipe.end();
         void this.emulator.whenParsed().then(() => {
           this.exitCode = exitCode;
+          this.exitSignal = signal || null;
           this.closedAt = new Date();
           this.releaseTerminal();
           this.launching = null;
@@ -642,21 +645,26 @@ export class TerminalSession {
     return { content, lines: shown, total_lines: lines.length, truncated: !since.complete || lines.length > shown };
   }
 
-  private async readCommand(seq: number | undefined, offset: number, limit: number): Promise<Pick<ReadResult, 'content' | 'lines' | 'total_lines' | 'truncated' | 'seq'>> {
+  /**
+   * `read` view `command`: a page of the output of command `seq`, with that command's exit code
+   * and duration once it finished (DESIGN §3), so a `wait.exit` read needs no second call.
+   */
+  private async readCommand(seq: number | undefined, offset: number, limit: number): Promise<Pick<ReadResult, 'content' | 'lines' | 'total_lines' | 'truncated' | 'seq' | 'exit_code' | 'duration_ms'>> {
     const tracker = this.emulator.tracker;
     const live = tracker.runningCommand ?? tracker.lastCommand;
     const wanted = seq ?? live?.seq;
     if (wanted === undefined || live === null) {
       throw new SwitchboardError(ErrorCode.InvalidArgument, `seq: session ${this.id} has run no command yet; run one with execute first.`);
     }
+    const record = this.commandRecords.get(wanted);
+    const outcome = wanted === live.seq ? this.trackedOutcome(live) : record ? recordOutcome(record) : { exit_code: null };
     if (wanted === live.seq) {
       const output = this.emulator.commandOutput(live);
       if (output.complete || offset + limit <= output.head.length) {
         const page = output.head.slice(offset, offset + limit);
-        return { content: page.join('\n'), lines: page.length, total_lines: output.total, truncated: offset + page.length < output.total, seq: wanted };
+        return { content: page.join('\n'), lines: page.length, total_lines: output.total, truncated: offset + page.length < output.total, seq: wanted, ...outcome };
       }
     }
-    const record = this.commandRecords.get(wanted);
     const file = this.options.transcript?.outputFile;
     // A running command whose output outgrew the scrollback and the head lines: what it printed so far is on disk.
     const range = record
@@ -681,7 +689,27 @@ export class TerminalSession {
       sessionId: this.id,
       cut: this.options.transcript?.cut ?? null,
     });
-    return { ...page, seq: wanted };
+    return { ...page, seq: wanted, ...outcome };
+  }
+
+  /**
+   * The exit code and duration of the running or last command: null while it runs. A command
+   * that ended the shell (`exit 3`) has no D mark; it finished with the shell, with the shell's
+   * exit code, as execute reports it.
+   */
+  private trackedOutcome(command: TrackedCommand): Pick<ReadResult, 'exit_code' | 'duration_ms'> {
+    if (command.endedAt !== null) return { exit_code: command.exitCode, duration_ms: command.endedAt - command.startedAt };
+    if (this.closedAt) return { exit_code: this.exitCodeOfEndingCommand, duration_ms: Math.max(0, this.closedAt.getTime() - command.startedAt) };
+    return { exit_code: null };
+  }
+
+  /**
+   * The exit code of a command the shell ended with: the shell's, when it exited by itself
+   * (`exit 3`, `exec false`). A shell killed by a signal (kill -9, the session closed) says
+   * nothing about the command, and node-pty's 0 for it must not read as success.
+   */
+  private get exitCodeOfEndingCommand(): number | null {
+    return this.exitSignal === null ? this.exitCode : null;
   }
 
   /**

@@ -134,7 +134,10 @@ export interface ReadResult {
   truncated: boolean;
   cursor?: { row: number; col: number };
   state: SessionState;
+  /** View `command`: that command's exit code (null while it runs); otherwise the program's. */
   exit_code: number | null;
+  /** View `command`, once the command finished: how long it ran (its C mark to its D mark). */
+  duration_ms?: number;
   waited: WaitOutcome | null;
   seq?: number;
   secret?: boolean;
