@@ -93,11 +93,16 @@ export function registerRead(server: McpServer, deps: ToolDeps): RegisteredTool 
 
 export function renderRead(id: string, request: ReadRequest, result: ReadResult): string {
   const parts: string[] = [];
-  if (request.view === 'command' && result.seq !== undefined) parts.push(`command ${result.seq}`);
+  const command = request.view === 'command' && result.seq !== undefined;
+  if (command) parts.push(`command ${result.seq}`);
+  // Once it finished: its exit code and duration, as execute shows them.
+  if (command && result.duration_ms !== undefined) parts.push(`exit ${result.exit_code ?? 'unknown'}`, `${result.duration_ms} ms`);
   parts.push(pageNote(request, result));
   if (result.cursor) parts.push(`cursor row ${result.cursor.row} col ${result.cursor.col}`);
   const body = result.content.length > 0 ? result.content : '(nothing)';
-  return `${body}\n[${parts.join(', ')}; ${renderState(id, result)}]`;
+  // In view command exit_code is the command's, so the footer must not give it as the session's.
+  const state = command && result.state === 'exited' ? { ...result, state: 'ended' } : result;
+  return `${body}\n[${parts.join(', ')}; ${renderState(id, state)}]`;
 }
 
 /** Which lines these are and, when there are more, the offset that reaches them. */
