@@ -861,9 +861,10 @@ export class TerminalSession {
         if (command?.seq === seq) return this.result('completed', command, command.exitCode, duration, options.maxLines);
       }
       if (outcome === 'exited') {
-        // The command ended the shell (e.g. `exit 3`): it completed with the shell's exit code.
+        // The command ended the shell (e.g. `exit 3`): it completed with the shell's exit code
+        // (none when a signal killed the shell).
         const command = tracker.runningCommand ?? tracker.lastCommand;
-        return this.result('completed', command?.seq === seq ? command : null, this.exitCode, duration, options.maxLines, seq);
+        return this.result('completed', command?.seq === seq ? command : null, this.exitCodeOfEndingCommand, duration, options.maxLines, seq);
       }
       return this.result('running', tracker.runningCommand, null, duration, options.maxLines, seq);
     } finally {

@@ -96,18 +96,19 @@ describe('read view command', () => {
     expect(finished.duration_ms).toBeGreaterThan(0);
   });
 
-  it('of a command whose shell was killed: no exit code (node-pty says 0 for a signal), still a duration', async () => {
+  it('of a command whose shell was killed: no exit code (node-pty says 0 for a signal), still a duration; execute agrees', async () => {
     const { manager: m, home } = manager();
     const session = await m.open({ creator: agent, cwd: home });
     const gate = fifo(home);
-    const started = await run(session, `echo started; read x < ${gate.path}`, 200);
-    expect(started.status).toBe('running');
-    await session.read(commandView({ wait: { pattern: '^started$', timeout_ms: 10_000 } }));
+    const executing = run(session, `echo started; read x < ${gate.path}`);
+    const running = await session.read(commandView({ wait: { pattern: '^started$', timeout_ms: 10_000 } }));
+    expect(running).toMatchObject({ waited: 'pattern', exit_code: null, state: 'running' });
     const read = session.read(commandView({ wait: { exit: true, timeout_ms: 10_000 } }));
     process.kill(session.pid, 'SIGKILL');
     const finished = await read;
-    expect(finished).toMatchObject({ waited: 'exit', seq: started.command_seq, exit_code: null, state: 'exited', content: 'started' });
+    expect(finished).toMatchObject({ waited: 'exit', seq: running.seq, exit_code: null, state: 'exited', content: 'started' });
     expect(finished.duration_ms).toBeGreaterThan(0);
+    expect(await executing).toMatchObject({ status: 'completed', command_seq: running.seq, exit_code: null, output: 'started' });
   });
 
   it('of a closed session: the same exit code and duration, from commands.jsonl', async () => {
