@@ -4,7 +4,7 @@ import { Emulator } from './emulator.js';
 import { ErrorCode, SwitchboardError } from './errors.js';
 import { replayCommandPage, replayHistory } from './replay.js';
 import type { SessionStore } from './sessionStore.js';
-import { cutOf, OUTPUT_LOG, type SessionMeta } from './transcript.js';
+import { cutOf, OUTPUT_LOG, recordOutcome, type SessionMeta } from './transcript.js';
 import type { ReadRequest, ReadResult } from './types.js';
 
 /** A closed session's screen is rebuilt from at most this much of its transcript's end (history: replay.ts). */
@@ -47,7 +47,8 @@ export async function readClosedSession(store: SessionStore, ref: string, reques
       sessionId: meta.id,
       cut: cutOf(meta),
     });
-    return { ...base, ...page, seq: record.seq };
+    // That command's exit code and duration (DESIGN §3), not the session's exit code.
+    return { ...base, ...page, seq: record.seq, ...recordOutcome(record) };
   }
   if (request.view === 'screen') {
     const emulator = await replayTail(file, meta, scrollback);

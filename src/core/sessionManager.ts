@@ -109,7 +109,7 @@ export class SessionManager {
     }
     if (request.name !== undefined) this.assertNameFree(request.name);
     const cwd = this.resolveCwd(request.cwd);
-    if (request.program !== undefined) assertProgramRuns(request.program, cwd, request.env?.PATH ?? this.options.baseEnv.PATH);
+    const programPath = request.program !== undefined ? assertProgramRuns(request.program, cwd, request.env?.PATH ?? this.options.baseEnv.PATH) : undefined;
     const id = this.uniqueId();
     const env = buildSessionEnv({
       sessionId: id,
@@ -134,6 +134,7 @@ export class SessionManager {
         name: request.name ?? null,
         creator: request.creator,
         program: request.program,
+        programPath,
         args: request.args,
         shell: settings.shell,
         login: settings.login,
@@ -220,7 +221,7 @@ export class SessionManager {
     const wanted = cwd === undefined ? undefined : path.resolve(cwd);
     for (const session of this.live.values()) {
       if (session.creator.kind !== 'agent' || session.creator.client !== client) continue;
-      if (session.shellKind === null || session.controller !== 'agent' || session.state !== 'idle' || session.hasPendingCalls) continue;
+      if (!session.configuredShell || session.controller !== 'agent' || session.state !== 'idle' || session.hasPendingCalls) continue;
       if (wanted !== undefined && session.cwd !== wanted) continue;
       return session;
     }
@@ -289,8 +290,9 @@ export class SessionManager {
 /**
  * node-pty starts a missing program "successfully" and the child then exits with an execvp
  * error: check first, so `open` says SPAWN_FAILED instead of opening a session that dies.
+ * Returns where the program was found.
  */
-function assertProgramRuns(program: string, cwd: string, searchPath: string | undefined): void {
+function assertProgramRuns(program: string, cwd: string, searchPath: string | undefined): string {
   const found = findExecutable(program, cwd, searchPath);
   if (!found) {
     throw new SwitchboardError(
@@ -305,6 +307,7 @@ function assertProgramRuns(program: string, cwd: string, searchPath: string | un
       `program: "${program}" is a script for ${interpreter}, which was not found; install it, or fix the script's first line (#!).`,
     );
   }
+  return found;
 }
 
 /** The executable regular file `program` names: a path against `cwd`, else the first on PATH. */

@@ -8,6 +8,9 @@
  *   fish  `--init-command 'source assets/shell-integration/fish.fish'` (fish reads its config itself)
  *   sh    `ENV=assets/shell-integration/sh.sh` defines `__sb_exec`; each command is wrapped
  *   other no injection; each command is wrapped inline (POSIX syntax assumed)
+ *
+ * planLaunch puts it together for a session: the configured shell, a `program` that is a shell
+ * (`bash -l`, `/bin/zsh`), or a program run as given.
  */
 import { join } from 'node:path';
 import { packageRoot } from '../packageInfo.js';
@@ -54,6 +57,88 @@ export function detectShellKind(shellPath: string): ShellKind | 'unknown' {
   if (base === 'bash' || base === 'zsh' || base === 'fish') return base;
   if (SH_LIKE.has(base)) return 'sh';
   return 'unknown';
+}
+
+/** A `program` that is a shell (its kind; whether a login shell was asked for), or why it is not. */
+export type ProgramShellPlan =
+  | { shell: true; kind: ShellKind; login: boolean }
+  | { shell: false; reason: string };
+
+/**
+ * Arguments that keep a shell a shell. They are taken by meaning, not passed through (the plan
+ * builds each shell's argv), so `--interactive` counts for bash too, which itself knows only `-i`.
+ */
+const LOGIN_FLAG = '--login';
+const INTERACTIVE_FLAG = '--interactive';
+/** `-l`, `-i` and clusters of them (`-il`, `-li`). */
+const SHORT_FLAGS = /^-[il]+$/;
+
+/**
+ * Whether `open` with `program` + `args` opens a shell (DESIGN §2: "a shell is a shell however
+ * it is opened"): a program whose name is a shell's, with no arguments but the login and
+ * interactive flags, gets the same integration as the configured shell. Any other argument
+ * (`-c '…'`, a script, `--norc`, `-x`, `-o …`) has a meaning the integration would have to carry
+ * into its own arguments, and several defeat it (`-c` runs and exits, `zsh -f` skips our
+ * ZDOTDIR, `bash --rcfile` conflicts with `--init-file`): such a program runs as given.
+ */
+export function planProgramShell(program: string, args: readonly string[]): ProgramShellPlan {
+  const kind = detectShellKind(program);
+  // busybox is a multi-call binary: without an applet argument it is no shell.
+  if (kind === 'unknown' || /^busybox$/i.test(basename(program))) return { shell: false, reason: 'not a shell' };
+  let login = false;
+  for (const arg of args) {
+    if (arg === LOGIN_FLAG || (SHORT_FLAGS.test(arg) && arg.includes('l'))) login = true;
+    else if (arg !== INTERACTIVE_FLAG && !SHORT_FLAGS.test(arg)) {
+      return { shell: false, reason: `not as a shell: it was opened with ${JSON.stringify(arg)} (only -l, --login, -i and --interactive open a shell)` };
+    }
+  }
+  return { shell: true, kind, login };
+}
+
+/** How a session starts: the file, its arguments and environment, and how commands end. */
+export interface LaunchPlan {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  /** null: a program, not a shell (execute is refused, see `notShell`). */
+  shellKind: ShellKind | 'unknown' | null;
+  detection: Detection;
+  /** Why a program is not run as a shell (for execute's refusal). */
+  notShell?: string;
+}
+
+export interface LaunchOptions {
+  /** A program to run instead of the configured shell. */
+  program?: string;
+  /** Where `program` was found (PATH, cwd): a shell is spawned from there, as the default shell is. */
+  programPath?: string;
+  args?: string[];
+  /** The configured shell, used when there is no `program`. */
+  shell: string;
+  /** The configured shell starts as a login shell. */
+  login: boolean;
+  /** The session's environment. */
+  env: Record<string, string>;
+}
+
+/** The launch of one session, with the nonce its marks will carry. */
+export function planLaunch(options: LaunchOptions, nonce: string): LaunchPlan {
+  let shell = options.shell;
+  let login = options.login;
+  if (options.program) {
+    const asShell = planProgramShell(options.program, options.args ?? []);
+    if (!asShell.shell) {
+      return { file: options.program, args: options.args ?? [], env: { ...options.env }, shellKind: null, detection: 'command_wrapper', notShell: asShell.reason };
+    }
+    shell = options.programPath ?? options.program;
+    login = asShell.login;
+  }
+  const plan = planShellIntegration(shell, { nonce, login, userEnv: options.env });
+  return { file: shell, args: plan.args, env: { ...options.env, ...plan.env, [NONCE_ENV]: nonce }, shellKind: plan.kind, detection: plan.detection };
+}
+
+function basename(path: string): string {
+  return path.split(/[\\/]/).pop() ?? '';
 }
 
 /** `<package root>/assets`: the integration scripts ship beside the code. */

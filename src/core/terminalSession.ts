@@ -12,12 +12,11 @@ import { replayCommandPage, replayHistory } from './replay.js';
 import { waitFor, type WaitSources } from './waitFor.js';
 import { DisposableStore, EventEmitter, type Event, nextEvent } from './event.js';
 import { newNonce } from './ids.js';
-import { NONCE_ENV } from './marks.js';
 import { OutputPipe, type OutputFrame } from './outputPipe.js';
 import { fitOutput } from './outputWindow.js';
 import { escalateKill, foregroundProcessGroup, processIdentity, terminateSession, type KillSignal, type KillTarget } from './processes.js';
-import { planShellIntegration, wrapCommand } from './shellIntegration.js';
-import type { Transcript } from './transcript.js';
+import { planLaunch, wrapCommand, type LaunchPlan } from './shellIntegration.js';
+import { recordOutcome, type Transcript } from './transcript.js';
 import type {
   CommandRecord,
   Controller,
@@ -40,8 +39,13 @@ export interface TerminalSessionOptions {
   id: string;
   name: string | null;
   creator: Creator;
-  /** A program to run instead of a shell; `shell` is used when absent. */
+  /**
+   * A program to run instead of the configured shell, which is used when absent. A shell named
+   * here (`bash`, `/bin/zsh -l`) is started as a shell (planLaunch in shellIntegration.ts).
+   */
   program?: string;
+  /** Where `program` was found; a shell is spawned from this path. */
+  programPath?: string;
   args?: string[];
   shell: string;
   /** Run the shell as a login shell (PATH from the person's profile). */
@@ -100,8 +104,17 @@ export class TerminalSession {
   readonly creator: Creator;
   readonly createdAt = new Date();
   readonly program: string;
+  /** null: a program, not a shell. */
   readonly shellKind: ShellKind | 'unknown' | null;
   readonly detection: Detection;
+  /** Why execute is refused in this program (null in a shell). */
+  private readonly notShell: string | null;
+  /**
+   * Runs the configured shell (opened without `program`). Only these are picked by execute
+   * without session: a shell opened by name (fish, sh) was chosen for itself, and its syntax
+   * may not be what a command written for "your shell" expects.
+   */
+  readonly configuredShell: boolean;
   private controllerValue: Controller;
 
   private readonly ptyProcess: HostedPty;
@@ -120,6 +133,8 @@ export class TerminalSession {
   /** False once a prompt failed to show its B mark in time: commands stop waiting for it. */
   private promptMarked = true;
   private exitCode: number | null = null;
+  /** The signal that ended the program, if one did (node-pty then reports exit code 0). */
+  private exitSignal: number | null = null;
   private closedAt: Date | null = null;
   private title = '';
   private readonly exited: Promise<void>;
@@ -164,15 +179,18 @@ export class TerminalSession {
   private constructor(
     private readonly options: TerminalSessionOptions,
     launch: LaunchPlan,
+    nonce: string,
     ptyProcess: HostedPty,
   ) {
     this.id = options.id;
     this.name = options.name;
     this.creator = options.creator;
     this.controllerValue = options.creator.kind === 'agent' ? 'agent' : 'user';
-    this.nonce = launch.nonce;
+    this.nonce = nonce;
     this.shellKind = launch.shellKind;
     this.detection = launch.detection;
+    this.notShell = launch.notShell ?? null;
+    this.configuredShell = !options.program;
     this.program = launch.file;
     this.ptyProcess = ptyProcess;
     this.emulator = new Emulator({
@@ -221,13 +239,14 @@ export class TerminalSession {
     // node-pty reports exit after its socket closed, i.e. after the last output was read;
     // the emulator then parses what is still queued before anyone hears of the exit.
     this.exited = new Promise((resolve) => {
-      this.store.add(this.ptyProcess.onExit(({ exitCode }) => {
+      this.store.add(this.ptyProcess.onExit(({ exitCode, signal }) => {
         // node-pty has just closed the master: its fd number may be reused by the next open.
         this.masterClosed = true;
         this.input.dispose();
         this.pipe.end();
         void this.emulator.whenParsed().then(() => {
           this.exitCode = exitCode;
+          this.exitSignal = signal || null;
           this.closedAt = new Date();
           this.releaseTerminal();
           this.launching = null;
@@ -244,7 +263,8 @@ export class TerminalSession {
   /** Spawns the session; for shells, resolves once the first prompt is drawn. */
   static async start(options: TerminalSessionOptions): Promise<TerminalSession> {
     await loadEmulator(); // the first session of a hub loads xterm (emulator.ts)
-    const launch = planLaunch(options);
+    const nonce = newNonce();
+    const launch = planLaunch(options, nonce);
     let ptyProcess: HostedPty;
     try {
       const spawnOptions = { name: 'xterm-256color', cols: options.cols, rows: options.rows, cwd: options.cwd, env: launch.env };
@@ -252,7 +272,7 @@ export class TerminalSession {
     } catch (error) {
       throw new SwitchboardError(ErrorCode.SpawnFailed, `Could not start ${launch.file}: ${(error as Error).message}. Check that the program exists and is executable.`);
     }
-    const session = new TerminalSession(options, launch, ptyProcess);
+    const session = new TerminalSession(options, launch, nonce, ptyProcess);
     if (session.shellKind !== null && session.shellKind !== 'unknown') await session.waitForFirstPrompt();
     else session.scheduleInputProbe();
     return session;
@@ -625,21 +645,26 @@ export class TerminalSession {
     return { content, lines: shown, total_lines: lines.length, truncated: !since.complete || lines.length > shown };
   }
 
-  private async readCommand(seq: number | undefined, offset: number, limit: number): Promise<Pick<ReadResult, 'content' | 'lines' | 'total_lines' | 'truncated' | 'seq'>> {
+  /**
+   * `read` view `command`: a page of the output of command `seq`, with that command's exit code
+   * and duration once it finished (DESIGN §3), so a `wait.exit` read needs no second call.
+   */
+  private async readCommand(seq: number | undefined, offset: number, limit: number): Promise<Pick<ReadResult, 'content' | 'lines' | 'total_lines' | 'truncated' | 'seq' | 'exit_code' | 'duration_ms'>> {
     const tracker = this.emulator.tracker;
     const live = tracker.runningCommand ?? tracker.lastCommand;
     const wanted = seq ?? live?.seq;
     if (wanted === undefined || live === null) {
       throw new SwitchboardError(ErrorCode.InvalidArgument, `seq: session ${this.id} has run no command yet; run one with execute first.`);
     }
+    const record = this.commandRecords.get(wanted);
+    const outcome = wanted === live.seq ? this.trackedOutcome(live) : record ? recordOutcome(record) : { exit_code: null };
     if (wanted === live.seq) {
       const output = this.emulator.commandOutput(live);
       if (output.complete || offset + limit <= output.head.length) {
         const page = output.head.slice(offset, offset + limit);
-        return { content: page.join('\n'), lines: page.length, total_lines: output.total, truncated: offset + page.length < output.total, seq: wanted };
+        return { content: page.join('\n'), lines: page.length, total_lines: output.total, truncated: offset + page.length < output.total, seq: wanted, ...outcome };
       }
     }
-    const record = this.commandRecords.get(wanted);
     const file = this.options.transcript?.outputFile;
     // A running command whose output outgrew the scrollback and the head lines: what it printed so far is on disk.
     const range = record
@@ -664,7 +689,27 @@ export class TerminalSession {
       sessionId: this.id,
       cut: this.options.transcript?.cut ?? null,
     });
-    return { ...page, seq: wanted };
+    return { ...page, seq: wanted, ...outcome };
+  }
+
+  /**
+   * The exit code and duration of the running or last command: null while it runs. A command
+   * that ended the shell (`exit 3`) has no D mark; it finished with the shell, with the shell's
+   * exit code, as execute reports it.
+   */
+  private trackedOutcome(command: TrackedCommand): Pick<ReadResult, 'exit_code' | 'duration_ms'> {
+    if (command.endedAt !== null) return { exit_code: command.exitCode, duration_ms: command.endedAt - command.startedAt };
+    if (this.closedAt) return { exit_code: this.exitCodeOfEndingCommand, duration_ms: Math.max(0, this.closedAt.getTime() - command.startedAt) };
+    return { exit_code: null };
+  }
+
+  /**
+   * The exit code of a command the shell ended with: the shell's, when it exited by itself
+   * (`exit 3`, `exec false`). A shell killed by a signal (kill -9, the session closed) says
+   * nothing about the command, and node-pty's 0 for it must not read as success.
+   */
+  private get exitCodeOfEndingCommand(): number | null {
+    return this.exitSignal === null ? this.exitCode : null;
   }
 
   /**
@@ -780,7 +825,7 @@ export class TerminalSession {
     this.assertWritable();
     const tracker = this.emulator.tracker;
     if (this.shellKind === null) {
-      throw new SwitchboardError(ErrorCode.InvalidArgument, `Session ${this.id} runs ${this.program}, not a shell; use send to type into it.`);
+      throw new SwitchboardError(ErrorCode.InvalidArgument, `Session ${this.id} runs ${this.program}, ${this.notShell ?? 'not a shell'}; use send to type into it.`);
     }
     if (tracker.runningCommand || this.launching) throw this.busyError();
     const startedAt = Date.now();
@@ -816,9 +861,10 @@ export class TerminalSession {
         if (command?.seq === seq) return this.result('completed', command, command.exitCode, duration, options.maxLines);
       }
       if (outcome === 'exited') {
-        // The command ended the shell (e.g. `exit 3`): it completed with the shell's exit code.
+        // The command ended the shell (e.g. `exit 3`): it completed with the shell's exit code
+        // (none when a signal killed the shell).
         const command = tracker.runningCommand ?? tracker.lastCommand;
-        return this.result('completed', command?.seq === seq ? command : null, this.exitCode, duration, options.maxLines, seq);
+        return this.result('completed', command?.seq === seq ? command : null, this.exitCodeOfEndingCommand, duration, options.maxLines, seq);
       }
       return this.result('running', tracker.runningCommand, null, duration, options.maxLines, seq);
     } finally {
@@ -976,22 +1022,6 @@ export class TerminalSession {
     }
     return { ended_by: endedBy, state: this.state };
   }
-}
-
-interface LaunchPlan {
-  file: string;
-  args: string[];
-  env: Record<string, string>;
-  nonce: string;
-  shellKind: ShellKind | 'unknown' | null;
-  detection: Detection;
-}
-
-function planLaunch(options: TerminalSessionOptions): LaunchPlan {
-  const nonce = newNonce();
-  if (options.program) return { file: options.program, args: options.args ?? [], env: { ...options.env }, nonce, shellKind: null, detection: 'command_wrapper' };
-  const plan = planShellIntegration(options.shell, { nonce, login: options.login, userEnv: options.env });
-  return { file: options.shell, args: plan.args, env: { ...options.env, ...plan.env, [NONCE_ENV]: nonce }, nonce, shellKind: plan.kind, detection: plan.detection };
 }
 
 function holdTerminalOpen(ttyPath: string | undefined): number | null {

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { AppendFile } from './appendFile.js';
 import { EventEmitter, type Event } from './event.js';
-import type { CommandRecord, Creator, SessionInfo } from './types.js';
+import type { CommandRecord, Creator, ReadResult, SessionInfo } from './types.js';
 
 export const OUTPUT_LOG = 'output.log';
 export const COMMANDS_LOG = 'commands.jsonl';
@@ -419,4 +419,9 @@ export function sessionMeta(info: SessionInfo, cwd: string, nonce?: string): Ses
     rows: info.rows,
     cols: info.cols,
   };
+}
+
+/** A command's exit code and, once it ended, its duration, from its record (a line of commands.jsonl). */
+export function recordOutcome(record: CommandRecord): Pick<ReadResult, 'exit_code' | 'duration_ms'> {
+  return record.ended_at === null ? { exit_code: record.exit_code } : { exit_code: record.exit_code, duration_ms: record.ended_at - record.started_at };
 }

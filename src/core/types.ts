@@ -134,10 +134,11 @@ export interface ReadResult {
   truncated: boolean;
   cursor?: { row: number; col: number };
   state: SessionState;
+  /** View `command`: that command's exit code (null while it runs); otherwise the program's. */
   exit_code: number | null;
+  /** View `command`, once the command finished: how long it ran (its C mark to its D mark). */
+  duration_ms?: number;
   waited: WaitOutcome | null;
   seq?: number;
   secret?: boolean;
-  /** View `command`: how long that command ran, once it finished. */
-  duration_ms?: number;
 }

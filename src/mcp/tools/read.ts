@@ -94,16 +94,20 @@ export function registerRead(server: McpServer, deps: ToolDeps): RegisteredTool 
 
 export function renderRead(id: string, request: ReadRequest, result: ReadResult): Rendering {
   const parts: string[] = [];
-  if (request.view === 'command' && result.seq !== undefined) parts.push(`command ${result.seq}`);
+  const command = request.view === 'command' && result.seq !== undefined;
+  if (command) parts.push(`command ${result.seq}`);
+  // Once it finished: its exit code and duration, as execute shows them.
+  if (command && result.duration_ms !== undefined) parts.push(`exit ${result.exit_code ?? 'unknown'}`, `${result.duration_ms} ms`);
   const page = pageNote(id, request, result);
   parts.push(page.text);
   if (result.cursor) parts.push(`cursor row ${result.cursor.row} col ${result.cursor.col}`);
-  const state = renderState(id, result);
+  // In view command exit_code is the command's: the footer must not give it as the session's.
+  const state = renderState(id, command && result.state === 'exited' ? { ...result, exit_code: undefined } : result);
   const body = result.content.length > 0 ? result.content : '(nothing)';
   // One next step: input wanted first, then a command still running, then the next page.
   let next = state.next;
   let running = '';
-  if (next === undefined && request.view === 'command' && result.state === 'running' && result.duration_ms === undefined) {
+  if (next === undefined && command && result.state === 'running' && result.duration_ms === undefined) {
     next = waitForCommand(id, result.seq);
     running = `; the command is still running: ${next}`;
   }

@@ -94,8 +94,10 @@ export function renderSend(id: string, result: SendResult): Rendering {
  * The footer `send` and `read` share: state, exit code, how the wait ended, and what to do
  * when the program waits for the keyboard.
  */
-export function renderState(id: string, r: { state: string; exit_code: number | null; waited: string | null; secret?: boolean }): Rendering {
-  const parts = [`session ${id}`, r.state === 'exited' ? `exited with code ${r.exit_code ?? 'unknown'}` : r.state];
+export function renderState(id: string, r: { state: string; exit_code?: number | null; waited: string | null; secret?: boolean }): Rendering {
+  // exit_code undefined: the session's own is not known here (read view command carries the command's).
+  const exited = r.exit_code === undefined ? 'exited' : `exited with code ${r.exit_code ?? 'unknown'}`;
+  const parts = [`session ${id}`, r.state === 'exited' ? exited : r.state];
   if (r.waited === 'timeout') parts.push('wait timed out (not an error)');
   else if (r.waited === 'cancelled') parts.push('wait cancelled');
   else if (r.waited) parts.push(`waited until ${r.waited}`);
