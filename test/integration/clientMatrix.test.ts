@@ -1,0 +1,319 @@
+/**
+ * The clients hosts actually embed (DESIGN §3 "Errors", §7): one agent scenario suite run
+ * through
+ *
+ *   - the TypeScript SDK 1.x client (`@modelcontextprotocol/sdk`, what most hosts embed) over the
+ *     stdio shim, `switchboard mcp`;
+ *   - the 2.x client (`@modelcontextprotocol/client`) over the shim;
+ *   - the 1.x client over HTTP (`/mcp`) with the bearer token.
+ *
+ * Each client lists the tools first, as every host does: from then on the 1.x client checks
+ * every `structuredContent` against the tool's `outputSchema`, errors included, and turns a
+ * mismatch into a protocol error that replaces the whole answer. So every error path of every
+ * tool is driven here and must arrive as `CODE: sentence`.
+ *
+ * And because hosts show the model either only the text or only
+ * `JSON.stringify(structuredContent)`, every success of the suite is checked to stand alone in
+ * each rendering (`expectStandsAlone`).
+ *
+ * Each client gets its own real hub (`switchboard serve`, real shells), so the session limit and
+ * the sessions seen are its own. Runs against dist/: `npm run build` first (`npm test` does).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { Client as ClientV2 } from '@modelcontextprotocol/client';
+import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, cleanEnv, removeHome, ROOT, startHub, type HubProcess } from './helpers/hubProcess.js';
+import { toolAnswer, type ToolAnswer } from './helpers/toolAnswer.js';
+import { personCookie, UiClient } from './helpers/uiClient.js';
+
+const MAX_SESSIONS = 8;
+const TOOLS = ['execute', 'kill', 'list', 'open', 'read', 'send'];
+
+/** What the suite needs of a client, whichever SDK line and transport it is. */
+interface AgentClient {
+  listTools(): Promise<{ name: string; outputSchema?: unknown }[]>;
+  call(name: string, args: Record<string, unknown>): Promise<ToolAnswer>;
+  close(): Promise<void>;
+}
+
+interface Variant {
+  name: string;
+  connect(hub: HubProcess): Promise<AgentClient>;
+}
+
+const INFO = { name: 'client-matrix', version: '1.0.0' };
+
+function shimCommand(hub: HubProcess): { command: string; args: string[]; env: Record<string, string>; cwd: string } {
+  return { command: process.execPath, args: [BIN, 'mcp'], env: cleanEnv({ SWITCHBOARD_HOME: hub.home }), cwd: ROOT };
+}
+
+/** The 1.x client throws a protocol error where a strict host would: that fails the test. */
+function v1(client: ClientV1): AgentClient {
+  return {
+    listTools: async () => (await client.listTools()).tools,
+    call: async (name, args) => toolAnswer(await client.callTool({ name, arguments: args })),
+    close: () => client.close(),
+  };
+}
+
+const VARIANTS: Variant[] = [
+  {
+    name: 'SDK 1.x client over the stdio shim',
+    async connect(hub) {
+      const client = new ClientV1(INFO);
+      await client.connect(new StdioV1({ ...shimCommand(hub), stderr: 'pipe' }));
+      return v1(client);
+    },
+  },
+  {
+    name: 'SDK 2.x client over the stdio shim',
+    async connect(hub) {
+      const client = new ClientV2(INFO);
+      await client.connect(new StdioV2({ ...shimCommand(hub), stderr: 'pipe' }));
+      return {
+        listTools: async () => (await client.listTools()).tools,
+        call: async (name, args) => toolAnswer(await client.callTool({ name, arguments: args })),
+        close: () => client.close(),
+      };
+    },
+  },
+  {
+    name: 'SDK 1.x client over HTTP with the token',
+    async connect(hub) {
+      const client = new ClientV1(INFO);
+      const url = new URL(`http://127.0.0.1:${hub.port}/mcp`);
+      await client.connect(new HttpV1(url, { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }));
+      return v1(client);
+    },
+  },
+];
+
+/**
+ * A success as a host that shows only the text, and as one that shows only
+ * `JSON.stringify(structuredContent)`, would give it to the model: each carries the output,
+ * the exit code or state, and the next step.
+ */
+function expectStandsAlone(tool: string, answer: ToolAnswer): void {
+  const { text, sc } = answer;
+  const json = JSON.stringify(sc);
+  const context = `${tool}: text ${JSON.stringify(text)} / structuredContent ${json}`;
+  // The output: whatever the text shows of it, structuredContent holds whole.
+  const output = [sc.output, sc.content].find((o): o is string => typeof o === 'string' && o !== '');
+  if (output !== undefined) expect(text, context).toContain(output);
+  else if (typeof sc.screen === 'string' && sc.screen !== '') expect(text, context).toContain(sc.screen);
+  // The exit code and the state.
+  if (typeof sc.exit_code === 'number') expect(text, context).toMatch(new RegExp(`\\b(exit|code) ${sc.exit_code}\\b`));
+  if (sc.status === 'running') expect(text, context).toContain('still running');
+  if (sc.status === 'awaiting_input' || sc.state === 'awaiting_input') {
+    expect(text, context).toMatch(sc.secret === true ? /password prompt/ : /waiting for (keyboard )?input/);
+  }
+  if (typeof sc.state === 'string' && tool !== 'kill') expect(text, context).toContain(sc.state === 'exited' ? 'exited' : sc.state);
+  // The next step: a call the text names is in `next`, and `next` is in the text.
+  const footer = output !== undefined ? text.replace(output, '') : text;
+  const namesACall = /\b(execute|open|send|read|kill) \{/.test(footer);
+  expect(namesACall, `${context}: the text names a call exactly when next is set`).toBe(sc.next !== undefined);
+  if (sc.next !== undefined) {
+    expect(typeof sc.next, context).toBe('string');
+    expect(text, context).toContain(sc.next as string);
+    expect(json, context).toContain(JSON.stringify(sc.next));
+  }
+  if (sc.status === 'running' || sc.status === 'awaiting_input' || sc.state === 'awaiting_input') expect(sc.next, context).toBeDefined();
+  // Input warnings.
+  expect(text.includes('[warning: '), context).toBe(Array.isArray(sc.warnings));
+}
+
+describe.each(VARIANTS)('the agent scenarios through the $name', (variant) => {
+  let hub: HubProcess;
+  let agent: AgentClient;
+  let work: string;
+  /** Every success of the suite, checked to stand alone in each rendering at the end. */
+  const successes: { tool: string; answer: ToolAnswer }[] = [];
+
+  const call = async (tool: string, args: Record<string, unknown>): Promise<ToolAnswer> => {
+    const answer = await agent.call(tool, args);
+    if (!answer.isError) successes.push({ tool, answer });
+    return answer;
+  };
+  const ok = async (tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>> => {
+    const answer = await call(tool, args);
+    if (answer.isError) throw new Error(`${tool} ${JSON.stringify(args)} failed: ${answer.text}`);
+    return answer.sc;
+  };
+  const refused = async (tool: string, args: Record<string, unknown>, code: string): Promise<ToolAnswer> => {
+    const answer = await call(tool, args);
+    expect(answer.isError, `${tool} ${JSON.stringify(args)}: ${answer.text}`).toBe(true);
+    expect(answer.error?.code, answer.text).toBe(code);
+    return answer;
+  };
+
+  beforeAll(async () => {
+    work = mkdtempSync(path.join(tmpdir(), 'sb-matrix-'));
+    hub = await startHub({ env: { SWITCHBOARD_MAX_SESSIONS: String(MAX_SESSIONS) } });
+    agent = await variant.connect(hub);
+    // As every host does before calling: the 1.x client keeps the output schemas it lists.
+    const tools = await agent.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);
+    for (const tool of tools) expect(tool.outputSchema, tool.name).toBeDefined();
+  }, 30_000);
+
+  afterAll(async () => {
+    await agent?.close();
+    await hub?.stop();
+    if (hub) removeHome(hub.home);
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('execute: a command that succeeds, and one that fails, with their exact output and exit code', async () => {
+    const passed = await call('execute', { command: "printf 'alpha\\nbeta\\n'", cwd: work });
+    expect(passed.sc).toMatchObject({ status: 'completed', exit_code: 0, output: 'alpha\nbeta', cwd: work });
+    const failed = await call('execute', { command: "sh -c 'echo broke >&2; exit 3'", session: passed.sc.session });
+    expect(failed.sc).toMatchObject({ status: 'completed', exit_code: 3, output: 'broke' });
+    expect(failed.text).toMatch(/\[exit 3, /);
+  });
+
+  it('execute running, SESSION_BUSY meanwhile, then read with wait.exit returns the exit code in one call', async () => {
+    const fifo = path.join(work, 'release');
+    execFileSync('mkfifo', [fifo]);
+    // The command ends when the test says so: the timeout is sure to come first.
+    const started = await ok('execute', { command: `cat ${fifo}; sh -c 'exit 4'`, cwd: work, timeout_ms: 300 });
+    expect(started).toMatchObject({ status: 'running', exit_code: null });
+    const session = started.session as string;
+    expect(started.next).toContain(`read {"session":"${session}","view":"command","seq":${started.command_seq},"wait":{"exit":true}}`);
+
+    const busy = await refused('execute', { command: 'echo too soon', session }, 'SESSION_BUSY');
+    expect(busy.text).toMatch(/^SESSION_BUSY: Session \w+ is still running `cat /);
+    expect(busy.error).toMatchObject({ command: expect.stringContaining(`cat ${fifo}`) });
+
+    const waiting = call('read', { session, view: 'command', wait: { exit: true } });
+    await writeFile(fifo, 'go\n');
+    const finished = await waiting;
+    expect(finished.sc).toMatchObject({ content: 'go', exit_code: 4, seq: started.command_seq, waited: 'exit' });
+    expect(finished.sc.duration_ms).toEqual(expect.any(Number));
+    expect(finished.sc.next).toBeUndefined();
+  });
+
+  it('execute awaiting_input, then send answers it', async () => {
+    const asked = await ok('execute', { command: 'read -p "Name? " name && echo "hello $name"', cwd: work });
+    expect(asked).toMatchObject({ status: 'awaiting_input', exit_code: null, secret: false });
+    const session = asked.session as string;
+    expect(asked.output).toContain('Name?');
+    expect(asked.next).toContain(`send {"session":"${session}","text":"…","keys":["enter"]}`);
+
+    const answered = await ok('send', { session, text: 'ada', keys: ['enter'], wait: { exit: true } });
+    expect(answered).toMatchObject({ output: expect.stringContaining('hello ada'), state: 'idle', waited: 'exit' });
+    const command = await ok('read', { session, view: 'command' });
+    expect(command).toMatchObject({ content: 'Name? ada\nhello ada', exit_code: 0 });
+  });
+
+  it('a password prompt is the person\'s: SECRET_PROMPT for the agent, and kill ends it', async () => {
+    const asked = await ok('execute', { command: 'read -s -p "Password: " pw', cwd: work });
+    expect(asked).toMatchObject({ status: 'awaiting_input', secret: true });
+    const session = asked.session as string;
+    expect(asked.next).toMatch(/ask the person/);
+    const typed = await refused('send', { session, text: 'hunter2', keys: ['enter'] }, 'SECRET_PROMPT');
+    expect(typed.text).toMatch(/^SECRET_PROMPT: Session \w+ is at a password prompt/);
+    const killed = await ok('kill', { session });
+    expect(killed).toMatchObject({ ended_by: 'SIGINT', state: 'idle', session });
+  });
+
+  it('open a program, send it a line, read the screen', async () => {
+    const opened = await ok('open', { program: 'python3', args: ['-q'], cwd: work });
+    const session = opened.session as string;
+    expect(opened.next).toContain(`send {"session":"${session}","text":"…"}`);
+    const sent = await ok('send', { session, text: 'print(6 * 7)', keys: ['enter'], wait: { pattern: '^42$' } });
+    expect(sent).toMatchObject({ waited: 'pattern' });
+    const screen = await ok('read', { session, view: 'screen' });
+    expect((screen.content as string).split('\n')).toContain('42');
+    expect(screen.cursor).toEqual({ row: expect.any(Number), col: expect.any(Number) });
+    expect(await ok('kill', { session, close: true })).toMatchObject({ state: 'exited' });
+  });
+
+  it('kill stops a running command and says which signal ended it', async () => {
+    const running = await ok('execute', { command: 'sleep 60', cwd: work, timeout_ms: 300 });
+    expect(running.status).toBe('running');
+    const killed = await call('kill', { session: running.session });
+    expect(killed.sc).toMatchObject({ ended_by: 'SIGINT', state: 'idle' });
+    expect(killed.text).toContain('ended by SIGINT');
+  });
+
+  it('warns about a parameter it does not know, in both renderings', async () => {
+    const answer = await call('execute', { command: 'true', cwd: work, colour: 'blue' });
+    expect(answer.sc.warnings).toEqual([expect.stringContaining('colour')]);
+    expect(answer.text).toMatch(/\[warning: .*colour/);
+  });
+
+  it('SESSION_NOT_FOUND, SESSION_EXITED and SPAWN_FAILED arrive as CODE: sentence', async () => {
+    for (const tool of ['read', 'send', 'kill']) {
+      const missing = await refused(tool, { session: 'no-such-session', text: 'x' }, 'SESSION_NOT_FOUND');
+      expect(missing.text).toMatch(/^SESSION_NOT_FOUND: No session "no-such-session"\. Call list/);
+    }
+    await refused('execute', { command: 'true', session: 'no-such-session' }, 'SESSION_NOT_FOUND');
+
+    const opened = await ok('open', { cwd: work });
+    await ok('kill', { session: opened.session, close: true });
+    const gone = await refused('execute', { command: 'true', session: opened.session }, 'SESSION_EXITED');
+    expect(gone.text).toMatch(/^SESSION_EXITED: Session \w+ has exited/);
+    await refused('send', { session: opened.session, text: 'x' }, 'SESSION_EXITED');
+
+    const spawn = await refused('open', { program: '/no/such/program' }, 'SPAWN_FAILED');
+    expect(spawn.text).toMatch(/^SPAWN_FAILED: program: "\/no\/such\/program" was not found/);
+  });
+
+  it('INVALID_ARGUMENT names the parameter, the value and what is allowed, for every tool', async () => {
+    const session = (await ok('execute', { command: 'true', cwd: work })).session;
+    const cases: [string, Record<string, unknown>, RegExp][] = [
+      ['execute', { command: 'true', timeout_ms: 'soon' }, /^INVALID_ARGUMENT: timeout_ms: "soon" .*integer from 1 to 86400000/],
+      ['execute', {}, /^INVALID_ARGUMENT: command is required/],
+      ['open', { cols: 0 }, /^INVALID_ARGUMENT: cols: 0 /],
+      ['send', { session, keys: ['ctrl+q+z'] }, /^INVALID_ARGUMENT: keys/],
+      ['read', { session, view: 'sideways' }, /^INVALID_ARGUMENT: view: "sideways" /],
+      ['read', { session, wait: { pattern: '(unclosed' } }, /^INVALID_ARGUMENT: wait\.pattern/],
+      ['list', { include_closed: 'perhaps' }, /^INVALID_ARGUMENT: include_closed: "perhaps" /],
+      ['kill', { session, signal: 'SIGFOO' }, /^INVALID_ARGUMENT: signal: "SIGFOO" /],
+    ];
+    for (const [tool, args, text] of cases) {
+      const answer = await refused(tool, args, 'INVALID_ARGUMENT');
+      expect(answer.text, `${tool} ${JSON.stringify(args)}`).toMatch(text);
+    }
+  });
+
+  it('SESSION_CONTROLLED_BY_USER once the person takes over; reading still works', async () => {
+    const mine = await ok('execute', { command: 'echo mine', cwd: work });
+    const session = mine.session as string;
+    const person = await UiClient.connect(hub, await personCookie(hub));
+    try {
+      expect(await person.request({ type: 'takeOver', session })).toMatchObject({ type: 'done' });
+      const execute = await refused('execute', { command: 'echo again', session }, 'SESSION_CONTROLLED_BY_USER');
+      expect(execute.text).toMatch(/^SESSION_CONTROLLED_BY_USER: The person has taken over session/);
+      await refused('send', { session, text: 'x' }, 'SESSION_CONTROLLED_BY_USER');
+      expect(await ok('read', { session, view: 'command' })).toMatchObject({ content: 'mine', exit_code: 0 });
+      expect(await person.request({ type: 'handBack', session })).toMatchObject({ type: 'done' });
+      expect(await ok('execute', { command: 'echo back', session })).toMatchObject({ output: 'back' });
+    } finally {
+      person.close();
+    }
+  });
+
+  it('LIMIT_REACHED names the setting; closing a session makes room', async () => {
+    const live = ((await ok('list', {})).sessions as { state: string }[]).filter((s) => s.state !== 'exited').length;
+    const opened: string[] = [];
+    for (let i = live; i < MAX_SESSIONS; i++) opened.push((await ok('open', { program: 'cat' })).session as string);
+    const full = await refused('open', { program: 'cat' }, 'LIMIT_REACHED');
+    expect(full.text).toMatch(new RegExp(`^LIMIT_REACHED: There are already ${MAX_SESSIONS} open sessions \\(setting maxSessions\\)`));
+    for (const session of opened) await ok('kill', { session, close: true });
+    expect(await ok('open', { program: 'cat' })).toMatchObject({ state: expect.any(String) });
+  });
+
+  it('every success of the suite stands alone as text and as structuredContent', () => {
+    expect(successes.length).toBeGreaterThan(20);
+    for (const { tool, answer } of successes) expectStandsAlone(tool, answer);
+  });
+});
