@@ -14,7 +14,7 @@ const USAGE = `Usage: switchboard <command>
 
 Commands:
   mcp       Serve MCP over stdio (what an MCP host launches).
-  serve     Run the headless hub with its HTTP endpoint and browser UI.
+  serve     Run the headless hub with its HTTP endpoint and browser UI: serve [--port N].
   status    Say whether a hub is running, where, and list its sessions.
   config    Print the MCP host configuration (claude-code, cursor, claude-desktop, vscode).
   export    Write a session's transcript as an asciicast v2 .cast file: export <session> [file].

@@ -1,6 +1,6 @@
 /**
- * `switchboard serve`: the headless hub. Owns the sessions for its state dir until SIGINT,
- * SIGTERM or SIGHUP, then closes everything (exit 0). All output goes to stderr; the UI
+ * `switchboard serve [--port N]`: the headless hub. Owns the sessions for its state dir until
+ * SIGINT, SIGTERM or SIGHUP, then closes everything (exit 0). All output goes to stderr; the UI
  * address printed here is the one place the token is shown, to the person, in their terminal
  * (only when stderr is one: a background hub's stderr goes to a log file).
  */
@@ -9,12 +9,40 @@ import { stderrLogger } from '../hub/logger.js';
 import { defaultStateDir } from '../hub/stateDir.js';
 import { configSnippet } from './hostConfig.js';
 
-const USAGE = `Usage: switchboard serve
+const USAGE = `Usage: switchboard serve [--port N]
 
 Runs the hub for $SWITCHBOARD_HOME (else the platform's app-data folder): the unix socket the
 shim uses, and http://127.0.0.1:<port> (/mcp for MCP over HTTP, / for the UI).
 Port: "port" in settings.json or SWITCHBOARD_PORT (default 7391; 0 picks a free one).
+
+  --port N   the HTTP port for this run only, over settings.json and SWITCHBOARD_PORT:
+             1 to 65535, or 0 for a free one. A port in use is an error.
 `;
+
+const PORT_RULE = 'give a whole number from 1 to 65535, or 0 for a free port';
+
+/** `serve`'s arguments, or what is wrong with them (a sentence saying what to give instead). */
+export function parseServeArgs(argv: readonly string[]): { port?: number } | { error: string } {
+  let port: number | undefined;
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] as string;
+    let value: string | undefined;
+    if (arg === '--port') {
+      value = argv[i + 1];
+      i += 1;
+      if (value === undefined || value.startsWith('--')) return { error: `--port needs a value: ${PORT_RULE} (e.g. --port 7400).` };
+    } else if (arg.startsWith('--port=')) {
+      value = arg.slice('--port='.length);
+    } else {
+      return { error: `unexpected argument "${arg}"; the only option is --port N.` };
+    }
+    if (port !== undefined) return { error: `--port is given twice; give it once.` };
+    // Digits only: Number() would take "0x1f", "1e3", " 80" and "" as ports.
+    if (!/^\d{1,5}$/.test(value) || Number(value) > 65_535) return { error: `--port "${value}" is not a port: ${PORT_RULE}.` };
+    port = Number(value);
+  }
+  return port === undefined ? {} : { port };
+}
 
 /** The line tests and launchers wait for; it carries no secret. */
 export const LISTENING_PREFIX = 'switchboard: hub listening';
@@ -24,8 +52,9 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(USAGE);
     return 0;
   }
-  if (argv.length > 0) {
-    process.stderr.write(`switchboard serve: unexpected arguments: ${argv.join(' ')}\n${USAGE}`);
+  const args = parseServeArgs(argv);
+  if ('error' in args) {
+    process.stderr.write(`switchboard serve: ${args.error}\n${USAGE}`);
     return 2;
   }
   // stdout carries nothing here: route stray console output (a library's) to stderr.
@@ -45,7 +74,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     let hub: Hub;
     try {
-      hub = await Hub.start({ stateDir: defaultStateDir(), logger });
+      hub = await Hub.start({ stateDir: defaultStateDir(), logger, ...args });
     } catch (error) {
       process.stderr.write(`switchboard serve: ${(error as Error).message}\n`);
       return 1;

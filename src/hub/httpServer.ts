@@ -26,6 +26,11 @@ export interface HttpServerOptions {
   rendererDir?: string;
   /** An answer the client has read nothing of for this long is dropped (stalledResponses.ts). */
   stallMs?: number;
+  /**
+   * The port was asked for explicitly (`serve --port N`): a busy one is an error, not a
+   * quiet move to a free port, which would leave the person's link pointing elsewhere.
+   */
+  strictPort?: boolean;
 }
 
 export interface HttpServer {
@@ -64,7 +69,14 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   try {
     await listen(server, options.port);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || options.port === 0) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EACCES') {
+      throw new Error(`port ${options.port} on ${HTTP_HOST} needs privileges this process does not have; choose a port from 1024 to 65535 (or 0 for a free one).`);
+    }
+    if (code === 'EADDRINUSE' && options.strictPort && options.port !== 0) {
+      throw new Error(`port ${options.port} on ${HTTP_HOST} is in use by another program; choose another port, or 0 for a free one.`);
+    }
+    if (code !== 'EADDRINUSE' || options.port === 0) throw error;
     // The socket (what agents use) must not fail over a busy UI port: take a free one, say so.
     options.logger.warn(`port ${options.port} on ${HTTP_HOST} is in use; using a free port instead (set "port" in settings.json or SWITCHBOARD_PORT).`);
     await listen(server, 0);

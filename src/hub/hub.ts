@@ -24,6 +24,11 @@ export interface HubOptions {
   /** Settings to use instead of `<stateDir>/settings.json` (tests). */
   settings?: Settings;
   env?: NodeJS.ProcessEnv;
+  /**
+   * The HTTP port for this run only (`serve --port N`): wins over settings.json and
+   * SWITCHBOARD_PORT, and a busy port is an error rather than a move to a free one.
+   */
+  port?: number;
 }
 
 export interface HubStartOptions extends HubOptions {
@@ -54,6 +59,8 @@ export class Hub {
   private httpServer: HttpServer | undefined;
   private tokenValue: string | undefined;
   private tokenTimer: NodeJS.Timeout | null = null;
+  /** The port was given for this run (`serve --port`). */
+  private readonly portGiven: boolean;
   /** settings.json edited by hand while the hub runs: applied like a change on the settings page. */
   private readonly settingsWatch: Disposable;
   private readonly onDidChangeToolDefaultsEmitter = new EventEmitter<void>();
@@ -85,7 +92,9 @@ export class Hub {
     const env = options.env ?? process.env;
     this.stateDir = ensureStateDir(options.stateDir);
     this.logger = options.logger;
-    this.settings = options.settings ?? loadSettings(this.stateDir, env);
+    const settings = options.settings ?? loadSettings(this.stateDir, env);
+    this.settings = options.port === undefined ? settings : { ...settings, port: options.port };
+    this.portGiven = options.port !== undefined;
     this.manager = new SessionManager({
       settings: coreSettings(this.settings, env),
       stateDir: this.stateDir,
@@ -205,7 +214,16 @@ export class Hub {
         rateLimit,
       });
       const ui = createUiWebSocketServer({ host: this.ui, logger: this.logger, maxPayload: this.settings.bodyLimitBytes });
-      this.httpServer = await startHttpServer({ port: this.settings.port, token, bodyLimitBytes: this.settings.bodyLimitBytes, mcp, ui, logger: this.logger, stallMs: this.settings.httpStallMs }).catch(
+      this.httpServer = await startHttpServer({
+        port: this.settings.port,
+        strictPort: this.portGiven,
+        token,
+        bodyLimitBytes: this.settings.bodyLimitBytes,
+        mcp,
+        ui,
+        logger: this.logger,
+        stallMs: this.settings.httpStallMs,
+      }).catch(
         async (error: unknown) => {
           await mcp.close();
           throw error;
