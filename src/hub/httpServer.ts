@@ -2,6 +2,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BASE_HEADERS, refuseUpgrade, sendJsonBody, sendJsonRpcError, sendText } from './httpReplies.js';
 import type { Logger } from './logger.js';
+import type { LoginCodes } from './loginCodes.js';
 import type { McpHttpEndpoint } from './mcpHttpEndpoint.js';
 import { guardRequest, uiCookieName, type GuardVerdict } from './requestGuard.js';
 import { createStalledResponses, DEFAULT_HTTP_STALL_MS } from './stalledResponses.js';
@@ -26,6 +27,8 @@ export interface HttpServerOptions {
   rendererDir?: string;
   /** An answer the client has read nothing of for this long is dropped (stalledResponses.ts). */
   stallMs?: number;
+  /** One-time sign-in codes `/?login=` redeems (`switchboard ui`); without it such links are refused. */
+  loginCodes?: LoginCodes;
   /**
    * The port was asked for explicitly (`serve --port N`): a busy one is an error, not a
    * quiet move to a free port, which would leave the person's link pointing elsewhere.
@@ -110,7 +113,16 @@ function listen(server: http.Server, port: number): Promise<void> {
 
 async function handleRequest(req: http.IncomingMessage, res: http.ServerResponse, port: number, options: HttpServerOptions): Promise<void> {
   const path = pathOf(req);
-  const verdict = guardRequest(req, { port, token: options.token, allowCookie: path !== '/mcp', requireOrigin: false, queryToken: uiQueryToken(req, path) });
+  const loginCode = uiQueryParameter(req, path, 'login');
+  const { loginCodes } = options;
+  const verdict = guardRequest(req, {
+    port,
+    token: options.token,
+    allowCookie: path !== '/mcp',
+    requireOrigin: false,
+    queryToken: uiQueryParameter(req, path, 'token'),
+    ...(loginCode !== undefined ? { redeemLoginCode: () => loginCodes?.redeem(loginCode) ?? false } : {}),
+  });
   if (verdict) return refuse(req, res, verdict, path);
 
   if (path === '/mcp') {
@@ -135,18 +147,23 @@ async function handleRequest(req: http.IncomingMessage, res: http.ServerResponse
   return sendText(res, 404, 'Not found\n');
 }
 
-/** `/?token=…` is how the printed UI address logs a browser in (then a cookie takes over). */
-function uiQueryToken(req: http.IncomingMessage, path: string): string | undefined {
+/**
+ * `/?token=…` (the printed UI address) and `/?login=…` (`switchboard ui`'s one-time code) are
+ * how a browser signs in (then a cookie takes over); GET of `/` only.
+ */
+function uiQueryParameter(req: http.IncomingMessage, path: string, name: 'token' | 'login'): string | undefined {
   if (path !== '/' || req.method !== 'GET') return undefined;
-  return new URL(req.url ?? '/', 'http://localhost').searchParams.get('token') ?? undefined;
+  return new URL(req.url ?? '/', 'http://localhost').searchParams.get(name) ?? undefined;
 }
 
 function serveUi(req: http.IncomingMessage, res: http.ServerResponse, port: number, options: HttpServerOptions): void {
   const token = options.token();
   if (req.method !== 'GET' && req.method !== 'HEAD') return sendText(res, 405, 'Method not allowed\n', { Allow: 'GET, HEAD' });
-  const queryToken = uiQueryToken(req, '/');
-  if (queryToken !== undefined && tokensEqual(queryToken, token)) {
-    // Trade the token in the address bar (and history) for an HttpOnly cookie.
+  const queryToken = uiQueryParameter(req, '/', 'token');
+  // A `?login=` request got here only signed in (the code redeemed, or a valid cookie).
+  const signedInByLink = (queryToken !== undefined && tokensEqual(queryToken, token)) || uiQueryParameter(req, '/', 'login') !== undefined;
+  if (signedInByLink) {
+    // Trade the secret in the address bar (and history) for an HttpOnly cookie.
     res.writeHead(303, {
       ...BASE_HEADERS,
       Location: '/',

@@ -8,10 +8,11 @@ import { removeHubInfo, writeHubInfo } from './hubInfo.js';
 import { startHttpServer, type HttpServer } from './httpServer.js';
 import { acquireHubLock, type HubLock } from './lock.js';
 import type { Logger } from './logger.js';
+import { LoginCodes } from './loginCodes.js';
 import { createMcpHttpEndpoint } from './mcpHttpEndpoint.js';
 import { loadSettings, type Settings } from './settings.js';
 import { LIVE_SETTINGS, SettingsEditor } from './settingsEditor.js';
-import { SOCKET_FILE } from './socketProtocol.js';
+import { SOCKET_FILE, type LoginCodeMessage } from './socketProtocol.js';
 import { startSocketServer, type SocketServer } from './socketServer.js';
 import { ensureStateDir } from './stateDir.js';
 import { ensureToken, replaceToken, tokenWrittenAt } from './token.js';
@@ -59,6 +60,8 @@ export class Hub {
   private httpServer: HttpServer | undefined;
   private tokenValue: string | undefined;
   private tokenTimer: NodeJS.Timeout | null = null;
+  /** `switchboard ui`'s one-time browser sign-in codes (issued on the socket, redeemed over HTTP). */
+  private readonly loginCodes = new LoginCodes();
   /** The port was given for this run (`serve --port`). */
   private readonly portGiven: boolean;
   /** settings.json edited by hand while the hub runs: applied like a change on the settings page. */
@@ -140,6 +143,7 @@ export class Hub {
   rotateToken(reason: string): void {
     const token = replaceToken(this.stateDir);
     this.tokenValue = token;
+    this.loginCodes.clear(); // a code asked for with the old token signs nobody in
     this.logger.info(`replaced the token (${reason})`);
     this.ui.tokenRotated(token);
   }
@@ -203,6 +207,7 @@ export class Hub {
         rateLimit,
         createServer,
         logger: this.logger,
+        issueLoginCode: () => this.issueLoginCode(),
       });
     }
     if (listen.http !== false) {
@@ -223,6 +228,7 @@ export class Hub {
         ui,
         logger: this.logger,
         stallMs: this.settings.httpStallMs,
+        loginCodes: this.loginCodes,
       }).catch(
         async (error: unknown) => {
           await mcp.close();
@@ -237,6 +243,14 @@ export class Hub {
       port: this.port,
       version,
     });
+  }
+
+  /** A one-time UI sign-in code for `switchboard ui` (socket `login`), or why there is none. */
+  private issueLoginCode(): LoginCodeMessage | { reason: string } {
+    if (this.port === null) return { reason: 'this hub serves no HTTP, so it has no browser UI' };
+    const { code, expiresInMs } = this.loginCodes.issue();
+    this.logger.info('issued a one-time UI sign-in code (switchboard ui)');
+    return { type: 'login_code', code, port: this.port, expires_in_ms: expiresInMs };
   }
 
   async dispose(): Promise<void> {

@@ -117,12 +117,13 @@ describe('switchboard serve --port', () => {
     expect(existsSync(dir)).toBe(false); // no state dir, no lock, no hub
   });
 
-  it('--help lists --port, and the command list names serve [--port N]', async () => {
+  it('--help lists --port, and the command list names serve [--port N] and ui', async () => {
     const help = await runCli(['serve', '--help'], { SWITCHBOARD_HOME: home() });
     expect(help.code).toBe(0);
     expect(help.stderr).toContain('--port N');
     expect(help.stderr).toContain('0 for a free one');
     const usage = await runCli(['--help'], {});
     expect(usage.stderr).toContain('serve [--port N]');
+    expect(usage.stderr).toMatch(/^ {2}ui {8}Open the running hub's UI/m);
   });
 });
