@@ -1,15 +1,21 @@
 /**
- * `switchboard serve` as a person sets it up (issue 28 item 6): `--port N` for one run.
- * Real processes, real HTTP.
+ * `switchboard serve` as a person sets it up (issue 28 item 6): `--port N` for one run, and the
+ * UI link on the banner — a link that opens as it is on a real terminal (a PTY), and no token
+ * when the banner goes to a pipe or a file (hub.log). Real processes, real HTTP.
  * Runs against dist/: `npm run build` first.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
+import * as pty from 'node-pty';
 import { afterEach, describe, expect, it } from 'vitest';
+import { whenFile } from './helpers/fileWatch.js';
 import { BIN, cleanEnv, removeHome, ROOT, startHub, tempHome } from './helpers/hubProcess.js';
 import { within } from './helpers/within.js';
+
+const LISTENING = 'switchboard: hub listening';
+const LINK = /http:\/\/127\.0\.0\.1:(\d+)\/\?token=([A-Za-z0-9_-]+)/;
 
 const homes: string[] = [];
 const cleanups: (() => void | Promise<void>)[] = [];
@@ -51,6 +57,66 @@ async function runCli(args: string[], env: Record<string, string>): Promise<{ co
   cleanups.push(() => void (child.exitCode === null && child.kill('SIGKILL')));
   const code = await within(new Promise<number | null>((resolve) => child.once('close', resolve)), 20_000, `switchboard ${args.join(' ')} to exit`);
   return { code, stdout, stderr };
+}
+
+/** A process on a real pseudo-terminal, as a person's terminal runs it. */
+interface TerminalRun {
+  output(): string;
+  waitFor(pattern: RegExp | string, what: string): Promise<void>;
+  /** SIGTERM, then its exit code. */
+  stop(): Promise<number>;
+}
+
+function runOnTerminal(file: string, args: string[], env: Record<string, string>): TerminalRun {
+  const term = pty.spawn(file, args, { cols: 400, rows: 60, cwd: ROOT, env: cleanEnv(env) });
+  let output = '';
+  const waiters = new Set<() => void>();
+  term.onData((data) => {
+    output += data;
+    for (const waiter of [...waiters]) waiter();
+  });
+  let exitCode: number | undefined;
+  const exited = new Promise<number>((resolve) => term.onExit(({ exitCode: code }) => resolve((exitCode = code))));
+  const stop = async (): Promise<number> => {
+    if (exitCode === undefined) term.kill('SIGTERM');
+    return within(exited, 20_000, `${file} to exit after SIGTERM`);
+  };
+  cleanups.push(async () => {
+    if (exitCode === undefined) await stop().catch(() => term.kill('SIGKILL'));
+  });
+  return {
+    output: () => output,
+    stop,
+    waitFor(pattern, what) {
+      const holds = (): boolean => (typeof pattern === 'string' ? output.includes(pattern) : pattern.test(output));
+      return within(
+        new Promise<void>((resolve) => {
+          const check = (): void => {
+            if (!holds()) return;
+            waiters.delete(check);
+            resolve();
+          };
+          waiters.add(check);
+          check();
+        }),
+        20_000,
+        `${what}; the terminal showed:\n${output}`,
+      );
+    },
+  };
+}
+
+/** Opens `link` as a browser would: the 303 sets the UI cookie, which then opens the page. */
+async function expectLinkOpensUi(link: string): Promise<void> {
+  const login = await fetch(link, { redirect: 'manual' });
+  expect(login.status).toBe(303);
+  expect(login.headers.get('location')).toBe('/');
+  const setCookie = login.headers.get('set-cookie') ?? '';
+  expect(setCookie).toMatch(/HttpOnly/);
+  expect(setCookie).toMatch(/SameSite=Strict/);
+  const page = await fetch(new URL('/', link), { headers: { Cookie: setCookie.split(';')[0] ?? '' } });
+  expect(page.status).toBe(200);
+  expect(page.headers.get('content-type')).toMatch(/^text\/html/);
 }
 
 describe('switchboard serve --port', () => {
@@ -125,5 +191,81 @@ describe('switchboard serve --port', () => {
     const usage = await runCli(['--help'], {});
     expect(usage.stderr).toContain('serve [--port N]');
     expect(usage.stderr).toMatch(/^ {2}ui {8}Open the running hub's UI/m);
+  });
+});
+
+describe('the UI link on the banner', () => {
+  it('on a real terminal (PTY), serve prints a link that opens the UI as it is', async () => {
+    const dir = home();
+    const term = runOnTerminal(process.execPath, [BIN, 'serve'], { SWITCHBOARD_HOME: dir, SWITCHBOARD_PORT: '0' });
+    await term.waitFor('Stop with Ctrl-C.', 'the banner');
+    const match = LINK.exec(term.output());
+    expect(match, term.output()).not.toBeNull();
+    const [link, port, token] = match as unknown as [string, string, string];
+    expect(token).toBe(readFileSync(path.join(dir, 'token'), 'utf8').trim());
+    expect(Number(port)).toBe((JSON.parse(readFileSync(path.join(dir, 'hub.json'), 'utf8')) as { port: number }).port);
+    await expectLinkOpensUi(link);
+    expect(await term.stop()).toBe(0);
+  });
+
+  it('npm start without Electron (bin/start.js, headless) prints the same working link on a terminal', async () => {
+    const dir = home();
+    // Points `require('electron')` at a binary that is not there, so the headless path runs
+    // wherever this test does (a contributor's Mac with Electron installed too).
+    const term = runOnTerminal(process.execPath, [path.join(ROOT, 'bin', 'start.js')], {
+      SWITCHBOARD_HOME: dir,
+      SWITCHBOARD_PORT: '0',
+      ELECTRON_OVERRIDE_DIST_PATH: path.join(dir, 'no-electron'),
+    });
+    await term.waitFor('Stop with Ctrl-C.', 'the banner');
+    expect(term.output()).toContain('running the headless hub instead');
+    const match = LINK.exec(term.output());
+    expect(match, term.output()).not.toBeNull();
+    expect(match?.[2]).toBe(readFileSync(path.join(dir, 'token'), 'utf8').trim());
+    await expectLinkOpensUi(match?.[0] ?? '');
+    expect(await term.stop()).toBe(0);
+  });
+
+  it('with stderr a pipe, the banner holds no token and says how to open the UI', async () => {
+    const hub = await startHub({ home: home() });
+    try {
+      expect(hub.stderr()).not.toContain(hub.token);
+      expect(hub.stderr()).toContain(`UI:        http://127.0.0.1:${hub.port}/ (run \`switchboard ui\` to open it signed in)`);
+    } finally {
+      expect(await hub.stop()).toBe(0); // stop() also fails if serve wrote to stdout (a pipe)
+    }
+  });
+
+  it('with stderr a file and stdout the terminal, the link goes to the terminal and never into the file', async () => {
+    const dir = home();
+    const log = path.join(dir, 'serve.log');
+    // `switchboard serve 2>serve.log` typed at a terminal.
+    const term = runOnTerminal('/bin/sh', ['-c', 'exec "$0" "$1" serve 2>"$2"', process.execPath, BIN, log], { SWITCHBOARD_HOME: dir, SWITCHBOARD_PORT: '0' });
+    await term.waitFor(LINK, 'the link on the terminal');
+    const token = readFileSync(path.join(dir, 'token'), 'utf8').trim();
+    await whenFile(log, () => readFileSync(log, 'utf8').includes('Stop with Ctrl-C.'), 'the banner in the log');
+    expect(readFileSync(log, 'utf8')).not.toContain(token);
+    expect(readFileSync(log, 'utf8')).toContain('run `switchboard ui` to open it signed in');
+    expect(LINK.exec(term.output())?.[2]).toBe(token);
+    await expectLinkOpensUi(LINK.exec(term.output())?.[0] ?? '');
+    expect(await term.stop()).toBe(0);
+    expect(readFileSync(log, 'utf8')).not.toContain(token);
+  });
+
+  it('with stdout and stderr one file (as the shim logs a background hub to hub.log), no token is written', async () => {
+    const dir = home();
+    const log = path.join(dir, 'hub.log');
+    const fd = openSync(log, 'a', 0o600);
+    const child = spawn(process.execPath, [BIN, 'serve'], { env: cleanEnv({ SWITCHBOARD_HOME: dir, SWITCHBOARD_PORT: '0' }), cwd: ROOT, stdio: ['ignore', fd, fd] });
+    closeSync(fd);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    cleanups.push(() => void (child.exitCode === null && child.kill('SIGKILL')));
+    await whenFile(log, () => readFileSync(log, 'utf8').includes(LISTENING) && readFileSync(log, 'utf8').includes('Stop with Ctrl-C.'), 'the banner in hub.log');
+    child.kill('SIGTERM');
+    expect(await within(exited, 20_000, 'serve to exit')).toBe(0);
+    const token = readFileSync(path.join(dir, 'token'), 'utf8').trim();
+    const text = readFileSync(log, 'utf8');
+    expect(text).not.toContain(token);
+    expect(text).toContain('run `switchboard ui` to open it signed in');
   });
 });
