@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The real Electron app needs its binary: `npm run test:app` runs it (vitest.app.config.ts).
+    exclude: [...configDefaults.exclude, 'test/app/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Real shells and PTYs: keep the 2-core machine from thrashing.

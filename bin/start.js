@@ -3,30 +3,20 @@
 // headless hub (`switchboard serve`) in this process, with the same state-dir rules.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { electronBinary } from '../scripts/electronBinary.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const mainEntry = fileURLToPath(new URL('../dist/main/index.js', import.meta.url));
 
-/** The Electron binary, or the reason it cannot start here. */
-function electronBinary() {
-  let binary;
-  try {
-    // The `electron` package exports the binary's path; it throws when none was downloaded.
-    binary = createRequire(import.meta.url)('electron');
-  } catch {
-    return { reason: 'Electron binary not installed (ELECTRON_SKIP_BINARY_DOWNLOAD, or no electron package)' };
-  }
-  if (typeof binary !== 'string' || !existsSync(binary)) return { reason: `Electron binary not installed (${binary} is missing)` };
-  if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) {
-    return { reason: 'no display (neither DISPLAY nor WAYLAND_DISPLAY is set)' };
-  }
-  if (!existsSync(mainEntry)) return { reason: 'the Electron main process is not built (run `npm run build:main`)' };
-  return { binary };
+/** The Electron binary, or the reason the app cannot start here (the main process built, too). */
+function appBinary() {
+  const found = electronBinary();
+  if (found.binary && !existsSync(mainEntry)) return { reason: 'the Electron main process is not built (run `npm run build:main`)' };
+  return found;
 }
 
-const electron = electronBinary();
+const electron = appBinary();
 if (electron.binary) {
   const env = { ...process.env };
   delete env.ELECTRON_RUN_AS_NODE; // would start the binary as plain Node, not as the app

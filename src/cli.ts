@@ -2,9 +2,11 @@
  * The `switchboard` command (bin/switchboard.js imports the compiled file).
  *
  *   switchboard mcp      the stdio shim MCP hosts launch: forwards to the hub (src/commands/mcp.ts)
- *   switchboard serve    the headless hub (later)
- *   switchboard status   whether a hub runs, where, and its sessions (later)
- *   switchboard config   host configuration for Claude Code, Cursor, … (later)
+ *   switchboard serve    the headless hub
+ *   switchboard ui       opens the browser on the running hub's UI, signed in (one-time link)
+ *   switchboard status   whether a hub runs, where, and its sessions
+ *   switchboard config   host configuration for Claude Code, Cursor, …
+ *   switchboard export   a session's transcript as an asciicast
  *
  * stdout belongs to JSON-RPC under `mcp`: everything human-readable goes to stderr.
  */
@@ -14,7 +16,8 @@ const USAGE = `Usage: switchboard <command>
 
 Commands:
   mcp       Serve MCP over stdio (what an MCP host launches).
-  serve     Run the headless hub with its HTTP endpoint and browser UI.
+  serve     Run the headless hub with its HTTP endpoint and browser UI: serve [--port N].
+  ui        Open the running hub's UI in your browser, signed in ($BROWSER, open or xdg-open).
   status    Say whether a hub is running, where, and list its sessions.
   config    Print the MCP host configuration (claude-code, cursor, claude-desktop, vscode).
   export    Write a session's transcript as an asciicast v2 .cast file: export <session> [file].
@@ -29,6 +32,7 @@ State directory: $SWITCHBOARD_HOME, else the platform's app-data folder.
 const COMMANDS: Record<string, Command> = {
   mcp: async (args) => (await import('./commands/mcp.js')).run(args),
   serve: async (args) => (await import('./commands/serve.js')).run(args),
+  ui: async (args) => (await import('./commands/ui.js')).run(args),
   status: async (args) => (await import('./commands/status.js')).run(args),
   config: async (args) => (await import('./commands/config.js')).run(args),
   export: async (args) => (await import('./commands/export.js')).run(args),

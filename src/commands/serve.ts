@@ -1,20 +1,50 @@
 /**
- * `switchboard serve`: the headless hub. Owns the sessions for its state dir until SIGINT,
- * SIGTERM or SIGHUP, then closes everything (exit 0). All output goes to stderr; the UI
- * address printed here is the one place the token is shown, to the person, in their terminal
- * (only when stderr is one: a background hub's stderr goes to a log file).
+ * `switchboard serve [--port N]`: the headless hub. Owns the sessions for its state dir until
+ * SIGINT, SIGTERM or SIGHUP, then closes everything (exit 0). Output goes to stderr. The UI
+ * link printed here is the one place the token is shown: to the person, on their terminal,
+ * and only there. A background hub's stderr is hub.log, and `serve 2>file` or `| tee` make it
+ * a file or pipe; then the link goes to stdout if that is the terminal, else nowhere, and the
+ * banner says to run `switchboard ui` (which opens the UI without showing the token).
  */
 import { Hub } from '../hub/hub.js';
 import { stderrLogger } from '../hub/logger.js';
 import { defaultStateDir } from '../hub/stateDir.js';
 import { configSnippet } from './hostConfig.js';
 
-const USAGE = `Usage: switchboard serve
+const USAGE = `Usage: switchboard serve [--port N]
 
 Runs the hub for $SWITCHBOARD_HOME (else the platform's app-data folder): the unix socket the
 shim uses, and http://127.0.0.1:<port> (/mcp for MCP over HTTP, / for the UI).
 Port: "port" in settings.json or SWITCHBOARD_PORT (default 7391; 0 picks a free one).
+
+  --port N   the HTTP port for this run only, over settings.json and SWITCHBOARD_PORT:
+             1 to 65535, or 0 for a free one. A port in use is an error.
 `;
+
+const PORT_RULE = 'give a whole number from 1 to 65535, or 0 for a free port';
+
+/** `serve`'s arguments, or what is wrong with them (a sentence saying what to give instead). */
+export function parseServeArgs(argv: readonly string[]): { port?: number } | { error: string } {
+  let port: number | undefined;
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] as string;
+    let value: string | undefined;
+    if (arg === '--port') {
+      value = argv[i + 1];
+      i += 1;
+      if (value === undefined || value.startsWith('--')) return { error: `--port needs a value: ${PORT_RULE} (e.g. --port 7400).` };
+    } else if (arg.startsWith('--port=')) {
+      value = arg.slice('--port='.length);
+    } else {
+      return { error: `unexpected argument "${arg}"; the only option is --port N.` };
+    }
+    if (port !== undefined) return { error: `--port is given twice; give it once.` };
+    // Digits only: Number() would take "0x1f", "1e3", " 80" and "" as ports.
+    if (!/^\d{1,5}$/.test(value) || Number(value) > 65_535) return { error: `--port "${value}" is not a port: ${PORT_RULE}.` };
+    port = Number(value);
+  }
+  return port === undefined ? {} : { port };
+}
 
 /** The line tests and launchers wait for; it carries no secret. */
 export const LISTENING_PREFIX = 'switchboard: hub listening';
@@ -24,8 +54,9 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(USAGE);
     return 0;
   }
-  if (argv.length > 0) {
-    process.stderr.write(`switchboard serve: unexpected arguments: ${argv.join(' ')}\n${USAGE}`);
+  const args = parseServeArgs(argv);
+  if ('error' in args) {
+    process.stderr.write(`switchboard serve: ${args.error}\n${USAGE}`);
     return 2;
   }
   // stdout carries nothing here: route stray console output (a library's) to stderr.
@@ -45,7 +76,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     let hub: Hub;
     try {
-      hub = await Hub.start({ stateDir: defaultStateDir(), logger });
+      hub = await Hub.start({ stateDir: defaultStateDir(), logger, ...args });
     } catch (error) {
       process.stderr.write(`switchboard serve: ${(error as Error).message}\n`);
       return 1;
@@ -86,17 +117,30 @@ async function disposeWithin(hub: Hub, ms: number, logger: ReturnType<typeof std
 }
 
 /**
- * The UI's address. The token is shown only to a person at a terminal: a hub started in the
- * background (the shim's, stderr into hub.log) must not write it into a log file.
+ * The stream the person reads at their terminal, if one of ours is a terminal: stderr (the
+ * banner's), else stdout. A file or a pipe is never one: the token must not reach a log.
  */
-function uiAddress(hub: Hub): string {
-  return process.stderr.isTTY ? `http://127.0.0.1:${hub.port}/?token=${hub.token}` : `http://127.0.0.1:${hub.port}/?token=<contents of ${hub.stateDir}/token>`;
+function personsTerminal(): NodeJS.WriteStream | undefined {
+  if (process.stderr.isTTY) return process.stderr;
+  if (process.stdout.isTTY) return process.stdout;
+  return undefined;
+}
+
+/** The UI link that opens as it is (`/?token=` trades for the UI cookie); for a terminal only. */
+function uiLink(hub: Hub): string {
+  return `http://127.0.0.1:${hub.port}/?token=${hub.token}`;
+}
+
+/** Without a terminal: where the UI is, and how to open it signed in, with no secret in it. */
+function uiHint(hub: Hub): string {
+  return `http://127.0.0.1:${hub.port}/ (run \`switchboard ui\` to open it signed in)`;
 }
 
 function printBanner(hub: Hub): void {
+  const terminal = personsTerminal();
   const lines = [`${LISTENING_PREFIX} (pid ${process.pid}, port ${hub.port ?? 'none'}, socket ${hub.socketPath ?? 'none'})`, `  state dir: ${hub.stateDir}`];
   if (hub.port !== null && hub.token) {
-    const ui = uiAddress(hub);
+    const ui = terminal === process.stderr ? uiLink(hub) : uiHint(hub);
     lines.push(
       `  UI:        ${ui}`,
       `  MCP HTTP:  http://127.0.0.1:${hub.port}/mcp  (header "Authorization: Bearer <contents of ${hub.stateDir}/token>")`,
@@ -106,8 +150,12 @@ function printBanner(hub: Hub): void {
   lines.push(...JSON.stringify(configSnippet('cursor'), null, 2).split('\n').map((line) => `    ${line}`));
   lines.push('  Stop with Ctrl-C.');
   process.stderr.write(`${lines.join('\n')}\n`);
-  // The address above holds the old token once it is replaced: say so, with the new one.
+  // stderr is a file or pipe but stdout is the terminal (`serve 2>serve.log`): the link goes there.
+  if (terminal === process.stdout && hub.port !== null && hub.token) process.stdout.write(`switchboard: UI: ${uiLink(hub)}\n`);
+  // The link shown holds the old token once it is replaced: say so, with the new one.
   hub.ui.onDidRotateToken(() => {
-    if (hub.port !== null) process.stderr.write(`switchboard: the token was replaced; the UI is now at ${uiAddress(hub)}\n`);
+    if (hub.port === null) return;
+    if (terminal !== process.stderr) process.stderr.write(`switchboard: the token was replaced; the UI is now at ${uiHint(hub)}\n`);
+    terminal?.write(`switchboard: the token was replaced; the UI is now at ${uiLink(hub)}\n`);
   });
 }

@@ -2,6 +2,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BASE_HEADERS, refuseUpgrade, sendJsonBody, sendJsonRpcError, sendText } from './httpReplies.js';
 import type { Logger } from './logger.js';
+import type { LoginCodes } from './loginCodes.js';
 import type { McpHttpEndpoint } from './mcpHttpEndpoint.js';
 import { guardRequest, uiCookieName, type GuardVerdict } from './requestGuard.js';
 import { createStalledResponses, DEFAULT_HTTP_STALL_MS } from './stalledResponses.js';
@@ -26,6 +27,13 @@ export interface HttpServerOptions {
   rendererDir?: string;
   /** An answer the client has read nothing of for this long is dropped (stalledResponses.ts). */
   stallMs?: number;
+  /** One-time sign-in codes `/?login=` redeems (`switchboard ui`); without it such links are refused. */
+  loginCodes?: LoginCodes;
+  /**
+   * The port was asked for explicitly (`serve --port N`): a busy one is an error, not a
+   * quiet move to a free port, which would leave the person's link pointing elsewhere.
+   */
+  strictPort?: boolean;
 }
 
 export interface HttpServer {
@@ -64,7 +72,14 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   try {
     await listen(server, options.port);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || options.port === 0) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EACCES') {
+      throw new Error(`port ${options.port} on ${HTTP_HOST} needs privileges this process does not have; choose a port from 1024 to 65535 (or 0 for a free one).`);
+    }
+    if (code === 'EADDRINUSE' && options.strictPort && options.port !== 0) {
+      throw new Error(`port ${options.port} on ${HTTP_HOST} is in use by another program; choose another port, or 0 for a free one.`);
+    }
+    if (code !== 'EADDRINUSE' || options.port === 0) throw error;
     // The socket (what agents use) must not fail over a busy UI port: take a free one, say so.
     options.logger.warn(`port ${options.port} on ${HTTP_HOST} is in use; using a free port instead (set "port" in settings.json or SWITCHBOARD_PORT).`);
     await listen(server, 0);
@@ -98,7 +113,16 @@ function listen(server: http.Server, port: number): Promise<void> {
 
 async function handleRequest(req: http.IncomingMessage, res: http.ServerResponse, port: number, options: HttpServerOptions): Promise<void> {
   const path = pathOf(req);
-  const verdict = guardRequest(req, { port, token: options.token, allowCookie: path !== '/mcp', requireOrigin: false, queryToken: uiQueryToken(req, path) });
+  const loginCode = uiQueryParameter(req, path, 'login');
+  const { loginCodes } = options;
+  const verdict = guardRequest(req, {
+    port,
+    token: options.token,
+    allowCookie: path !== '/mcp',
+    requireOrigin: false,
+    queryToken: uiQueryParameter(req, path, 'token'),
+    ...(loginCode !== undefined ? { redeemLoginCode: () => loginCodes?.redeem(loginCode) ?? false } : {}),
+  });
   if (verdict) return refuse(req, res, verdict, path);
 
   if (path === '/mcp') {
@@ -123,18 +147,23 @@ async function handleRequest(req: http.IncomingMessage, res: http.ServerResponse
   return sendText(res, 404, 'Not found\n');
 }
 
-/** `/?token=…` is how the printed UI address logs a browser in (then a cookie takes over). */
-function uiQueryToken(req: http.IncomingMessage, path: string): string | undefined {
+/**
+ * `/?token=…` (the printed UI address) and `/?login=…` (`switchboard ui`'s one-time code) are
+ * how a browser signs in (then a cookie takes over); GET of `/` only.
+ */
+function uiQueryParameter(req: http.IncomingMessage, path: string, name: 'token' | 'login'): string | undefined {
   if (path !== '/' || req.method !== 'GET') return undefined;
-  return new URL(req.url ?? '/', 'http://localhost').searchParams.get('token') ?? undefined;
+  return new URL(req.url ?? '/', 'http://localhost').searchParams.get(name) ?? undefined;
 }
 
 function serveUi(req: http.IncomingMessage, res: http.ServerResponse, port: number, options: HttpServerOptions): void {
   const token = options.token();
   if (req.method !== 'GET' && req.method !== 'HEAD') return sendText(res, 405, 'Method not allowed\n', { Allow: 'GET, HEAD' });
-  const queryToken = uiQueryToken(req, '/');
-  if (queryToken !== undefined && tokensEqual(queryToken, token)) {
-    // Trade the token in the address bar (and history) for an HttpOnly cookie.
+  const queryToken = uiQueryParameter(req, '/', 'token');
+  // A `?login=` request got here only signed in (the code redeemed, or a valid cookie).
+  const signedInByLink = (queryToken !== undefined && tokensEqual(queryToken, token)) || uiQueryParameter(req, '/', 'login') !== undefined;
+  if (signedInByLink) {
+    // Trade the secret in the address bar (and history) for an HttpOnly cookie.
     res.writeHead(303, {
       ...BASE_HEADERS,
       Location: '/',

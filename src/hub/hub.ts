@@ -8,10 +8,11 @@ import { removeHubInfo, writeHubInfo } from './hubInfo.js';
 import { startHttpServer, type HttpServer } from './httpServer.js';
 import { acquireHubLock, type HubLock } from './lock.js';
 import type { Logger } from './logger.js';
+import { LoginCodes } from './loginCodes.js';
 import { createMcpHttpEndpoint } from './mcpHttpEndpoint.js';
 import { loadSettings, type Settings } from './settings.js';
 import { LIVE_SETTINGS, SettingsEditor } from './settingsEditor.js';
-import { SOCKET_FILE } from './socketProtocol.js';
+import { SOCKET_FILE, type LoginCodeMessage } from './socketProtocol.js';
 import { startSocketServer, type SocketServer } from './socketServer.js';
 import { ensureStateDir } from './stateDir.js';
 import { ensureToken, replaceToken, tokenWrittenAt } from './token.js';
@@ -24,6 +25,11 @@ export interface HubOptions {
   /** Settings to use instead of `<stateDir>/settings.json` (tests). */
   settings?: Settings;
   env?: NodeJS.ProcessEnv;
+  /**
+   * The HTTP port for this run only (`serve --port N`): wins over settings.json and
+   * SWITCHBOARD_PORT, and a busy port is an error rather than a move to a free one.
+   */
+  port?: number;
 }
 
 export interface HubStartOptions extends HubOptions {
@@ -54,6 +60,10 @@ export class Hub {
   private httpServer: HttpServer | undefined;
   private tokenValue: string | undefined;
   private tokenTimer: NodeJS.Timeout | null = null;
+  /** `switchboard ui`'s one-time browser sign-in codes (issued on the socket, redeemed over HTTP). */
+  private readonly loginCodes = new LoginCodes();
+  /** The port was given for this run (`serve --port`). */
+  private readonly portGiven: boolean;
   /** settings.json edited by hand while the hub runs: applied like a change on the settings page. */
   private readonly settingsWatch: Disposable;
   private readonly onDidChangeToolDefaultsEmitter = new EventEmitter<void>();
@@ -85,7 +95,9 @@ export class Hub {
     const env = options.env ?? process.env;
     this.stateDir = ensureStateDir(options.stateDir);
     this.logger = options.logger;
-    this.settings = options.settings ?? loadSettings(this.stateDir, env);
+    const settings = options.settings ?? loadSettings(this.stateDir, env);
+    this.settings = options.port === undefined ? settings : { ...settings, port: options.port };
+    this.portGiven = options.port !== undefined;
     this.manager = new SessionManager({
       settings: coreSettings(this.settings, env),
       stateDir: this.stateDir,
@@ -131,6 +143,7 @@ export class Hub {
   rotateToken(reason: string): void {
     const token = replaceToken(this.stateDir);
     this.tokenValue = token;
+    this.loginCodes.clear(); // a code asked for with the old token signs nobody in
     this.logger.info(`replaced the token (${reason})`);
     this.ui.tokenRotated(token);
   }
@@ -194,6 +207,7 @@ export class Hub {
         rateLimit,
         createServer,
         logger: this.logger,
+        issueLoginCode: () => this.issueLoginCode(),
       });
     }
     if (listen.http !== false) {
@@ -205,7 +219,17 @@ export class Hub {
         rateLimit,
       });
       const ui = createUiWebSocketServer({ host: this.ui, logger: this.logger, maxPayload: this.settings.bodyLimitBytes });
-      this.httpServer = await startHttpServer({ port: this.settings.port, token, bodyLimitBytes: this.settings.bodyLimitBytes, mcp, ui, logger: this.logger, stallMs: this.settings.httpStallMs }).catch(
+      this.httpServer = await startHttpServer({
+        port: this.settings.port,
+        strictPort: this.portGiven,
+        token,
+        bodyLimitBytes: this.settings.bodyLimitBytes,
+        mcp,
+        ui,
+        logger: this.logger,
+        stallMs: this.settings.httpStallMs,
+        loginCodes: this.loginCodes,
+      }).catch(
         async (error: unknown) => {
           await mcp.close();
           throw error;
@@ -219,6 +243,14 @@ export class Hub {
       port: this.port,
       version,
     });
+  }
+
+  /** A one-time UI sign-in code for `switchboard ui` (socket `login`), or why there is none. */
+  private issueLoginCode(): LoginCodeMessage | { reason: string } {
+    if (this.port === null) return { reason: 'this hub serves no HTTP, so it has no browser UI' };
+    const { code, expiresInMs } = this.loginCodes.issue();
+    this.logger.info('issued a one-time UI sign-in code (switchboard ui)');
+    return { type: 'login_code', code, port: this.port, expires_in_ms: expiresInMs };
   }
 
   async dispose(): Promise<void> {

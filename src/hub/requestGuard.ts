@@ -21,7 +21,17 @@ export interface GuardOptions {
   requireOrigin: boolean;
   /** `/?token=…` (the printed UI address), accepted on `/` only. */
   queryToken?: string;
+  /**
+   * `/?login=<code>` (`switchboard ui`), on `/` only: redeems the one-time code. Called only
+   * when Host and Origin passed and nothing else signs the request in, so a refused or already
+   * signed-in request never uses the code up.
+   */
+  redeemLoginCode?: () => boolean;
 }
+
+/** What a browser shows for a `switchboard ui` link that was used or has expired. */
+export const LOGIN_CODE_REFUSED =
+  'This sign-in link has expired or was already used: each one works once, within a minute. Run `switchboard ui` again to open the UI.';
 
 /** The UI cookie's name: per port, since cookies are not isolated by port. */
 export function uiCookieName(port: number): string {
@@ -45,6 +55,8 @@ export function guardRequest(req: IncomingMessage, options: GuardOptions): Guard
     }
   }
   if (!hasValidCredentials(req, options)) {
+    if (options.redeemLoginCode?.()) return undefined;
+    if (options.redeemLoginCode) return { status: 401, reason: LOGIN_CODE_REFUSED };
     return { status: 401, reason: 'Missing or invalid token (Authorization: Bearer <token from the state directory>)' };
   }
   return undefined;

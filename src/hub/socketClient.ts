@@ -1,5 +1,5 @@
 import * as net from 'node:net';
-import type { HandshakeReply, HelloMessage, WelcomeMessage } from './socketProtocol.js';
+import { MAX_HANDSHAKE_BYTES, type HandshakeReply, type HelloMessage, type LoginCodeMessage, type LoginReply, type LoginRequestMessage, type WelcomeMessage } from './socketProtocol.js';
 
 /** A tiny JSON-RPC client over the hub socket, for `status` (the shim has its own forwarder). */
 export interface HubSocketClient {
@@ -93,6 +93,52 @@ export function connectHubSocket(socketPath: string, token: string, client: stri
     socket.on('connect', () => {
       const hello: HelloMessage = { type: 'hello', token, client, version };
       socket.write(`${JSON.stringify(hello)}\n`);
+    });
+  });
+}
+
+/**
+ * Asks the hub for a one-time UI sign-in code (socketProtocol.ts `login`): the token goes over
+ * the socket, never into argv. Rejects with the hub's reason, or when it does not answer in time.
+ */
+export function requestLoginCode(socketPath: string, token: string, client: string, version: string, timeoutMs = 5_000): Promise<LoginCodeMessage> {
+  return new Promise((resolve, reject) => {
+    const socket = net.createConnection(socketPath);
+    let buffer = '';
+    const timer = setTimeout(() => finish(new Error(`no answer from the hub within ${timeoutMs} ms`)), timeoutMs);
+    const finish = (result: Error | LoginCodeMessage): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      if (result instanceof Error) reject(result);
+      else resolve(result);
+    };
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      buffer += chunk;
+      const newline = buffer.indexOf('\n');
+      if (newline === -1) {
+        if (buffer.length > MAX_HANDSHAKE_BYTES) finish(new Error('the hub sent an over-long answer'));
+        return;
+      }
+      let reply: Partial<LoginReply>;
+      try {
+        reply = JSON.parse(buffer.slice(0, newline)) as Partial<LoginReply>;
+      } catch {
+        return finish(new Error('the hub sent a line that is not JSON'));
+      }
+      // A hub from before `switchboard ui` refuses a `login` line: "expected {"type":"hello",…".
+      if (reply.type === 'denied' && /^expected /.test(String(reply.reason))) return finish(new Error('the running hub is older than this switchboard and gives no sign-in codes; restart it'));
+      if (reply.type === 'denied') return finish(new Error(`the hub refused: ${String(reply.reason)}`));
+      if (reply.type !== 'login_code' || typeof reply.code !== 'string' || typeof reply.port !== 'number' || typeof reply.expires_in_ms !== 'number') {
+        return finish(new Error('the hub answered without a sign-in code'));
+      }
+      finish(reply as LoginCodeMessage);
+    });
+    socket.on('error', (error) => finish(error));
+    socket.on('close', () => finish(new Error('the hub closed the connection without an answer')));
+    socket.on('connect', () => {
+      const login: LoginRequestMessage = { type: 'login', token, client, version };
+      socket.write(`${JSON.stringify(login)}\n`);
     });
   });
 }

@@ -8,6 +8,12 @@
  *              or  {"type":"denied","reason":"…"}\n                          (then the hub closes)
  *
  * The token is required here too: file permissions are not portable enough to be the only lock.
+ *
+ * `switchboard ui` asks for a one-time browser sign-in code instead of MCP (loginCodes.ts):
+ *
+ *   client → hub   {"type":"login","token":"<token>","client":"switchboard-ui","version":"0.1.0"}\n
+ *   hub → client   {"type":"login_code","code":"…","port":7391,"expires_in_ms":60000}\n   (then the hub closes)
+ *              or  {"type":"denied","reason":"…"}\n
  */
 export const SOCKET_FILE = 'hub.sock';
 export const TOKEN_FILE = 'token';
@@ -40,3 +46,20 @@ export interface DeniedMessage {
 }
 
 export type HandshakeReply = WelcomeMessage | DeniedMessage;
+
+export interface LoginRequestMessage {
+  type: 'login';
+  token: string;
+  client: string;
+  version: string;
+}
+
+export interface LoginCodeMessage {
+  type: 'login_code';
+  /** Opens the UI once: `http://127.0.0.1:<port>/?login=<code>`. */
+  code: string;
+  port: number;
+  expires_in_ms: number;
+}
+
+export type LoginReply = LoginCodeMessage | DeniedMessage;

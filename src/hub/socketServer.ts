@@ -11,6 +11,9 @@ import {
   MAX_HANDSHAKE_BYTES,
   type HandshakeReply,
   type HelloMessage,
+  type LoginCodeMessage,
+  type LoginReply,
+  type LoginRequestMessage,
 } from './socketProtocol.js';
 import { tokensEqual } from './token.js';
 
@@ -28,6 +31,8 @@ export interface SocketServerOptions {
   rateLimit: RateLimit;
   createServer: () => McpServer;
   logger: Logger;
+  /** A one-time UI sign-in code for `switchboard ui`, or why there is none (no HTTP endpoint). */
+  issueLoginCode?: () => LoginCodeMessage | { reason: string };
 }
 
 export interface SocketServer {
@@ -157,6 +162,14 @@ function acceptConnection(socket: net.Socket, options: SocketServerOptions, conn
     const hello = parseHello(buffered.subarray(0, newline).toString('utf8'));
     if (!hello) return deny('expected {"type":"hello","token":…} as the first line');
     if (!tokensEqual(hello.token, options.token())) return deny('invalid token');
+    if (hello.type === 'login') {
+      cleanupHandshake();
+      const grant = options.issueLoginCode?.() ?? { reason: 'this hub gives no UI sign-in codes' };
+      reply(socket, 'code' in grant ? grant : { type: 'denied', reason: grant.reason });
+      socket.end();
+      setTimeout(() => socket.destroy(), 1_000).unref();
+      return;
+    }
     cleanupHandshake();
     socket.pause();
     const rest = buffered.subarray(newline + 1);
@@ -191,16 +204,17 @@ function serveMcp(connection: Connection, options: SocketServerOptions, connecti
   socket.resume();
 }
 
-function parseHello(line: string): HelloMessage | undefined {
+/** The first line: `hello` (then MCP) or `login` (one sign-in code, then the end). */
+function parseHello(line: string): HelloMessage | LoginRequestMessage | undefined {
   try {
-    const value = JSON.parse(line) as Partial<HelloMessage>;
-    if (value?.type !== 'hello' || typeof value.token !== 'string') return undefined;
-    return value as HelloMessage;
+    const value = JSON.parse(line) as Partial<HelloMessage | LoginRequestMessage>;
+    if ((value?.type !== 'hello' && value?.type !== 'login') || typeof value.token !== 'string') return undefined;
+    return value as HelloMessage | LoginRequestMessage;
   } catch {
     return undefined;
   }
 }
 
-function reply(socket: net.Socket, message: HandshakeReply): void {
+function reply(socket: net.Socket, message: HandshakeReply | LoginReply): void {
   if (!socket.destroyed) socket.write(`${JSON.stringify(message)}\n`);
 }

@@ -40,13 +40,13 @@ export function cleanEnv(extra: Record<string, string>): Record<string, string> 
 }
 
 /** Spawns `serve` (through `sh -c 'umask 000; …'` when asked) and waits for its listening line. */
-export async function startHub(options: { home?: string; umask000?: boolean; env?: Record<string, string> } = {}): Promise<HubProcess> {
+export async function startHub(options: { home?: string; umask000?: boolean; env?: Record<string, string>; args?: string[] } = {}): Promise<HubProcess> {
   if (!existsSync(path.join(ROOT, 'dist', 'src', 'cli.js'))) throw new Error('dist/ is missing: run `npm run build` first.');
   const home = options.home ?? tempHome();
   const env = cleanEnv({ SWITCHBOARD_HOME: home, SWITCHBOARD_PORT: '0', ...options.env });
   const child = options.umask000
-    ? spawn('/bin/sh', ['-c', 'umask 000; exec "$0" "$@"', process.execPath, BIN, 'serve'], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawn(process.execPath, [BIN, 'serve'], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    ? spawn('/bin/sh', ['-c', 'umask 000; exec "$0" "$@"', process.execPath, BIN, 'serve', ...(options.args ?? [])], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(process.execPath, [BIN, 'serve', ...(options.args ?? [])], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   const stderrWaiters = new Set<() => void>();
   child.stderr?.on('data', (chunk: Buffer) => {
