@@ -209,6 +209,34 @@ export class SettingsEditor {
     this.options.apply(settings);
   }
 
+  /**
+   * The keys in settings.json that are no setting of the hub's, as written: another program's
+   * (the app's preferences of an earlier version) or a typo. Throws, naming the file, when it
+   * cannot be read or is not a JSON object.
+   */
+  unknownKeys(): Record<string, unknown> {
+    const raw = readSettingsFile(this.file);
+    return Object.fromEntries(Object.entries(raw).filter(([key]) => !Object.hasOwn(PRESENTATION, key)));
+  }
+
+  /**
+   * Removes keys that are no setting of the hub's from settings.json, for whoever has moved
+   * them elsewhere (the app, its preferences), so that this class stays the file's one writer.
+   * The hub's settings are refused (`save` changes those) and nothing is written then. Returns
+   * the keys that were in the file; with none of them there, nothing is written.
+   */
+  removeUnknownKeys(keys: readonly string[]): string[] {
+    const settings = keys.filter((key) => Object.hasOwn(PRESENTATION, key));
+    if (settings.length > 0) throw invalid(`${settings.join(', ')}: settings of the hub are changed with save(), not removed here; nothing was removed.`);
+    const raw = readSettingsFile(this.file);
+    const present = keys.filter((key) => Object.hasOwn(raw, key));
+    if (present.length === 0) return [];
+    const next = { ...raw };
+    for (const key of present) delete next[key];
+    this.writeFile(next);
+    return present;
+  }
+
   /** A shell that is not there would fail every session opened after it, each with an error. */
   private assertShellRuns(shell: unknown): void {
     if (typeof shell !== 'string') return;
