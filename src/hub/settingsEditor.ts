@@ -83,9 +83,13 @@ export interface SettingsEditorOptions {
  * The hub's settings as the person sees and changes them on the settings page (DESIGN §5).
  * A change is checked as the whole file would be read at the next start (the schema, with the
  * `SWITCHBOARD_*` overrides) before anything is written, so a saved file always loads; it is
- * written whole and renamed into place (0600), keeping the keys the hub does not know (the
- * app's own, written by electron-store into the same file). Settings an environment variable
- * sets cannot be changed here: the variable would win at every start.
+ * written whole and renamed into place (0600), keeping the keys the hub does not know. Settings
+ * an environment variable sets cannot be changed here: the variable would win at every start.
+ *
+ * This is the one writer of settings.json, in `serve` and in the menu-bar app alike: two
+ * writers, each reading the file and writing it back, lose each other's changes when their
+ * turns interleave. The app keeps its own preferences in a file of its own (main/preferences.ts)
+ * and asks this class to drop the ones an earlier version left here (`removeUnknownKeys`).
  */
 export class SettingsEditor {
   readonly file: string;
