@@ -19,7 +19,7 @@ import { serveApp } from './appProtocol.js';
 import { IpcBridge, type AppCommand } from './ipc.js';
 import { Notifier } from './notifications.js';
 import { preloadPath, trayIconsDir } from './paths.js';
-import { notificationSettingsOf, SettingsStore } from './settings.js';
+import { AppPreferencesStore, moveLegacyPreferences, notificationSettingsOf, type AppPreferences } from './preferences.js';
 import { TrayController } from './tray.js';
 import type { TrayAction } from './trayMenu.js';
 import { MainWindow, type PersonReason } from './windows.js';
@@ -50,10 +50,14 @@ export class SwitchboardApp {
   private nextReq = 1;
   private disposed = false;
 
-  /** Settings first (an invalid file stops here, named), then the hub, then the shell. */
+  /**
+   * The app's preferences first (an invalid file stops here, named), then the hub (settings.json,
+   * its lock), then the preferences an earlier version kept in settings.json are moved out, under
+   * the hub's lock and by the hub's writer; then the shell.
+   */
   static async start(options: SwitchboardAppOptions): Promise<SwitchboardApp> {
-    const settings = new SettingsStore(options.stateDir);
-    settings.read();
+    const preferences = new AppPreferencesStore(options.stateDir);
+    preferences.read();
     const hub = await Hub.start({
       stateDir: options.stateDir,
       logger: options.logger,
@@ -61,7 +65,13 @@ export class SwitchboardApp {
       ...(options.listen ? { listen: options.listen } : {}),
     });
     try {
-      return new SwitchboardApp(options, settings, hub);
+      moveLegacyPreferences(preferences, hub.ui.settings, options.logger);
+    } catch (error) {
+      // Not fatal: whatever was not moved is still where it was, and the next start tries again.
+      options.logger.warn(`preferences: not moved from settings.json yet: ${(error as Error).message}`);
+    }
+    try {
+      return new SwitchboardApp(options, preferences, hub);
     } catch (error) {
       await hub.dispose().catch(() => undefined);
       throw error;
@@ -70,20 +80,20 @@ export class SwitchboardApp {
 
   private constructor(
     private readonly options: SwitchboardAppOptions,
-    readonly settings: SettingsStore,
+    readonly preferences: AppPreferencesStore,
     readonly hub: Hub,
   ) {
     const logger = options.logger;
     serveApp(protocol, options.rendererDir ?? defaultRendererDir());
     this.window = new MainWindow({ preload: options.preload ?? preloadPath(), logger, platform: this.platform });
-    this.ipc = new IpcBridge({ ipcMain, host: hub.ui, windowContents: () => this.window.contents, logger, notificationSettings: notificationSettingsOf(settings) });
+    this.ipc = new IpcBridge({ ipcMain, host: hub.ui, windowContents: () => this.window.contents, logger, notificationSettings: notificationSettingsOf(preferences) });
 
     this.trayBridge = hub.ui.createBridge({ send: (message) => this.trayReply(message) });
     this.trayBridge.receive({ type: 'hello', protocol: UI_PROTOCOL_VERSION });
 
     this.notifier = new Notifier({
-      enabled: () => this.safeSettings()?.notifications ?? false,
-      longCommandMs: () => this.safeSettings()?.notifyAfterMs ?? 30_000,
+      enabled: () => this.safePreferences()?.notifications ?? false,
+      longCommandMs: () => this.safePreferences()?.notifyAfterMs ?? 30_000,
       onClick: (session) => this.showForPerson('notification', { type: 'watch', session }),
       logger,
     });
@@ -197,26 +207,26 @@ export class SwitchboardApp {
   private startAtLogin(): { enabled: boolean; supported: boolean } {
     const supported = this.loginItemsSupported();
     // The OS is the truth (the person may remove the login item in System Settings).
-    const enabled = supported ? app.getLoginItemSettings().openAtLogin : (this.safeSettings()?.startAtLogin ?? false);
+    const enabled = supported ? app.getLoginItemSettings().openAtLogin : (this.safePreferences()?.startAtLogin ?? false);
     return { enabled, supported };
   }
 
-  /** The person's choice → the OS login item (macOS, Windows; opened hidden) and settings.json. */
+  /** The person's choice → the OS login item (macOS, Windows; opened hidden) and the app's preferences. */
   private setStartAtLogin(enabled: boolean): void {
     if (this.loginItemsSupported()) app.setLoginItemSettings({ openAtLogin: enabled, openAsHidden: true });
     try {
-      this.settings.update({ startAtLogin: enabled });
+      this.preferences.update({ startAtLogin: enabled });
     } catch (error) {
-      this.options.logger.warn(`settings: ${(error as Error).message}`);
+      this.options.logger.warn(`preferences: ${(error as Error).message}`);
     }
     this.tray.render();
   }
 
-  private safeSettings(): ReturnType<SettingsStore['read']> | undefined {
+  private safePreferences(): AppPreferences | undefined {
     try {
-      return this.settings.read();
+      return this.preferences.read();
     } catch (error) {
-      this.options.logger.warn(`settings: ${(error as Error).message}`);
+      this.options.logger.warn(`preferences: ${(error as Error).message}`);
       return undefined;
     }
   }

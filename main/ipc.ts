@@ -17,7 +17,7 @@ import type { Logger } from '../src/hub/logger.js';
 import type { UiHost } from '../src/hub/uiHost.js';
 import { NotificationSettingsPatchSchema, UiErrorCode, parseClientMessage, type HubMessage } from '../src/ui-protocol.js';
 import { isAppUrl } from './appProtocol.js';
-import type { NotificationSettingsAccess } from './settings.js';
+import type { NotificationSettingsAccess } from './preferences.js';
 
 export const IPC_CHANNELS = {
   /** renderer → main: (re)open this page's connection; the reply is `status: open`. */
@@ -45,7 +45,7 @@ export interface IpcOptions {
   /** Our window's web contents, when a window exists. */
   windowContents: () => WebContents | undefined;
   logger: Logger;
-  /** The app's notification settings, shown and changed on the page's settings (the app's SettingsStore). */
+  /** The app's notification preferences, shown and changed on the page's settings (main/preferences.ts). */
   notificationSettings?: NotificationSettingsAccess;
 }
 
@@ -147,8 +147,8 @@ export class IpcBridge {
     try {
       safeSend(contents, IPC_CHANNELS.appSettings, access.read());
     } catch (error) {
-      // settings.json was made invalid by hand while the app runs: logged; the page keeps what it
-      // was sent last (nothing, if this is its first connect).
+      // app-preferences.json was made invalid by hand while the app runs: logged; the page keeps
+      // what it was sent last (nothing, if this is its first connect).
       this.options.logger.warn(`ipc: cannot read the notification settings: ${(error as Error).message}`);
     }
   }

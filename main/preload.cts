@@ -76,7 +76,7 @@ const api = {
   onAppCommand,
   /** The notification settings (ui-protocol.ts NotificationSettings), on connect and after each change. */
   onAppSettings,
-  /** Change some of them; main validates, writes settings.json and sends back what holds. */
+  /** Change some of them; main validates, writes app-preferences.json and sends back what holds. */
   setAppSettings(patch: unknown): void {
     ipcRenderer.send(CHANNELS.setAppSettings, patch);
   },

@@ -310,7 +310,7 @@ export type AppCommand = z.infer<typeof AppCommandSchema>;
 
 /**
  * The app's notification settings, which the Electron window's settings page shows and changes
- * (main keeps them in settings.json next to the hub's settings; DESIGN §5: off by default).
+ * (main keeps them in app-preferences.json beside the hub's settings.json; DESIGN §5: off by default).
  */
 export const NotificationSettingsSchema = z.object({
   /** Notify when an agent's command fails, finishes after running long, or a session needs the person. */

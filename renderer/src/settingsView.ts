@@ -3,7 +3,7 @@
  * kept in localStorage; the hub's settings (shell, timeouts, limits, secret filter, port,
  * retention) are shown and changed through the hub (hubSettingsView.ts), which saves them in
  * settings.json. In the Electron window it also edits the app's notification settings (main
- * writes them to the same file).
+ * keeps them in a file of its own, app-preferences.json).
  */
 import type { HubMessage, NotificationSettings } from '../../src/ui-protocol.js';
 import { clear, h } from './dom.js';

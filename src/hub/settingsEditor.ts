@@ -83,9 +83,13 @@ export interface SettingsEditorOptions {
  * The hub's settings as the person sees and changes them on the settings page (DESIGN §5).
  * A change is checked as the whole file would be read at the next start (the schema, with the
  * `SWITCHBOARD_*` overrides) before anything is written, so a saved file always loads; it is
- * written whole and renamed into place (0600), keeping the keys the hub does not know (the
- * app's own, written by electron-store into the same file). Settings an environment variable
- * sets cannot be changed here: the variable would win at every start.
+ * written whole and renamed into place (0600), keeping the keys the hub does not know. Settings
+ * an environment variable sets cannot be changed here: the variable would win at every start.
+ *
+ * This is the one writer of settings.json, in `serve` and in the menu-bar app alike: two
+ * writers, each reading the file and writing it back, lose each other's changes when their
+ * turns interleave. The app keeps its own preferences in a file of its own (main/preferences.ts)
+ * and asks this class to drop the ones an earlier version left here (`removeUnknownKeys`).
  */
 export class SettingsEditor {
   readonly file: string;
@@ -207,6 +211,34 @@ export class SettingsEditor {
     this.assertShellRuns(changes.shell);
     this.writeFile(next);
     this.options.apply(settings);
+  }
+
+  /**
+   * The keys in settings.json that are no setting of the hub's, as written: another program's
+   * (the app's preferences of an earlier version) or a typo. Throws, naming the file, when it
+   * cannot be read or is not a JSON object.
+   */
+  unknownKeys(): Record<string, unknown> {
+    const raw = readSettingsFile(this.file);
+    return Object.fromEntries(Object.entries(raw).filter(([key]) => !Object.hasOwn(PRESENTATION, key)));
+  }
+
+  /**
+   * Removes keys that are no setting of the hub's from settings.json, for whoever has moved
+   * them elsewhere (the app, its preferences), so that this class stays the file's one writer.
+   * The hub's settings are refused (`save` changes those) and nothing is written then. Returns
+   * the keys that were in the file; with none of them there, nothing is written.
+   */
+  removeUnknownKeys(keys: readonly string[]): string[] {
+    const settings = keys.filter((key) => Object.hasOwn(PRESENTATION, key));
+    if (settings.length > 0) throw invalid(`${settings.join(', ')}: settings of the hub are changed with save(), not removed here; nothing was removed.`);
+    const raw = readSettingsFile(this.file);
+    const present = keys.filter((key) => Object.hasOwn(raw, key));
+    if (present.length === 0) return [];
+    const next = { ...raw };
+    for (const key of present) delete next[key];
+    this.writeFile(next);
+    return present;
   }
 
   /** A shell that is not there would fail every session opened after it, each with an error. */

@@ -20,8 +20,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 vi.mock('electron', async () => (await import('../unit/main/fakeElectron.js')).electronModule);
-// electron-store (main's SettingsStore) imports the real `electron` package, whose index throws
-// without a downloaded binary; with this it exports a path instead (test/unit/main/settings.test.ts).
+// electron-store (main's AppPreferencesStore) imports the real `electron` package, whose index throws
+// without a downloaded binary; with this it exports a path instead (test/unit/main/preferences.test.ts).
 vi.hoisted(() => {
   process.env.ELECTRON_OVERRIDE_DIST_PATH ??= '/nonexistent-electron';
 });
@@ -30,7 +30,7 @@ import { Hub } from '../../src/hub/hub.js';
 import { loadSettings } from '../../src/hub/settings.js';
 import { APP_ORIGIN, APP_URL, appResponse } from '../../main/appProtocol.js';
 import { IPC_CHANNELS, IpcBridge } from '../../main/ipc.js';
-import { notificationSettingsOf, SettingsStore } from '../../main/settings.js';
+import { AppPreferencesStore, notificationSettingsOf } from '../../main/preferences.js';
 import { cleanEnv, removeHome, ROOT, tempHome } from '../integration/helpers/hubProcess.js';
 import { FakeWebContents, fake, ipcEvent } from '../unit/main/fakeElectron.js';
 import { agentOverHttp, launchChromium, SHOTS, waitForScreen } from './browser.js';
@@ -142,7 +142,7 @@ beforeAll(async () => {
     host: hub.ui,
     windowContents: () => contents as never,
     logger: quiet,
-    notificationSettings: notificationSettingsOf(new SettingsStore(stateDir)),
+    notificationSettings: notificationSettingsOf(new AppPreferencesStore(stateDir)),
   });
 
   const context = await browser.newContext({ viewport: { width: 1280, height: 760 }, colorScheme: 'dark', deviceScaleFactor: 1 });
@@ -230,9 +230,9 @@ describe('the Electron window’s page over the preload and main’s IpcBridge',
     expect(await activeTab()).toBe(session.id);
   });
 
-  it('the settings page turns notifications on and sets what a long command is, in settings.json', async () => {
-    const settingsFile = path.join(stateDir, 'settings.json');
-    const onDisk = (): Record<string, unknown> => (existsSync(settingsFile) ? (JSON.parse(readFileSync(settingsFile, 'utf8')) as Record<string, unknown>) : {});
+  it('the settings page turns notifications on and sets what a long command is, in app-preferences.json', async () => {
+    const preferencesFile = path.join(stateDir, 'app-preferences.json');
+    const onDisk = (): Record<string, unknown> => (existsSync(preferencesFile) ? (JSON.parse(readFileSync(preferencesFile, 'utf8')) as Record<string, unknown>) : {});
     contents.send(IPC_CHANNELS.command, { type: 'settings' });
     const notify = page.locator('.settings-page [data-setting="notifications"]');
     await notify.waitFor();
@@ -244,29 +244,34 @@ describe('the Electron window’s page over the preload and main’s IpcBridge',
     await expect.poll(() => after.isEnabled(), { timeout: 5_000 }).toBe(true);
     await after.selectOption({ label: '5 minutes' });
     await expect.poll(() => onDisk().notifyAfterMs, { timeout: 5_000 }).toBe(300_000);
-    // Only what the person changed is written, and the hub reads the file as it is.
+    // Only what the person changed is written, in the app's file: settings.json is the hub's.
     expect(onDisk()).toEqual({ notifications: true, notifyAfterMs: 300_000 });
-    expect(loadSettings(stateDir, {}).port).toBe(7391);
+    expect(existsSync(path.join(stateDir, 'settings.json'))).toBe(false);
     await page.screenshot({ path: path.join(SHOTS, 'window-settings.png') });
   });
 
-  it('the hub’s settings on the same page go to the same file: neither writer drops the other’s keys', async () => {
+  it('the hub’s settings on the same page go to settings.json through the hub, the app’s to its own file', async () => {
     const settingsFile = path.join(stateDir, 'settings.json');
+    const preferencesFile = path.join(stateDir, 'app-preferences.json');
     const onDisk = (): Record<string, unknown> => JSON.parse(readFileSync(settingsFile, 'utf8')) as Record<string, unknown>;
+    const preferences = (): Record<string, unknown> => JSON.parse(readFileSync(preferencesFile, 'utf8')) as Record<string, unknown>;
     contents.send(IPC_CHANNELS.command, { type: 'settings' });
     const timeout = page.locator('[data-hub-setting="executeTimeoutMs"] input');
     await timeout.waitFor();
     await timeout.fill('45000');
     await timeout.press('Enter');
     await page.locator('[data-reset="executeTimeoutMs"]').waitFor();
-    expect(onDisk()).toEqual({ notifications: true, notifyAfterMs: 300_000, executeTimeoutMs: 45_000 });
-    // Main (electron-store) writes the app's keys; the hub's stays.
+    expect(onDisk()).toEqual({ executeTimeoutMs: 45_000 });
+    // Main (electron-store) writes the app's file only; settings.json stays as the hub wrote it.
+    const written = readFileSync(settingsFile, 'utf8');
     await page.locator('.settings-page [data-setting="notifications"]').uncheck();
     await page.waitForFunction(() => (document.querySelector('.settings-page select[data-setting="notifyAfterMs"]') as HTMLSelectElement | null)?.disabled === true);
-    expect(onDisk()).toEqual({ notifications: false, notifyAfterMs: 300_000, executeTimeoutMs: 45_000 });
+    expect(preferences()).toEqual({ notifications: false, notifyAfterMs: 300_000 });
+    expect(readFileSync(settingsFile, 'utf8')).toBe(written);
     expect(loadSettings(stateDir, {}).executeTimeoutMs).toBe(45_000);
     await page.locator('[data-reset="executeTimeoutMs"]').click();
     await page.locator('[data-reset="executeTimeoutMs"]').waitFor({ state: 'detached' });
-    expect(onDisk()).toEqual({ notifications: false, notifyAfterMs: 300_000 });
+    expect(onDisk()).toEqual({});
+    expect(preferences()).toEqual({ notifications: false, notifyAfterMs: 300_000 });
   });
 });

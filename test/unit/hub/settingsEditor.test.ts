@@ -1,7 +1,9 @@
 /**
  * The settings page's side of settings.json (settingsEditor.ts): what it shows for every
  * setting, and that a change is saved only when the whole file would load at the next start,
- * keeps the keys the hub does not know (the app's own), and reaches the running hub.
+ * keeps the keys the hub does not know, and reaches the running hub; and that it removes, for
+ * the app, keys that are not the hub's (the app's preferences of an earlier version), so that it
+ * stays settings.json's one writer.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -66,6 +68,35 @@ describe('SettingsEditor', () => {
     // What was saved is what the next start loads.
     expect(loadSettings(path.dirname(file), {})).toMatchObject({ executeTimeoutMs: 5_000, maxLines: 200 });
     expect(fs.readdirSync(path.dirname(file))).toEqual(['settings.json']);
+  });
+
+  it('lists the keys that are no setting of the hub’s, and removes those asked for, keeping the rest', () => {
+    const { editor, file, applied } = editorIn({}, JSON.stringify({ maxLines: 50, notifications: true, startAtLogin: false, typo: 1 }));
+    expect(editor.unknownKeys()).toEqual({ notifications: true, startAtLogin: false, typo: 1 });
+    expect(editor.removeUnknownKeys(['notifications', 'startAtLogin', 'absent'])).toEqual(['notifications', 'startAtLogin']);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ maxLines: 50, typo: 1 });
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(fs.readdirSync(path.dirname(file))).toEqual(['settings.json']);
+    // Its own write, not an edit to apply; the hub's settings did not change.
+    expect(editor.reloadFromDisk()).toBeUndefined();
+    expect(applied).toEqual([]);
+
+    // Nothing of those left: nothing written.
+    const before = fs.statSync(file, { bigint: true });
+    expect(editor.removeUnknownKeys(['notifications'])).toEqual([]);
+    const after = fs.statSync(file, { bigint: true });
+    expect([after.ino, after.mtimeNs]).toEqual([before.ino, before.mtimeNs]);
+  });
+
+  it('does not remove a setting of the hub’s (save changes those), and writes nothing then', () => {
+    const original = JSON.stringify({ maxLines: 50, notifications: true });
+    const { editor, file } = editorIn({}, original);
+    const error = errorOf(() => editor.removeUnknownKeys(['notifications', 'maxLines']));
+    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.message).toMatch(/^maxLines: settings of the hub are changed with save\(\)/);
+    expect(fs.readFileSync(file, 'utf8')).toBe(original);
+    expect(editorIn().editor.unknownKeys()).toEqual({}); // no file: nothing unknown
+    expect(() => editorIn({}, '[1]').editor.unknownKeys()).toThrow(/does not hold a JSON object/);
   });
 
   it('a setting the endpoints take at start shows the saved value next to the one in force', () => {

@@ -59,7 +59,7 @@ beforeAll(async () => {
   resetRecords();
   stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-focus-'));
   // Notifications on (off by default), so their path runs too; "long" = 1 s here.
-  fs.writeFileSync(path.join(stateDir, 'settings.json'), JSON.stringify({ notifications: true, notifyAfterMs: 1_000 }));
+  fs.writeFileSync(path.join(stateDir, 'app-preferences.json'), JSON.stringify({ notifications: true, notifyAfterMs: 1_000 }));
   switchboard = await SwitchboardApp.start({
     stateDir,
     logger: quiet,
@@ -195,13 +195,13 @@ describe('tray actions go through the hub’s UI bridge', () => {
     expect(JSON.parse(fake.clipboard.writeText.mock.calls.at(-1)![0] as string)).toHaveProperty('servers.switchboard.type', 'stdio');
   });
 
-  it('Start at login sets the login item (hidden) and the setting', () => {
+  it('Start at login sets the login item (hidden) and the preference', () => {
     switchboard.handleTrayAction({ type: 'toggleStartAtLogin' });
     expect(fake.app.setLoginItemSettings).toHaveBeenLastCalledWith({ openAtLogin: true, openAsHidden: true });
-    expect(switchboard.settings.read().startAtLogin).toBe(true);
+    expect(switchboard.preferences.read().startAtLogin).toBe(true);
     expect(switchboard.tray.model.find((i) => i.kind === 'item' && i.id === 'startAtLogin')).toMatchObject({ checked: true });
     switchboard.handleTrayAction({ type: 'toggleStartAtLogin' });
-    expect(switchboard.settings.read().startAtLogin).toBe(false);
+    expect(switchboard.preferences.read().startAtLogin).toBe(false);
   });
 
   it('New terminal opens a person’s session and shows it: the person asked', async () => {
