@@ -10,7 +10,7 @@ import { errorResult, success, type Rendering } from '../toolResult.js';
 const schema = z.object({
   name: z.string().min(1).max(100).optional().describe('Label, usable wherever a session id is.'),
   cwd: z.string().min(1).optional().describe('Working directory.'),
-  program: z.string().min(1).optional().describe('Program instead of your shell, e.g. "python3".'),
+  program: z.string().min(1).optional().describe('Program instead of your shell, e.g. "python3"; a shell (bash, zsh, fish, sh) also takes execute.'),
   args: z.array(z.string()).optional().describe('Arguments of program.'),
   env: z.record(z.string(), z.string()).optional().describe('Extra environment variables.'),
   rows: z.number().int().min(2).max(500).optional().describe('Terminal height.'),
