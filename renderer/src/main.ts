@@ -18,8 +18,9 @@ import type { Bridge, ConnectionStatus } from './bridge.js';
 import { confirmDialog } from './dialog.js';
 import { clear, h, icon } from './dom.js';
 import { creatorDetail, creatorName, isAgentSession, isNeedsYou, runningMs, sessionTitle, tabLabel, stateBadge, type SessionEntry } from './sessionFormat.js';
-import { SessionList, type GroupMode } from './sessionList.js';
-import { SettingsView, FONT_SIZES } from './settingsView.js';
+import { loadPrefs, pageStorage, savePrefs, type Prefs } from './prefs.js';
+import { SessionList } from './sessionList.js';
+import { SettingsView } from './settingsView.js';
 import type { HubSettingsMessage } from './hubSettingsView.js';
 import { StatusLine } from './statusLine.js';
 import { PreloadBridge, type PreloadApi } from './preloadBridge.js';
@@ -30,7 +31,6 @@ import { WebSocketBridge } from './webSocketBridge.js';
 
 type Welcome = Extract<HubMessage, { type: 'welcome' }>;
 
-const PREFS_KEY = 'switchboard.prefs';
 /** Tabs opened by themselves when the page (re)loads with live sessions. */
 const MAX_AUTO_TABS = 12;
 const TOAST_MS = 6_000;
@@ -44,28 +44,6 @@ interface TabElements {
   label: HTMLElement;
   flag: HTMLElement;
   needs: HTMLElement;
-}
-
-interface Prefs {
-  fontSize: number;
-  groupMode: GroupMode;
-  confirmTakeOver: boolean;
-  timelineOpen: boolean;
-}
-
-function loadPrefs(): Prefs {
-  const defaults: Prefs = { fontSize: 13, groupMode: 'agent', confirmTakeOver: true, timelineOpen: true };
-  try {
-    const stored = JSON.parse(localStorage.getItem(PREFS_KEY) ?? '{}') as Partial<Prefs>;
-    return {
-      fontSize: FONT_SIZES.includes(Number(stored.fontSize)) ? Number(stored.fontSize) : defaults.fontSize,
-      groupMode: stored.groupMode === 'folder' ? 'folder' : 'agent',
-      confirmTakeOver: stored.confirmTakeOver !== false,
-      timelineOpen: stored.timelineOpen !== false,
-    };
-  } catch {
-    return defaults;
-  }
 }
 
 function byId<T extends HTMLElement = HTMLElement>(id: string): T {
@@ -87,7 +65,7 @@ export class App {
   private welcome: Welcome | null = null;
   private status: ConnectionStatus = 'connecting';
   private listReceived = false;
-  private prefs = loadPrefs();
+  private prefs = loadPrefs(pageStorage());
   private renderQueued = false;
   /** When a mouse button went down, while it is down; a redraw asked for meanwhile is deferred. */
   private pressedAt: number | null = null;
@@ -506,11 +484,7 @@ export class App {
 
   private setPrefs(patch: Partial<Prefs>): void {
     this.prefs = { ...this.prefs, ...patch };
-    try {
-      localStorage.setItem(PREFS_KEY, JSON.stringify(this.prefs));
-    } catch {
-      // Not persisted (storage refused); the choice lasts for this page.
-    }
+    savePrefs(pageStorage(), this.prefs);
     this.render();
     if (!this.el.settings.hidden) this.renderSettings();
   }

@@ -13,19 +13,11 @@ import {
   stateBadge,
   type SessionEntry,
 } from './sessionFormat.js';
-
-export type GroupMode = 'agent' | 'folder';
+import { groupSessions, type GroupMode } from './sessionGroups.js';
 
 export interface SessionListHandlers {
   onOpen(id: string): void;
   onGroupMode(mode: GroupMode): void;
-}
-
-interface Group {
-  key: string;
-  title: string;
-  detail: string;
-  entries: SessionEntry[];
 }
 
 /** A session's row and the parts of it that change. */
@@ -90,7 +82,7 @@ export class SessionList {
       this.empty.remove();
       nextGroup = this.body.firstElementChild;
     }
-    for (const group of entries.length === 0 ? [] : groupEntries(entries, mode)) {
+    for (const group of entries.length === 0 ? [] : groupSessions(entries, mode)) {
       shownGroups.add(group.key);
       const section = this.groups.get(group.key) ?? this.createGroup(group.key);
       const attention = group.entries.filter((entry) => isNeedsYou(entry.info)).length;
@@ -185,33 +177,4 @@ export class SessionList {
     row.controller.title = info.controller === 'user' ? 'You control the keyboard' : 'Agents control the keyboard';
     row.controller.textContent = info.controller === 'user' ? '⌨ you' : '⌨ agent';
   }
-}
-
-function groupEntries(entries: SessionEntry[], mode: GroupMode): Group[] {
-  const groups = new Map<string, Group>();
-  for (const entry of entries) {
-    const info = entry.info;
-    let key: string;
-    let title: string;
-    let detail: string;
-    if (mode === 'agent') {
-      key = info.creator.kind === 'agent' ? `agent:${info.creator.client}` : 'user';
-      title = creatorName(info);
-      detail = info.creator.kind === 'agent' ? `Agent: ${info.creator.client}` : 'Sessions you opened';
-    } else {
-      key = `cwd:${info.cwd ?? ''}`;
-      title = shortPath(info.cwd, 2);
-      detail = info.cwd ?? 'Folder not reported yet';
-    }
-    let group = groups.get(key);
-    if (!group) {
-      group = { key, title, detail, entries: [] };
-      groups.set(key, group);
-    }
-    group.entries.push(entry);
-  }
-  const list = [...groups.values()];
-  for (const group of list) group.entries.sort((a, b) => a.info.created_at.localeCompare(b.info.created_at));
-  // Agents first (alphabetically), the person's own sessions last; folders alphabetically.
-  return list.sort((a, b) => (a.key === 'user' ? 1 : 0) - (b.key === 'user' ? 1 : 0) || a.title.localeCompare(b.title));
 }

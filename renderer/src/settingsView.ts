@@ -8,7 +8,8 @@
 import type { HubMessage, NotificationSettings } from '../../src/ui-protocol.js';
 import { clear, h } from './dom.js';
 import { hubSettingsSection, type HubSettingsMessage } from './hubSettingsView.js';
-import type { GroupMode } from './sessionList.js';
+import { FONT_SIZES } from './prefs.js';
+import type { GroupMode } from './sessionGroups.js';
 import type { ThemePreference } from './theme.js';
 
 type Welcome = Extract<HubMessage, { type: 'welcome' }>;
@@ -42,8 +43,6 @@ const NOTIFY_AFTER_CHOICES: [number, string][] = [
   [300_000, '5 minutes'],
   [900_000, '15 minutes'],
 ];
-
-export const FONT_SIZES = [11, 12, 13, 14, 15, 16];
 
 export class SettingsView {
   constructor(
