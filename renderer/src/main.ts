@@ -4,35 +4,23 @@
  * timeline. Everything goes through a `Bridge`; the page holds no authority of its own — the
  * hub enforces who may type.
  */
-import {
-  MAX_INPUT_CHARS,
-  UI_PROTOCOL_VERSION,
-  type AppCommand,
-  type ClientMessage,
-  type HubMessage,
-  type NotificationSettings,
-  type UiCommandRecord,
-  type UiSession,
-} from '../../src/ui-protocol.js';
-import type { Bridge, ConnectionStatus } from './bridge.js';
+import { MAX_INPUT_CHARS, type HubMessage, type UiCommandRecord } from '../../src/ui-protocol.js';
+import type { Bridge } from './bridge.js';
 import { confirmDialog } from './dialog.js';
 import { clear, h, icon } from './dom.js';
-import { creatorDetail, creatorName, isAgentSession, isNeedsYou, runningMs, sessionTitle, tabLabel, stateBadge, type SessionEntry } from './sessionFormat.js';
 import { loadPrefs, pageStorage, savePrefs, type Prefs } from './prefs.js';
+import { creatorDetail, creatorName, isAgentSession, isNeedsYou, runningMs, sessionTitle, tabLabel, stateBadge, type SessionEntry } from './sessionFormat.js';
 import { SessionList } from './sessionList.js';
+import { initialState, reduce, type Effect, type SessionEvent, type SessionState } from './sessionState.js';
 import { SettingsView } from './settingsView.js';
-import type { HubSettingsMessage } from './hubSettingsView.js';
 import { StatusLine } from './statusLine.js';
+import { Store } from './store.js';
 import { PreloadBridge, type PreloadApi } from './preloadBridge.js';
 import { measureCell, TerminalView } from './terminalView.js';
 import { ThemeController } from './theme.js';
 import { Timeline } from './timeline.js';
 import { WebSocketBridge } from './webSocketBridge.js';
 
-type Welcome = Extract<HubMessage, { type: 'welcome' }>;
-
-/** Tabs opened by themselves when the page (re)loads with live sessions. */
-const MAX_AUTO_TABS = 12;
 const TOAST_MS = 6_000;
 /** The longest a redraw waits for a pressed mouse button to come up. */
 const PRESS_DEFER_MS = 1_000;
@@ -53,18 +41,10 @@ function byId<T extends HTMLElement = HTMLElement>(id: string): T {
 }
 
 export class App {
-  private readonly sessions = new Map<string, SessionEntry>();
-  private readonly records = new Map<string, UiCommandRecord[]>();
+  private readonly store = new Store(reduce, initialState());
   private readonly views = new Map<string, TerminalView>();
-  private tabs: string[] = [];
-  private active: string | null = null;
-  /** Sessions seen before: a tab the person closed is not reopened by itself. */
-  private readonly seen = new Set<string>();
   /** Keys typed into an agent tab while its take over is on its way. */
   private readonly pendingInput = new Map<string, string[]>();
-  private welcome: Welcome | null = null;
-  private status: ConnectionStatus = 'connecting';
-  private listReceived = false;
   private prefs = loadPrefs(pageStorage());
   private renderQueued = false;
   /** When a mouse button went down, while it is down; a redraw asked for meanwhile is deferred. */
@@ -87,14 +67,6 @@ export class App {
   private bannerKey = '';
   private readonly tabElements = new Map<string, TabElements>();
   private searchQuery = '';
-  /** A session the person asked to watch (tray, notification) before the page listed it. */
-  private watchWhenListed: string | null = null;
-  /** The app's notification settings (the Electron window only; null in a browser). */
-  private notificationSettings: NotificationSettings | null = null;
-  /** The hub's settings as it last told them (asked for when the settings page opens). */
-  private hubSettings: HubSettingsMessage | null = null;
-  /** The hub's answer to the last refused change, shown on the settings page until the next change. */
-  private hubSettingsError: string | null = null;
   /** A settings render waits for the person to leave the field they are typing in. */
   private settingsRenderWaits = false;
 
@@ -126,7 +98,7 @@ export class App {
 
   constructor(private readonly bridge: Bridge) {
     this.sessionList = new SessionList(byId('sidebar'), {
-      onOpen: (id) => this.openTab(id, true),
+      onOpen: (id) => this.dispatch({ type: 'openTab', session: id }),
       onGroupMode: (mode) => this.setPrefs({ groupMode: mode }),
     });
     this.timeline = new Timeline(this.el.timeline, (record) => this.scrollToCommand(record));
@@ -143,207 +115,126 @@ export class App {
       onGroupMode: (mode) => this.setPrefs({ groupMode: mode }),
       onConfirmTakeOver: (ask) => this.setPrefs({ confirmTakeOver: ask }),
       onNotificationSettings: (patch) => this.bridge.setNotificationSettings?.(patch),
-      onHubSetting: (key, value) => {
-        this.hubSettingsError = null;
-        this.send({ type: 'setSettings', changes: { [key]: value } });
-      },
+      onHubSetting: (key, value) => this.dispatch({ type: 'changeHubSetting', key, value }),
       onRotateToken: () => void this.rotateToken(),
-      onClose: () => this.showSettings(false),
+      onClose: () => this.dispatch({ type: 'showSettings', show: false }),
     });
 
+    this.store.subscribe((state, previous) => this.changed(state, previous));
     this.el.newTerminal.addEventListener('click', () => this.newTerminal());
     this.el.themeToggle.addEventListener('click', () => this.theme.toggle());
-    this.el.openSettings.addEventListener('click', () => this.showSettings(this.el.settings.hidden));
+    this.el.openSettings.addEventListener('click', () => this.dispatch({ type: 'showSettings', show: !this.state.settingsOpen }));
     document.addEventListener('keydown', (event) => this.onGlobalKey(event));
     // Redraws wait while a mouse button is down (see scheduleRender).
     document.addEventListener('pointerdown', () => (this.pressedAt = performance.now()), true);
     for (const type of ['pointerup', 'pointercancel'] as const) document.addEventListener(type, () => this.released(), true);
     window.addEventListener('blur', () => this.released());
 
-    bridge.onStatus((status) => this.onStatus(status));
+    bridge.onStatus((status) => this.dispatch({ type: 'connection', status }));
     bridge.onMessage((message) => this.onMessage(message));
-    bridge.onAppCommand?.((command) => this.onAppCommand(command));
-    bridge.onNotificationSettings?.((settings) => {
-      this.notificationSettings = settings;
-      if (!this.el.settings.hidden) this.renderSettings();
-    });
+    bridge.onAppCommand?.((command) => this.dispatch({ type: 'appCommand', command }));
+    bridge.onNotificationSettings?.((settings) => this.dispatch({ type: 'notificationSettings', settings }));
     setInterval(() => this.tick(), 1_000);
     this.renderTopbar();
     this.render();
     bridge.connect();
   }
 
-  // ---- hub messages -----------------------------------------------------------------------------
-
-  private send(message: ClientMessage): void {
-    this.bridge.send(message);
+  private get state(): SessionState {
+    return this.store.state;
   }
 
-  private onStatus(status: ConnectionStatus): void {
-    this.status = status;
-    if (status === 'open') {
-      this.send({ type: 'hello', protocol: UI_PROTOCOL_VERSION });
-      for (const id of this.tabs) this.send({ type: 'subscribe', session: id });
-      if (!this.el.settings.hidden) this.send({ type: 'getSettings' });
+  // ---- state and effects ------------------------------------------------------------------------
+
+  private dispatch(event: SessionEvent): void {
+    for (const effect of this.store.dispatch(event)) this.apply(effect);
+  }
+
+  private apply(effect: Effect): void {
+    switch (effect.type) {
+      case 'send':
+        this.bridge.send(effect.message);
+        break;
+      case 'toast':
+        this.toast(effect.text, effect.tone);
+        break;
+      case 'activated': {
+        const view = this.views.get(effect.session);
+        if (view && this.searchQuery) view.clearSearch();
+        this.searchQuery = '';
+        this.render();
+        break;
+      }
+      case 'focus':
+        this.views.get(effect.session)?.focus();
+        break;
+      case 'takeOverRefused':
+        this.pendingInput.delete(effect.session);
+        break;
     }
-    this.renderTopbar();
   }
 
+  /** The hub's messages: the terminals' streams go to their views, everything goes through the reducer. */
   private onMessage(message: HubMessage): void {
     switch (message.type) {
-      case 'welcome':
-        this.welcome = message;
-        if (!this.el.settings.hidden) this.renderSettings();
-        break;
-      case 'sessions': {
-        const ids = new Set(message.sessions.map((session) => session.id));
-        for (const id of [...this.sessions.keys()]) if (!ids.has(id)) this.removeSession(id);
-        const firstList = !this.listReceived;
-        this.listReceived = true;
-        let opened = 0;
-        for (const session of message.sessions) {
-          const isNew = !this.seen.has(session.id);
-          this.upsertSession(session);
-          // First list: open live sessions (a few); after a reconnect: the ones that appeared meanwhile.
-          if (isNew && session.state !== 'exited' && (!firstList || opened < MAX_AUTO_TABS)) {
-            this.openTab(session.id, false);
-            opened += 1;
-          }
-        }
-        break;
-      }
-      case 'sessionChanged': {
-        const isNew = !this.seen.has(message.session.id);
-        this.upsertSession(message.session);
-        // A new session appears as a tab without taking the person's focus.
-        if (isNew && message.session.state !== 'exited') this.openTab(message.session.id, false);
-        break;
-      }
-      case 'sessionRemoved':
-        this.removeSession(message.id);
-        break;
       case 'snapshot':
         this.views.get(message.session)?.applySnapshot(message);
-        if (message.session === this.active) this.scheduleRender();
+        if (message.session === this.state.active) this.scheduleRender();
         break;
-      case 'frame': {
-        const view = this.views.get(message.session);
-        if (!view) break;
-        view.applyFrame(message);
-        if (message.session !== this.active) this.markActivity(message.session);
+      case 'frame':
+        this.views.get(message.session)?.applyFrame(message);
         break;
-      }
       case 'behind':
         this.views.get(message.session)?.behind();
         break;
-      case 'commands':
-        this.records.set(message.session, [...message.records].sort((a, b) => a.seq - b.seq));
-        if (message.session === this.active) this.scheduleRender();
-        break;
-      case 'command': {
-        const list = this.records.get(message.session) ?? [];
-        const at = list.findIndex((record) => record.seq === message.record.seq);
-        if (at >= 0) list[at] = message.record;
-        else list.push(message.record);
-        this.records.set(message.session, list);
-        if (message.session === this.active) this.scheduleRender();
-        break;
-      }
-      case 'tokenRotated':
-        this.toast('The hub’s token was replaced: HTTP clients need the new one from the state directory.', 'info');
-        break;
-      case 'hubSettings':
-        this.hubSettings = message;
-        if (!this.el.settings.hidden) this.renderSettings();
-        break;
-      case 'done':
-        this.onDone(message);
-        break;
-      case 'error':
-        this.onError(message);
+      default:
         break;
     }
+    this.dispatch({ type: 'hub', message, now: performance.now() });
   }
 
-  /** The person asked for something outside the page (the Electron window's tray, a notification). */
-  private onAppCommand(command: AppCommand): void {
-    if (command.type === 'settings') return this.showSettings(true);
-    this.showSettings(false);
-    if (this.sessions.has(command.session)) {
-      this.watchWhenListed = null;
-      this.openTab(command.session, true);
-    } else {
-      // A terminal just opened from the tray: main's command can arrive before the hub's list.
-      this.watchWhenListed = command.session;
+  /** The state changed: views follow the tabs, waiting keys go out, the page redraws. */
+  private changed(state: SessionState, previous: SessionState): void {
+    this.syncViews(state, previous);
+    for (const id of [...this.pendingInput.keys()]) {
+      if (!state.sessions.has(id)) this.pendingInput.delete(id);
+      else this.flushPendingInput(id);
     }
-  }
-
-  private onDone(message: Extract<HubMessage, { type: 'done' }>): void {
-    if (message.for === 'openTerminal' && message.session) {
-      this.seen.add(message.session);
-      this.openTab(message.session, true);
-    } else if (message.for === 'takeOver' && message.session) {
-      this.flushPendingInput(message.session);
-    } else if (message.for === 'kill' && message.session) {
-      this.toast(message.ended_by ? `Stopped by ${message.ended_by}.` : 'Nothing was running.', 'info');
+    if (state.connection !== previous.connection) this.renderTopbar();
+    if (state.settingsOpen !== previous.settingsOpen) {
+      this.el.settings.hidden = !state.settingsOpen;
+      this.el.openSettings.classList.toggle('on', state.settingsOpen);
     }
-  }
-
-  private onError(message: Extract<HubMessage, { type: 'error' }>): void {
-    if (message.for === 'takeOver' && message.session) this.pendingInput.delete(message.session);
-    if (message.for === 'ack') return;
-    if (message.for === 'setSettings' || message.for === 'getSettings') {
-      // Shown on the page, where the refused control goes back to the saved value.
-      this.hubSettingsError = message.message;
-      if (!this.el.settings.hidden) return this.renderSettings();
+    if (
+      state.settingsOpen &&
+      (state.settingsOpen !== previous.settingsOpen ||
+        state.welcome !== previous.welcome ||
+        state.hubSettings !== previous.hubSettings ||
+        state.hubSettingsError !== previous.hubSettingsError ||
+        state.notificationSettings !== previous.notificationSettings)
+    ) {
+      this.renderSettings();
     }
-    this.toast(`${message.code}: ${message.message}`, 'error');
-  }
-
-  private upsertSession(info: UiSession): void {
-    const previous = this.sessions.get(info.id)?.info;
-    this.seen.add(info.id);
-    this.sessions.set(info.id, { info, receivedAt: performance.now() });
-    const view = this.views.get(info.id);
-    if (view) {
-      view.setSessionSize(info.cols, info.rows);
-      const mode = info.controller === 'user' && info.state !== 'exited' ? 'fit' : 'watch';
-      view.setMode(mode);
-      // Taking over: the person's tab size wins.
-      if (mode === 'fit' && previous?.controller === 'agent' && info.id === this.active) view.sendFittedSize();
-    }
-    if (info.controller === 'user') this.flushPendingInput(info.id);
-    if (this.watchWhenListed === info.id) {
-      this.watchWhenListed = null;
-      this.openTab(info.id, true);
-    }
-    this.scheduleRender();
-  }
-
-  private removeSession(id: string): void {
-    this.sessions.delete(id);
-    this.records.delete(id);
-    this.pendingInput.delete(id);
-    this.closeTab(id, false);
     this.scheduleRender();
   }
 
   // ---- tabs -----------------------------------------------------------------------------------
 
-  private openTab(id: string, activate: boolean): void {
-    const entry = this.sessions.get(id);
-    if (!entry) return;
-    if (!this.views.has(id)) {
+  /** A view per open tab, made when the tab opens and disposed when it closes; each follows its session's size and control. */
+  private syncViews(state: SessionState, previous: SessionState): void {
+    for (const id of state.tabs) {
+      const entry = state.sessions.get(id);
+      if (!entry || this.views.has(id)) continue;
       const view = new TerminalView({
         sessionId: id,
         theme: this.theme.theme,
         fontSize: this.prefs.fontSize,
-        ackEvery: this.welcome?.flow.ackEvery ?? 5_000,
-        send: (message) => this.send(message),
+        ackEvery: state.welcome?.flow.ackEvery ?? 5_000,
+        send: (message) => this.bridge.send(message),
         onUserData: (data) => void this.onUserData(id, data),
         onNeedsResync: () => {
-          this.send({ type: 'unsubscribe', session: id });
-          this.send({ type: 'subscribe', session: id });
+          this.bridge.send({ type: 'unsubscribe', session: id });
+          this.bridge.send({ type: 'subscribe', session: id });
         },
         onSearchKey: () => this.focusSearch(),
       });
@@ -352,48 +243,30 @@ export class App {
       view.setVisible(false);
       this.el.terminals.append(view.element);
       this.views.set(id, view);
-      this.tabs.push(id);
-      if (this.status === 'open') this.send({ type: 'subscribe', session: id });
     }
-    if (activate || this.active === null) this.activate(id, activate);
-    else this.scheduleRender();
-  }
-
-  private closeTab(id: string, unsubscribe = true): void {
-    const view = this.views.get(id);
-    if (!view) return;
-    if (unsubscribe) this.send({ type: 'unsubscribe', session: id });
-    view.dispose();
-    this.views.delete(id);
-    const index = this.tabs.indexOf(id);
-    this.tabs.splice(index, 1);
-    if (this.active === id) {
-      const next = this.tabs[Math.min(index, this.tabs.length - 1)] ?? null;
-      this.active = null;
-      if (next) this.activate(next, false);
+    for (const [id, view] of this.views) {
+      if (state.tabs.includes(id)) continue;
+      view.dispose();
+      this.views.delete(id);
     }
-    this.scheduleRender();
-  }
-
-  private activate(id: string, focus: boolean): void {
-    this.active = id;
-    for (const [viewId, view] of this.views) view.setVisible(viewId === id);
-    this.el.tabs.querySelector(`[data-tab="${CSS.escape(id)}"]`)?.classList.remove('activity');
-    const view = this.views.get(id);
-    if (view && this.searchQuery) view.clearSearch();
-    this.searchQuery = '';
-    this.render();
-    if (focus) view?.focus();
-  }
-
-  private markActivity(id: string): void {
-    this.el.tabs.querySelector(`[data-tab="${CSS.escape(id)}"]`)?.classList.add('activity');
+    for (const [id, view] of this.views) view.setVisible(id === state.active);
+    for (const [id, view] of this.views) {
+      const entry = state.sessions.get(id);
+      const before = previous.sessions.get(id);
+      if (!entry || entry === before) continue;
+      const info = entry.info;
+      view.setSessionSize(info.cols, info.rows);
+      const mode = info.controller === 'user' && info.state !== 'exited' ? 'fit' : 'watch';
+      view.setMode(mode);
+      // Taking over: the person's tab size wins.
+      if (mode === 'fit' && before?.info.controller === 'agent' && id === state.active) view.sendFittedSize();
+    }
   }
 
   // ---- the person's actions -------------------------------------------------------------------
 
   private async onUserData(id: string, data: string): Promise<void> {
-    const info = this.sessions.get(id)?.info;
+    const info = this.state.sessions.get(id)?.info;
     if (!info || info.state === 'exited') return;
     if (info.controller === 'user') {
       this.sendInput(id, data);
@@ -414,34 +287,34 @@ export class App {
       if (!answer.ok) return;
       if (answer.remember) this.setPrefs({ confirmTakeOver: false });
     }
-    const current = this.sessions.get(id)?.info;
+    const current = this.state.sessions.get(id)?.info;
     if (current?.controller === 'user') {
       this.sendInput(id, data);
       return;
     }
     this.pendingInput.set(id, [data]);
-    this.send({ type: 'takeOver', session: id });
+    this.bridge.send({ type: 'takeOver', session: id });
     this.views.get(id)?.focus();
   }
 
   private flushPendingInput(id: string): void {
     const pending = this.pendingInput.get(id);
-    if (!pending || this.sessions.get(id)?.info.controller !== 'user') return;
+    if (!pending || this.state.sessions.get(id)?.info.controller !== 'user') return;
     this.pendingInput.delete(id);
     this.sendInput(id, pending.join(''));
   }
 
   private sendInput(id: string, data: string): void {
-    for (let at = 0; at < data.length; at += MAX_INPUT_CHARS) this.send({ type: 'input', session: id, data: data.slice(at, at + MAX_INPUT_CHARS) });
+    for (let at = 0; at < data.length; at += MAX_INPUT_CHARS) this.bridge.send({ type: 'input', session: id, data: data.slice(at, at + MAX_INPUT_CHARS) });
   }
 
   private takeOver(id: string): void {
-    this.send({ type: 'takeOver', session: id });
+    this.bridge.send({ type: 'takeOver', session: id });
     this.views.get(id)?.focus();
   }
 
   private async closeSession(id: string): Promise<void> {
-    const info = this.sessions.get(id)?.info;
+    const info = this.state.sessions.get(id)?.info;
     if (!info) return;
     if (info.state !== 'exited') {
       const answer = await confirmDialog({
@@ -452,7 +325,7 @@ export class App {
       });
       if (!answer.ok) return;
     }
-    this.send({ type: 'close', session: id });
+    this.bridge.send({ type: 'close', session: id });
   }
 
   private newTerminal(): void {
@@ -460,7 +333,7 @@ export class App {
     const cell = measureCell(1.15);
     const cols = Math.floor((area.width - 20) / (cell.width * this.prefs.fontSize));
     const rows = Math.floor((area.height - 16) / (cell.height * this.prefs.fontSize));
-    this.send({
+    this.bridge.send({
       type: 'openTerminal',
       cols: Math.max(20, Math.min(1000, cols || 100)),
       rows: Math.max(5, Math.min(500, rows || 30)),
@@ -468,7 +341,7 @@ export class App {
   }
 
   private scrollToCommand(record: UiCommandRecord): void {
-    const view = this.active ? this.views.get(this.active) : undefined;
+    const view = this.state.active ? this.views.get(this.state.active) : undefined;
     if (view && !view.scrollToCommand(record)) this.toast('That command is no longer in the scrollback.', 'info');
   }
 
@@ -477,8 +350,8 @@ export class App {
     if (mod && event.shiftKey && event.key.toLowerCase() === 'f') {
       event.preventDefault();
       this.focusSearch();
-    } else if (event.key === 'Escape' && !this.el.settings.hidden) {
-      this.showSettings(false);
+    } else if (event.key === 'Escape' && this.state.settingsOpen) {
+      this.dispatch({ type: 'showSettings', show: false });
     }
   }
 
@@ -486,7 +359,7 @@ export class App {
     this.prefs = { ...this.prefs, ...patch };
     savePrefs(pageStorage(), this.prefs);
     this.render();
-    if (!this.el.settings.hidden) this.renderSettings();
+    if (this.state.settingsOpen) this.renderSettings();
   }
 
   private async rotateToken(): Promise<void> {
@@ -496,16 +369,7 @@ export class App {
       confirm: 'Replace',
       danger: true,
     });
-    if (answer.ok) this.send({ type: 'rotateToken' });
-  }
-
-  private showSettings(show: boolean): void {
-    this.el.settings.hidden = !show;
-    this.el.openSettings.classList.toggle('on', show);
-    if (!show) return;
-    this.hubSettingsError = null;
-    if (this.status === 'open') this.send({ type: 'getSettings' });
-    this.renderSettings();
+    if (answer.ok) this.bridge.send({ type: 'rotateToken' });
   }
 
   private renderSettings(): void {
@@ -520,7 +384,7 @@ export class App {
           'blur',
           () => {
             this.settingsRenderWaits = false;
-            if (!this.el.settings.hidden) this.renderSettings();
+            if (this.state.settingsOpen) this.renderSettings();
           },
           { once: true },
         );
@@ -529,10 +393,10 @@ export class App {
     }
     this.settingsView.render(
       { theme: this.theme.preference, fontSize: this.prefs.fontSize, groupMode: this.prefs.groupMode, confirmTakeOver: this.prefs.confirmTakeOver },
-      this.welcome,
-      this.notificationSettings,
-      this.hubSettings,
-      this.hubSettingsError,
+      this.state.welcome,
+      this.state.notificationSettings,
+      this.state.hubSettings,
+      this.state.hubSettingsError,
     );
   }
 
@@ -580,29 +444,31 @@ export class App {
     this.statusLine.tick();
     this.timeline.tick();
     for (const element of document.querySelectorAll<HTMLElement>('[data-running]')) {
-      const entry = this.sessions.get(element.dataset.running ?? '');
+      const entry = this.state.sessions.get(element.dataset.running ?? '');
       if (entry) element.textContent = stateBadge(entry, performance.now()).text;
     }
   }
 
   private renderTopbar(): void {
     clear(this.el.conn);
-    const label = this.status === 'open' ? 'connected' : this.status === 'connecting' ? 'connecting…' : 'disconnected — reconnecting…';
-    this.el.conn.className = `conn conn-${this.status}`;
+    const status = this.state.connection;
+    const label = status === 'open' ? 'connected' : status === 'connecting' ? 'connecting…' : 'disconnected — reconnecting…';
+    this.el.conn.className = `conn conn-${status}`;
     this.el.conn.append(h('span', { class: 'conn-dot' }), label);
-    this.el.conn.title = this.status === 'open' ? `Hub ${this.welcome?.version ?? ''}` : 'The page reconnects by itself.';
+    this.el.conn.title = status === 'open' ? `Hub ${this.state.welcome?.version ?? ''}` : 'The page reconnects by itself.';
     clear(this.el.themeToggle);
     this.el.themeToggle.append(icon(this.theme.theme === 'dark' ? 'sun' : 'moon'));
     this.el.themeToggle.title = this.theme.theme === 'dark' ? 'Light theme' : 'Dark theme';
-    this.el.app.dataset.connection = this.status;
+    this.el.app.dataset.connection = status;
   }
 
   private render(): void {
-    const entries = [...this.sessions.values()];
-    this.sessionList.render(entries, this.prefs.groupMode, this.active, new Set(this.tabs));
-    this.renderTabs();
-    const entry = this.active ? (this.sessions.get(this.active) ?? null) : null;
-    const view = this.active ? this.views.get(this.active) : undefined;
+    const { sessions, active, tabs, records, activity } = this.state;
+    const entries = [...sessions.values()];
+    this.sessionList.render(entries, this.prefs.groupMode, active, new Set(tabs));
+    this.renderTabs(activity);
+    const entry = active ? (sessions.get(active) ?? null) : null;
+    const view = active ? this.views.get(active) : undefined;
     this.renderSessionBar(entry);
     this.renderBanner(entry);
     this.renderEmpty(entries.length === 0, entry === null);
@@ -610,7 +476,7 @@ export class App {
     if (entry) {
       const info = entry.info;
       const running = info.state === 'running' || info.state === 'awaiting_input' ? info.command : null;
-      this.timeline.render(this.records.get(info.id) ?? [], running ? { command: running, startedAt: Date.now() - runningMs(entry, performance.now()) } : null);
+      this.timeline.render(records.get(info.id) ?? [], running ? { command: running, startedAt: Date.now() - runningMs(entry, performance.now()) } : null);
       this.statusLine.render(entry, view ? { mode: view.mode, ...view.fontSizes } : null);
     } else {
       this.timeline.render([], null);
@@ -623,11 +489,11 @@ export class App {
    * under the pointer (its tooltip, a press on it) or in focus stays the same element while
    * agents change their sessions.
    */
-  private renderTabs(): void {
+  private renderTabs(activity: ReadonlySet<string>): void {
     const shown = new Set<string>();
     let before: Element | null = this.el.tabs.firstElementChild;
-    for (const id of this.tabs) {
-      const entry = this.sessions.get(id);
+    for (const id of this.state.tabs) {
+      const entry = this.state.sessions.get(id);
       if (!entry) continue;
       shown.add(id);
       let tab = this.tabElements.get(id);
@@ -635,7 +501,7 @@ export class App {
         tab = this.createTab(id);
         this.tabElements.set(id, tab);
       }
-      this.updateTab(tab, entry);
+      this.updateTab(tab, entry, activity.has(id));
       if (tab.root !== before) this.el.tabs.insertBefore(tab.root, before);
       before = tab.root.nextElementSibling;
     }
@@ -659,10 +525,10 @@ export class App {
         onmousedown: (event: Event) => {
           if ((event as MouseEvent).button === 1) {
             event.preventDefault();
-            this.closeTab(id);
+            this.dispatch({ type: 'closeTab', session: id });
           }
         },
-        onclick: () => this.activate(id, true),
+        onclick: () => this.dispatch({ type: 'activate', session: id }),
       },
       dot,
       label,
@@ -677,7 +543,7 @@ export class App {
           'aria-label': 'Close tab',
           onclick: (event: Event) => {
             event.stopPropagation();
-            this.closeTab(id);
+            this.dispatch({ type: 'closeTab', session: id });
           },
         },
         icon('x'),
@@ -686,13 +552,11 @@ export class App {
     return { root, dot, label, flag, needs };
   }
 
-  private updateTab(tab: TabElements, entry: SessionEntry): void {
+  private updateTab(tab: TabElements, entry: SessionEntry, activity: boolean): void {
     const info = entry.info;
     const id = info.id;
     const badge = stateBadge(entry, performance.now());
-    const active = id === this.active;
-    // Activity (output while behind another tab) is marked by markActivity and cleared when shown.
-    const activity = !active && tab.root.classList.contains('activity');
+    const active = id === this.state.active;
     tab.root.className = `tab tone-${badge.tone}${active ? ' active' : ''}${activity ? ' activity' : ''}${isAgentSession(info) ? ' agent' : ' user'}`;
     tab.root.setAttribute('aria-selected', active ? 'true' : 'false');
     tab.root.title = `${creatorDetail(info)} · ${info.cwd ?? ''}`;
@@ -812,10 +676,10 @@ export class App {
       h('button', { class: `btn ${extra}`, type: 'button', 'data-action': action, disabled, title, onclick }, icon(iconName), label);
     return [
       userControls
-        ? button('hand-back', agent ? 'Hand back' : 'Hand to agents', 'hand', () => this.send({ type: 'handBack', session: info.id }), '', !live, agent ? 'Give the keyboard back to the agent' : 'Let agents type into this session of yours')
+        ? button('hand-back', agent ? 'Hand back' : 'Hand to agents', 'hand', () => this.bridge.send({ type: 'handBack', session: info.id }), '', !live, agent ? 'Give the keyboard back to the agent' : 'Let agents type into this session of yours')
         : button('take-over', 'Take over', 'keyboard', () => this.takeOver(info.id), 'accent', !live, 'Take the keyboard: agent writes are refused until you hand back'),
-      button('interrupt', 'Interrupt', 'stop', () => this.send({ type: 'interrupt', session: info.id }), '', !live, 'Send Ctrl-C'),
-      button('kill', 'Kill', 'bolt', () => this.send({ type: 'kill', session: info.id }), '', !live, 'Stop the foreground program: SIGINT, then SIGTERM, then SIGKILL'),
+      button('interrupt', 'Interrupt', 'stop', () => this.bridge.send({ type: 'interrupt', session: info.id }), '', !live, 'Send Ctrl-C'),
+      button('kill', 'Kill', 'bolt', () => this.bridge.send({ type: 'kill', session: info.id }), '', !live, 'Stop the foreground program: SIGINT, then SIGTERM, then SIGKILL'),
       button('close', 'Close', 'trash', () => void this.closeSession(info.id), 'danger-quiet', false, 'End the session and everything in it'),
       h(
         'button',
@@ -868,7 +732,7 @@ export class App {
         icon('keyboard'),
         h('span', null, 'You control this session — agents’ writes are refused'),
         h('span', { class: 'banner-sep' }, '·'),
-        h('button', { class: 'link-btn', type: 'button', 'data-action': 'banner-hand-back', onclick: () => this.send({ type: 'handBack', session: info.id }) }, 'Hand back'),
+        h('button', { class: 'link-btn', type: 'button', 'data-action': 'banner-hand-back', onclick: () => this.bridge.send({ type: 'handBack', session: info.id }) }, 'Hand back'),
       );
     } else if (kind === 'handed') {
       banner.hidden = false;
@@ -933,11 +797,11 @@ export class App {
     session(id: string): SessionEntry['info'] | null;
   } {
     return {
-      active: this.active,
-      tabs: [...this.tabs],
-      session: (id) => this.sessions.get(id)?.info ?? null,
-      screen: (id = this.active ?? '') => this.views.get(id)?.screenText() ?? '',
-      view: (id = this.active ?? '') => this.views.get(id)?.state ?? null,
+      active: this.state.active,
+      tabs: [...this.state.tabs],
+      session: (id) => this.state.sessions.get(id)?.info ?? null,
+      screen: (id = this.state.active ?? '') => this.views.get(id)?.screenText() ?? '',
+      view: (id = this.state.active ?? '') => this.views.get(id)?.state ?? null,
     };
   }
 }
