@@ -4,7 +4,7 @@
  * timeline. Everything goes through a `Bridge`; the page holds no authority of its own — the
  * hub enforces who may type.
  */
-import { MAX_INPUT_CHARS, type HubMessage, type UiCommandRecord } from '../../src/ui-protocol.js';
+import type { HubMessage, UiCommandRecord } from '../../src/ui-protocol.js';
 import type { Bridge } from './bridge.js';
 import { confirmDialog } from './dialog.js';
 import { clear, h, icon } from './dom.js';
@@ -16,7 +16,9 @@ import { SettingsView } from './settingsView.js';
 import { StatusLine } from './statusLine.js';
 import { Store } from './store.js';
 import { PreloadBridge, type PreloadApi } from './preloadBridge.js';
-import { measureCell, TerminalView } from './terminalView.js';
+import { TakeOverInput } from './takeOverInput.js';
+import { TerminalTabs } from './terminalTabs.js';
+import { measureCell, type TerminalView } from './terminalView.js';
 import { ThemeController } from './theme.js';
 import { Timeline } from './timeline.js';
 import { WebSocketBridge } from './webSocketBridge.js';
@@ -42,9 +44,6 @@ function byId<T extends HTMLElement = HTMLElement>(id: string): T {
 
 export class App {
   private readonly store = new Store(reduce, initialState());
-  private readonly views = new Map<string, TerminalView>();
-  /** Keys typed into an agent tab while its take over is on its way. */
-  private readonly pendingInput = new Map<string, string[]>();
   private prefs = loadPrefs(pageStorage());
   private renderQueued = false;
   /** When a mouse button went down, while it is down; a redraw asked for meanwhile is deferred. */
@@ -71,9 +70,11 @@ export class App {
   private settingsRenderWaits = false;
 
   private readonly theme = new ThemeController((theme) => {
-    for (const view of this.views.values()) view.setTheme(theme);
+    this.terminals.setTheme(theme);
     this.renderTopbar();
   });
+  private readonly terminals: TerminalTabs;
+  private readonly input: TakeOverInput;
   private readonly sessionList: SessionList;
   private readonly timeline: Timeline;
   private readonly statusLine: StatusLine;
@@ -97,6 +98,22 @@ export class App {
   };
 
   constructor(private readonly bridge: Bridge) {
+    this.terminals = new TerminalTabs({
+      container: this.el.terminals,
+      theme: () => this.theme.theme,
+      fontSize: () => this.prefs.fontSize,
+      send: (message) => this.bridge.send(message),
+      onUserData: (id, data) => void this.input.typed(id, data),
+      onSearchKey: () => this.focusSearch(),
+    });
+    this.input = new TakeOverInput({
+      session: (id) => this.state.sessions.get(id)?.info,
+      confirmTakeOver: () => this.prefs.confirmTakeOver,
+      stopAsking: () => this.setPrefs({ confirmTakeOver: false }),
+      ask: (question) => confirmDialog(question),
+      send: (message) => this.bridge.send(message),
+      focus: (id) => this.terminals.get(id)?.focus(),
+    });
     this.sessionList = new SessionList(byId('sidebar'), {
       onOpen: (id) => this.dispatch({ type: 'openTab', session: id }),
       onGroupMode: (mode) => this.setPrefs({ groupMode: mode }),
@@ -110,7 +127,7 @@ export class App {
       },
       onFontSize: (px) => {
         this.setPrefs({ fontSize: px });
-        for (const view of this.views.values()) view.setBaseFontSize(px);
+        this.terminals.setBaseFontSize(px);
       },
       onGroupMode: (mode) => this.setPrefs({ groupMode: mode }),
       onConfirmTakeOver: (ask) => this.setPrefs({ confirmTakeOver: ask }),
@@ -159,47 +176,33 @@ export class App {
         this.toast(effect.text, effect.tone);
         break;
       case 'activated': {
-        const view = this.views.get(effect.session);
+        const view = this.terminals.get(effect.session);
         if (view && this.searchQuery) view.clearSearch();
         this.searchQuery = '';
         this.render();
         break;
       }
       case 'focus':
-        this.views.get(effect.session)?.focus();
+        this.terminals.get(effect.session)?.focus();
         break;
       case 'takeOverRefused':
-        this.pendingInput.delete(effect.session);
+        this.input.refused(effect.session);
         break;
     }
   }
 
   /** The hub's messages: the terminals' streams go to their views, everything goes through the reducer. */
   private onMessage(message: HubMessage): void {
-    switch (message.type) {
-      case 'snapshot':
-        this.views.get(message.session)?.applySnapshot(message);
-        if (message.session === this.state.active) this.scheduleRender();
-        break;
-      case 'frame':
-        this.views.get(message.session)?.applyFrame(message);
-        break;
-      case 'behind':
-        this.views.get(message.session)?.behind();
-        break;
-      default:
-        break;
-    }
+    this.terminals.stream(message);
+    // A fresh screen can change the watched font size the status line shows.
+    if (message.type === 'snapshot' && message.session === this.state.active) this.scheduleRender();
     this.dispatch({ type: 'hub', message, now: performance.now() });
   }
 
   /** The state changed: views follow the tabs, waiting keys go out, the page redraws. */
   private changed(state: SessionState, previous: SessionState): void {
-    this.syncViews(state, previous);
-    for (const id of [...this.pendingInput.keys()]) {
-      if (!state.sessions.has(id)) this.pendingInput.delete(id);
-      else this.flushPendingInput(id);
-    }
+    this.terminals.sync(state, previous);
+    this.input.sync(state.sessions);
     if (state.connection !== previous.connection) this.renderTopbar();
     if (state.settingsOpen !== previous.settingsOpen) {
       this.el.settings.hidden = !state.settingsOpen;
@@ -218,99 +221,11 @@ export class App {
     this.scheduleRender();
   }
 
-  // ---- tabs -----------------------------------------------------------------------------------
-
-  /** A view per open tab, made when the tab opens and disposed when it closes; each follows its session's size and control. */
-  private syncViews(state: SessionState, previous: SessionState): void {
-    for (const id of state.tabs) {
-      const entry = state.sessions.get(id);
-      if (!entry || this.views.has(id)) continue;
-      const view = new TerminalView({
-        sessionId: id,
-        theme: this.theme.theme,
-        fontSize: this.prefs.fontSize,
-        ackEvery: state.welcome?.flow.ackEvery ?? 5_000,
-        send: (message) => this.bridge.send(message),
-        onUserData: (data) => void this.onUserData(id, data),
-        onNeedsResync: () => {
-          this.bridge.send({ type: 'unsubscribe', session: id });
-          this.bridge.send({ type: 'subscribe', session: id });
-        },
-        onSearchKey: () => this.focusSearch(),
-      });
-      view.setSessionSize(entry.info.cols, entry.info.rows);
-      view.setMode(entry.info.controller === 'user' && entry.info.state !== 'exited' ? 'fit' : 'watch');
-      view.setVisible(false);
-      this.el.terminals.append(view.element);
-      this.views.set(id, view);
-    }
-    for (const [id, view] of this.views) {
-      if (state.tabs.includes(id)) continue;
-      view.dispose();
-      this.views.delete(id);
-    }
-    for (const [id, view] of this.views) view.setVisible(id === state.active);
-    for (const [id, view] of this.views) {
-      const entry = state.sessions.get(id);
-      const before = previous.sessions.get(id);
-      if (!entry || entry === before) continue;
-      const info = entry.info;
-      view.setSessionSize(info.cols, info.rows);
-      const mode = info.controller === 'user' && info.state !== 'exited' ? 'fit' : 'watch';
-      view.setMode(mode);
-      // Taking over: the person's tab size wins.
-      if (mode === 'fit' && before?.info.controller === 'agent' && id === state.active) view.sendFittedSize();
-    }
-  }
-
   // ---- the person's actions -------------------------------------------------------------------
-
-  private async onUserData(id: string, data: string): Promise<void> {
-    const info = this.state.sessions.get(id)?.info;
-    if (!info || info.state === 'exited') return;
-    if (info.controller === 'user') {
-      this.sendInput(id, data);
-      return;
-    }
-    const pending = this.pendingInput.get(id);
-    if (pending) {
-      pending.push(data);
-      return;
-    }
-    if (this.prefs.confirmTakeOver) {
-      const answer = await confirmDialog({
-        title: 'Take over this session?',
-        body: `The agent's writes will be refused until you hand it back. ${creatorName(info)} keeps reading the screen.`,
-        confirm: 'Take over',
-        rememberLabel: 'Don’t ask again',
-      });
-      if (!answer.ok) return;
-      if (answer.remember) this.setPrefs({ confirmTakeOver: false });
-    }
-    const current = this.state.sessions.get(id)?.info;
-    if (current?.controller === 'user') {
-      this.sendInput(id, data);
-      return;
-    }
-    this.pendingInput.set(id, [data]);
-    this.bridge.send({ type: 'takeOver', session: id });
-    this.views.get(id)?.focus();
-  }
-
-  private flushPendingInput(id: string): void {
-    const pending = this.pendingInput.get(id);
-    if (!pending || this.state.sessions.get(id)?.info.controller !== 'user') return;
-    this.pendingInput.delete(id);
-    this.sendInput(id, pending.join(''));
-  }
-
-  private sendInput(id: string, data: string): void {
-    for (let at = 0; at < data.length; at += MAX_INPUT_CHARS) this.bridge.send({ type: 'input', session: id, data: data.slice(at, at + MAX_INPUT_CHARS) });
-  }
 
   private takeOver(id: string): void {
     this.bridge.send({ type: 'takeOver', session: id });
-    this.views.get(id)?.focus();
+    this.terminals.get(id)?.focus();
   }
 
   private async closeSession(id: string): Promise<void> {
@@ -341,7 +256,7 @@ export class App {
   }
 
   private scrollToCommand(record: UiCommandRecord): void {
-    const view = this.state.active ? this.views.get(this.state.active) : undefined;
+    const view = this.terminals.get(this.state.active);
     if (view && !view.scrollToCommand(record)) this.toast('That command is no longer in the scrollback.', 'info');
   }
 
@@ -468,7 +383,7 @@ export class App {
     this.sessionList.render(entries, this.prefs.groupMode, active, new Set(tabs));
     this.renderTabs(activity);
     const entry = active ? (sessions.get(active) ?? null) : null;
-    const view = active ? this.views.get(active) : undefined;
+    const view = this.terminals.get(active);
     this.renderSessionBar(entry);
     this.renderBanner(entry);
     this.renderEmpty(entries.length === 0, entry === null);
@@ -575,7 +490,7 @@ export class App {
    */
   private renderSessionBar(entry: SessionEntry | null): void {
     const info = entry?.info;
-    const view = info ? this.views.get(info.id) : undefined;
+    const view = this.terminals.get(info?.id ?? null);
     const key = info?.id ?? null;
     if (key !== this.sessionBar.key || view !== this.sessionBar.view) this.buildSessionBar(entry, key, view);
     const { pill, name, badge, actions } = this.sessionBar;
@@ -800,8 +715,8 @@ export class App {
       active: this.state.active,
       tabs: [...this.state.tabs],
       session: (id) => this.state.sessions.get(id)?.info ?? null,
-      screen: (id = this.state.active ?? '') => this.views.get(id)?.screenText() ?? '',
-      view: (id = this.state.active ?? '') => this.views.get(id)?.state ?? null,
+      screen: (id = this.state.active ?? '') => this.terminals.get(id)?.screenText() ?? '',
+      view: (id = this.state.active ?? '') => this.terminals.get(id)?.state ?? null,
     };
   }
 }
