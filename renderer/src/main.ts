@@ -14,6 +14,7 @@ import { SessionList } from './sessionList.js';
 import { initialState, reduce, type Effect, type SessionEvent, type SessionState } from './sessionState.js';
 import { SettingsView } from './settingsView.js';
 import { StatusLine } from './statusLine.js';
+import { RenderScheduler } from './renderScheduler.js';
 import { Store } from './store.js';
 import { PreloadBridge, type PreloadApi } from './preloadBridge.js';
 import { TakeOverInput } from './takeOverInput.js';
@@ -24,8 +25,6 @@ import { Timeline } from './timeline.js';
 import { WebSocketBridge } from './webSocketBridge.js';
 
 const TOAST_MS = 6_000;
-/** The longest a redraw waits for a pressed mouse button to come up. */
-const PRESS_DEFER_MS = 1_000;
 
 /** One tab of the strip and the parts of it that change (renderTabs). */
 interface TabElements {
@@ -45,11 +44,7 @@ function byId<T extends HTMLElement = HTMLElement>(id: string): T {
 export class App {
   private readonly store = new Store(reduce, initialState());
   private prefs = loadPrefs(pageStorage());
-  private renderQueued = false;
-  /** When a mouse button went down, while it is down; a redraw asked for meanwhile is deferred. */
-  private pressedAt: number | null = null;
-  private renderDeferred = false;
-  private deferTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly scheduler = new RenderScheduler(() => this.render());
   /** What the session bar and the banner show now (see renderSessionBar). */
   private sessionBar: {
     key: string | null;
@@ -142,10 +137,6 @@ export class App {
     this.el.themeToggle.addEventListener('click', () => this.theme.toggle());
     this.el.openSettings.addEventListener('click', () => this.dispatch({ type: 'showSettings', show: !this.state.settingsOpen }));
     document.addEventListener('keydown', (event) => this.onGlobalKey(event));
-    // Redraws wait while a mouse button is down (see scheduleRender).
-    document.addEventListener('pointerdown', () => (this.pressedAt = performance.now()), true);
-    for (const type of ['pointerup', 'pointercancel'] as const) document.addEventListener(type, () => this.released(), true);
-    window.addEventListener('blur', () => this.released());
 
     bridge.onStatus((status) => this.dispatch({ type: 'connection', status }));
     bridge.onMessage((message) => this.onMessage(message));
@@ -153,7 +144,7 @@ export class App {
     bridge.onNotificationSettings?.((settings) => this.dispatch({ type: 'notificationSettings', settings }));
     setInterval(() => this.tick(), 1_000);
     this.renderTopbar();
-    this.render();
+    this.scheduler.now();
     bridge.connect();
   }
 
@@ -179,7 +170,7 @@ export class App {
         const view = this.terminals.get(effect.session);
         if (view && this.searchQuery) view.clearSearch();
         this.searchQuery = '';
-        this.render();
+        this.scheduler.now();
         break;
       }
       case 'focus':
@@ -195,7 +186,7 @@ export class App {
   private onMessage(message: HubMessage): void {
     this.terminals.stream(message);
     // A fresh screen can change the watched font size the status line shows.
-    if (message.type === 'snapshot' && message.session === this.state.active) this.scheduleRender();
+    if (message.type === 'snapshot' && message.session === this.state.active) this.scheduler.request();
     this.dispatch({ type: 'hub', message, now: performance.now() });
   }
 
@@ -218,7 +209,7 @@ export class App {
     ) {
       this.renderSettings();
     }
-    this.scheduleRender();
+    this.scheduler.request();
   }
 
   // ---- the person's actions -------------------------------------------------------------------
@@ -273,7 +264,7 @@ export class App {
   private setPrefs(patch: Partial<Prefs>): void {
     this.prefs = { ...this.prefs, ...patch };
     savePrefs(pageStorage(), this.prefs);
-    this.render();
+    this.scheduler.now();
     if (this.state.settingsOpen) this.renderSettings();
   }
 
@@ -316,43 +307,6 @@ export class App {
   }
 
   // ---- rendering --------------------------------------------------------------------------------
-
-  /**
-   * Redraws the chrome on the next animation frame, unless a mouse button is down: a redraw
-   * replaces the tabs and sidebar rows, and a click whose press and release land on two
-   * different elements never fires. With agents at work sessions change many times a second,
-   * so the redraw waits for the release (at most PRESS_DEFER_MS, in case it never comes).
-   */
-  private scheduleRender(): void {
-    if (this.renderQueued) return;
-    this.renderQueued = true;
-    requestAnimationFrame(() => {
-      this.renderQueued = false;
-      const pressedFor = this.pressedAt === null ? null : performance.now() - this.pressedAt;
-      if (pressedFor !== null && pressedFor < PRESS_DEFER_MS) {
-        this.renderDeferred = true;
-        this.deferTimer ??= setTimeout(() => {
-          this.deferTimer = undefined;
-          this.flushDeferred();
-        }, PRESS_DEFER_MS - pressedFor + 1);
-        return;
-      }
-      this.render();
-    });
-  }
-
-  /** The button came up: the click, if any, has fired. */
-  private released(): void {
-    this.pressedAt = null;
-    this.flushDeferred();
-  }
-
-  /** A redraw deferred for a pressed button goes now (the button came up, or was held too long). */
-  private flushDeferred(): void {
-    if (!this.renderDeferred) return;
-    this.renderDeferred = false;
-    this.scheduleRender();
-  }
 
   private tick(): void {
     this.sessionList.tick();
