@@ -38,6 +38,7 @@ export class TerminalTabs {
 
   /** Follows the state: views for tabs opened, none for tabs closed, the one in front shown, sizes and modes. */
   sync(state: SessionState, previous: SessionState): void {
+    let opened = false;
     for (const id of state.tabs) {
       const entry = state.sessions.get(id);
       if (!entry || this.views.has(id)) continue;
@@ -59,13 +60,15 @@ export class TerminalTabs {
       view.setVisible(false);
       this.options.container.append(view.element);
       this.views.set(id, view);
+      opened = true;
     }
     for (const [id, view] of this.views) {
       if (state.tabs.includes(id)) continue;
       view.dispose();
       this.views.delete(id);
     }
-    for (const [id, view] of this.views) view.setVisible(id === state.active);
+    // Only when the tab in front changes: showing a view lays it out again (and, fitted, restarts its resize debounce).
+    if (opened || state.active !== previous.active) for (const [id, view] of this.views) view.setVisible(id === state.active);
     for (const [id, view] of this.views) {
       const entry = state.sessions.get(id);
       const before = previous.sessions.get(id);
