@@ -1,8 +1,8 @@
 /**
- * A small modal for the few questions the UI asks (take over, close a session). Resolves with
- * the person's answer; Escape or a click outside cancels, Enter confirms.
+ * A small modal for the few questions the UI asks (take over, close a session, replace the
+ * token). Resolves with the person's answer; Escape or a click outside cancels, Enter confirms.
  */
-import { h } from './dom.js';
+import { html, render } from 'lit-html';
 
 export interface ConfirmOptions {
   title: string;
@@ -17,8 +17,10 @@ export interface ConfirmOptions {
 export function confirmDialog(options: ConfirmOptions): Promise<{ ok: boolean; remember: boolean }> {
   return new Promise((resolve) => {
     const previous = document.activeElement as HTMLElement | null;
-    const remember = options.rememberLabel ? h('input', { type: 'checkbox', id: 'dialog-remember' }) : null;
+    const backdrop = document.createElement('div');
+    backdrop.className = 'backdrop';
     const finish = (ok: boolean): void => {
+      const remember = backdrop.querySelector<HTMLInputElement>('#dialog-remember');
       backdrop.remove();
       document.removeEventListener('keydown', onKey, true);
       previous?.focus?.();
@@ -29,32 +31,23 @@ export function confirmDialog(options: ConfirmOptions): Promise<{ ok: boolean; r
         event.preventDefault();
         event.stopPropagation();
         finish(false);
-      } else if (event.key === 'Enter' && document.activeElement !== cancelButton) {
+      } else if (event.key === 'Enter' && !(document.activeElement instanceof HTMLElement && document.activeElement.dataset.dialog === 'cancel')) {
         event.preventDefault();
         event.stopPropagation();
         finish(true);
       }
     };
-    const okButton = h('button', { class: `btn ${options.danger ? 'danger' : 'primary'}`, type: 'button', 'data-dialog': 'confirm', onclick: () => finish(true) }, options.confirm);
-    const cancelButton = h('button', { class: 'btn', type: 'button', 'data-dialog': 'cancel', onclick: () => finish(false) }, options.cancel ?? 'Cancel');
-    const dialog = h(
-      'div',
-      { class: 'dialog', role: 'dialog', 'aria-modal': 'true', 'aria-label': options.title },
-      h('h2', { class: 'dialog-title' }, options.title),
-      h('p', { class: 'dialog-body' }, options.body),
-      h(
-        'div',
-        { class: 'dialog-actions' },
-        remember ? h('label', { class: 'dialog-remember', for: 'dialog-remember' }, remember, options.rememberLabel ?? '') : h('span'),
-        h('span', { class: 'dialog-buttons' }, cancelButton, okButton),
-      ),
+    render(
+      html`<div class="dialog" role="dialog" aria-modal="true" aria-label=${options.title}><h2 class="dialog-title">${options.title}</h2><p class="dialog-body">${options.body}</p><div class="dialog-actions">${
+        options.rememberLabel ? html`<label class="dialog-remember" for="dialog-remember"><input type="checkbox" id="dialog-remember">${options.rememberLabel}</label>` : html`<span></span>`
+      }<span class="dialog-buttons"><button class="btn" type="button" data-dialog="cancel" @click=${() => finish(false)}>${options.cancel ?? 'Cancel'}</button><button class=${`btn ${options.danger ? 'danger' : 'primary'}`} type="button" data-dialog="confirm" @click=${() => finish(true)}>${options.confirm}</button></span></div></div>`,
+      backdrop,
     );
-    const backdrop: HTMLDivElement = h('div', { class: 'backdrop' }, dialog);
     backdrop.addEventListener('mousedown', (event) => {
       if (event.target === backdrop) finish(false);
     });
     document.body.append(backdrop);
     document.addEventListener('keydown', onKey, true);
-    okButton.focus();
+    backdrop.querySelector<HTMLButtonElement>('[data-dialog="confirm"]')?.focus();
   });
 }

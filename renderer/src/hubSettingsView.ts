@@ -1,13 +1,15 @@
 /**
  * The hub's settings on the settings page: one row per setting, grouped as the hub groups
  * them, each changed on its own (`setSettings` with one key). The hub checks every value; its
- * answer (a fresh `hubSettings`, or an error) re-renders the section, so a refused value goes
- * back to what is saved. A setting an environment variable holds cannot be changed here.
+ * answer (a fresh `hubSettings`, or an error) redraws the section, and each control shows the
+ * saved value again (`live`), so a refused value goes back to what is saved. A setting an
+ * environment variable holds cannot be changed here.
  */
-import type { HubMessage, HubSetting } from '../../src/ui-protocol.js';
-import { h } from './dom.js';
-
-export type HubSettingsMessage = Extract<HubMessage, { type: 'hubSettings' }>;
+import { html, nothing, type TemplateResult } from 'lit-html';
+import { live } from 'lit-html/directives/live.js';
+import { repeat } from 'lit-html/directives/repeat.js';
+import type { HubSetting } from '../../src/ui-protocol.js';
+import type { HubSettingsMessage } from './sessionState.js';
 
 /** What the section needs from the page: send one change (null: back to the default). */
 export type ChangeSetting = (key: string, value: unknown) => void;
@@ -26,140 +28,98 @@ const APPLIES: Record<HubSetting['applies'], string> = {
 };
 
 /** `settings`: null until the hub answered; `error`: the hub's last refusal, shown on top. */
-export function hubSettingsSection(settings: HubSettingsMessage | null, error: string | null, handlers: HubSettingsHandlers): HTMLElement {
-  const section = h('section', { class: 'settings-section hub-settings' }, h('h2', null, 'Hub'));
-  if (!settings) {
-    section.append(h('p', { class: 'settings-note' }, 'Asking the hub for its settings…'));
-    return section;
-  }
-  section.append(
-    h(
-      'p',
-      { class: 'settings-note' },
-      'Saved to ',
-      h('span', { class: 'mono' }, settings.file),
-      '. A change applies to sessions opened and calls made from then on; the endpoints’ settings when the hub next starts.',
-    ),
-  );
-  if (settings.problem) section.append(h('p', { class: 'settings-note settings-error', 'data-settings-problem': '' }, settings.problem));
-  if (error) section.append(h('p', { class: 'settings-note settings-error', 'data-settings-error': '' }, error));
+export function hubSettingsSection(settings: HubSettingsMessage | null, error: string | null, handlers: HubSettingsHandlers): TemplateResult {
+  if (!settings) return html`<section class="settings-section hub-settings"><h2>Hub</h2><p class="settings-note">Asking the hub for its settings…</p></section>`;
+  // The rows, each group's heading before its first one.
+  const items: ({ key: string; heading: string } | { key: string; setting: HubSetting })[] = [];
   let group = '';
   for (const setting of settings.settings) {
     if (setting.group !== group) {
       group = setting.group;
-      section.append(h('h3', { class: 'settings-group' }, group));
+      items.push({ key: `group:${group}`, heading: group });
     }
-    section.append(settingRow(setting, handlers.change));
+    items.push({ key: `setting:${setting.key}`, setting });
   }
-  section.append(tokenRow(settings.tokenWrittenAt, handlers.rotateToken));
-  return section;
+  return html`<section class="settings-section hub-settings"><h2>Hub</h2><p class="settings-note">Saved to <span class="mono">${settings.file}</span>. A change applies to sessions opened and calls made from then on; the endpoints’ settings when the hub next starts.</p>${
+    settings.problem ? html`<p class="settings-note settings-error" data-settings-problem="">${settings.problem}</p>` : nothing
+  }${error ? html`<p class="settings-note settings-error" data-settings-error="">${error}</p>` : nothing}${repeat(
+    items,
+    (item) => item.key,
+    (item) => ('heading' in item ? html`<h3 class="settings-group">${item.heading}</h3>` : settingRow(item.setting, handlers.change)),
+  )}${tokenRow(settings.tokenWrittenAt, handlers.rotateToken)}</section>`;
 }
 
-function settingRow(setting: HubSetting, change: ChangeSetting): HTMLElement {
+function settingRow(setting: HubSetting, change: ChangeSetting): TemplateResult {
   const locked = setting.env !== undefined;
   const pending = setting.applies === 'restart' && !same(setting.saved, setting.value);
-  const notes: (Node | string)[] = [];
+  const notes: string[] = [];
   if (setting.hint) notes.push(setting.hint);
   if (locked) notes.push(`Set by ${setting.env} in the hub’s environment.`);
   else if (pending) notes.push(`Saved ${show(setting.saved)}; the hub runs with ${show(setting.value)} until it restarts.`);
   // The Default button has a slot of its own on every row, so the controls line up.
-  const reset = h('span', { class: 'setting-reset' });
-  if (setting.inFile && !locked) {
-    reset.append(h('button', { class: 'link-btn', type: 'button', 'data-reset': setting.key, title: `Back to the default: ${show(setting.default)}`, onclick: () => change(setting.key, null) }, 'Default'));
-  }
-  const control = h('div', { class: 'setting-control' }, input(setting, locked, change), reset);
-  return h(
-    'div',
-    { class: `setting-row${pending ? ' pending' : ''}`, 'data-hub-setting': setting.key },
-    h(
-      'div',
-      { class: 'setting-label' },
-      setting.label,
-      h('span', { class: 'setting-applies' }, APPLIES[setting.applies]),
-      ...notes.map((note) => h('div', { class: 'setting-hint' }, note)),
-    ),
-    control,
-  );
+  const reset =
+    setting.inFile && !locked
+      ? html`<button class="link-btn" type="button" data-reset=${setting.key} title=${`Back to the default: ${show(setting.default)}`} @click=${() => change(setting.key, null)}>Default</button>`
+      : nothing;
+  return html`<div class=${`setting-row${pending ? ' pending' : ''}`} data-hub-setting=${setting.key}><div class="setting-label">${setting.label}<span class="setting-applies">${APPLIES[setting.applies]}</span>${notes.map(
+    (note) => html`<div class="setting-hint">${note}</div>`,
+  )}</div><div class="setting-control">${input(setting, locked, change)}<span class="setting-reset">${reset}</span></div></div>`;
 }
 
-function tokenRow(writtenAt: number | undefined, rotate: () => void): HTMLElement {
+function tokenRow(writtenAt: number | undefined, rotate: () => void): TemplateResult {
   const made = writtenAt === undefined ? 'The token' : `The token was made ${new Date(writtenAt).toLocaleString()}`;
-  return h(
-    'div',
-    { class: 'setting-row', 'data-hub-setting': 'token' },
-    h(
-      'div',
-      { class: 'setting-label' },
-      'Token of the endpoints',
-      h('div', { class: 'setting-hint' }, `${made}. Replacing it shuts out whoever holds the old one; agents on the shim and open pages carry on.`),
-    ),
-    h('div', { class: 'setting-control' }, h('button', { class: 'btn', type: 'button', 'data-action': 'rotate-token', onclick: rotate }, 'Replace now'), h('span', { class: 'setting-reset' })),
-  );
+  return html`<div class="setting-row" data-hub-setting="token"><div class="setting-label">Token of the endpoints<div class="setting-hint">${`${made}. Replacing it shuts out whoever holds the old one; agents on the shim and open pages carry on.`}</div></div><div class="setting-control"><button class="btn" type="button" data-action="rotate-token" @click=${rotate}>Replace now</button><span class="setting-reset"></span></div></div>`;
 }
 
-function input(setting: HubSetting, locked: boolean, change: ChangeSetting): HTMLElement {
+/**
+ * The control for one setting. Text fields carry `data-shown`: what they showed or sent last;
+ * one whose value differs is being typed in, and the page waits for the person to leave it
+ * before it draws the settings again (settingsView.ts).
+ */
+function input(setting: HubSetting, locked: boolean, change: ChangeSetting): TemplateResult {
   const name = setting.key;
   switch (setting.kind) {
-    case 'boolean': {
-      const box = h('input', { type: 'checkbox', name, checked: setting.saved === true, disabled: locked, onchange: () => change(name, box.checked) });
-      return box;
-    }
+    case 'boolean':
+      return html`<input type="checkbox" name=${name} .checked=${live(setting.saved === true)} ?disabled=${locked} @change=${(event: Event) => change(name, (event.target as HTMLInputElement).checked)}>`;
     case 'number': {
-      const field = h('input', {
-        class: 'input number',
-        type: 'number',
-        name,
-        step: '1',
-        value: String(setting.saved ?? ''),
-        'data-shown': String(setting.saved ?? ''),
-        disabled: locked,
-        ...(setting.min !== undefined ? { min: String(setting.min) } : {}),
-        ...(setting.max !== undefined ? { max: String(setting.max) } : {}),
-        // An empty or half-typed number is not sent (the hub would read it as "default").
-        onchange: () => {
-          const valid = field.value.trim() !== '' && Number.isFinite(field.valueAsNumber);
-          if (!valid) field.value = String(setting.saved ?? '');
-          field.dataset.shown = field.value;
-          if (valid) change(name, field.valueAsNumber);
-        },
-      });
-      const amount = readable(setting.saved, setting.unit);
-      return h('span', { class: 'number-field' }, field, h('span', { class: 'setting-unit' }, amount ?? setting.unit ?? ''));
+      const saved = String(setting.saved ?? '');
+      // An empty or half-typed number is not sent (the hub would read it as "default").
+      const changed = (event: Event): void => {
+        const field = event.target as HTMLInputElement;
+        const valid = field.value.trim() !== '' && Number.isFinite(field.valueAsNumber);
+        if (!valid) field.value = saved;
+        field.dataset.shown = field.value;
+        if (valid) change(name, field.valueAsNumber);
+      };
+      return html`<span class="number-field"><input class="input number" type="number" name=${name} step="1" .value=${live(saved)} data-shown=${live(saved)} ?disabled=${locked} min=${setting.min !== undefined ? String(setting.min) : nothing} max=${
+        setting.max !== undefined ? String(setting.max) : nothing
+      } @change=${changed}><span class="setting-unit">${readable(setting.saved, setting.unit) ?? setting.unit ?? ''}</span></span>`;
     }
     case 'string': {
-      const field = h('input', {
-        class: 'input text mono',
-        type: 'text',
-        name,
-        value: typeof setting.saved === 'string' ? setting.saved : '',
-        'data-shown': typeof setting.saved === 'string' ? setting.saved : '',
-        placeholder: 'default',
-        disabled: locked,
-        spellcheck: false,
-        // Empty: the setting's default (for the shell, the person's login shell).
-        onchange: () => {
-          field.dataset.shown = field.value;
-          change(name, field.value.trim() === '' ? null : field.value.trim());
-        },
-      });
-      return field;
+      const saved = typeof setting.saved === 'string' ? setting.saved : '';
+      // Empty: the setting's default (for the shell, the person's login shell).
+      const changed = (event: Event): void => {
+        const field = event.target as HTMLInputElement;
+        field.dataset.shown = field.value;
+        change(name, field.value.trim() === '' ? null : field.value.trim());
+      };
+      return html`<input class="input text mono" type="text" name=${name} .value=${live(saved)} data-shown=${live(saved)} placeholder="default" ?disabled=${locked} spellcheck="false" @change=${changed}>`;
     }
     case 'list': {
       const lines = Array.isArray(setting.saved) ? (setting.saved as unknown[]).map(String) : [];
-      const area = h('textarea', {
-        class: 'input list mono',
-        name,
-        rows: String(Math.min(6, Math.max(2, lines.length))),
-        disabled: locked,
-        spellcheck: false,
-        onchange: () => {
-          area.dataset.shown = area.value;
-          change(name, area.value.split('\n').map((line) => line.trim()).filter((line) => line !== ''));
-        },
-      });
-      area.value = lines.join('\n');
-      area.dataset.shown = area.value;
-      return area;
+      const text = lines.join('\n');
+      const changed = (event: Event): void => {
+        const area = event.target as HTMLTextAreaElement;
+        area.dataset.shown = area.value;
+        change(
+          name,
+          area.value
+            .split('\n')
+            .map((line) => line.trim())
+            .filter((line) => line !== ''),
+        );
+      };
+      return html`<textarea class="input list mono" name=${name} rows=${String(Math.min(6, Math.max(2, lines.length)))} ?disabled=${locked} spellcheck="false" .value=${live(text)} data-shown=${live(text)} @change=${changed}></textarea>`;
     }
   }
 }
