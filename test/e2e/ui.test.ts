@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeHome, startHub, type HubProcess } from '../integration/helpers/hubProcess.js';
 import { agentOverHttp, launchChromium, screenOf, SHOTS, waitForScreen } from './browser.js';
 import { toolAnswer, type ToolAnswer } from '../integration/helpers/toolAnswer.js';
+import { shellPath } from '../integration/helpers/shells.js';
 
 const AGENT = { name: 'ui-e2e-agent', version: '1.0.0' };
 const SECRET = 's3cr3t-xyz';
@@ -82,7 +83,7 @@ function filesUnder(dir: string): string[] {
 
 beforeAll(async () => {
   browser = await launchChromium();
-  hub = await startHub({ env: { SHELL: '/bin/bash' } });
+  hub = await startHub({ env: { SHELL: shellPath('bash') } });
   context = await browser.newContext({ viewport: { width: 1360, height: 820 }, colorScheme: 'dark', deviceScaleFactor: 1 });
   page = await context.newPage();
   page.on('pageerror', (error) => console.error(`page error: ${error.message}`));

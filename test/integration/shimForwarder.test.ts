@@ -18,6 +18,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alive } from './helpers/processState.js';
+import { shellPath } from './helpers/shells.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'switchboard.js');
@@ -45,7 +46,7 @@ function shimEnv(home: string): Record<string, string> {
     SWITCHBOARD_HOME: home,
     // 0: the hub picks a free HTTP port (recorded in hub.json), so parallel hubs never collide.
     SWITCHBOARD_PORT: '0',
-    SHELL: '/bin/bash',
+    SHELL: shellPath('bash'),
     SWITCHBOARD_KILL_WAIT_MS: '300',
   };
 }

@@ -19,6 +19,7 @@ import { FakeBrowserWindow, FakeTray, fake, resetRecords, stolenFocus } from './
 import { IPC_CHANNELS } from '../../../main/ipc.js';
 import { defaultStateDir } from '../../../src/hub/stateDir.js';
 import { UI_PROTOCOL_VERSION, type HubMessage } from '../../../src/ui-protocol.js';
+import { shellPath } from '../../integration/helpers/shells.js';
 
 const saved = { ...process.env };
 let stateDir: string;
@@ -35,7 +36,7 @@ beforeAll(() => {
   stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-app-'));
   process.env.SWITCHBOARD_HOME = stateDir;
   process.env.SWITCHBOARD_PORT = '0';
-  process.env.SWITCHBOARD_SHELL = '/bin/sh';
+  process.env.SWITCHBOARD_SHELL = shellPath('sh');
 });
 
 afterAll(() => {
