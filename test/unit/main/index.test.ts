@@ -122,10 +122,14 @@ describe('main/index.ts', () => {
     vi.resetModules();
     resetRecords();
     fake.app.requestSingleInstanceLock.mockReturnValueOnce(false);
+    // The entry decides while its module is evaluated: once the import resolves it has exited
+    // or asked for \`whenReady\`, and everything it starts waits for \`whenReady\`.
+    const listeners = (): number[] => ['before-quit', 'second-instance', 'window-all-closed'].map((name) => fake.app.listenerCount(name));
+    const listenersBefore = listeners(); // the first instance's, from the test above
     await import('../../../main/index.js');
-    await new Promise((resolve) => setTimeout(resolve, 50));
     expect(fake.app.exit).toHaveBeenCalledWith(1);
     expect(fake.app.whenReady).not.toHaveBeenCalled();
+    expect(listeners()).toEqual(listenersBefore);
     expect(FakeTray.instances).toHaveLength(0);
     expect(fs.existsSync(path.join(stateDir, 'hub.json'))).toBe(false);
   });
