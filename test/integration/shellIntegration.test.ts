@@ -21,6 +21,7 @@ import {
 } from '../../src/core/shellIntegration.js';
 import type { ShellKind } from '../../src/core/types.js';
 import { skipFishFirstRun } from './helpers/core.js';
+import { pollUntil } from './helpers/poll.js';
 import { shellPath, type ShellName } from './helpers/shells.js';
 
 const { Terminal } = xtermHeadless;
@@ -216,25 +217,23 @@ class ShellUnderTest {
   }
 
   /**
-   * Polls until the shell is blocked reading its terminal (no event tells: /proc, via the
-   * product's own probe, inputProbe.ts).
+   * Until the shell is blocked reading its terminal. No event tells (it is a state of the
+   * kernel's): polled, through the product's own probe (inputProbe.ts).
    */
   async waitUntilReadingTerminal(timeoutMs = WAIT_MS): Promise<void> {
     const ttyPath = (this.proc as unknown as { _pty: string })._pty;
-    const deadline = Date.now() + timeoutMs;
-    while (!(await probeTerminalInput(this.proc.pid, ttyPath)).reading) {
-      if (Date.now() > deadline) throw new Error(`the shell was not reading its terminal within ${timeoutMs} ms; raw tail: ${JSON.stringify(this.raw)}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await pollUntil(async () => (await probeTerminalInput(this.proc.pid, ttyPath)).reading, 'the shell reading its terminal', {
+      timeoutMs,
+      detail: () => `raw tail: ${JSON.stringify(this.raw)}`,
+    });
   }
 
-  /** Polls a condition the shell gives no event for (the terminal's foreground process). */
-  async waitUntil(cond: () => boolean, timeoutMs = WAIT_MS): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!cond()) {
-      if (Date.now() > deadline) throw new Error('condition not met in time');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+  /** Until `program` is the terminal's foreground process (the terminal's state: no event tells, polled). */
+  async waitUntilForeground(program: string, timeoutMs = WAIT_MS): Promise<void> {
+    await pollUntil(() => this.proc.process === program, `${program} in the terminal's foreground`, {
+      timeoutMs,
+      detail: () => `foreground: ${this.proc.process}; ${this.processState()}`,
+    });
   }
 
   waitExit(timeoutMs = WAIT_MS): Promise<number> {
@@ -460,7 +459,7 @@ describe.each(cases)('$name integration', ({ name, shell, rc, exit42, hasE }) =>
     await s.waitFor(s.ours('C'), from);
     // C is printed just before the shell starts the program: a ^C in between can reach the
     // shell instead (a real race the kill escalation covers). Wait until sleep has the terminal.
-    await s.waitUntil(() => s.proc.process === 'sleep');
+    await s.waitUntilForeground('sleep');
     s.proc.write('\x03');
     const d = await s.waitFor(s.ours('D'), from);
     expect(s.marks[d]!.exit).not.toBe(0);
