@@ -42,3 +42,13 @@ function processState(pid: number): string | null {
 export function openFdCount(): number {
   return readdirSync('/dev/fd').length;
 }
+
+/** A process's resident memory in KiB: Linux's /proc status (VmRSS), elsewhere (macOS) `ps -o rss=`, also KiB. */
+export function residentKb(pid: number): number {
+  const kb =
+    process.platform === 'linux'
+      ? Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1])
+      : Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' }).trim());
+  if (!Number.isFinite(kb) || kb <= 0) throw new Error(`no resident memory for pid ${pid}`);
+  return kb;
+}
