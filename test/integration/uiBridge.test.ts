@@ -441,6 +441,9 @@ describe('the UI bridge on /ws', () => {
     expect(during).toBeLessThanOrEqual(1 + Math.floor(windowMs / 2_000));
     expect(behinds).toBeLessThanOrEqual(during + 1);
     expect((await call('kill', { session, signal: 'SIGINT' })).isError).toBe(false);
+    // The flood's end is the D mark: wait for it, as an agent would when kill answers before the
+    // job was seen ending (ended_by null: its 300 ms wait is short while the hub parses a flood).
+    expect((await call('read', { session, view: 'command', wait: { exit: true, timeout_ms: 10_000 } })).sc).toMatchObject({ waited: 'exit' });
     const done = await call('execute', { command: 'echo flood-stopped-$((5+5))', session });
     expect(done.sc.output).toBe('flood-stopped-10');
     // The flood is over: the viewer catches up at once (not after the interval) and shows the end.
@@ -580,6 +583,9 @@ describe('the UI bridge on /ws', () => {
     const ui = await connect();
     const old = hub.token;
     const from = ui.mark();
+    // Marker files before and after: the token's age is a reading of the same file-system clock.
+    const stamp = (name: string): number => (writeFileSync(path.join(hub.home, name), ''), statSync(path.join(hub.home, name)).mtimeMs);
+    const before = stamp('before-rotation');
     expect(await ui.request({ type: 'rotateToken' })).toMatchObject({ type: 'done', for: 'rotateToken' });
     const rotated = await ui.waitFor<Extract<HubMessage, { type: 'tokenRotated' }>>((m) => m.type === 'tokenRotated', 'tokenRotated', { from });
     const fresh = readFileSync(path.join(hub.home, 'token'), 'utf8').trim();
@@ -587,7 +593,10 @@ describe('the UI bridge on /ws', () => {
     // A browser page gets the new token to renew its cookie with.
     expect(rotated.token).toBe(fresh);
     const settings = await ui.waitFor<Extract<HubMessage, { type: 'hubSettings' }>>((m) => m.type === 'hubSettings', 'the token age on the settings page', { from });
-    expect(settings.tokenWrittenAt).toBeGreaterThan(Date.now() - 60_000);
+    const after = stamp('after-rotation');
+    // (The page is sent whole milliseconds; the markers' times have fractions.)
+    expect(settings.tokenWrittenAt).toBeGreaterThanOrEqual(Math.floor(before));
+    expect(settings.tokenWrittenAt).toBeLessThanOrEqual(Math.ceil(after));
     expect((await get(hub.port, '/mcp', { Authorization: `Bearer ${old}` })).status).toBe(401);
     expect((await get(hub.port, `/?token=${old}`)).status).toBe(401);
     expect((await get(hub.port, '/', { Cookie: cookie })).status).toBe(401);
