@@ -159,7 +159,7 @@ afterEach(async () => {
 
 // ---- tests ---------------------------------------------------------------------------------------
 
-describe.runIf(linux)('processes', () => {
+describe.runIf(linux)('processes (checked through /proc: Linux only)', () => {
   describe('foregroundProcessGroup', () => {
     it("is the shell's own group at the prompt and another while sleep runs", async () => {
       const shell = await openShell();
