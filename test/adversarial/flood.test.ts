@@ -3,7 +3,9 @@
  * marked loss in agents' reads), offset reads of a numbered flood (every character accounted
  * for), and an MCP-over-HTTP client that stops reading its answers while its session floods.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -222,7 +224,15 @@ describe('offset reads during a flood', () => {
   const hub = hubFor();
 
   it('read view new, format ansi: every byte once, in order; each gap reported with its exact size', async () => {
-    const LAST = 5_000_000;
+    // The numbers come in bursts, each let go through a FIFO (the loop waits on it after each
+    // burst) once the reader has read: a read after a small burst (~150 KB, under the 1 MiB a
+    // read returns at most) loses nothing, a read after a large one (~7 MB) is told what it lost,
+    // whatever the machine's speed. The bursts together print exactly what `seq 1 LAST` prints.
+    const BURSTS = [20_000, 1_000_000, 20_000, 20_000, 1_000_000, 20_000, 1_000_000, 20_000];
+    const LAST = BURSTS.reduce((sum, n) => sum + n, 0);
+    // One FIFO per burst: a writer can then only meet the reader that waits after its burst.
+    const gates = BURSTS.map((_, i) => path.join(work, `numbers-gate-${i + 1}`));
+    execFileSync('mkfifo', gates);
     const agent = await new RawHttp(hub()).initialize('numbers-agent');
     const reader = await new RawHttp(hub()).initialize('numbers-reader');
     const { session } = await agent.ok('open', { cwd: work, name: 'numbers' });
@@ -231,20 +241,25 @@ describe('offset reads during a flood', () => {
     // each reported gap.
     const reads = [await reader.ok('read', { session, view: 'new', format: 'ansi' })];
     expect(splitLost(String(reads[0]!.content)).lost).toBe(0);
-    const started = await agent.ok('execute', { session, command: `seq 1 ${LAST}`, timeout_ms: 200, max_lines: 4 });
+    const command = `s=1; i=0; for n in ${BURSTS.join(' ')}; do seq $s $((s+n-1)); s=$((s+n)); i=$((i+1)); read -r _ < ${path.join(work, 'numbers-gate-')}$i; done`;
+    const started = await agent.ok('execute', { session, command, timeout_ms: 200, max_lines: 4 });
     expect(started.status).toBe('running');
-    // Reads back to back and with pauses between them (pauses are what is tested here, not a
-    // way to wait for anything): short ones lose nothing, long ones overrun the 1 MB ring. The
-    // first long pause comes early, while most of the ~39 MB of output is still to come on any
-    // machine (on the pty host thread `seq` may finish within that pause).
-    const pauses = [0, 0, 0, 30, 2_000, 0, 0, 300, 0, 10, 100, 0, 1_200];
+    const kinds: ('small' | 'large')[] = [];
+    for (const [i, n] of BURSTS.entries()) {
+      // Opening the burst's FIFO completes once the loop waits on it: the burst is all written.
+      const writer = await within(open(gates[i]!, 'w'), 60_000, `burst ${i + 1} of numbers to be written`);
+      reads.push(await reader.ok('read', { session, view: 'new', format: 'ansi' }));
+      kinds.push(n < 100_000 ? 'small' : 'large');
+      await writer.write('\n'); // lets the next burst go
+      await writer.close();
+    }
+    // The rest (what the hub had not read from the PTY when the last burst ended).
     const deadline = Date.now() + 90_000;
-    for (let i = 0; ; i++) {
+    for (;;) {
       const read = await reader.ok('read', { session, view: 'new', format: 'ansi' });
       reads.push(read);
       if (read.state === 'idle') break;
       if (Date.now() > deadline) throw new Error(`seq 1 ${LAST} still running after 90 s`);
-      await new Promise((resolve) => setTimeout(resolve, pauses[i % pauses.length]));
     }
 
     // Place every read in the stream.
@@ -290,10 +305,14 @@ describe('offset reads during a flood', () => {
     const lostInOutput = gaps.reduce((sum, g) => sum + Math.max(0, Math.min(g.start + g.size, seqEnd) - Math.max(g.start, seqStart!)), 0);
     expect(seen + lostInOutput).toBe(seqEnd - seqStart!);
     console.log(JSON.stringify({ reads: reads.length, gaps: gaps.length, lostChars: lostInOutput, seenChars: seen }));
-    // Both kinds happened: reads that lost nothing and reads told exactly what they lost.
-    expect(gaps.length).toBeGreaterThan(0);
-    // (Lossless reads of the output itself: the first read came before it.)
-    expect(reads.slice(1).filter((r) => r.truncated === false && String(r.content).length > 0).length).toBeGreaterThan(1);
+    // Both kinds happened, where the bursts put them: each read after a small burst lost nothing
+    // and has text, each read after a large one was told exactly what it lost (checked above).
+    kinds.forEach((kind, i) => {
+      const read = reads[i + 1]!;
+      if (kind === 'small') expect({ truncated: read.truncated, empty: String(read.content).length === 0 }, `read after burst ${i + 1}`).toEqual({ truncated: false, empty: false });
+      else expect(read.truncated, `read after burst ${i + 1}`).toBe(true);
+    });
+    expect(gaps.length).toBeGreaterThanOrEqual(BURSTS.filter((n) => n >= 100_000).length);
 
     await agent.close();
     await reader.close();
