@@ -13,6 +13,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { bareRoundTrips } from './baseline.js';
 import { bigOutput } from './bigOutput.js';
+import { interruptUnderFlood } from './interrupt.js';
 import { stopAllHubs } from './hubProcess.js';
 import { manyAgents } from './manyAgents.js';
 import { rawShimRoundTrips } from './rawShim.js';
@@ -127,6 +128,7 @@ async function main(): Promise<void> {
     ['memory', () => memory(rows, full ? 1024 : 128, full ? 40 : 10)],
     ['agents', () => manyAgents(rows, full ? 20 : 4)],
     ['viewer', () => viewerUnderFlood(rows, full ? 100 : 30)],
+    ['interrupt', () => interruptUnderFlood(rows, full ? 5 : 3, full ? 10_000 : 1_000)],
   ];
   for (const [name, run] of cases) {
     if (only && !only.includes(name)) continue;

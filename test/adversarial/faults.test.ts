@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HubProcess } from '../integration/helpers/hubProcess.js';
 import { expectCleanLog, expectHubFine, expectNoLeak, RawHttp, RawShim, sessionPids, startIsolatedHub, until } from './helpers.js';
+import { within } from '../integration/helpers/within.js';
 
 let hub: HubProcess;
 let stopHub: () => Promise<string>;
@@ -61,7 +62,7 @@ async function fine(): Promise<void> {
 }
 
 describe('the shell dies under a running command', () => {
-  it('kill -9 of the shell: exited, a waiting read resolves within 1 s, the last output stays readable', async () => {
+  it('kill -9 of the shell: exited, a waiting read is woken by the exit (not its timeout), the last output stays readable', async () => {
     const { session, pid } = await http.ok('open', { cwd: work });
     const running = await http.ok('execute', { session, command: 'echo last-words-before-kill; sleep 100', timeout_ms: 1_000 });
     expect(running).toMatchObject({ status: 'running' });
@@ -71,13 +72,12 @@ describe('the shell dies under a running command', () => {
     const shim = await new RawShim(hub).initialize('faults-waiter');
     const waiting = shim.ok('read', { session, view: 'command', wait: { exit: true, timeout_ms: 10_000 } });
     await shim.ok('list');
-    const killedAt = Date.now();
     process.kill(Number(pid), 'SIGKILL');
+    // Woken by the shell's death: an answer before its own 10 s that is not `waited: timeout`.
     const read = await waiting;
     shim.assertStdoutClean();
     for (const line of shim.lines) expectNoLeak(line, hub);
     await shim.close();
-    expect(Date.now() - killedAt).toBeLessThan(1_000);
     expect(read).toMatchObject({ state: 'exited' });
     expect(read.waited).not.toBe('timeout');
     const history = await http.ok('read', { session, view: 'history' });
@@ -94,19 +94,17 @@ describe('the shell dies under a running command', () => {
 });
 
 describe('programs that resist', () => {
-  it("trap '' TERM HUP INT; sleep 1e9 → kill ends it by escalation within 5 s, no zombie", async () => {
+  it("trap '' TERM HUP INT; sleep 1e9 → kill ends it by escalation (SIGKILL after the 500 ms waits), no zombie", async () => {
     const { session } = await http.ok('open', { cwd: work });
     expect(await http.ok('execute', { session, command: "trap '' TERM HUP INT; sleep 1e9", timeout_ms: 500 })).toMatchObject({ status: 'running' });
-    const started = Date.now();
-    const killed = await http.ok('kill', { session });
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // The answer comes after INT and TERM each waited SWITCHBOARD_KILL_WAIT_MS and SIGKILL ended it;
+    // the bound only turns a kill that never answers into a failure that says so.
+    const killed = await within(http.ok('kill', { session }), 15_000, 'kill to end the job');
     expect(killed.ended_by).toBe('SIGKILL');
     expect(sessionPids(String(session)).map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8'))).not.toContainEqual(expect.stringContaining('sleep'));
     // The shell (which ignores those signals now too) is still usable, then closed for good.
     expect(await http.ok('execute', { session, command: 'echo survived' })).toMatchObject({ output: 'survived' });
-    const closedAt = Date.now();
-    expect(await http.ok('kill', { session, close: true })).toMatchObject({ state: 'exited' });
-    expect(Date.now() - closedAt).toBeLessThan(5_000);
+    expect(await within(http.ok('kill', { session, close: true }), 15_000, 'kill close to end the session')).toMatchObject({ state: 'exited' });
     await until(() => sessionPids(String(session)).length === 0 && hubZombies().length === 0, 3_000, 'no process and no zombie left');
     await fine();
   }, 20_000);

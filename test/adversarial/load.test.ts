@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectHubFine, expectNoLeak, hubFor, RawHttp, RawShim, until } from './helpers.js';
+import { within } from '../integration/helpers/within.js';
 
 let work: string;
 
@@ -67,7 +68,7 @@ describe('20 agents (10 over the shim, 10 over HTTP) × 5 sessions each', () => 
 describe('session creation past the limit (SWITCHBOARD_MAX_SESSIONS=5)', () => {
   const hub = hubFor({ SWITCHBOARD_MAX_SESSIONS: '5' });
 
-  it('LIMIT_REACHED naming maxSessions, list stays fast, a closed session frees a place', async () => {
+  it('LIMIT_REACHED naming maxSessions, list still answers, a closed session frees a place', async () => {
     const http = await new RawHttp(hub()).initialize('limit');
     try {
       const opened = await Promise.all(Array.from({ length: 5 }, () => http.ok('open', { cwd: work })));
@@ -80,11 +81,10 @@ describe('session creation past the limit (SWITCHBOARD_MAX_SESSIONS=5)', () => {
         expect(r.text).toContain('maxSessions');
         expectNoLeak(r.text, hub());
       }
-      // Ten refusals in a burst, then list: still answered at once.
+      // Ten refusals in a burst, then list: still answered, with the five sessions. (How fast
+      // list answers under load is measured by bench/manyAgents.ts, beside its same-run baseline.)
       await Promise.all(Array.from({ length: 10 }, () => http.call('open', { cwd: work })));
-      const started = Date.now();
-      const listed = await http.ok('list');
-      expect(Date.now() - started).toBeLessThan(1_000);
+      const listed = await within(http.ok('list'), 10_000, 'list after ten refusals');
       expect((listed.sessions as unknown[]).length).toBe(5);
       await http.ok('kill', { session: opened[0]!.session, close: true });
       expect(await other.ok('execute', { command: 'echo room-again', cwd: work })).toMatchObject({ output: 'room-again' });

@@ -32,6 +32,7 @@ import { APP_ORIGIN, APP_URL, appResponse } from '../../main/appProtocol.js';
 import { IPC_CHANNELS, IpcBridge } from '../../main/ipc.js';
 import { AppPreferencesStore, notificationSettingsOf } from '../../main/preferences.js';
 import { cleanEnv, removeHome, ROOT, tempHome } from '../integration/helpers/hubProcess.js';
+import { shellPath } from '../integration/helpers/shells.js';
 import { FakeWebContents, fake, ipcEvent } from '../unit/main/fakeElectron.js';
 import { agentOverHttp, launchChromium, SHOTS, waitForScreen } from './browser.js';
 
@@ -128,7 +129,7 @@ beforeAll(async () => {
   hub = await Hub.start({
     stateDir,
     logger: quiet,
-    env: cleanEnv({ HOME: home, SHELL: '/bin/bash', SWITCHBOARD_PORT: '0', SWITCHBOARD_LOGIN_SHELL: 'false' }),
+    env: cleanEnv({ HOME: home, SHELL: shellPath('bash'), SWITCHBOARD_PORT: '0', SWITCHBOARD_LOGIN_SHELL: 'false' }),
     listen: { socket: false, http: true },
   });
 

@@ -17,6 +17,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeHome, startHub, type HubProcess } from '../integration/helpers/hubProcess.js';
+import { shellPath } from '../integration/helpers/shells.js';
 import { agentOverHttp, launchChromium, SHOTS, waitForRow } from './browser.js';
 
 /** What the person's clipboard holds before the agent tries. */
@@ -56,7 +57,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   // Sessions get an empty private HOME: no rc file of the machine's user runs in them.
   home = mkdtempSync(path.join(tmpdir(), 'sb-e2e-osc52-home-'));
-  hub = await startHub({ env: { SHELL: '/bin/bash', HOME: home } });
+  hub = await startHub({ env: { SHELL: shellPath('bash'), HOME: home } });
   const origin = `http://127.0.0.1:${hub.port}`;
   context = await browser.newContext({ viewport: { width: 1200, height: 760 }, colorScheme: 'dark' });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });

@@ -17,6 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeHome, startHub, type HubProcess } from '../integration/helpers/hubProcess.js';
 import { agentOverHttp, launchChromium, screenOf, SHOTS, waitForScreen } from './browser.js';
 import { toolAnswer, type ToolAnswer } from '../integration/helpers/toolAnswer.js';
+import { shellPath } from '../integration/helpers/shells.js';
+import { within } from '../integration/helpers/within.js';
 
 const AGENT = { name: 'ui-e2e-agent', version: '1.0.0' };
 const SECRET = 's3cr3t-xyz';
@@ -82,7 +84,7 @@ function filesUnder(dir: string): string[] {
 
 beforeAll(async () => {
   browser = await launchChromium();
-  hub = await startHub({ env: { SHELL: '/bin/bash' } });
+  hub = await startHub({ env: { SHELL: shellPath('bash') } });
   context = await browser.newContext({ viewport: { width: 1360, height: 820 }, colorScheme: 'dark', deviceScaleFactor: 1 });
   page = await context.newPage();
   page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
@@ -283,9 +285,14 @@ describe('the UI in a browser against switchboard serve', () => {
     const flood = await execute({ session, command: 'yes | head -n 300000', timeout_ms: 60_000, max_lines: 5 });
     expect(flood.status).toBe('completed');
     await execute({ session, command: 'echo after-flood' });
-    const start = Date.now();
-    await Promise.all([waitForScreen(page, 'after-flood', 5_000), waitForScreen(second, 'after-flood', 5_000)]);
-    expect(Date.now() - start).toBeLessThan(1_000);
+    // Live after the flood: both pages show what came after it, are not behind, and show the
+    // session's screen row for row (the hub's emulator is the truth). How soon after the flood a
+    // page shows new output is bench/viewer.ts's figure (key echo during a flood, same-run idle).
+    await Promise.all([waitForScreen(page, 'after-flood', 10_000), waitForScreen(second, 'after-flood', 10_000)]);
+    for (const viewer of [page, second]) {
+      await expect.poll(async () => sameScreen(await viewer.evaluate(() => window.switchboard?.inspect().screen() ?? ''), await agentScreen()), { timeout: 5_000 }).toBe(true);
+      expect(await viewer.evaluate(() => window.switchboard?.inspect().view()?.behind)).toBe(false);
+    }
     await secondContext.close();
   });
 
@@ -295,19 +302,26 @@ describe('the UI in a browser against switchboard serve', () => {
     const flooding = await execute({ session, command: 'yes flood-line', timeout_ms: 800, max_lines: 2 });
     expect(flooding.status).toBe('running');
     await waitForScreen(page, 'flood-line');
-    const fps = await page.evaluate(
-      () =>
-        new Promise<number>((resolve) => {
-          let frames = 0;
-          const start = performance.now();
-          const frame = (): void => {
-            frames += 1;
-            if (performance.now() - start < 1_000) requestAnimationFrame(frame);
-            else resolve(frames / ((performance.now() - start) / 1000));
-          };
-          requestAnimationFrame(frame);
-        }),
+    // The page keeps drawing while the flood goes on: animation frames keep coming (a frozen page
+    // runs none). Counted, not timed: 30 frames, bounded only so a frozen page fails saying so.
+    // How many a second, beside an idle page, is bench/viewer.ts's figure.
+    const frames = await within(
+      page.evaluate(
+        () =>
+          new Promise<number>((resolve) => {
+            let count = 0;
+            const frame = (): void => {
+              count += 1;
+              if (count < 30) requestAnimationFrame(frame);
+              else resolve(count);
+            };
+            requestAnimationFrame(frame);
+          }),
+      ),
+      10_000,
+      '30 animation frames of the page during the flood',
     );
+    expect(await call('list', {}).then((r) => (r.sc.sessions as { id: string; state: string }[]).find((s) => s.id === session)?.state)).toBe('running'); // still flooding
     await screenshot('flood-watched');
     expect((await call('kill', { session, signal: 'SIGINT' })).isError).toBe(false);
     await page.locator(`.session-row[data-session="${session}"][data-state="idle"]`).waitFor({ timeout: 10_000 });
@@ -317,8 +331,8 @@ describe('the UI in a browser against switchboard serve', () => {
     await expect.poll(async () => sameScreen(await page.evaluate(() => window.switchboard?.inspect().screen() ?? ''), await agentScreen()), { timeout: 5_000 }).toBe(true);
     expect(await page.evaluate(() => window.switchboard?.inspect().view()?.behind)).toBe(false);
     await screenshot('flood-watched-after');
-    // Drawing went on during the flood (a frozen page draws ~0 frames a second; an idle one ~60).
-    expect(fps).toBeGreaterThan(5);
+    // Drawing went on during the flood.
+    expect(frames).toBe(30);
   });
 
   it('a tab behind another one parses none of a flood, and shows the current screen when brought to front', async () => {

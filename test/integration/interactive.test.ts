@@ -71,10 +71,10 @@ describe('interactive programs', () => {
 describe('awaiting input', () => {
   it('returns awaiting_input for a read, then send answers it', async () => {
     const session = await manager().manager.open({ creator: agent });
-    const started = Date.now();
+    // Waiting out the timeout would answer `running`: `awaiting_input` is the detection itself
+    // (the read seen blocked on the terminal after the quiet spell), not the clock.
     const result = await session.execute({ command: 'read -r x; echo "got:$x"', timeoutMs: 10_000, maxLines: 50 });
     expect(result.status).toBe('awaiting_input');
-    expect(Date.now() - started).toBeLessThan(3_000);
     expect(result.secret).toBe(false);
     const answered = await session.send({ clientId: 'test', text: 'abc', keys: ['enter'], wait: { exit: true } });
     expect(answered.output).toContain('got:abc');
@@ -179,9 +179,12 @@ describe('read views', () => {
     const session = await manager().manager.open({ creator: agent });
     await expect(read(session, { view: 'screen', wait: { pattern: '(unclosed' } })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     await session.execute({ command: "python3 -c \"print('a' * 30000)\"", timeoutMs: 5_000, maxLines: 10 });
-    const started = Date.now();
-    await expect(read(session, { view: 'screen', wait: { pattern: '(a+)+c', timeout_ms: 5_000 } })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // The wait's own timeout would answer `waited: timeout`, not reject: the rejection naming
+    // catastrophic backtracking is the matcher's time budget cutting the pattern off.
+    await expect(read(session, { view: 'screen', wait: { pattern: '(a+)+c', timeout_ms: 5_000 } })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringContaining('catastrophic backtracking'),
+    });
   });
 });
 

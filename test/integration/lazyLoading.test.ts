@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanEnv, ROOT } from './helpers/hubProcess.js';
+import { shellPath } from './helpers/shells.js';
 
 const SCRIPT = `
 import { createRequire } from 'node:module';
@@ -40,7 +41,7 @@ describe('what an idle hub loads', () => {
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-lazy-'));
     homes.push(home);
     const dist = (file: string): string => pathToFileURL(path.join(ROOT, 'dist', 'src', 'hub', file)).href;
-    const env = cleanEnv({ HOME: home, SHELL: '/bin/bash', SWITCHBOARD_PORT: '0', SWITCHBOARD_LOGIN_SHELL: 'false' });
+    const env = cleanEnv({ HOME: home, SHELL: shellPath('bash'), SWITCHBOARD_PORT: '0', SWITCHBOARD_LOGIN_SHELL: 'false' });
     const stdout = await new Promise<string>((resolve, reject) => {
       execFile(
         process.execPath,

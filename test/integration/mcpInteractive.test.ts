@@ -108,10 +108,9 @@ describe('the six tools through the shim', () => {
     expect(readFileSync(file, 'utf8')).toBe('added by agent\nfirst line\n');
   });
 
-  it('read -r: execute returns awaiting_input within 3 s; send abc + Enter shows got:abc', async () => {
-    const started = Date.now();
+  it('read -r: execute returns awaiting_input, not at its timeout; send abc + Enter shows got:abc', async () => {
+    // Waiting out the 20 s timeout would answer `running`: `awaiting_input` is the detection.
     const r = await a.ok('execute', { command: 'read -r x; echo "got:$x"', cwd: work, timeout_ms: 20_000 });
-    expect(Date.now() - started).toBeLessThan(3_000);
     expect(r.status).toBe('awaiting_input');
     expect(r.secret ?? false).toBe(false);
     const sent = await a.ok('send', { session: r.session, text: 'abc', keys: ['enter'], wait: { exit: true } });
@@ -215,12 +214,11 @@ describe('the six tools through the shim', () => {
     // The shim and the hub take one connection's messages in order: once this answer is back,
     // the read is in the hub and waiting.
     await a.ok('list');
-    const cancelledAt = Date.now();
     controller.abort();
-    await expect(pending).rejects.toThrow();
-    expect(Date.now() - cancelledAt).toBeLessThan(1_000);
+    // The call ends on the abort (its wait has 60 s to go: an answer would be `waited: timeout`).
+    await expect(pending).rejects.toThrow(/abort/i);
     // The hub's side stopped too: the read is audited as cancelled, well before its 60 s timeout.
-    await whenAudited(() => auditLines().some((l) => l.tool === 'read' && l.session === session && l.outcome === 'cancelled'), 'the cancelled read in the audit log', 2_000);
+    await whenAudited(() => auditLines().some((l) => l.tool === 'read' && l.session === session && l.outcome === 'cancelled'), 'the cancelled read in the audit log', 20_000);
   });
 
   it('cancelling an execute interrupts the command; the shell is usable right after', async () => {
@@ -232,12 +230,10 @@ describe('the six tools through the shim', () => {
     await a.ok('read', { session, wait: { pattern: 'cancel-2-started', timeout_ms: 10_000 } });
     controller.abort();
     await expect(pending).rejects.toThrow();
-    await whenAudited(() => auditLines().some((l) => l.tool === 'execute' && l.session === session && l.outcome === 'cancelled'), 'the cancelled execute', 3_000);
-    // sleep 100 ends at once only because it was interrupted.
-    const started = Date.now();
+    await whenAudited(() => auditLines().some((l) => l.tool === 'execute' && l.session === session && l.outcome === 'cancelled'), 'the cancelled execute', 20_000);
+    // sleep 100 ended, within the read's 5 s, only because it was interrupted.
     const waited = await a.ok('read', { session, view: 'command', wait: { exit: true, timeout_ms: 5_000 } });
     expect(waited).toMatchObject({ waited: 'exit', state: 'idle' });
-    expect(Date.now() - started).toBeLessThan(2_000);
     const after = await a.ok('execute', { command: 'echo still-here', session, timeout_ms: 5_000 });
     expect(after).toMatchObject({ status: 'completed', output: 'still-here' });
   });

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import * as pty from 'node-pty';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SESSION_ENV } from '../../src/core/marks.js';
 import { within } from './helpers/within.js';
 import {
@@ -159,7 +159,7 @@ afterEach(async () => {
 
 // ---- tests ---------------------------------------------------------------------------------------
 
-describe.runIf(linux)('processes', () => {
+describe.runIf(linux)('processes (checked through /proc: Linux only)', () => {
   describe('foregroundProcessGroup', () => {
     it("is the shell's own group at the prompt and another while sleep runs", async () => {
       const shell = await openShell();
@@ -196,13 +196,47 @@ describe.runIf(linux)('processes', () => {
       await shell.usable();
     });
 
-    it('needs SIGKILL when SIGINT and SIGTERM are ignored', async () => {
+    it('needs SIGKILL when SIGINT and SIGTERM are ignored, each sent once the wait asked for has passed', async () => {
       const shell = await openShell();
       shell.type(`bash -c "trap '' INT TERM; echo ARMED-\\$\\$; sleep 1000"`);
       await shell.waitFor(/ARMED-\d+/);
-      const started = Date.now();
-      expect(await escalateKill(target(shell), { waitsMs: [300, 300] })).toBe('SIGKILL');
-      expect(Date.now() - started).toBeLessThan(3000);
+      // The waits run on a fake clock, so what is checked is the waits escalateKill keeps, not
+      // the machine's speed: while a signal is expected to be ignored, the clock jumps to the end
+      // of each nap; once SIGKILL is sent it creeps (1 ms a turn of the real event loop) so the
+      // kernel can deliver it. What takes real time (reading /proc) runs between the jumps.
+      const sent: [string, number][] = [];
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+      const realKill = process.kill.bind(process);
+      const kill = vi.spyOn(process, 'kill').mockImplementation((pid: number, signal?: string | number) => {
+        if (pid < 0) sent.push([String(signal), Date.now() - clockAtStart]);
+        return realKill(pid, signal);
+      });
+      const clockAtStart = Date.now();
+      try {
+        let result: Awaited<ReturnType<typeof escalateKill>> | undefined;
+        let settled = false;
+        void escalateKill(target(shell), { waitsMs: [300, 300, 600_000] }).then((signal) => {
+          result = signal;
+          settled = true;
+        });
+        while (!settled) {
+          if (sent.some(([signal]) => signal === 'SIGKILL')) await vi.advanceTimersByTimeAsync(1);
+          else await vi.advanceTimersToNextTimerAsync();
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        expect(result).toBe('SIGKILL');
+        // (fake milliseconds) SIGCONT follows SIGINT and SIGTERM, so a stopped job acts on them.
+        expect(sent).toEqual([
+          ['SIGINT', 0],
+          ['SIGCONT', 0],
+          ['SIGTERM', 300],
+          ['SIGCONT', 300],
+          ['SIGKILL', 600],
+        ]);
+      } finally {
+        kill.mockRestore();
+        vi.useRealTimers();
+      }
       await shell.usable();
     });
 
@@ -214,17 +248,17 @@ describe.runIf(linux)('processes', () => {
 
     it('wakes on the caller event instead of waiting out the wait', async () => {
       const shell = await openShell();
-      shell.type(`bash -c "trap '' INT; echo ARMED-\\$\\$; sleep 1000"`);
+      // The job outlives SIGINT (the loop goes on after the trap), and says it got it.
+      shell.type(`bash -c "trap 'echo GOT-\\$((6*7))' INT; echo ARMED-\\$\\$; while :; do sleep 1; done"`);
       await shell.waitFor(/ARMED-\d+/);
       let done = false;
       const listeners = new Set<() => void>();
       const onDone = (l: () => void) => (listeners.add(l), { dispose: () => listeners.delete(l) });
-      // The caller "knows" it is done (as shell integration would) 100 ms into a 20 s wait.
-      setTimeout(() => ((done = true), listeners.forEach((l) => l())), 100);
-      const started = Date.now();
-      const result = await escalateKill(target(shell), { waitsMs: [20_000], isDone: () => done, onDone });
-      expect(result).toBe('SIGINT');
-      expect(Date.now() - started).toBeLessThan(5000);
+      // The caller learns the job is done (as shell integration would) once the SIGINT landed.
+      void shell.waitFor(/GOT-42/).then(() => ((done = true), listeners.forEach((l) => l())));
+      // Neither the wait nor a poll can end this early (both far past the test's timeout): only the wake.
+      const woken = escalateKill(target(shell), { waitsMs: [600_000], pollMs: 600_000, isDone: () => done, onDone });
+      expect(await within(woken, 10_000, 'escalateKill to return once the caller said the job is done')).toBe('SIGINT');
       expect(listeners.size).toBe(0); // the subscription was disposed
     });
 

@@ -3,7 +3,6 @@
  * read through the terminal's OSC handlers (never a regex over raw bytes). Each test gets a
  * temporary HOME so the developer's rc files do not interfere.
  */
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -22,6 +21,8 @@ import {
 } from '../../src/core/shellIntegration.js';
 import type { ShellKind } from '../../src/core/types.js';
 import { skipFishFirstRun } from './helpers/core.js';
+import { pollUntil } from './helpers/poll.js';
+import { shellPath, type ShellName } from './helpers/shells.js';
 
 const { Terminal } = xtermHeadless;
 type HeadlessTerminal = InstanceType<typeof Terminal>;
@@ -34,14 +35,6 @@ interface Mark {
   exit?: number;
   command?: string;
   cwd?: string;
-}
-
-function which(name: string): string | null {
-  try {
-    return execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim() || null;
-  } catch {
-    return null;
-  }
 }
 
 /** One shell in a PTY, mirrored into a headless terminal whose OSC handlers record the marks. */
@@ -63,7 +56,7 @@ class ShellUnderTest {
   private readonly outputWaiters = new Set<(data: string) => void>();
 
   constructor(
-    shellPath: string,
+    shellFile: string,
     readonly home: string,
     opts: { login?: boolean; env?: Record<string, string> } = {},
   ) {
@@ -75,7 +68,7 @@ class ShellUnderTest {
       LANG: 'C.UTF-8',
       ...opts.env,
     };
-    this.plan = planShellIntegration(shellPath, {
+    this.plan = planShellIntegration(shellFile, {
       nonce: this.nonce,
       login: opts.login ?? false,
       userEnv: baseEnv,
@@ -104,7 +97,7 @@ class ShellUnderTest {
       this.push({ kind: 'cwd', cwd: decodeURIComponent(url.pathname) });
       return true;
     });
-    this.proc = pty.spawn(shellPath, this.plan.args, {
+    this.proc = pty.spawn(shellFile, this.plan.args, {
       name: 'xterm-256color',
       cols: 100,
       rows: 30,
@@ -224,25 +217,23 @@ class ShellUnderTest {
   }
 
   /**
-   * Polls until the shell is blocked reading its terminal (no event tells: /proc, via the
-   * product's own probe, inputProbe.ts).
+   * Until the shell is blocked reading its terminal. No event tells (it is a state of the
+   * kernel's): polled, through the product's own probe (inputProbe.ts).
    */
   async waitUntilReadingTerminal(timeoutMs = WAIT_MS): Promise<void> {
     const ttyPath = (this.proc as unknown as { _pty: string })._pty;
-    const deadline = Date.now() + timeoutMs;
-    while (!(await probeTerminalInput(this.proc.pid, ttyPath)).reading) {
-      if (Date.now() > deadline) throw new Error(`the shell was not reading its terminal within ${timeoutMs} ms; raw tail: ${JSON.stringify(this.raw)}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await pollUntil(async () => (await probeTerminalInput(this.proc.pid, ttyPath)).reading, 'the shell reading its terminal', {
+      timeoutMs,
+      detail: () => `raw tail: ${JSON.stringify(this.raw)}`,
+    });
   }
 
-  /** Polls a condition the shell gives no event for (the terminal's foreground process). */
-  async waitUntil(cond: () => boolean, timeoutMs = WAIT_MS): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!cond()) {
-      if (Date.now() > deadline) throw new Error('condition not met in time');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+  /** Until `program` is the terminal's foreground process (the terminal's state: no event tells, polled). */
+  async waitUntilForeground(program: string, timeoutMs = WAIT_MS): Promise<void> {
+    await pollUntil(() => this.proc.process === program, `${program} in the terminal's foreground`, {
+      timeoutMs,
+      detail: () => `foreground: ${this.proc.process}; ${this.processState()}`,
+    });
   }
 
   waitExit(timeoutMs = WAIT_MS): Promise<number> {
@@ -290,8 +281,8 @@ function tempHome(files: Record<string, string> = {}): string {
   return home;
 }
 
-function start(shellPath: string, home: string, opts?: { login?: boolean; env?: Record<string, string> }): ShellUnderTest {
-  const s = new ShellUnderTest(shellPath, home, opts);
+function start(shellFile: string, home: string, opts?: { login?: boolean; env?: Record<string, string> }): ShellUnderTest {
+  const s = new ShellUnderTest(shellFile, home, opts);
   live.push(s);
   return s;
 }
@@ -315,10 +306,6 @@ function kinds(s: ShellUnderTest, marks: Mark[]): string[] {
   return marks.filter((m) => m.kind === 'cwd' || m.nonce === s.nonce).map((m) => m.kind);
 }
 
-const bashPath = which('bash');
-const zshPath = which('zsh');
-const fishPath = which('fish');
-const dashPath = which('dash');
 
 /**
  * fish's config plus its universal variables marked "initialized": otherwise a first start
@@ -333,7 +320,7 @@ function fishRc(config: string): Record<string, string> {
 
 interface ShellCase {
   name: string;
-  path: string | null;
+  shell: ShellName;
   /** A file in HOME the shell reads at start-up, to keep start-up wizards away. */
   rc: Record<string, string>;
   exit42: string;
@@ -341,11 +328,11 @@ interface ShellCase {
 }
 
 const cases: ShellCase[] = [
-  { name: 'bash', path: bashPath, rc: { '.bashrc': '' }, exit42: '(exit 42)', hasE: false },
-  { name: 'zsh', path: zshPath, rc: { '.zshrc': '' }, exit42: '(exit 42)', hasE: true },
-  { name: 'fish', path: fishPath, rc: fishRc(''), exit42: "bash -c 'exit 42'", hasE: true },
+  { name: 'bash', shell: 'bash', rc: { '.bashrc': '' }, exit42: '(exit 42)', hasE: false },
+  { name: 'zsh', shell: 'zsh', rc: { '.zshrc': '' }, exit42: '(exit 42)', hasE: true },
+  { name: 'fish', shell: 'fish', rc: fishRc(''), exit42: "bash -c 'exit 42'", hasE: true },
   // sh/dash: __sb_exec prints no E; the tracker keeps its own record of what it typed.
-  { name: 'sh (dash)', path: dashPath, rc: {}, exit42: '(exit 42)', hasE: false },
+  { name: 'sh (dash)', shell: 'dash', rc: {}, exit42: '(exit 42)', hasE: false },
 ];
 
 describe('detectShellKind / wrapCommand', () => {
@@ -368,11 +355,12 @@ describe('detectShellKind / wrapCommand', () => {
   });
 });
 
-describe.each(cases)('$name integration', ({ name, path: shellPath, rc, exit42, hasE }) => {
-  const maybe = shellPath ? it : it.skip;
+describe.each(cases)('$name integration', ({ name, shell, rc, exit42, hasE }) => {
+  /** Starts this case's shell (resolved on PATH: a missing one fails the test, naming its package). */
+  const startShell = (home: string): ShellUnderTest => start(shellPath(shell), home);
 
-  maybe('first prompt: OSC 7 then A, B; no D', async () => {
-    const s = start(shellPath!, tempHome(rc));
+  it('first prompt: OSC 7 then A, B; no D', async () => {
+    const s = startShell(tempHome(rc));
     const first = await s.ready();
     const k = kinds(s, first);
     expect(k.slice(-3)).toEqual(['cwd', 'A', 'B']);
@@ -380,8 +368,8 @@ describe.each(cases)('$name integration', ({ name, path: shellPath, rc, exit42, 
     expect(k).not.toContain('C');
   });
 
-  maybe('echo hi: E, C, output, OSC 7, D;0, then A, B', async () => {
-    const s = start(shellPath!, tempHome(rc));
+  it('echo hi: E, C, output, OSC 7, D;0, then A, B', async () => {
+    const s = startShell(tempHome(rc));
     await s.ready();
     const marks = await s.run('echo hi');
     expect(kinds(s, marks)).toEqual([...(hasE ? ['E'] : []), 'C', 'cwd', 'D', 'A', 'B']);
@@ -390,16 +378,16 @@ describe.each(cases)('$name integration', ({ name, path: shellPath, rc, exit42, 
     expect(s.text()).toMatch(/^hi$/m);
   });
 
-  maybe('exit codes: false -> 1, exit 42 -> 42', async () => {
-    const s = start(shellPath!, tempHome(rc));
+  it('exit codes: false -> 1, exit 42 -> 42', async () => {
+    const s = startShell(tempHome(rc));
     await s.ready();
     expect((await s.run('false')).find(s.ours('D'))?.exit).toBe(1);
     expect((await s.run(exit42)).find(s.ours('D'))?.exit).toBe(42);
     expect((await s.run('true')).find(s.ours('D'))?.exit).toBe(0);
   });
 
-  maybe('cd /usr: OSC 7 with /usr before D, and it sticks', async () => {
-    const s = start(shellPath!, tempHome(rc));
+  it('cd /usr: OSC 7 with /usr before D, and it sticks', async () => {
+    const s = startShell(tempHome(rc));
     await s.ready();
     const marks = await s.run('cd /usr');
     const cwdAt = marks.findIndex((m) => m.kind === 'cwd');
@@ -409,18 +397,18 @@ describe.each(cases)('$name integration', ({ name, path: shellPath, rc, exit42, 
     expect(next.find((m) => m.kind === 'cwd')?.cwd).toBe('/usr');
   });
 
-  maybe('cwd with a space and non-ASCII is percent-encoded and decodes back', async () => {
+  it('cwd with a space and non-ASCII is percent-encoded and decodes back', async () => {
     const home = tempHome(rc);
     const dir = path.join(home, 'a b é;x');
     fs.mkdirSync(dir);
-    const s = start(shellPath!, home);
+    const s = startShell(home);
     await s.ready();
     const marks = await s.run(`cd '${dir}'`);
     expect(marks.find((m) => m.kind === 'cwd')?.cwd).toBe(dir);
   });
 
-  maybe('a fake D printed by a program carries no nonce', async () => {
-    const s = start(shellPath!, tempHome(rc));
+  it('a fake D printed by a program carries no nonce', async () => {
+    const s = startShell(tempHome(rc));
     await s.ready();
     const marks = await s.run(`printf '\\033]133;D;0\\007'; sleep 0.2; false`);
     const ds = marks.filter((m) => m.kind === 'D');
@@ -429,9 +417,9 @@ describe.each(cases)('$name integration', ({ name, path: shellPath, rc, exit42, 
     expect(ds[1]).toMatchObject({ nonce: s.nonce, exit: 1 });
   });
 
-  maybe('the nonce never reaches a child process environment', async () => {
+  it('the nonce never reaches a child process environment', async () => {
     const home = tempHome(rc);
-    const s = start(shellPath!, home);
+    const s = startShell(home);
     await s.ready();
     await s.run('env > env.txt');
     const env = fs.readFileSync(path.join(home, 'env.txt'), 'utf8');
@@ -440,8 +428,8 @@ describe.each(cases)('$name integration', ({ name, path: shellPath, rc, exit42, 
     expect(env).not.toContain('SWITCHBOARD_');
   });
 
-  maybe('empty Enter and Ctrl-C at the prompt print neither C nor D', async () => {
-    const s = start(shellPath!, tempHome(rc));
+  it('empty Enter and Ctrl-C at the prompt print neither C nor D', async () => {
+    const s = startShell(tempHome(rc));
     await s.ready();
     const empty = await s.typeUntilPrompt('\r');
     expect(kinds(s, empty)).not.toContain('D');
@@ -463,23 +451,23 @@ describe.each(cases)('$name integration', ({ name, path: shellPath, rc, exit42, 
     expect((await s.run('echo ok')).find(s.ours('D'))?.exit).toBe(0);
   });
 
-  maybe('Ctrl-C during a command ends it with a D', async () => {
-    const s = start(shellPath!, tempHome(rc));
+  it('Ctrl-C during a command ends it with a D', async () => {
+    const s = startShell(tempHome(rc));
     await s.ready();
     const from = s.marks.length;
     s.proc.write(wrapCommand(s.plan.kind, 'sleep 30', s.nonce) + '\r');
     await s.waitFor(s.ours('C'), from);
     // C is printed just before the shell starts the program: a ^C in between can reach the
     // shell instead (a real race the kill escalation covers). Wait until sleep has the terminal.
-    await s.waitUntil(() => s.proc.process === 'sleep');
+    await s.waitUntilForeground('sleep');
     s.proc.write('\x03');
     const d = await s.waitFor(s.ours('D'), from);
     expect(s.marks[d]!.exit).not.toBe(0);
     await s.waitFor(s.ours('B'), d);
   });
 
-  maybe('clear, output without a trailing newline, multi-line commands, exit', async () => {
-    const s = start(shellPath!, tempHome(rc));
+  it('clear, output without a trailing newline, multi-line commands, exit', async () => {
+    const s = startShell(tempHome(rc));
     await s.ready();
     expect((await s.run('clear')).find(s.ours('D'))?.exit).toBe(0);
     expect((await s.run('printf foo')).find(s.ours('D'))?.exit).toBe(0);
@@ -495,7 +483,7 @@ describe.each(cases)('$name integration', ({ name, path: shellPath, rc, exit42, 
   });
 });
 
-describe.skipIf(!bashPath)('bash with a real setup', () => {
+describe('bash with a real setup', () => {
   const bashrc = [
     'set -u',
     `PROMPT_COMMAND='echo "pc status=$?" >> ~/pc.log'`,
@@ -505,7 +493,7 @@ describe.skipIf(!bashPath)('bash with a real setup', () => {
 
   it('keeps the PROMPT_COMMAND (with the command status), a two-line PS1 and set -u', async () => {
     const home = tempHome({ '.bashrc': bashrc });
-    const s = start(bashPath!, home);
+    const s = start(shellPath('bash'), home);
     await s.ready();
     const marks = await s.run('false');
     expect(kinds(s, marks)).toEqual(['C', 'cwd', 'D', 'A', 'B']);
@@ -519,7 +507,7 @@ describe.skipIf(!bashPath)('bash with a real setup', () => {
   });
 
   it('prints no E (no history fork): the hub reads the line from the screen, PS2 inside F/G', async () => {
-    const s = start(bashPath!, tempHome({ '.bashrc': "PS2='cont> '\n" }));
+    const s = start(shellPath('bash'), tempHome({ '.bashrc': "PS2='cont> '\n" }));
     await s.ready();
     expect(kinds(s, await s.run("echo 'a\nb'"))).toEqual(['C', 'cwd', 'D', 'A', 'B']);
     expect(s.text()).toContain("echo 'a\ncont> b'");
@@ -527,7 +515,7 @@ describe.skipIf(!bashPath)('bash with a real setup', () => {
   });
 
   it('a nested bash runs inside one command and leaves no stray marks or errors', async () => {
-    const s = start(bashPath!, tempHome({ '.bashrc': bashrc }));
+    const s = start(shellPath('bash'), tempHome({ '.bashrc': bashrc }));
     await s.ready();
     // typed ahead: the nested bash reads the second line
     const marks = await s.run('bash\recho "in nested: ${SWITCHBOARD_NONCE-none}"; exit 5');
@@ -539,7 +527,7 @@ describe.skipIf(!bashPath)('bash with a real setup', () => {
 
   it('chains an array PROMPT_COMMAND', async () => {
     const home = tempHome({ '.bashrc': `PROMPT_COMMAND=('echo one >> ~/pc.log' 'echo two >> ~/pc.log')\n` });
-    const s = start(bashPath!, home);
+    const s = start(shellPath('bash'), home);
     await s.ready();
     await s.run('true');
     expect(fs.readFileSync(path.join(home, 'pc.log'), 'utf8')).toBe('one\ntwo\none\ntwo\n');
@@ -547,7 +535,7 @@ describe.skipIf(!bashPath)('bash with a real setup', () => {
 
   it('login: reads ~/.bash_profile, not ~/.bashrc', async () => {
     const home = tempHome({ '.bash_profile': 'FROM_PROFILE=yes\n', '.bashrc': 'FROM_BASHRC=yes\n' });
-    const s = start(bashPath!, home, { login: true });
+    const s = start(shellPath('bash'), home, { login: true });
     await s.ready();
     await s.run('echo "p=${FROM_PROFILE-} r=${FROM_BASHRC-}"');
     expect(s.text()).toContain('p=yes r=\n');
@@ -555,7 +543,7 @@ describe.skipIf(!bashPath)('bash with a real setup', () => {
 
   it('the DEBUG-trap path (bash < 4.4) marks commands too', async () => {
     const home = tempHome({ '.bashrc': bashrc });
-    const s = start(bashPath!, home, { env: { SWITCHBOARD_BASH_PREEXEC: 'debug' } });
+    const s = start(shellPath('bash'), home, { env: { SWITCHBOARD_BASH_PREEXEC: 'debug' } });
     await s.ready();
     const marks = await s.run('echo hi; false');
     expect(kinds(s, marks)).toEqual(['C', 'cwd', 'D', 'A', 'B']);
@@ -565,7 +553,7 @@ describe.skipIf(!bashPath)('bash with a real setup', () => {
   });
 });
 
-describe.skipIf(!zshPath)('zsh with a real setup', () => {
+describe('zsh with a real setup', () => {
   const zshrc = [
     'setopt nounset',
     'precmd() { print -r -- "precmd status=$?" >> ~/precmd.log }',
@@ -576,7 +564,7 @@ describe.skipIf(!zshPath)('zsh with a real setup', () => {
 
   it('keeps the person’s precmd, RPROMPT and nounset', async () => {
     const home = tempHome({ '.zshrc': zshrc });
-    const s = start(zshPath!, home);
+    const s = start(shellPath('zsh'), home);
     await s.ready();
     const marks = await s.run('false');
     expect(kinds(s, marks)).toEqual(['E', 'C', 'cwd', 'D', 'A', 'B']);
@@ -595,27 +583,27 @@ describe.skipIf(!zshPath)('zsh with a real setup', () => {
       '.zshrc': 'FROM_HOME_ZSHRC=yes\n',
     });
     const zdot = path.join(home, 'zdot');
-    const s = start(zshPath!, home, { env: { ZDOTDIR: zdot }, login: true });
+    const s = start(shellPath('zsh'), home, { env: { ZDOTDIR: zdot }, login: true });
     await s.ready();
     await s.run('print -r -- "e=$FROM_ZSHENV r=$FROM_ZSHRC l=${FROM_ZLOGIN-} h=${FROM_HOME_ZSHRC-} z=$ZDOTDIR"');
     expect(s.text()).toContain(`e=yes r=${zdot} l=yes h= z=${zdot}\n`);
   });
 });
 
-describe.skipIf(!fishPath)('fish with a real setup', () => {
+describe('fish with a real setup', () => {
   it('keeps the person’s prompt, which still sees $status', async () => {
     const home = tempHome(fishRc('function fish_prompt; echo -n "fish-top[$status]> "; end\n'));
-    const s = start(fishPath!, home);
+    const s = start(shellPath('fish'), home);
     await s.ready();
     await s.run('false');
     expect(s.text()).toContain('fish-top[0]> false\nfish-top[1]>');
   });
 });
 
-describe.skipIf(!dashPath)('sh (dash) with a real setup', () => {
+describe('sh (dash) with a real setup', () => {
   it('sources the person’s ENV file and keeps their PS1', async () => {
     const home = tempHome({ '.shrc': "FROM_ENV=yes\nPS1='dash-top\\$ '\n" });
-    const s = start(dashPath!, home, { env: { ENV: path.join(home, '.shrc') } });
+    const s = start(shellPath('dash'), home, { env: { ENV: path.join(home, '.shrc') } });
     await s.ready();
     await s.run('echo "env=$FROM_ENV ENV=$ENV"');
     expect(s.text()).toContain(`env=yes ENV=${path.join(home, '.shrc')}`);
@@ -624,7 +612,7 @@ describe.skipIf(!dashPath)('sh (dash) with a real setup', () => {
 });
 
 describe('unknown shells', () => {
-  it.skipIf(!dashPath)('the inline wrapper marks a command in a plain POSIX shell', async () => {
+  it('the inline wrapper marks a command in a plain POSIX shell', async () => {
     // Stand in for an unknown shell: dash with no ENV, typed the 'unknown' wrapper.
     const home = tempHome();
     const nonce = 'inline1';
@@ -641,7 +629,7 @@ describe('unknown shells', () => {
       seen.push(`7:${new URL(data).pathname}`);
       return true;
     });
-    const proc = pty.spawn(dashPath!, ['-i'], { cwd: home, env: { PATH: process.env.PATH ?? '', HOME: home, PS1: '$ ' } });
+    const proc = pty.spawn(shellPath('dash'), ['-i'], { cwd: home, env: { PATH: process.env.PATH ?? '', HOME: home, PS1: '$ ' } });
     proc.onData((d) => term.write(d));
     try {
       proc.write(wrapCommand('unknown' as ShellKind | 'unknown', 'cd /usr; (exit 7)', nonce) + '\r');

@@ -9,6 +9,8 @@ import { floodHeapGrowth } from '../../src/core/heapGrowth.js';
 import type { SessionManager } from '../../src/core/sessionManager.js';
 import type { TerminalSession } from '../../src/core/terminalSession.js';
 import { agent, managersPerTest } from './helpers/core.js';
+import { openFdCount, processExists } from './helpers/processState.js';
+import { shellPath } from './helpers/shells.js';
 import { within } from './helpers/within.js';
 
 const { manager } = managersPerTest();
@@ -34,11 +36,13 @@ function whenState(session: TerminalSession, state: string, timeoutMs = 5_000): 
   });
 }
 
-const SHELLS = ['/bin/bash', '/usr/bin/zsh', '/usr/bin/fish', '/bin/sh'] as const;
+const SHELLS = ['bash', 'zsh', 'fish', 'sh'] as const;
 
-describe.each(SHELLS)('execute boundaries in %s', (shell) => {
+describe.each(SHELLS)('execute boundaries in %s', (name) => {
+  const shell = (): string => shellPath(name);
+
   it('runs a multi-line command whole and waits for all of it', async () => {
-    const session = await manager({ shell }).manager.open({ creator: agent });
+    const session = await manager({ shell: shell() }).manager.open({ creator: agent });
     const result = await run(session, 'echo one\nsleep 0.3\necho two');
     expect(result.status).toBe('completed');
     expect(result.output).toBe('one\ntwo');
@@ -49,7 +53,7 @@ describe.each(SHELLS)('execute boundaries in %s', (shell) => {
   });
 
   it('returns output without a final newline, and a progress bar as its final state', async () => {
-    const session = await manager({ shell }).manager.open({ creator: agent });
+    const session = await manager({ shell: shell() }).manager.open({ creator: agent });
     expect((await run(session, 'printf abc')).output).toBe('abc');
     const bar = await run(session, "printf '\\r33%%'; sleep 0.05; printf '\\r66%%'; sleep 0.05; printf '\\r99%%\\n'");
     expect(bar.output).toBe('99%');
@@ -57,14 +61,14 @@ describe.each(SHELLS)('execute boundaries in %s', (shell) => {
   });
 
   it('is not ended early by a program printing a fake finished mark', async () => {
-    const session = await manager({ shell }).manager.open({ creator: agent });
+    const session = await manager({ shell: shell() }).manager.open({ creator: agent });
     const result = await run(session, "printf '\\033]133;D;0\\007'; sleep 0.3; echo real-end");
     expect(result.status).toBe('completed');
     expect(result.output).toBe('real-end');
   });
 
   it('returns what the screen shows after clear inside a command', async () => {
-    const session = await manager({ shell, env: { TERM: 'xterm-256color' } }).manager.open({ creator: agent });
+    const session = await manager({ shell: shell(), env: { TERM: 'xterm-256color' } }).manager.open({ creator: agent });
     const result = await run(session, 'echo before; clear; echo after');
     expect(result.output).toBe('after');
     expect(result.exit_code).toBe(0);
@@ -105,7 +109,7 @@ describe('execute output', () => {
   // a while (a command substitution in PS1) leaves a gap after the D mark to type into.
   it('types into sh only once its prompt is drawn, so the echo stays off the output row', async () => {
     // dash has no line editor: the output would start beside the prompt, after the echo.
-    const { manager: m } = manager({ shell: '/bin/sh', rcFiles: { '.shrc': "PS1='$(sleep 0.3)$ '\n" }, env: { ENV: '$HOME/.shrc' } });
+    const { manager: m } = manager({ shell: shellPath('sh'), rcFiles: { '.shrc': "PS1='$(sleep 0.3)$ '\n" }, env: { ENV: '$HOME/.shrc' } });
     const session = await m.open({ creator: agent });
     expect((await run(session, 'printf abc')).output).toBe('abc');
     const bar = await run(session, "printf '\\r33%%'; printf '\\r99%%\\n'");
@@ -124,7 +128,7 @@ describe('execute output', () => {
 
   it('stops waiting for a prompt that lost its marks, with one warning, and goes on', async () => {
     const warnings: string[] = [];
-    const { manager: m } = manager({ shell: '/bin/sh', onWarning: (message) => warnings.push(message) });
+    const { manager: m } = manager({ shell: shellPath('sh'), onWarning: (message) => warnings.push(message) });
     const session = await m.open({ creator: agent });
     await run(session, "PS1='plain> '");
     for (const word of ['one', 'two', 'three']) expect((await run(session, `echo ${word}`)).output).toBe(word);
@@ -197,14 +201,16 @@ describe('session manager', () => {
   });
 
   it('releases every process and file descriptor on dispose', async () => {
-    const fdsBefore = fs.readdirSync('/proc/self/fd').length;
+    const fdsBefore = openFdCount();
     const { manager: m } = manager();
     const sessions = await Promise.all([m.open({ creator: agent }), m.open({ creator: agent }), m.open({ creator: agent })]);
     await Promise.all(sessions.map((s) => run(s, 'sleep 1000 &')));
     const pids = sessions.map((s) => s.pid);
+    expect(pids.map(processExists)).toEqual([true, true, true]); // the probe sees them while they live
+    expect(openFdCount()).toBeGreaterThan(fdsBefore); // …and the count sees the terminals
     await m.dispose();
-    for (const pid of pids) expect(fs.existsSync(`/proc/${pid}`)).toBe(false);
-    expect(fs.readdirSync('/proc/self/fd').length).toBeLessThanOrEqual(fdsBefore);
+    expect(pids.map(processExists)).toEqual([false, false, false]); // not even a zombie
+    expect(openFdCount()).toBeLessThanOrEqual(fdsBefore);
   });
 
   it('lets go of each finished call: nothing of it stays alive until the session ends', async () => {

@@ -14,6 +14,7 @@ import type { TerminalSession } from '../../src/core/terminalSession.js';
 import { META_FILE, OUTPUT_LOG, TIMING_LOG, Transcript, type SessionMeta } from '../../src/core/transcript.js';
 import type { CommandRecord } from '../../src/core/types.js';
 import { agent, tempHome, testSettings } from './helpers/core.js';
+import { shellPath } from './helpers/shells.js';
 
 const managers: SessionManager[] = [];
 
@@ -79,7 +80,7 @@ describe('transcripts', () => {
     expect(text.match(/x+/g)?.some((run) => run.length === 100_000)).toBe(true);
     expect(text.includes('x'.repeat(100_001))).toBe(false);
 
-    expect(meta).toMatchObject({ id: session.id, name: 'bytes', creator: agent, program: '/bin/bash', rows: 30, cols: 100 });
+    expect(meta).toMatchObject({ id: session.id, name: 'bytes', creator: agent, program: shellPath('bash'), rows: 30, cols: 100 });
     expect(meta.closed_at).toEqual(expect.any(String));
     expect(fs.statSync(path.join(dir, META_FILE)).mode & 0o777).toBe(0o600);
     expect(fs.readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
@@ -231,6 +232,7 @@ describe('asciicast export', () => {
   it('replays output.log exactly: valid JSON lines, the right size, monotonic times', async () => {
     const dirs = tempHome();
     const manager = managerOn(dirs);
+    const openedFrom = Date.now();
     const session = await manager.open({ creator: agent, name: 'cast', cols: 90, rows: 25 });
     await run(session, "echo fir''st; sleep 0.3; echo sec''ond"); // the echoed line never matches
     // 500 kB of multi-byte characters: many fall across the exporter's 64 KB slices.
@@ -241,8 +243,13 @@ describe('asciicast export', () => {
     const lines = await castOf(dir);
     const parsed = lines.map((line) => JSON.parse(line) as unknown);
     const header = parsed[0] as Record<string, unknown>;
-    expect(header).toMatchObject({ version: 2, width: 90, height: 25, title: 'cast', env: { TERM: 'xterm-256color', SHELL: '/bin/bash' } });
-    expect(Math.abs((header.timestamp as number) - Date.parse(readMeta(dirs.stateDir, session.id).created_at) / 1000)).toBeLessThan(2);
+    expect(header).toMatchObject({ version: 2, width: 90, height: 25, title: 'cast', env: { TERM: 'xterm-256color', SHELL: shellPath('bash') } });
+    // When the session started: the transcript's start (its timing log), taken while it opened,
+    // before the session object was made (an order on one clock, not a tolerance).
+    const startedAt = (JSON.parse(fs.readFileSync(path.join(dir, TIMING_LOG), 'utf8').split('\n')[0]!) as { started_at: number }).started_at;
+    expect(header.timestamp).toBe(Math.floor(startedAt / 1000));
+    expect(startedAt).toBeGreaterThanOrEqual(openedFrom);
+    expect(startedAt).toBeLessThanOrEqual(Date.parse(readMeta(dirs.stateDir, session.id).created_at));
 
     const events = parsed.slice(1) as [number, string, string][];
     let last = 0;

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { TerminalSession } from '../../src/core/terminalSession.js';
 import type { CommandRecord } from '../../src/core/types.js';
 import { managersPerTest } from './helpers/core.js';
+import { shellPath } from './helpers/shells.js';
 
 const { manager } = managersPerTest();
 const person = { kind: 'user' } as const;
@@ -36,7 +37,7 @@ async function personShell(shell: string, rcFiles: Record<string, string> = {}):
 
 describe('bash: the command line read from the screen', () => {
   it('is what was typed: one line, a leading space, a line longer than the terminal', async () => {
-    const session = await personShell('/bin/bash', { '.bashrc': 'HISTCONTROL=ignoreboth\n' });
+    const session = await personShell(shellPath('bash'), { '.bashrc': 'HISTCONTROL=ignoreboth\n' });
     expect((await typeCommand(session, 'echo one\r')).command).toBe('echo one');
     // Not in history (ignorespace): the screen still shows it.
     expect((await typeCommand(session, ' echo two\r')).command).toBe('echo two');
@@ -45,22 +46,22 @@ describe('bash: the command line read from the screen', () => {
   });
 
   it('leaves out continuation prompts, the person’s own PS2 included', async () => {
-    const session = await personShell('/bin/bash', { '.bashrc': "PS2='more> '\nPS1='two-line\\n\\$ '\n" });
+    const session = await personShell(shellPath('bash'), { '.bashrc': "PS2='more> '\nPS1='two-line\\n\\$ '\n" });
     const record = await typeCommand(session, "printf '%s\\n' 'a\rb'\r");
     expect(record.command).toBe("printf '%s\\n' 'a\nb'");
     expect(record.exit_code).toBe(0);
   });
 
   it('takes the line after the last prompt when the prompt is redrawn (Ctrl-L)', async () => {
-    const session = await personShell('/bin/bash');
+    const session = await personShell(shellPath('bash'));
     await typeCommand(session, 'true\r');
     expect((await typeCommand(session, 'echo drawn\x0c\r')).command).toBe('echo drawn');
   });
 });
 
-describe.each(['/usr/bin/zsh', '/usr/bin/fish'])('%s: the command line from the E mark', (shell) => {
+describe.each(['zsh', 'fish'] as const)('%s: the command line from the E mark', (shell) => {
   it('is what was typed', async () => {
-    const session = await personShell(shell);
+    const session = await personShell(shellPath(shell));
     expect((await typeCommand(session, 'echo one\r')).command).toBe('echo one');
   });
 });

@@ -7,6 +7,7 @@ import { SessionManager, type CoreSettings } from '../../../src/core/sessionMana
 import { TerminalSession } from '../../../src/core/terminalSession.js';
 import type { Transcript } from '../../../src/core/transcript.js';
 import type { Creator } from '../../../src/core/types.js';
+import { shellPath } from './shells.js';
 
 /** Settings for tests: small, fast kill waits, the given shell. */
 export function testSettings(overrides: Partial<CoreSettings> = {}): CoreSettings {
@@ -14,7 +15,7 @@ export function testSettings(overrides: Partial<CoreSettings> = {}): CoreSetting
     maxSessions: 16,
     scrollback: 1_000,
     headLines: 200,
-    shell: '/bin/bash',
+    shell: shellPath('bash'),
     login: false,
     startupTimeoutMs: 10_000,
     killWaitsMs: [300, 300],
@@ -68,7 +69,7 @@ export function createManager(options: {
 } {
   const { home, stateDir } = tempHome(options.rcFiles);
   const manager = new SessionManager({
-    settings: testSettings({ shell: options.shell ?? '/bin/bash', ...options.settings }),
+    settings: testSettings({ shell: options.shell ?? shellPath('bash'), ...options.settings }),
     stateDir,
     baseEnv: { PATH: process.env.PATH, HOME: home, LANG: 'C.UTF-8', USER: process.env.USER ?? 'root', ...options.env },
     onWarning: options.onWarning ?? (() => {}),
@@ -118,7 +119,7 @@ export function startBashSession(options: {
     id,
     name: null,
     creator,
-    shell: '/bin/bash',
+    shell: shellPath('bash'),
     login: false,
     cwd: home,
     env: buildSessionEnv({ sessionId: id, creator, base: { PATH: process.env.PATH, HOME: home, LANG: 'C.UTF-8', USER: 'sb' } }),

@@ -9,6 +9,7 @@ import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { shellPath } from './shells.js';
 
 export const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 export const BIN = path.join(ROOT, 'bin', 'switchboard.js');
@@ -36,7 +37,7 @@ export function tempHome(prefix = 'sb-hub-'): string {
 export function cleanEnv(extra: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('SWITCHBOARD_')) env[key] = value;
-  return { ...env, SHELL: '/bin/bash', SWITCHBOARD_KILL_WAIT_MS: '300', ...extra };
+  return { ...env, SHELL: shellPath('bash'), SWITCHBOARD_KILL_WAIT_MS: '300', ...extra };
 }
 
 /** Spawns `serve` (through `sh -c 'umask 000; …'` when asked) and waits for its listening line. */

@@ -1,12 +1,54 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 
-/** True while `pid` names a live process (a zombie counts as dead). */
+/**
+ * True while `pid` names a live process (a zombie counts as dead). Linux: its /proc stat;
+ * elsewhere (macOS): `ps -o stat=`, which prints nothing for a pid that is gone. The same answer
+ * on both, so an assertion that a process is gone cannot pass merely because /proc is missing.
+ */
 export function alive(pid: number): boolean {
+  const state = processState(pid);
+  return state !== null && !/^[ZX]/.test(state);
+}
+
+/** True while the process table has `pid` at all, a zombie included (signal 0: portable). */
+export function processExists(pid: number): boolean {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2)[0];
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'; // someone else's: it exists
   }
+}
+
+/** The process's state letter(s) as `ps` shows them (`S`, `R+`, `Z`…), or null when there is no such process. */
+function processState(pid: number): string | null {
+  if (process.platform === 'linux') {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return stat.slice(stat.lastIndexOf(')') + 2)[0] ?? null;
+    } catch {
+      return null;
+    }
+  }
+  try {
+    return execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' }).trim() || null;
+  } catch {
+    return null; // ps exits 1 when no process matched
+  }
+}
+
+/** How many file descriptors this process has open: /dev/fd lists them on Linux (→ /proc/self/fd) and macOS alike. */
+export function openFdCount(): number {
+  return readdirSync('/dev/fd').length;
+}
+
+/** A process's resident memory in KiB: Linux's /proc status (VmRSS), elsewhere (macOS) `ps -o rss=`, also KiB. */
+export function residentKb(pid: number): number {
+  const kb =
+    process.platform === 'linux'
+      ? Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1])
+      : Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' }).trim());
+  if (!Number.isFinite(kb) || kb <= 0) throw new Error(`no resident memory for pid ${pid}`);
+  return kb;
 }

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { nextEvent } from '../../../src/core/event.js';
 import { COMMANDS_LOG, META_FILE, OUTPUT_LOG, TIMING_LOG, Transcript, WRITE_BATCH_BYTES, WRITE_BATCH_MS, type SessionMeta } from '../../../src/core/transcript.js';
 import type { CommandRecord } from '../../../src/core/types.js';
@@ -69,34 +69,42 @@ const meta: SessionMeta = {
 
 describe('Transcript batching', () => {
   it('writes PTY-sized chunks (one per event-loop turn, as node-pty delivers them) in far fewer writes, byte-exact', async () => {
-    const dir = tempDir();
-    const t = transcript(dir);
-    let writes = 0;
-    t.onDidWrite(() => writes++);
-    const sizes = [4095, 4096, 1, 2000, 17, 4095, 300];
-    const turns = 400;
-    const file = path.join(dir, OUTPUT_LOG);
-    const started = performance.now();
-    let offset = 0;
-    for (let turn = 0; turn < turns; turn++) {
-      const size = sizes[turn % sizes.length] ?? 1;
-      t.append(chunkAt(offset, size));
-      offset += size;
-      // Exact at every point: the next chunk's offset; pending is what is not on disk yet.
-      expect(t.size).toBe(offset);
-      expect(t.pendingBytes).toBeLessThanOrEqual(offset);
-      expect(t.pendingBytes).toBeGreaterThanOrEqual(offset - sizeOnDisk(file));
-      await nextTurn();
+    // The batch timer runs on a fake clock that moves 1 ms per chunk (a chunk a millisecond, a
+    // brisk PTY), so the count of timer-driven writes is the clock's, not the machine's. The
+    // writes themselves, and the event-loop turns between chunks, are real.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const dir = tempDir();
+      const t = transcript(dir);
+      let writes = 0;
+      t.onDidWrite(() => writes++);
+      const sizes = [4095, 4096, 1, 2000, 17, 4095, 300];
+      const turns = 400;
+      const msPerChunk = 1;
+      const file = path.join(dir, OUTPUT_LOG);
+      let offset = 0;
+      for (let turn = 0; turn < turns; turn++) {
+        const size = sizes[turn % sizes.length] ?? 1;
+        t.append(chunkAt(offset, size));
+        offset += size;
+        // Exact at every point: the next chunk's offset; pending is what is not on disk yet.
+        expect(t.size).toBe(offset);
+        expect(t.pendingBytes).toBeLessThanOrEqual(offset);
+        expect(t.pendingBytes).toBeGreaterThanOrEqual(offset - sizeOnDisk(file));
+        await vi.advanceTimersByTimeAsync(msPerChunk);
+        await nextTurn();
+      }
+      await t.flush();
+      expect(t.pendingBytes).toBe(0);
+      expect(fs.readFileSync(file).equals(expectedBytes(offset))).toBe(true);
+      // A write per WRITE_BATCH_BYTES, plus at most one per WRITE_BATCH_MS of the clock for
+      // what waited for the timer, plus the flush: not one per chunk.
+      expect(writes).toBeGreaterThan(0);
+      expect(writes).toBeLessThanOrEqual(Math.ceil(offset / WRITE_BATCH_BYTES) + Math.floor((turns * msPerChunk) / WRITE_BATCH_MS) + 2);
+      expect(writes).toBeLessThan(turns);
+    } finally {
+      vi.useRealTimers();
     }
-    const elapsed = performance.now() - started;
-    await t.flush();
-    expect(t.pendingBytes).toBe(0);
-    expect(fs.readFileSync(file).equals(expectedBytes(offset))).toBe(true);
-    // A write per WRITE_BATCH_BYTES, plus at most one per WRITE_BATCH_MS for what waited for
-    // the timer, plus the flush: not one per chunk.
-    expect(writes).toBeGreaterThan(0);
-    expect(writes).toBeLessThanOrEqual(Math.ceil(offset / WRITE_BATCH_BYTES) + Math.floor(elapsed / WRITE_BATCH_MS) + 2);
-    expect(writes).toBeLessThan(turns);
   });
 
   it('puts a small output on disk by itself, without a flush or more output', async () => {

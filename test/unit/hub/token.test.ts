@@ -90,6 +90,12 @@ describe('tokensEqual', () => {
   });
 });
 
+/** Creates `dir/name` and returns its modification time: a reading of the file system's clock. */
+function stamp(dir: string, name: string): number {
+  fs.writeFileSync(path.join(dir, name), '');
+  return fs.statSync(path.join(dir, name)).mtimeMs;
+}
+
 describe('replaceToken', () => {
   it('puts a new token in place, 0600 whatever the umask, with no temporary file left', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-token-'));
@@ -99,13 +105,17 @@ describe('replaceToken', () => {
       const aged = Date.now() - 10 * 86_400_000;
       fs.utimesSync(path.join(dir, 'token'), aged / 1000, aged / 1000);
       expect(tokenWrittenAt(dir)).toBeLessThan(Date.now() - 9 * 86_400_000);
+      // Written between two marker files: an order on the file system's clock, no tolerance.
+      const before = stamp(dir, 'before');
       const fresh = replaceToken(dir);
+      const after = stamp(dir, 'after');
       expect(fresh).not.toBe(old);
       expect(fresh).toMatch(/^[A-Za-z0-9_-]{43}$/);
       expect(readToken(dir)).toBe(fresh);
       expect(fs.statSync(path.join(dir, 'token')).mode & 0o777).toBe(0o600);
-      expect(tokenWrittenAt(dir)).toBeGreaterThan(Date.now() - 60_000);
-      expect(fs.readdirSync(dir)).toEqual(['token']);
+      expect(tokenWrittenAt(dir)).toBeGreaterThanOrEqual(before);
+      expect(tokenWrittenAt(dir)).toBeLessThanOrEqual(after);
+      expect(fs.readdirSync(dir).sort()).toEqual(['after', 'before', 'token']);
     } finally {
       process.umask(umask);
       fs.rmSync(dir, { recursive: true, force: true });

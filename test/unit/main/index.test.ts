@@ -19,6 +19,7 @@ import { FakeBrowserWindow, FakeTray, fake, resetRecords, stolenFocus } from './
 import { IPC_CHANNELS } from '../../../main/ipc.js';
 import { defaultStateDir } from '../../../src/hub/stateDir.js';
 import { UI_PROTOCOL_VERSION, type HubMessage } from '../../../src/ui-protocol.js';
+import { shellPath } from '../../integration/helpers/shells.js';
 
 const saved = { ...process.env };
 let stateDir: string;
@@ -35,7 +36,7 @@ beforeAll(() => {
   stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-app-'));
   process.env.SWITCHBOARD_HOME = stateDir;
   process.env.SWITCHBOARD_PORT = '0';
-  process.env.SWITCHBOARD_SHELL = '/bin/sh';
+  process.env.SWITCHBOARD_SHELL = shellPath('sh');
 });
 
 afterAll(() => {
@@ -121,10 +122,14 @@ describe('main/index.ts', () => {
     vi.resetModules();
     resetRecords();
     fake.app.requestSingleInstanceLock.mockReturnValueOnce(false);
+    // The entry decides while its module is evaluated: once the import resolves it has exited
+    // or asked for \`whenReady\`, and everything it starts waits for \`whenReady\`.
+    const listeners = (): number[] => ['before-quit', 'second-instance', 'window-all-closed'].map((name) => fake.app.listenerCount(name));
+    const listenersBefore = listeners(); // the first instance's, from the test above
     await import('../../../main/index.js');
-    await new Promise((resolve) => setTimeout(resolve, 50));
     expect(fake.app.exit).toHaveBeenCalledWith(1);
     expect(fake.app.whenReady).not.toHaveBeenCalled();
+    expect(listeners()).toEqual(listenersBefore);
     expect(FakeTray.instances).toHaveLength(0);
     expect(fs.existsSync(path.join(stateDir, 'hub.json'))).toBe(false);
   });

@@ -16,6 +16,7 @@ import { parseHubMessage, UI_PROTOCOL_VERSION, type HubMessage } from '../../../
 import { APP_URL } from '../../../main/appProtocol.js';
 import { IPC_CHANNELS, IpcBridge, untrustedSenderReason } from '../../../main/ipc.js';
 import { FakeWebContents, FakeWebFrame, fake, ipcEvent } from './fakeElectron.js';
+import { shellPath } from '../../integration/helpers/shells.js';
 
 const quiet = { info: () => undefined, warn: vi.fn(), error: vi.fn() };
 
@@ -232,7 +233,7 @@ describe('IpcBridge with the real hub', () => {
   let hub: Hub;
   beforeEach(() => {
     stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-ipc-'));
-    hub = new Hub({ stateDir, logger: quiet, env: { ...process.env, SHELL: '/bin/sh' } });
+    hub = new Hub({ stateDir, logger: quiet, env: { ...process.env, SHELL: shellPath('sh') } });
   });
   afterEach(async () => {
     await hub.dispose();
