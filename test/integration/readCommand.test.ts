@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import type { TerminalSession } from '../../src/core/terminalSession.js';
 import type { ReadRequest } from '../../src/core/types.js';
 import { agent, managersPerTest } from './helpers/core.js';
+import { shellPath } from './helpers/shells.js';
 
 const { manager } = managersPerTest();
 
@@ -30,7 +31,8 @@ function fifo(dir: string): { path: string; release: () => Promise<void> } {
   return { path: file, release: () => fs.promises.writeFile(file, 'go\n') };
 }
 
-describe.each(['/bin/bash', '/bin/sh'])('read view command in %s', (shell) => {
+describe.each(['bash', 'sh'] as const)('read view command in %s', (name) => {
+  const shell = shellPath(name);
   it('with wait.exit after execute returned running: that command exit code and duration', async () => {
     const { manager: m, home } = manager({ shell });
     const session = await m.open({ creator: agent, cwd: home });

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import type { SessionManager } from '../../src/core/sessionManager.js';
 import type { TerminalSession } from '../../src/core/terminalSession.js';
 import { agent, managersPerTest } from './helpers/core.js';
+import { shellPath } from './helpers/shells.js';
 
 const { manager } = managersPerTest();
 
@@ -38,7 +39,7 @@ function managerWithLoginMarker(): { manager: SessionManager; home: string } {
 const SHELLS = ['bash', 'zsh', 'fish', 'sh', 'dash'] as const;
 const HOOKED = new Set(['bash', 'zsh', 'fish']);
 
-/** How each shell is opened: by name or by its path in /usr/bin, with the login and interactive flags. */
+/** How each shell is opened: by name or by its path (found on PATH), with the login and interactive flags. */
 const OPENINGS = [
   { how: 'by name', byPath: false, args: [], login: false },
   { how: 'by name with -l', byPath: false, args: ['-l'], login: true },
@@ -49,14 +50,14 @@ const OPENINGS = [
 describe.each(SHELLS)('%s opened as a program', (shell) => {
   it.each(OPENINGS)('$how: execute returns exact output and exit codes', async ({ byPath, args, login }) => {
     const { manager: m } = managerWithLoginMarker();
-    const program = byPath ? `/usr/bin/${shell}` : shell;
+    const program = byPath ? shellPath(shell) : shell;
     const session = await m.open({ creator: agent, program, args });
 
     // Reported like a shell session: at its prompt, the shell that runs named by its path.
     const opened = m.list().find((s) => s.id === session.id)!;
     expect(opened).toMatchObject({ state: 'idle', command: null, last_exit_code: null });
     expect(path.isAbsolute(opened.program)).toBe(true);
-    expect(fs.realpathSync(opened.program)).toBe(fs.realpathSync(`/usr/bin/${shell}`));
+    expect(fs.realpathSync(opened.program)).toBe(fs.realpathSync(shellPath(shell)));
 
     const printed = await run(session, "printf 'a\\nb'");
     expect(printed).toMatchObject({ status: 'completed', output: 'a\nb', exit_code: 0, total_lines: 2 });
