@@ -5,10 +5,11 @@
  *
  *   npm run build && node dist/bench/ab.js --cases=sustained,scrollback,flood,execute \
  *     [--a=DIR] [--b=DIR] [--a-env=K=V,K=V] [--b-env=K=V] [--a-name=on] [--b-name=off] \
- *     [--turns=5] [--mb=256] [--flood-mb=1024] [--calls=300]
+ *     [--a-node=NODE] [--b-node=NODE] [--turns=5] [--mb=256] [--flood-mb=1024] [--calls=300]
  *
- * `--a`/`--b` default to this checkout, so `--b-env=SWITCHBOARD_PTY_THREAD=true` compares a
- * setting in one build; two checkouts compare two builds (a change and the commit before it).
+ * `--a`/`--b` default to this checkout, so `--b-env=SWITCHBOARD_AGENT_SCROLLBACK=5000` compares a
+ * setting in one build; two checkouts compare two builds (a change and the commit before it);
+ * `--a-node`/`--b-node` run a side's hubs on another Node (another V8), e.g. the one Electron ships.
  *
  * Cases (each alternates the sides' order from turn to turn, ABBA…, and prints medians with
  * their spread, min–max):
@@ -38,6 +39,8 @@ interface Side {
   name: string;
   root: string;
   env: Record<string, string>;
+  /** The Node binary its hubs run on. */
+  node: string;
 }
 
 function arg(name: string): string | undefined {
@@ -55,8 +58,8 @@ function envArg(value: string | undefined): Record<string, string> {
 }
 
 const sides: [Side, Side] = [
-  { name: arg('a-name') ?? 'A', root: path.resolve(arg('a') ?? ROOT), env: envArg(arg('a-env')) },
-  { name: arg('b-name') ?? 'B', root: path.resolve(arg('b') ?? ROOT), env: envArg(arg('b-env')) },
+  { name: arg('a-name') ?? 'A', root: path.resolve(arg('a') ?? ROOT), env: envArg(arg('a-env')), node: arg('a-node') ?? process.execPath },
+  { name: arg('b-name') ?? 'B', root: path.resolve(arg('b') ?? ROOT), env: envArg(arg('b-env')), node: arg('b-node') ?? process.execPath },
 ];
 const cases = (arg('cases') ?? 'sustained').split(',');
 const turns = Number(arg('turns') ?? 5);
@@ -108,7 +111,7 @@ async function sustained(): Promise<void> {
   const flood = writeFlood(path.join(dir, 'flood.txt'), catMb, () => `${'The quick brown fox jumps over the lazy dog 0123456789 '.repeat(2).trim()}\n`);
   const hubs: BenchHub[] = [];
   try {
-    for (const side of sides) hubs.push(await startHub({ ...transcriptCap(flood.size, 1 + turns), ...side.env }, [], side.root));
+    for (const side of sides) hubs.push(await startHub({ ...transcriptCap(flood.size, 1 + turns), ...side.env }, [], side.root, side.node));
     const sessions: [CatSession, CatSession] = [await openCatSession(hubs[0]!), await openCatSession(hubs[1]!)];
     const by = sides.map(() => ({ ratio: [] as number[], rate: [] as number[], bare: [] as number[], main: [] as number[], process: [] as number[], lost: 0, paired: [] as number[] }));
     for (let turn = 0; turn <= turns; turn++) {
@@ -152,7 +155,7 @@ async function sustained(): Promise<void> {
 
 /** RSS per session holding LONG_SCROLLBACK rows (`width` 0: `seq`; else rows full to that width), after a full GC, in a fresh hub of `side`. */
 async function scrollbackRss(side: Side, width: number): Promise<number> {
-  const hub = await startHub({ SWITCHBOARD_AGENT_SCROLLBACK: String(LONG_SCROLLBACK), ...side.env }, ['--inspect=127.0.0.1:0'], side.root);
+  const hub = await startHub({ SWITCHBOARD_AGENT_SCROLLBACK: String(LONG_SCROLLBACK), ...side.env }, ['--inspect=127.0.0.1:0'], side.root, side.node);
   try {
     const agent = await httpClient(hub, 'bench-ab-scrollback');
     try {
@@ -200,7 +203,7 @@ interface FloodRun {
 
 /** A fresh hub of `side`, one session, a `floodMb` flood of 100-column lines: RSS around it. */
 async function floodRss(side: Side): Promise<FloodRun> {
-  const hub = await startHub(side.env, ['--inspect=127.0.0.1:0'], side.root);
+  const hub = await startHub(side.env, ['--inspect=127.0.0.1:0'], side.root, side.node);
   try {
     const agent: Client = await httpClient(hub, 'bench-ab-flood');
     try {
@@ -268,7 +271,7 @@ async function execute(): Promise<void> {
   const hubs: BenchHub[] = [];
   const clients: Client[] = [];
   try {
-    for (const side of sides) hubs.push(await startHub({ SWITCHBOARD_RATE_LIMIT_PER_SECOND: '1000000', ...side.env }, [], side.root));
+    for (const side of sides) hubs.push(await startHub({ SWITCHBOARD_RATE_LIMIT_PER_SECOND: '1000000', ...side.env }, [], side.root, side.node));
     for (const hub of hubs) clients.push(await shimClient(hub, 'bench-ab-execute'));
     const sessions: string[] = [];
     for (const client of clients) sessions.push(String((await tool(client, 'execute', { command: 'echo warm' })).session));
@@ -308,7 +311,7 @@ async function execute(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const describe = (side: Side): string => `${side.name}: ${side.root}${Object.keys(side.env).length > 0 ? ` with ${Object.entries(side.env).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}`;
+  const describe = (side: Side): string => `${side.name}: ${side.root}${side.node === process.execPath ? '' : ` on ${side.node}`}${Object.keys(side.env).length > 0 ? ` with ${Object.entries(side.env).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}`;
   const header = `A/B ${new Date().toISOString().slice(0, 16)} · ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'} · ${os.platform()} ${os.release()} · Node ${process.version}\n${describe(sides[0])}\n${describe(sides[1])}`;
   log(header);
   const run: Record<string, () => Promise<void>> = { sustained, scrollback, flood, execute };

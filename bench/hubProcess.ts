@@ -42,15 +42,16 @@ const running = new Set<BenchHub>();
  * `nodeArgs` go before the script; SB_BENCH_HUB_ARGS adds more to every hub the bench starts,
  * e.g. `SB_BENCH_HUB_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'` to profile them. `root`: the
  * checkout whose hub runs (built, with its node_modules); this one by default (ab.ts compares two).
+ * `node`: the Node binary to run it with (this one by default).
  */
-export async function startHub(extraEnv: Record<string, string> = {}, nodeArgs: string[] = [], root = ROOT): Promise<BenchHub> {
+export async function startHub(extraEnv: Record<string, string> = {}, nodeArgs: string[] = [], root = ROOT, node = process.execPath): Promise<BenchHub> {
   const bin = path.join(root, 'bin', 'switchboard.js');
   nodeArgs = [...nodeArgs, ...(process.env.SB_BENCH_HUB_ARGS?.split(' ').filter(Boolean) ?? [])];
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bench-hub-'));
   // HOME is an empty folder: the sessions' bash reads no rc files of the machine's user (a
   // `pyenv init` there costs seconds per shell under load and would be measured instead of us).
   const env = cleanEnv({ SWITCHBOARD_HOME: home, SWITCHBOARD_PORT: '0', SWITCHBOARD_KILL_WAIT_MS: '300', HOME: home, ...extraEnv });
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, bin, 'serve'], { env, cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(node, [...nodeArgs, bin, 'serve'], { env, cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
