@@ -39,8 +39,7 @@ export async function openSessions(agent: Client, prefix: string): Promise<strin
 }
 
 /**
- * A hub's first session loads what every later one shares: xterm's module and the pty host
- * thread (ptyHost.ts). One session is opened and closed first, so the per-session rows count
+ * A hub's first session loads what every later one shares: xterm's module. One session is opened and closed first, so the per-session rows count
  * what each session adds, as the bare `@xterm/headless` baseline (module loaded before it
  * measures) does; this one-time cost has a row of its own.
  */
@@ -136,7 +135,7 @@ export async function memory(rows: Row[], floodMiB: number, settleSeconds: numbe
         { case: 'hub RSS, idle (`switchboard serve`, no client yet)', value: mib(idle), baseline: `${mib(bare)} (bare \`node -e\`)`, ratio: ratio(idle, bare) },
         { case: 'hub RSS, one MCP client connected (HTTP), no session', value: mib(connected), baseline: `${mib(idle)} (idle hub)`, ratio: ratio(connected, idle) },
         {
-          case: "hub RSS after its first session, opened and closed (one-time: xterm's module; with ptyThread, the pty host thread)",
+          case: "hub RSS after its first session, opened and closed (one-time: xterm's module)",
           value: mib(warm),
           baseline: `${mib(connected)} (hub, client connected)`,
           ratio: ratio(warm, connected),

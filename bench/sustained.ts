@@ -3,10 +3,9 @@
  * everything on (emulator, transcript, command tracking, an MCP client waiting on `execute`,
  * one UI viewer watching over /ws and acking every frame), as a ratio of node-pty alone
  * reading the same file, the two taking turns (`turns` each, after one uncounted turn). Zero
- * loss: the transcript must hold every byte. Then the same with the `ptyThread` setting (PTYs
- * read on the pty host thread, ptyHost.ts), so each run shows what the thread would buy; and,
- * by default again, a file of coloured lines as `grep --color=always` prints them (an SGR and
- * an erase in line around every match: what a fast-forward must read through, fastForward.ts).
+ * loss: the transcript must hold every byte. Then the same with a file of coloured lines as
+ * `grep --color=always` prints them (an SGR and an erase in line around every match: what a
+ * fast-forward must read through, fastForward.ts).
  * The files are in memory (/dev/shm) where there is room (floodDir).
  */
 import * as fs from 'node:fs';
@@ -52,15 +51,14 @@ export async function sustainedOutput(rows: Row[], work: string, floodMb: number
   const dir = floodDir(work, floodMb);
   try {
     const plain = writeFlood(path.join(dir, 'flood.txt'), floodMb, () => `${'The quick brown fox jumps over the lazy dog 0123456789 '.repeat(2).trim()}\n`);
-    await measure(rows, { ...plain, floodMb, turns, ptyThread: false });
-    await measure(rows, { ...plain, floodMb, turns, ptyThread: true });
+    await measure(rows, { ...plain, floodMb, turns });
     // Half the size: the quick mode stays under two minutes.
     const grepMb = floodMb / 2;
     const grep = writeFlood(path.join(dir, 'grep.txt'), grepMb, (i) => {
       const colour = (sgr: string, text: string): string => `\x1b[${sgr}m\x1b[K${text}\x1b[m\x1b[K`;
       return `${colour('35', `src/core/file${i % 97}.ts`)}:${colour('32', String(i))}:  const value = compute(${colour('01;31', 'match')}, ${i});\n`;
     });
-    await measure(rows, { ...grep, floodMb: grepMb, turns, ptyThread: false, what: 'of `grep --color=always` lines ' });
+    await measure(rows, { ...grep, floodMb: grepMb, turns, what: 'of `grep --color=always` lines ' });
   } finally {
     if (dir !== work) fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -155,9 +153,9 @@ export async function openCatSession(hub: BenchHub, name = 'bench-sustained'): P
   };
 }
 
-async function measure(rows: Row[], flood: { file: string; size: number; expected: number; floodMb: number; turns: number; ptyThread: boolean; what?: string }): Promise<void> {
-  const { file, size, expected, floodMb, turns, ptyThread, what = '' } = flood;
-  const hub = await startHub({ ...transcriptCap(size, 1 + turns), SWITCHBOARD_PTY_THREAD: String(ptyThread) });
+async function measure(rows: Row[], flood: { file: string; size: number; expected: number; floodMb: number; turns: number; what?: string }): Promise<void> {
+  const { file, size, expected, floodMb, turns, what = '' } = flood;
+  const hub = await startHub(transcriptCap(size, 1 + turns));
   try {
     const cats = await openCatSession(hub);
     // node-pty alone and the hub take `turns` turns: this machine's PTY throughput drifts
@@ -175,9 +173,8 @@ async function measure(rows: Row[], flood: { file: string; size: number; expecte
     await cats.close();
     const fresh = pairs.shift()!;
     const ratios = pairs.map((pair) => pair.hub / pair.bare);
-    const where = ptyThread ? ', PTYs read on the pty host thread (setting ptyThread)' : '';
     rows.push({
-      case: `\`cat\` ${floodMb} MiB ${what}in a hub session (emulator, transcript, tracking, one viewer over /ws${where}), median of ${turns} runs alternating with the baseline`,
+      case: `\`cat\` ${floodMb} MiB ${what}in a hub session (emulator, transcript, tracking, one viewer over /ws), median of ${turns} runs alternating with the baseline`,
       value: `${mib(median(pairs.map((pair) => pair.hub)))}/s`,
       baseline: `${mib(median(pairs.map((pair) => pair.bare)))}/s (node-pty alone)`,
       ratio: `${median(ratios).toFixed(2)}×`,
@@ -194,7 +191,7 @@ async function measure(rows: Row[], flood: { file: string; size: number; expecte
       // What the flood costs the thread every other session and agent waits on (Linux /proc).
       const bareCpu = median(pairs.map((pair) => pair.bareCpu));
       rows.push({
-        case: `… CPU of the hub's main thread per \`cat\` (user + system; ${ptyThread ? 'everything but reading the PTY' : 'it reads the PTY and runs everything else'}), median`,
+        case: `… CPU of the hub's main thread per \`cat\` (user + system; it reads the PTY and runs everything else), median`,
         value: `${Math.round(median(hubCpu))} ms`,
         baseline: `${Math.round(bareCpu)} ms (node-pty alone, its process)`,
         ratio: `${(median(hubCpu) / bareCpu).toFixed(2)}×`,

@@ -535,8 +535,7 @@ export class Emulator {
    * the parse): during a flood, hand xterm only the output that completes the head (one line
    * feed past it), and hold the rest back, to be taken at once and skipped once the head is in.
    * Without this the whole first batch of every flooding command (~4 MB) was parsed. Whole
-   * chunks are not fine enough: the pty host thread posts up to 256 KiB in one (~87 000 rows
-   * of `yes`, each parsed and compacted).
+   * chunks are not fine enough: one read of `yes` holds thousands of rows.
    */
   private holdBackPastHead(batch: Held[]): void {
     const missing = this.tracker.headLinesMissing;

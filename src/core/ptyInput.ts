@@ -24,9 +24,8 @@ function loadNativePty(): NativePty {
  * Typing straight into the PTY's master fd from this thread.
  *
  * Written at once with write(2) (non-blocking: node-pty opens it so). node-pty's own `write`
- * hands every write to libuv's thread pool (`fs.write`), and with the pty host thread
- * (ptyHost.ts) it would also cross threads; the hop cost ~0.2 ms of an `execute` through the
- * shim on this 2-core machine (bench `execute`). What the terminal cannot take yet is queued and
+ * hands every write to libuv's thread pool (`fs.write`), a round trip on every key and
+ * command (bench `execute`). What the terminal cannot take yet is queued and
  * retried in order on the next turns (EAGAIN: its input buffer is full, a program not reading),
  * as node-pty does. A resize waits behind queued keys, so a program sees them in the order sent.
  *

@@ -56,8 +56,6 @@ export interface TerminalSessionOptions {
   rows: number;
   scrollback: number;
   headLines: number;
-  /** Read the PTY on the pty host thread (ptyHost.ts). */
-  ptyThread: boolean;
   transcript: Transcript | null;
   /** How long a shell may take to draw its first prompt. */
   startupTimeoutMs: number;
@@ -203,8 +201,8 @@ export class TerminalSession {
     this.pipe = new OutputPipe(this.ptyProcess, this.emulator, options.transcript);
     this.recent = new RecentOutput(options.transcript);
     this.slaveFd = holdTerminalOpen(this.ttyPath);
-    // Keys go straight to the master fd from this thread while the session holds the slave open
-    // (the fd cannot close under us); otherwise through node-pty, on the thread that owns it.
+    // Keys go straight to the master fd while the session holds the slave open (the fd cannot
+    // close under us); otherwise through node-pty.
     const onInputError = (error: Error): void => {
       // EIO: the program closed the terminal; what was still to be typed has nowhere to go.
       if ((error as NodeJS.ErrnoException).code !== 'EIO') options.onWarning(`session ${this.id}: typing into the terminal failed: ${error.message}`);
@@ -268,7 +266,7 @@ export class TerminalSession {
     let ptyProcess: HostedPty;
     try {
       const spawnOptions = { name: 'xterm-256color', cols: options.cols, rows: options.rows, cwd: options.cwd, env: launch.env };
-      ptyProcess = await spawnPty(launch.file, launch.args, spawnOptions, options.ptyThread);
+      ptyProcess = spawnPty(launch.file, launch.args, spawnOptions);
     } catch (error) {
       throw new SwitchboardError(ErrorCode.SpawnFailed, `Could not start ${launch.file}: ${(error as Error).message}. Check that the program exists and is executable.`);
     }

@@ -234,7 +234,7 @@ describe('offset reads during a flood', () => {
     // Reads back to back and with pauses between them (pauses are what is tested here, not a
     // way to wait for anything): short ones lose nothing, long ones overrun the 1 MB ring. The
     // first long pause comes early, while most of the ~39 MB of output is still to come on any
-    // machine (on the pty host thread `seq` may finish within that pause).
+    // machine.
     const pauses = [0, 0, 0, 30, 2_000, 0, 0, 300, 0, 10, 100, 0, 1_200];
     const deadline = Date.now() + 90_000;
     for (let i = 0; ; i++) {

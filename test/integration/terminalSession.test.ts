@@ -237,14 +237,10 @@ describe('session manager', () => {
   });
 });
 
-// PTYs are read on this thread, or on the pty host thread with the ptyThread setting (ptyHost.ts);
-// keys and resizes go to the terminal from this thread in the order they were made.
-describe.each([
-  ['on this thread (the default)', false],
-  ['on the pty host thread (ptyThread)', true],
-])('the PTY read %s', (_where, ptyThread) => {
+// Keys and resizes go to the terminal in the order they were made.
+describe('the PTY', () => {
   it('runs commands exactly, and a command typed right after a resize sees the new size', async () => {
-    const session = await manager({ settings: { ptyThread } }).manager.open({ creator: agent });
+    const session = await manager().manager.open({ creator: agent });
     expect(await run(session, 'echo one; (exit 4)')).toMatchObject({ output: 'one', exit_code: 4 });
     session.resize(101, 37);
     expect((await run(session, 'stty size')).output).toBe('37 101');
@@ -253,7 +249,7 @@ describe.each([
   });
 
   it('keeps every byte of a flood and ends the command at its own D mark', async () => {
-    const session = await manager({ settings: { ptyThread } }).manager.open({ creator: agent });
+    const session = await manager().manager.open({ creator: agent });
     const result = await run(session, 'seq 1 300000; echo done', 30_000, 10);
     expect(result).toMatchObject({ status: 'completed', exit_code: 0, total_lines: 300_001 });
     expect(result.output.split('\n').slice(-2)).toEqual(['300000', 'done']);
@@ -261,7 +257,7 @@ describe.each([
   });
 
   it("lets V8's old generation grow while the session floods, and puts it back after", async () => {
-    const session = await manager({ settings: { ptyThread } }).manager.open({ creator: agent });
+    const session = await manager().manager.open({ creator: agent });
     // An earlier test's flood may still hold it raised (heapGrowth.ts): start from its end.
     if (floodHeapGrowth.raised) await within(nextEvent(floodHeapGrowth.onDidChange, (raised) => !raised).promise, 10_000, "an earlier flood's limit put back");
     const raised = nextEvent(floodHeapGrowth.onDidChange, (value) => value);

@@ -110,7 +110,7 @@ describe('holding a flood for batches', () => {
     full.dispose();
   });
 
-  it('parses only the head lines out of one large chunk (the pty host thread posts up to 256 KiB), and skips the rest', async () => {
+  it('parses only the head lines out of one large chunk, and skips the rest', async () => {
     const [fast, full] = [emulator(true), emulator(false)];
     // Written as a PTY delivers it, each chunk with its own transcript range.
     let written = 0;
