@@ -6,8 +6,8 @@ import { EventEmitter, type Event } from './event.js';
  * (`--heap-growing-percent=200`); V8 itself picks 1.1–4× from its GC and allocation speeds.
  *
  * Why: V8 11 (Node 20) counts memory allocated outside its heap since the last full GC against
- * the old generation's room, and a flood allocates such memory at the PTY's speed (every read is
- * copied to a slab, ptyReads.ts; output.log's queue and viewer frames add theirs). It is dead
+ * the old generation's room, and a flood allocates such memory at the PTY's speed (every read's
+ * buffer; output.log's queue and viewer frames add theirs). It is dead
  * within milliseconds but freed only by the next young-generation GC. In about half of the hubs
  * a 64 MiB `cat` brought 3–15 full GCs, marked on V8's helper threads, whose CPU the program and
  * the kernel then lacked on two cores. Raised from the hub's start, the limit cost ~10 MiB of

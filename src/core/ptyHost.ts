@@ -1,5 +1,5 @@
+import * as pty from 'node-pty';
 import { EventEmitter, type Event } from './event.js';
-import { spawnReadingDirectly } from './ptyReads.js';
 
 /**
  * Where PTYs are spawned and read: node-pty, on the main thread, behind the few calls a
@@ -59,10 +59,12 @@ class PtyOutput {
   }
 }
 
-/** Starts `file` on a new PTY, read without node-pty's stream (ptyReads.ts). Throws node-pty's error when it cannot (the caller words it). */
+/** Starts `file` on a new PTY. Throws node-pty's error when it cannot (the caller words it). */
 export function spawnPty(file: string, args: string[], options: PtySpawnOptions): HostedPty {
   const output = new PtyOutput();
-  const { pty: spawned } = spawnReadingDirectly(file, args, options, (chunk) => output.deliver(chunk));
+  // Bytes, not strings: each consumer decodes what it uses (outputPipe.ts).
+  const spawned = pty.spawn(file, args, { ...options, encoding: null });
+  spawned.onData((data) => output.deliver(data as unknown as Uint8Array));
   // A session whose setup failed after the spawn never listens: nothing is kept for it.
   spawned.onExit(() => output.dispose());
   return {
