@@ -3,7 +3,6 @@ import { spawnPty, type HostedPty } from './ptyHost.js';
 import type { TrackedCommand } from './commandTracker.js';
 import { Emulator, loadEmulator, type OutputPosition } from './emulator.js';
 import { ErrorCode, SwitchboardError } from './errors.js';
-import { floodHeapGrowth } from './heapGrowth.js';
 import { probeTerminalInput } from './inputProbe.js';
 import { PtyInput, type TerminalInput } from './ptyInput.js';
 import { encodeKeys } from './keys.js';
@@ -233,7 +232,6 @@ export class TerminalSession {
       this.title = title;
       this.onDidChangeEmitter.fire();
     }));
-    this.store.add(this.emulator.onDidFlood(() => floodHeapGrowth.noteFlood()));
     // node-pty reports exit after its socket closed, i.e. after the last output was read;
     // the emulator then parses what is still queued before anyone hears of the exit.
     this.exited = new Promise((resolve) => {
