@@ -1,5 +1,5 @@
 import type { IBuffer, IBufferCell, IBufferLine, Terminal as HeadlessTerminal } from '@xterm/headless';
-import { EventEmitter, type Disposable, type Event } from './event.js';
+import type { Disposable } from './event.js';
 
 /**
  * Rows of the scrollback give back the blank cells at their end.
@@ -21,8 +21,9 @@ import { EventEmitter, type Disposable, type Event } from './event.js';
  *
  * Per row this costs a scan, a small copy and a view, and no backing store: the row's
  * full-width array goes to the oldest row of a full scrollback, which xterm recycles for the
- * next new row (and would otherwise reallocate, its length having changed). During a flood it pauses
- * (`measureRate`): its rows would be recycled before they were worth the work.
+ * next new row (and would otherwise reallocate, its length having changed). It needs no pause
+ * during a flood: fast-forward (fastForward.ts) keeps most of a flood's rows from being parsed
+ * at all, so the rows that scroll are few.
  *
  * Two readers need the blank cells back. xterm's resize assumes every row is `cols` wide (and
  * would grow a row over its slab neighbours), so `Emulator.resize` widens the rows first
@@ -43,46 +44,16 @@ export class ScrollbackCompactor implements Disposable {
   /** Every slab's buffer, to tell slab rows from xterm's own (also views, after a narrowing resize). */
   private readonly slabs = new WeakSet<ArrayBufferLike>();
   private slabUsed = 0;
-  /** Rows scrolled since `windowStart` (the rate's clock), for the rate that pauses compaction. */
-  private rowsInWindow = 0;
-  private windowStart: number;
-  /** Since when rows have scrolled fast, and while paused, slowly (undefined: they have not). */
-  private fastSince: number | undefined;
-  private quietSince: number | undefined;
-  private paused = false;
-  private quietTimer: NodeJS.Timeout | undefined;
-  private readonly onDidPauseEmitter = new EventEmitter<void>();
-  /** Fires when a flood pauses compaction (for tests). */
-  readonly onDidPause: Event<void> = this.onDidPauseEmitter.event;
-  private readonly onDidResumeEmitter = new EventEmitter<void>();
-  /** Fires when compaction resumes after a flood, the rows it let by compacted (for tests). */
-  readonly onDidResume: Event<void> = this.onDidResumeEmitter.event;
 
-  constructor(
-    private readonly terminal: HeadlessTerminal,
-    private readonly rate: CompactionRate = DEFAULT_RATE,
-  ) {
-    this.windowStart = rate.clock();
+  constructor(private readonly terminal: HeadlessTerminal) {
     this.buffers = coreBuffers(terminal);
     if (!this.buffers) return;
-    this.listeners.push(
-      // Fires once per row scrolled (xterm's BufferService.scroll), after the row moved up.
-      terminal.onScroll(() => this.rowScrolled()),
-      terminal.onWriteParsed(() => this.measureRate()),
-    );
+    // Fires once per row scrolled (xterm's BufferService.scroll), after the row moved up.
+    this.listeners.push(terminal.onScroll(() => this.rowScrolled()));
   }
 
   get enabled(): boolean {
     return this.buffers !== undefined;
-  }
-
-  /**
-   * Rows a fast-forward let go by unparsed (`Emulator`, fastForward.ts) count toward the flood
-   * rate as if they had scrolled: a flood that is mostly skipped still has its parsed rows
-   * recycled by the next batch, so compacting them is wasted.
-   */
-  rowsSkipped(count: number): void {
-    this.rowsInWindow += count;
   }
 
   /**
@@ -114,53 +85,7 @@ export class ScrollbackCompactor implements Disposable {
   }
 
   dispose(): void {
-    clearInterval(this.quietTimer);
     for (const listener of this.listeners.splice(0)) listener.dispose();
-    this.onDidPauseEmitter.dispose();
-    this.onDidResumeEmitter.dispose();
-  }
-
-  /**
-   * A row costs ~0.2–0.5 µs to compact, as much as xterm's parse of a short row: worth it for
-   * rows that stay, not for a flood (`yes`) whose rows are recycled milliseconds later. When
-   * rows keep scrolling faster than `rowsPerSecond` for `forMs` (a burst such as
-   * `seq 1 20000` is over sooner), compaction pauses; once they stay under a tenth of that for
-   * `quietForMs`, or stop, it resumes and compacts the rows that went by in one pass.
-   */
-  private measureRate(): void {
-    const now = this.rate.clock();
-    const elapsed = now - this.windowStart;
-    if (elapsed < this.rate.windowMs) return;
-    const rowsPerSecond = (this.rowsInWindow * 1000) / elapsed;
-    this.rowsInWindow = 0;
-    this.windowStart = now;
-    if (!this.paused) {
-      if (rowsPerSecond <= this.rate.rowsPerSecond) return void (this.fastSince = undefined);
-      this.fastSince ??= now - elapsed;
-      if (now - this.fastSince >= this.rate.forMs) this.pause();
-      return;
-    }
-    if (rowsPerSecond >= this.rate.rowsPerSecond / 10) return void (this.quietSince = undefined);
-    this.quietSince ??= now - elapsed;
-    if (now - this.quietSince >= this.rate.quietForMs) this.resume();
-  }
-
-  private pause(): void {
-    this.fastSince = undefined;
-    this.paused = true;
-    // The flood may stop without another write to notice it by.
-    this.quietTimer = setInterval(() => this.measureRate(), this.rate.windowMs);
-    this.quietTimer.unref?.();
-    this.onDidPauseEmitter.fire();
-  }
-
-  private resume(): void {
-    this.quietSince = undefined;
-    this.paused = false;
-    clearInterval(this.quietTimer);
-    this.quietTimer = undefined;
-    this.compactScrollback();
-    this.onDidResumeEmitter.fire();
   }
 
   /** Every row of the scrollback (rows compacted already find nothing to drop). */
@@ -174,8 +99,6 @@ export class ScrollbackCompactor implements Disposable {
    * on the alternate screen, is one already compacted: compacting it again finds nothing).
    */
   private rowScrolled(): void {
-    this.rowsInWindow++;
-    if (this.paused) return;
     const buffers = this.buffers!;
     const normal = buffers.normal;
     if (buffers.active !== normal || normal.ybase === 0) return;
@@ -322,20 +245,6 @@ interface CoreBuffers {
 const CELL_SIZE = 3;
 /** xterm's blank cell: no character, width 1; its colours are 0 (the defaults). */
 const BLANK_CONTENT = 1 << 22;
-/** When compaction pauses for a flood and resumes after it (`measureRate`). */
-export interface CompactionRate {
-  /** Rows a second above which output is a flood, measured over windows of `windowMs`… */
-  rowsPerSecond: number;
-  windowMs: number;
-  /** … for this long before compaction pauses; it resumes after `quietForMs` under a tenth of the rate. */
-  forMs: number;
-  quietForMs: number;
-  /** Milliseconds (`performance.now`; tests drive their own). */
-  clock: () => number;
-}
-
-/** 50 000 rows a second cost ~2 % of a core to compact; `yes` at 1 MiB/s is ~350 000. */
-const DEFAULT_RATE: CompactionRate = { rowsPerSecond: 50_000, windowMs: 100, forMs: 500, quietForMs: 1_000, clock: () => performance.now() };
 /**
  * 64 KiB slabs: ~45 compacted rows of 120 columns, or hundreds of short ones. Rows enter and
  * leave the scrollback in order, so a slab is freed once its last row is recycled.
