@@ -8,6 +8,7 @@ import { FLOOD, FloodSignal } from './floodSignal.js';
 import { OSC_FINAL_TERM } from './marks.js';
 import type { OutputLines } from './outputWindow.js';
 import { paddedRows, ScrollbackCompactor } from './scrollbackCompactor.js';
+import { parserIsInGround, scrollRegionIsFullScreen } from './xtermInternals.js';
 
 interface Xterm {
   Terminal: typeof HeadlessTerminal;
@@ -94,8 +95,6 @@ const FINAL_TERM_MARK = Buffer.from(`\x1b]${OSC_FINAL_TERM};`);
  * blocks on a full terminal buffer. Smaller slices keep the program writing while we parse.
  */
 const FEED_SLICE_BYTES = 32 * 1024;
-/** xterm's parser state between sequences (its EscapeSequenceParser's ParserState.GROUND). */
-const PARSER_GROUND = 0;
 
 /**
  * The session's `@xterm/headless` mirror and its command tracker: the single source of truth
@@ -536,8 +535,12 @@ export class Emulator {
       bytes += entry.data.length;
     }
     const keep = this.terminal.rows + (this.terminal.options.scrollback ?? 0) + 1;
-    if ((!this.flood.flooding && bytes < FLOOD.bytes) || bytes < keep * 2 || !this.tracker.canSkipLineFeeds || !this.fullScreenScrollRegion()) return;
-    if (!this.parserInGround()) return this.holdBack(batch, 1);
+    // Scrolled rows reach the scrollback only without DECSTBM margins (xtermInternals.ts).
+    if ((!this.flood.flooding && bytes < FLOOD.bytes) || bytes < keep * 2 || !this.tracker.canSkipLineFeeds || !scrollRegionIsFullScreen(this.terminal)) return;
+    // A batch starts where a read ended, which may be inside an escape sequence: xterm would
+    // read its first bytes as the sequence's end. Where the parser's state cannot be read,
+    // nothing is taken to be plain.
+    if (!parserIsInGround(this.terminal)) return this.holdBack(batch, 1);
     const first = batch[0] as Output;
     if (startsInsideCharacter(first.data)) {
       const lineFeed = first.data.indexOf(0x0a);
@@ -596,22 +599,6 @@ export class Emulator {
     this.held.unshift(...rest);
     this.urgent = true;
     this.resumeHeldBack = true;
-  }
-
-  /**
-   * xterm's parser is between sequences. A batch starts where a read ended, which may be inside
-   * an escape sequence; xterm would read its first bytes as the sequence's end. Reads a private
-   * field: where it is missing, nothing is taken to be plain.
-   */
-  private parserInGround(): boolean {
-    const parser = (this.terminal as unknown as { _core?: { _inputHandler?: { _parser?: { currentState?: number } } } })._core?._inputHandler?._parser;
-    return parser?.currentState === PARSER_GROUND;
-  }
-
-  /** xterm's scroll region spans the screen (no DECSTBM margins): scrolled rows go to the scrollback. */
-  private fullScreenScrollRegion(): boolean {
-    const buffer = (this.terminal as unknown as { _core?: { buffer?: { scrollTop?: number; scrollBottom?: number } } })._core?.buffer;
-    return buffer?.scrollTop === 0 && buffer.scrollBottom === this.terminal.rows - 1;
   }
 
   private releaseParsedWaiters(): void {

@@ -1,5 +1,6 @@
 import * as pty from 'node-pty';
 import { EventEmitter, type Event } from './event.js';
+import { masterFd, slavePath } from './nodePtyInternals.js';
 
 /**
  * Where PTYs are spawned and read: node-pty, on the main thread, behind the few calls a
@@ -8,8 +9,8 @@ import { EventEmitter, type Event } from './event.js';
  */
 export interface HostedPty {
   readonly pid: number;
-  /** The slave's device path (e.g. /dev/pts/3). */
-  readonly ptsName: string;
+  /** The slave's device path (e.g. /dev/pts/3), where the platform has one. */
+  readonly ptsName: string | undefined;
   /** The master's fd, where the platform has one; node-pty closes it once every slave fd is closed (see ptyInput.ts). */
   readonly fd: number | undefined;
   /** Output as it is read, in order. Output read before the first listener is kept for it. */
@@ -69,8 +70,8 @@ export function spawnPty(file: string, args: string[], options: PtySpawnOptions)
   spawned.onExit(() => output.dispose());
   return {
     pid: spawned.pid,
-    ptsName: (spawned as unknown as { _pty: string })._pty,
-    fd: (spawned as unknown as { fd?: number }).fd,
+    ptsName: slavePath(spawned),
+    fd: masterFd(spawned),
     onData: output.event,
     onExit: (listener) => spawned.onExit(listener),
     write: (data) => spawned.write(data),

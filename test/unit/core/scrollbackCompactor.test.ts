@@ -14,6 +14,7 @@ import serializeAddon from '@xterm/addon-serialize';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Emulator, loadEmulator } from '../../../src/core/emulator.js';
 import { paddedRows, ScrollbackCompactor } from '../../../src/core/scrollbackCompactor.js';
+import { cells as rowCells, maps, rowStore, type RowStore, type XtermRow } from '../../../src/core/xtermInternals.js';
 
 const COLS = 40;
 const ROWS = 10;
@@ -23,6 +24,8 @@ beforeAll(() => loadEmulator());
 
 interface Pair {
   compacting: headless.Terminal;
+  /** The compacting terminal's rows, read through xtermInternals.ts. */
+  rows: RowStore;
   compactor: ScrollbackCompactor;
   bare: headless.Terminal;
   serialize(terminal: headless.Terminal): string;
@@ -41,6 +44,7 @@ function terminal(cols = COLS, rows = ROWS): headless.Terminal {
 
 function pair(): Pair {
   const compacting = terminal();
+  const rows = rowStore(compacting)!;
   const compactor = new ScrollbackCompactor(compacting);
   open.push(compactor);
   const bare = terminal();
@@ -51,7 +55,7 @@ function pair(): Pair {
     else t.loadAddon(addon);
     addons.set(t, addon);
   }
-  return { compacting, compactor, bare, serialize: (t) => addons.get(t)!.serialize() };
+  return { compacting, rows, compactor, bare, serialize: (t) => addons.get(t)!.serialize() };
 }
 
 function write(t: headless.Terminal, data: string): Promise<void> {
@@ -238,11 +242,11 @@ describe('ScrollbackCompactor', () => {
     await expectSame(p);
     // Nothing to drop, but the rows no longer hold an ArrayBuffer each: at 40 columns a 64 KiB
     // slab holds 136 of them. The oldest row may have its own array, ready to be recycled.
-    const scrollback = privateRows(p.compacting).slice(1);
+    const scrollback = privateRows(p.compacting, p.rows).slice(1);
     expect(sum(scrollbackCells(p.compacting))).toBe(SCROLLBACK * COLS);
-    expect(new Set(scrollback.map((row) => row._data.buffer)).size).toBeLessThanOrEqual(2);
+    expect(new Set(scrollback.map((row) => rowCells(row).buffer)).size).toBeLessThanOrEqual(2);
     // No row has a combining character or an extended attribute: one map stands for all.
-    expect(new Set(scrollback.flatMap((row) => [row._combined, row._extendedAttrs])).size).toBe(1);
+    expect(new Set(scrollback.flatMap((row) => maps(row))).size).toBe(1);
   });
 
   it('keeps the scrollback in slabs through the memory cleanup xterm schedules after a narrowing resize', async () => {
@@ -257,9 +261,9 @@ describe('ScrollbackCompactor', () => {
     p.compacting.resize(15, ROWS);
     p.compactor.afterResize();
     p.bare.resize(15, ROWS);
-    memoryCleanupQueue(p.compacting).flush(); // what it queued, now rather than when idle
+    p.rows.flushMemoryCleanup(); // what it queued, now rather than when idle
     await expectSame(p);
-    expect(new Set(privateRows(p.compacting).slice(1).map((row) => row._data.buffer)).size).toBeLessThanOrEqual(2);
+    expect(new Set(privateRows(p.compacting, p.rows).slice(1).map((row) => rowCells(row).buffer)).size).toBeLessThanOrEqual(2);
   });
 
   it('gives rows their own maps back before a reflow writes combining characters into them', async () => {
@@ -302,7 +306,7 @@ describe('Emulator with compacted scrollback', () => {
     await emulator.whenParsed();
     expect(emulator.skippedBytes).toBeGreaterThan(0);
     // Every row but the oldest (kept whole for xterm to recycle) holds its 10 characters and one blank.
-    const buffer = (emulator as unknown as { terminal: headless.Terminal }).terminal.buffer.normal;
+    const buffer = (emulator as unknown as { terminal: headless.Terminal }).terminal.buffer.normal; // the emulator's own terminal (a private field of ours)
     expect(buffer.baseY).toBe(SCROLLBACK);
     const cells = Array.from({ length: SCROLLBACK - 1 }, (_, row) => buffer.getLine(row + 1)!.length);
     expect(new Set(cells)).toEqual(new Set([11]));
@@ -342,28 +346,7 @@ function historyOf(t: headless.Terminal): string[] {
   return lines.map((line) => line.trimEnd());
 }
 
-/** The scrollback's rows as xterm holds them (private: what the compactor changes). */
-interface PrivateRow {
-  _data: Uint32Array;
-  _combined: object;
-  _extendedAttrs: object;
-}
-
-interface PrivateBuffer {
-  lines: { get(i: number): PrivateRow };
-  _memoryCleanupQueue: { flush(): void };
-}
-
-function privateBuffer(t: headless.Terminal): PrivateBuffer {
-  return (t as unknown as { _core: { buffers: { normal: PrivateBuffer } } })._core.buffers.normal;
-}
-
-/** The idle-time task queue xterm's memory cleanup after a resize runs in. */
-function memoryCleanupQueue(t: headless.Terminal): PrivateBuffer['_memoryCleanupQueue'] {
-  return privateBuffer(t)._memoryCleanupQueue;
-}
-
-function privateRows(t: headless.Terminal): PrivateRow[] {
-  const lines = privateBuffer(t).lines;
-  return [...Array(t.buffer.normal.baseY).keys()].map((row) => lines.get(row));
+/** The scrollback's rows as xterm holds them (private: what the compactor changes), through xtermInternals.ts. */
+function privateRows(t: headless.Terminal, store: RowStore): XtermRow[] {
+  return [...Array(t.buffer.normal.baseY).keys()].map((row) => store.row(row)!);
 }
