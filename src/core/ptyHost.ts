@@ -1,18 +1,12 @@
 import * as pty from 'node-pty';
 import { EventEmitter, type Event } from './event.js';
-import { masterFd, slavePath } from './nodePtyInternals.js';
+import { slavePath } from './nodePtyInternals.js';
 
-/**
- * Where PTYs are spawned and read: node-pty, on the main thread, behind the few calls a
- * session makes of it. Keys and resizes do not come here while the session holds the
- * terminal's slave open: ptyInput.ts writes them to the master fd directly.
- */
+/** Where PTYs are spawned and read: node-pty, on the main thread, behind the few calls a session makes of it. */
 export interface HostedPty {
   readonly pid: number;
   /** The slave's device path (e.g. /dev/pts/3), where the platform has one. */
   readonly ptsName: string | undefined;
-  /** The master's fd, where the platform has one; node-pty closes it once every slave fd is closed (see ptyInput.ts). */
-  readonly fd: number | undefined;
   /** Output as it is read, in order. Output read before the first listener is kept for it. */
   readonly onData: Event<Uint8Array>;
   /** After the last output was delivered (node-pty reports exit once its reads ended). */
@@ -71,7 +65,6 @@ export function spawnPty(file: string, args: string[], options: PtySpawnOptions)
   return {
     pid: spawned.pid,
     ptsName: slavePath(spawned),
-    fd: masterFd(spawned),
     onData: output.event,
     onExit: (listener) => spawned.onExit(listener),
     write: (data) => spawned.write(data),
