@@ -12,9 +12,11 @@ export const FLOOD = { bytes: 256 * 1024, lineFeeds: 2048, windowMs: 100 } as co
  * Whether a session's output floods: the one place that says so, with one set of thresholds
  * (FLOOD), for whatever treats a flood differently (the emulator's fast-forward, emulator.ts).
  *
- * Output is measured in windows of `windowMs`. A flood starts as soon as a window reaches
- * either threshold, and ends when a whole window passes under both (no output included: a
- * timer looks while a flood lasts, so its end is seen without a chunk to notice it by).
+ * Output is measured in windows of `windowMs`, each starting with the first output after the
+ * last one ended. A flood starts as soon as a window reaches either threshold, and ends with
+ * the first output after a window that reached neither. Time in which nothing was read counts
+ * for nothing: a process kept off the CPU (a busy machine, a long parse) reads no output, and
+ * ending a flood then would have its rows parsed one by one the moment reading resumes.
  */
 export class FloodSignal implements Disposable {
   private windowStart = -Infinity;
@@ -23,14 +25,13 @@ export class FloodSignal implements Disposable {
   /** The current window reached a flood's rate. */
   private windowFlooded = false;
   private floodingValue = false;
-  private endTimer: NodeJS.Timeout | undefined;
   private readonly onDidChangeEmitter = new EventEmitter<boolean>();
-  /** Fires `true` as a flood starts, `false` as it ends. */
+  /** Fires `true` as a flood starts, `false` when output comes after a window under the rates. */
   readonly onDidChange: Event<boolean> = this.onDidChangeEmitter.event;
 
   constructor(private readonly clock: () => number = () => performance.now()) {}
 
-  /** The output floods now (the current window or the one before it reached a flood's rate). */
+  /** The output floods (the current window, or the one before it, reached a flood's rate). */
   get flooding(): boolean {
     return this.floodingValue;
   }
@@ -45,41 +46,27 @@ export class FloodSignal implements Disposable {
     this.windowLineFeeds += lineFeeds(chunk, FLOOD.lineFeeds - this.windowLineFeeds);
     if (this.windowBytes < FLOOD.bytes && this.windowLineFeeds < FLOOD.lineFeeds) return;
     this.windowFlooded = true;
-    if (this.floodingValue) return;
-    this.floodingValue = true;
-    this.armEndCheck();
-    this.onDidChangeEmitter.fire(true);
+    this.set(true);
   }
 
   dispose(): void {
-    clearTimeout(this.endTimer);
     this.onDidChangeEmitter.dispose();
   }
 
   /** A new window from `now`; the flood goes on only if the one that ended was one. */
   private nextWindow(now: number): void {
-    const flooded = this.windowFlooded && now - this.windowStart <= 2 * FLOOD.windowMs;
+    const flooded = this.windowFlooded;
     this.windowStart = now;
     this.windowBytes = 0;
     this.windowLineFeeds = 0;
     this.windowFlooded = false;
-    if (flooded || !this.floodingValue) return;
-    this.floodingValue = false;
-    clearTimeout(this.endTimer);
-    this.endTimer = undefined;
-    this.onDidChangeEmitter.fire(false);
+    this.set(flooded);
   }
 
-  /** While flooding: once per window, end the window even if no output comes to do it. */
-  private armEndCheck(): void {
-    clearTimeout(this.endTimer);
-    this.endTimer = setTimeout(() => {
-      this.endTimer = undefined;
-      const now = this.clock();
-      if (now - this.windowStart > FLOOD.windowMs) this.nextWindow(now);
-      if (this.floodingValue) this.armEndCheck();
-    }, FLOOD.windowMs + 1);
-    this.endTimer.unref();
+  private set(flooding: boolean): void {
+    if (flooding === this.floodingValue) return;
+    this.floodingValue = flooding;
+    this.onDidChangeEmitter.fire(flooding);
   }
 }
 
