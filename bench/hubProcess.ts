@@ -14,11 +14,12 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 /** The package root (bench runs from dist/bench/). */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const BIN = path.join(ROOT, 'bin', 'switchboard.js');
 const LISTENING = 'switchboard: hub listening';
 
 export interface BenchHub {
   home: string;
+  /** The `bin/switchboard.js` it runs (of this checkout, or of the one given to `startHub`). */
+  bin: string;
   /** What the hub wrote to stderr until it listened (e.g. the inspector's address). */
   startupLog: string;
   pid: number;
@@ -39,15 +40,18 @@ const running = new Set<BenchHub>();
 
 /**
  * `nodeArgs` go before the script; SB_BENCH_HUB_ARGS adds more to every hub the bench starts,
- * e.g. `SB_BENCH_HUB_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'` to profile them.
+ * e.g. `SB_BENCH_HUB_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'` to profile them. `root`: the
+ * checkout whose hub runs (built, with its node_modules); this one by default (ab.ts compares two).
+ * `node`: the Node binary to run it with (this one by default).
  */
-export async function startHub(extraEnv: Record<string, string> = {}, nodeArgs: string[] = []): Promise<BenchHub> {
+export async function startHub(extraEnv: Record<string, string> = {}, nodeArgs: string[] = [], root = ROOT, node = process.execPath): Promise<BenchHub> {
+  const bin = path.join(root, 'bin', 'switchboard.js');
   nodeArgs = [...nodeArgs, ...(process.env.SB_BENCH_HUB_ARGS?.split(' ').filter(Boolean) ?? [])];
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bench-hub-'));
   // HOME is an empty folder: the sessions' bash reads no rc files of the machine's user (a
   // `pyenv init` there costs seconds per shell under load and would be measured instead of us).
   const env = cleanEnv({ SWITCHBOARD_HOME: home, SWITCHBOARD_PORT: '0', SWITCHBOARD_KILL_WAIT_MS: '300', HOME: home, ...extraEnv });
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, BIN, 'serve'], { env, cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(node, [...nodeArgs, bin, 'serve'], { env, cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
@@ -73,6 +77,7 @@ export async function startHub(extraEnv: Record<string, string> = {}, nodeArgs: 
   const info = JSON.parse(fs.readFileSync(path.join(home, 'hub.json'), 'utf8')) as { pid: number; port: number };
   const hub: BenchHub = {
     home,
+    bin,
     startupLog: stderr,
     pid: info.pid,
     port: info.port,
@@ -109,7 +114,7 @@ export async function httpClient(hub: BenchHub, name: string): Promise<Client> {
 /** The real stdio shim (`switchboard mcp`) connected to this hub. */
 export async function shimClient(hub: BenchHub, name: string): Promise<Client> {
   const client = new Client({ name, version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: hub.env, stderr: 'ignore' }));
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [hub.bin, 'mcp'], env: hub.env, stderr: 'ignore' }));
   return client;
 }
 
@@ -150,6 +155,18 @@ export function mainThreadCpuMs(pid: number): number | null {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticksPerSecond = 100; // USER_HZ on Linux
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+}
+
+/** CPU time (user + system, ms) of a whole process so far, all its threads (Linux /proc), or null where there is no /proc. */
+export function processCpuMs(pid: number): number | null {
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
 /** RSS of a bare `node -e` process that has been idle for half a second. */

@@ -21,17 +21,17 @@ import { bareNodeRss, httpClient, rss, sleep, startHub, tool, type BenchHub } fr
 import { settle } from './settle.js';
 import { mib, now, ratio, type Row } from './stats.js';
 
-const SESSIONS = 10;
+export const SESSIONS = 10;
 /** Lines each session prints to fill its scrollback (more than any scrollback measured here). */
 const FILL_LINES = 20_000;
 /** Scrollback of the "person's session at 10 000 lines" row (issue 6: ≤ 20 MB per session there). */
-const LONG_SCROLLBACK = 10_000;
+export const LONG_SCROLLBACK = 10_000;
 /** The hub's default terminal size (settings.ts: defaultCols, defaultRows). */
-const DEFAULT_COLS = 120;
+export const DEFAULT_COLS = 120;
 const DEFAULT_ROWS = 32;
 
 /** Opens SESSIONS shells, each runs `true` (as an agent's first call does); their ids. */
-async function openSessions(agent: Client, prefix: string): Promise<string[]> {
+export async function openSessions(agent: Client, prefix: string): Promise<string[]> {
   const sessions: string[] = [];
   for (let i = 0; i < SESSIONS; i++) sessions.push(String((await tool(agent, 'open', { name: `${prefix}-${i}` })).session));
   for (const session of sessions) await tool(agent, 'execute', { session, command: 'true' });
@@ -39,12 +39,11 @@ async function openSessions(agent: Client, prefix: string): Promise<string[]> {
 }
 
 /**
- * A hub's first session loads what every later one shares: xterm's module and the pty host
- * thread (ptyHost.ts). One session is opened and closed first, so the per-session rows count
+ * A hub's first session loads what every later one shares: xterm's module. One session is opened and closed first, so the per-session rows count
  * what each session adds, as the bare `@xterm/headless` baseline (module loaded before it
  * measures) does; this one-time cost has a row of its own.
  */
-async function warmUp(agent: Client): Promise<void> {
+export async function warmUp(agent: Client): Promise<void> {
   const { session } = await tool(agent, 'open', { name: 'warm-up' });
   await tool(agent, 'execute', { session, command: 'true' });
   await tool(agent, 'kill', { session, close: true });
@@ -54,7 +53,7 @@ async function warmUp(agent: Client): Promise<void> {
  * Every session prints FILL_LINES lines (its scrollback full), then the hub's RSS. `width`:
  * 0 for `seq`'s own lines, else each line is the number zero-padded to that many columns.
  */
-async function fillScrollbacks(hub: BenchHub, agent: Client, sessions: string[], width = 0): Promise<number> {
+export async function fillScrollbacks(hub: BenchHub, agent: Client, sessions: string[], width = 0): Promise<number> {
   const command = width > 0 ? `seq -f '%0${width}g' 1 ${FILL_LINES}` : `seq 1 ${FILL_LINES}`;
   for (const session of sessions) {
     const result = await tool(agent, 'execute', { session, command, timeout_ms: 60_000 });
@@ -136,7 +135,7 @@ export async function memory(rows: Row[], floodMiB: number, settleSeconds: numbe
         { case: 'hub RSS, idle (`switchboard serve`, no client yet)', value: mib(idle), baseline: `${mib(bare)} (bare \`node -e\`)`, ratio: ratio(idle, bare) },
         { case: 'hub RSS, one MCP client connected (HTTP), no session', value: mib(connected), baseline: `${mib(idle)} (idle hub)`, ratio: ratio(connected, idle) },
         {
-          case: "hub RSS after its first session, opened and closed (one-time: xterm's module; with ptyThread, the pty host thread)",
+          case: "hub RSS after its first session, opened and closed (one-time: xterm's module)",
           value: mib(warm),
           baseline: `${mib(connected)} (hub, client connected)`,
           ratio: ratio(warm, connected),
@@ -179,7 +178,7 @@ export async function memory(rows: Row[], floodMiB: number, settleSeconds: numbe
  * HeapProfiler.collectGarbage), so its RSS shows what it holds rather than when V8's memory
  * reducer last ran (15–40 s after allocations stop, later on a busy machine).
  */
-async function collectGarbage(hub: BenchHub): Promise<void> {
+export async function collectGarbage(hub: BenchHub): Promise<void> {
   const url = /Debugger listening on (ws:\/\/\S+)/.exec(hub.startupLog)?.[1];
   if (!url) throw new Error(`the hub did not start its inspector: ${hub.startupLog.slice(0, 300)}`);
   const ws = new WebSocket(url);

@@ -204,7 +204,7 @@ export const CLIENT_MESSAGE_TYPES = [
  */
 export const HubSettingSchema = z.object({
   key: z.string(),
-  /** The page's section (Sessions, Commands, Secrets, Transcripts, Endpoints, Performance). */
+  /** The page's section (Sessions, Commands, Secrets, Transcripts, Endpoints). */
   group: z.string(),
   label: z.string(),
   hint: z.string().optional(),

@@ -4,9 +4,11 @@ import { CommandTracker, type TrackedCommand } from './commandTracker.js';
 import { readLines } from './bufferText.js';
 import { EventEmitter, type Disposable, type Event } from './event.js';
 import { planSkip, scanChunk, startsInsideCharacter, type ChunkScan } from './fastForward.js';
+import { FLOOD, FloodSignal } from './floodSignal.js';
 import { OSC_FINAL_TERM } from './marks.js';
 import type { OutputLines } from './outputWindow.js';
 import { paddedRows, ScrollbackCompactor } from './scrollbackCompactor.js';
+import { parserIsInGround, scrollRegionIsFullScreen } from './xtermInternals.js';
 
 interface Xterm {
   Terminal: typeof HeadlessTerminal;
@@ -47,6 +49,8 @@ export interface EmulatorOptions {
   headFrom?: number;
   /** Skip parsing flood output that scrolls out anyway (fastForward.ts); off for replays. Default on. */
   fastForward?: boolean;
+  /** Says whether the output floods (tests: one on a clock of their own). Default: a new FloodSignal. */
+  flood?: FloodSignal;
   /**
    * During a flood, the rows a skip keeps are parsed at least this often (ms), so the screen is
    * brought up to date; in between they wait for the next batch (`deferKeptRows`). Default 500.
@@ -67,17 +71,6 @@ export interface EmulatorOptions {
 type Output = { data: Buffer; start: number; end: number; last?: boolean; scan?: ChunkScan };
 type Held = Output | { barrier: () => void };
 
-/**
- * Output faster than this many bytes, or this many line feeds, per FLOOD_WINDOW_MS is a flood
- * (~2.5 MB/s, or 20 000 lines/s). Parsing costs per row as much as per byte: each line feed
- * scrolls, compacts the row leaving the screen and updates the tracker (~2 µs). `yes` at
- * 2.5 MB/s is 1.3 M rows/s; below the byte threshold it was parsed row by row, taking the
- * main thread for ~250 ms per 256 KiB, so short lines count as a flood too. Either threshold
- * costs about 5 % of a core to parse when output stays just under it.
- */
-const FLOOD_BYTES = 256 * 1024;
-const FLOOD_LINE_FEEDS = 2048;
-const FLOOD_WINDOW_MS = 100;
 /**
  * During a flood, output is held until this much has gathered (or FLOOD_HOLD_MS passed), so the
  * PTY is read at full speed meanwhile and most of a batch can be skipped: each batch still
@@ -102,8 +95,6 @@ const FINAL_TERM_MARK = Buffer.from(`\x1b]${OSC_FINAL_TERM};`);
  * blocks on a full terminal buffer. Smaller slices keep the program writing while we parse.
  */
 const FEED_SLICE_BYTES = 32 * 1024;
-/** xterm's parser state between sequences (its EscapeSequenceParser's ParserState.GROUND). */
-const PARSER_GROUND = 0;
 
 /**
  * The session's `@xterm/headless` mirror and its command tracker: the single source of truth
@@ -141,13 +132,8 @@ export class Emulator {
   private readonly floodScreenRefreshMs: number;
   /** When a skip's kept rows last went to xterm (performance.now()). */
   private keptRowsParsedAt = -Infinity;
-  /** Output rate: bytes written in the current window, and whether the last window was a flood. */
-  private windowStart = 0;
-  private windowBytes = 0;
-  private windowLineFeeds = 0;
-  /** The current window reached a flood's rate; `flooding`: it did, or the last one did. */
-  private windowFlooded = false;
-  private flooding = false;
+  /** Whether the output floods (floodSignal.ts): fed by `write`, read by the flood scheduler below. */
+  readonly flood: FloodSignal;
   private holdTimer: NodeJS.Timeout | undefined;
   /**
    * Hand held output to xterm without waiting for the hold: it has a shell-integration mark, or
@@ -163,9 +149,6 @@ export class Emulator {
   readonly onDidParse: Event<number> = this.onDidParseEmitter.event;
   private readonly onDidChangeTitleEmitter = new EventEmitter<string>();
   readonly onDidChangeTitle: Event<string> = this.onDidChangeTitleEmitter.event;
-  private readonly onDidFloodEmitter = new EventEmitter<void>();
-  /** Output reached a flood's rate (FLOOD_BYTES or FLOOD_LINE_FEEDS): at most once per FLOOD_WINDOW_MS. */
-  readonly onDidFlood: Event<void> = this.onDidFloodEmitter.event;
 
   /** An emulator, loading xterm first if no emulator was made before. */
   static async create(options: EmulatorOptions): Promise<Emulator> {
@@ -192,6 +175,7 @@ export class Emulator {
       chunkEnd: () => this.chunkRanges[0]?.[1] ?? 0,
     });
     this.fastForward = (options.fastForward ?? true) && options.headFrom === undefined;
+    this.flood = options.flood ?? new FloodSignal();
     this.floodScreenRefreshMs = options.floodScreenRefreshMs ?? FLOOD_SCREEN_REFRESH_MS;
     this.terminal.loadAddon(this.tracker);
     // Not loadAddon: the serializer reads compacted rows whole (scrollbackCompactor.ts). Its
@@ -233,10 +217,10 @@ export class Emulator {
     const output: Output = { data: bytes, start: byteStart, end: byteEnd };
     this.held.push(output);
     this.heldBytes += bytes.length;
-    this.measureRate(bytes);
+    this.flood.note(bytes);
     // Scanned now, a few µs per chunk, rather than all at once when the held batch is planned
     // (4–7 ms every 100 ms, during which the PTY is not read and the program blocks).
-    if (this.fastForward && this.flooding) output.scan = scanChunk(bytes);
+    if (this.fastForward && this.flood.flooding) output.scan = scanChunk(bytes);
     // A flood's end (the command's D mark, the next prompt) must not wait out the hold. A chunk
     // its scan found plain to the end holds no OSC (`ESC ]` ends the scan): not searched again.
     if ((output.scan === undefined || output.scan.plain < bytes.length) && bytes.includes(FINAL_TERM_MARK)) this.urgent = true;
@@ -433,7 +417,7 @@ export class Emulator {
     this.terminal.dispose();
     this.onDidParseEmitter.dispose();
     this.onDidChangeTitleEmitter.dispose();
-    this.onDidFloodEmitter.dispose();
+    this.flood.dispose();
   }
 
   /**
@@ -444,13 +428,13 @@ export class Emulator {
     if (this.disposed || this.inXterm > 0) return;
     if (this.feeding.length > 0) return this.feedSlice();
     if (this.held.length === 0) return;
-    if (!now && !this.urgent && this.flooding && this.heldBytes < FLOOD_BATCH_BYTES) return this.holdForBatch();
+    if (!now && !this.urgent && this.flood.flooding && this.heldBytes < FLOOD_BATCH_BYTES) return this.holdForBatch();
     clearTimeout(this.holdTimer);
     this.holdTimer = undefined;
     const batch = this.held.splice(0);
     this.heldBytes = 0;
     // A full batch of a flood nobody waits on: its kept rows may wait for the next one.
-    const mayDefer = this.flooding && !now && !this.urgent && this.parsedWaiters.length === 0;
+    const mayDefer = this.flood.flooding && !now && !this.urgent && this.parsedWaiters.length === 0;
     this.urgent = false;
     if (this.fastForward) {
       this.holdBackPastHead(batch);
@@ -510,37 +494,16 @@ export class Emulator {
     if (this.pending === 0) this.releaseParsedWaiters();
   }
 
-  private measureRate(chunk: Buffer): void {
-    const now = performance.now();
-    if (now - this.windowStart > FLOOD_WINDOW_MS) {
-      this.flooding = this.windowFlooded;
-      this.windowStart = now;
-      this.windowBytes = 0;
-      this.windowLineFeeds = 0;
-      this.windowFlooded = false;
-    }
-    // Once the window is a flood, its chunks need not be counted (nor scanned for line feeds).
-    if (this.windowFlooded) return;
-    this.windowBytes += chunk.length;
-    this.windowLineFeeds += lineFeedsUpTo(chunk, FLOOD_LINE_FEEDS - this.windowLineFeeds).found;
-    if (this.windowBytes >= FLOOD_BYTES || this.windowLineFeeds >= FLOOD_LINE_FEEDS) {
-      this.windowFlooded = true;
-      this.flooding = true;
-      this.onDidFloodEmitter.fire();
-    }
-  }
-
   /**
    * A command still collecting its head lines cannot be fast-forwarded (the head is read from
    * the parse): during a flood, hand xterm only the output that completes the head (one line
    * feed past it), and hold the rest back, to be taken at once and skipped once the head is in.
    * Without this the whole first batch of every flooding command (~4 MB) was parsed. Whole
-   * chunks are not fine enough: the pty host thread posts up to 256 KiB in one (~87 000 rows
-   * of `yes`, each parsed and compacted).
+   * chunks are not fine enough: one read of `yes` holds thousands of rows.
    */
   private holdBackPastHead(batch: Held[]): void {
     const missing = this.tracker.headLinesMissing;
-    if (missing === 0 || !this.flooding) return;
+    if (missing === 0 || !this.flood.flooding) return;
     let needed = missing + 1;
     for (let index = 0; index < batch.length; index++) {
       const entry = batch[index]!;
@@ -572,8 +535,12 @@ export class Emulator {
       bytes += entry.data.length;
     }
     const keep = this.terminal.rows + (this.terminal.options.scrollback ?? 0) + 1;
-    if ((!this.flooding && bytes < FLOOD_BYTES) || bytes < keep * 2 || !this.tracker.canSkipLineFeeds || !this.fullScreenScrollRegion()) return;
-    if (!this.parserInGround()) return this.holdBack(batch, 1);
+    // Scrolled rows reach the scrollback only without DECSTBM margins (xtermInternals.ts).
+    if ((!this.flood.flooding && bytes < FLOOD.bytes) || bytes < keep * 2 || !this.tracker.canSkipLineFeeds || !scrollRegionIsFullScreen(this.terminal)) return;
+    // A batch starts where a read ended, which may be inside an escape sequence: xterm would
+    // read its first bytes as the sequence's end. Where the parser's state cannot be read,
+    // nothing is taken to be plain.
+    if (!parserIsInGround(this.terminal)) return this.holdBack(batch, 1);
     const first = batch[0] as Output;
     if (startsInsideCharacter(first.data)) {
       const lineFeed = first.data.indexOf(0x0a);
@@ -599,7 +566,6 @@ export class Emulator {
     if (skip > 0) (batch[0] as Output).data = (batch[0] as Output).data.subarray(skip);
     // What was decoded last ended before the skip; a character it left open is in skipped rows.
     this.decoder.decode();
-    this.compactor?.rowsSkipped(plan.lineFeeds);
     this.terminal.write(plan.sgr, () => this.tracker.skipLineFeeds(plan.lineFeeds));
     this.skipped += plan.bytes;
     this.parsed(plan.bytes);
@@ -633,22 +599,6 @@ export class Emulator {
     this.held.unshift(...rest);
     this.urgent = true;
     this.resumeHeldBack = true;
-  }
-
-  /**
-   * xterm's parser is between sequences. A batch starts where a read ended, which may be inside
-   * an escape sequence; xterm would read its first bytes as the sequence's end. Reads a private
-   * field: where it is missing, nothing is taken to be plain.
-   */
-  private parserInGround(): boolean {
-    const parser = (this.terminal as unknown as { _core?: { _inputHandler?: { _parser?: { currentState?: number } } } })._core?._inputHandler?._parser;
-    return parser?.currentState === PARSER_GROUND;
-  }
-
-  /** xterm's scroll region spans the screen (no DECSTBM margins): scrolled rows go to the scrollback. */
-  private fullScreenScrollRegion(): boolean {
-    const buffer = (this.terminal as unknown as { _core?: { buffer?: { scrollTop?: number; scrollBottom?: number } } })._core?.buffer;
-    return buffer?.scrollTop === 0 && buffer.scrollBottom === this.terminal.rows - 1;
   }
 
   private releaseParsedWaiters(): void {

@@ -1,5 +1,19 @@
 import type { IBuffer, IBufferCell, IBufferLine, Terminal as HeadlessTerminal } from '@xterm/headless';
-import { EventEmitter, type Disposable, type Event } from './event.js';
+import type { Disposable } from './event.js';
+import {
+  BLANK_CELL_CONTENT,
+  CELL_WORDS,
+  cells,
+  cleanupRowMemory,
+  isWrapped,
+  ownMaps,
+  rowLength,
+  rowStore,
+  setCells,
+  shareEmptyMaps,
+  type RowStore,
+  type XtermRow,
+} from './xtermInternals.js';
 
 /**
  * Rows of the scrollback give back the blank cells at their end.
@@ -12,7 +26,7 @@ import { EventEmitter, type Disposable, type Event } from './event.js';
  * the scrollback its trailing default cells go, and what is left is copied into a shared slab
  * (one `ArrayBuffer` for many rows, instead of a backing store per row). A row full to its last
  * column moves too (it saves the backing store), and a row without combining characters or
- * extended attributes gives up its two empty maps for one shared by all (`SHARED_EMPTY`).
+ * extended attributes gives up its two empty maps for one shared by all (`shareEmptyMaps`).
  *
  * Only cells that are exactly xterm's blank (no character, width 1, default colours and
  * attributes) are dropped, and one is kept to stand for them, so nothing is lost: a row's
@@ -21,8 +35,9 @@ import { EventEmitter, type Disposable, type Event } from './event.js';
  *
  * Per row this costs a scan, a small copy and a view, and no backing store: the row's
  * full-width array goes to the oldest row of a full scrollback, which xterm recycles for the
- * next new row (and would otherwise reallocate, its length having changed). During a flood it pauses
- * (`measureRate`): its rows would be recycled before they were worth the work.
+ * next new row (and would otherwise reallocate, its length having changed). It needs no pause
+ * during a flood: fast-forward (fastForward.ts) keeps most of a flood's rows from being parsed
+ * at all, so the rows that scroll are few.
  *
  * Two readers need the blank cells back. xterm's resize assumes every row is `cols` wide (and
  * would grow a row over its slab neighbours), so `Emulator.resize` widens the rows first
@@ -32,57 +47,26 @@ import { EventEmitter, type Disposable, type Event } from './event.js';
  * in effect, BCE), so it reads the terminal through `paddedRows`, where a compacted row reads
  * `cols` wide again.
  *
- * This reaches into xterm's private row store (`_core`, `BufferLine._data`, `_combined`,
- * `_extendedAttrs`); `enabled` is
- * false when it does not look as expected (another xterm version), and nothing is compacted.
+ * It works on xterm's private row store, through xtermInternals.ts; `enabled` is false when
+ * that does not look as expected (another xterm version), and nothing is compacted.
  */
 export class ScrollbackCompactor implements Disposable {
-  private readonly buffers: CoreBuffers | undefined;
+  private readonly rows: RowStore | undefined;
   private readonly listeners: Disposable[] = [];
   private slab = new Uint32Array(0);
   /** Every slab's buffer, to tell slab rows from xterm's own (also views, after a narrowing resize). */
   private readonly slabs = new WeakSet<ArrayBufferLike>();
   private slabUsed = 0;
-  /** Rows scrolled since `windowStart` (the rate's clock), for the rate that pauses compaction. */
-  private rowsInWindow = 0;
-  private windowStart: number;
-  /** Since when rows have scrolled fast, and while paused, slowly (undefined: they have not). */
-  private fastSince: number | undefined;
-  private quietSince: number | undefined;
-  private paused = false;
-  private quietTimer: NodeJS.Timeout | undefined;
-  private readonly onDidPauseEmitter = new EventEmitter<void>();
-  /** Fires when a flood pauses compaction (for tests). */
-  readonly onDidPause: Event<void> = this.onDidPauseEmitter.event;
-  private readonly onDidResumeEmitter = new EventEmitter<void>();
-  /** Fires when compaction resumes after a flood, the rows it let by compacted (for tests). */
-  readonly onDidResume: Event<void> = this.onDidResumeEmitter.event;
 
-  constructor(
-    private readonly terminal: HeadlessTerminal,
-    private readonly rate: CompactionRate = DEFAULT_RATE,
-  ) {
-    this.windowStart = rate.clock();
-    this.buffers = coreBuffers(terminal);
-    if (!this.buffers) return;
-    this.listeners.push(
-      // Fires once per row scrolled (xterm's BufferService.scroll), after the row moved up.
-      terminal.onScroll(() => this.rowScrolled()),
-      terminal.onWriteParsed(() => this.measureRate()),
-    );
+  constructor(private readonly terminal: HeadlessTerminal) {
+    this.rows = rowStore(terminal);
+    if (!this.rows) return;
+    // Fires once per row scrolled (xterm's BufferService.scroll), after the row moved up.
+    this.listeners.push(terminal.onScroll(() => this.rowScrolled()));
   }
 
   get enabled(): boolean {
-    return this.buffers !== undefined;
-  }
-
-  /**
-   * Rows a fast-forward let go by unparsed (`Emulator`, fastForward.ts) count toward the flood
-   * rate as if they had scrolled: a flood that is mostly skipped still has its parsed rows
-   * recycled by the next batch, so compacting them is wasted.
-   */
-  rowsSkipped(count: number): void {
-    this.rowsInWindow += count;
+    return this.rows !== undefined;
   }
 
   /**
@@ -91,82 +75,36 @@ export class ScrollbackCompactor implements Disposable {
    * from the start of its buffer, which for a slab row is another row's.
    */
   beforeResize(): void {
-    const normal = this.buffers?.normal;
-    if (!normal) return;
+    const rows = this.rows;
+    if (!rows) return;
     const cols = this.terminal.cols;
-    for (let row = 0; row < normal.lines.length; row++) release(normal.lines.get(row), cols);
+    for (let index = 0; index < rows.rowCount(); index++) release(rows.row(index), cols);
   }
 
   /** Compacts the rows the resize left in the scrollback; call right after `terminal.resize`. */
   afterResize(): void {
-    if (!this.buffers) return;
+    const rows = this.rows;
+    if (!rows) return;
     this.compactScrollback();
     // A resize that left most rows under half their arrays queues xterm's memory cleanup,
     // which copies each such row into an array of its own, and a slab row is always one: it
     // would undo the compaction just done. The scrollback needs no cleanup now; the rest
     // (the screen's rows) is cleaned here instead.
-    const normal = this.buffers.normal;
-    normal._memoryCleanupQueue?.clear();
-    for (let row = 0; row < normal.lines.length; row++) {
-      const line = normal.lines.get(row);
-      if (line && !this.slabs.has(line._data.buffer)) line.cleanupMemory?.();
+    rows.cancelMemoryCleanup();
+    for (let index = 0; index < rows.rowCount(); index++) {
+      const row = rows.row(index);
+      if (row && !this.slabs.has(cells(row).buffer)) cleanupRowMemory(row);
     }
   }
 
   dispose(): void {
-    clearInterval(this.quietTimer);
     for (const listener of this.listeners.splice(0)) listener.dispose();
-    this.onDidPauseEmitter.dispose();
-    this.onDidResumeEmitter.dispose();
-  }
-
-  /**
-   * A row costs ~0.2–0.5 µs to compact, as much as xterm's parse of a short row: worth it for
-   * rows that stay, not for a flood (`yes`) whose rows are recycled milliseconds later. When
-   * rows keep scrolling faster than `rowsPerSecond` for `forMs` (a burst such as
-   * `seq 1 20000` is over sooner), compaction pauses; once they stay under a tenth of that for
-   * `quietForMs`, or stop, it resumes and compacts the rows that went by in one pass.
-   */
-  private measureRate(): void {
-    const now = this.rate.clock();
-    const elapsed = now - this.windowStart;
-    if (elapsed < this.rate.windowMs) return;
-    const rowsPerSecond = (this.rowsInWindow * 1000) / elapsed;
-    this.rowsInWindow = 0;
-    this.windowStart = now;
-    if (!this.paused) {
-      if (rowsPerSecond <= this.rate.rowsPerSecond) return void (this.fastSince = undefined);
-      this.fastSince ??= now - elapsed;
-      if (now - this.fastSince >= this.rate.forMs) this.pause();
-      return;
-    }
-    if (rowsPerSecond >= this.rate.rowsPerSecond / 10) return void (this.quietSince = undefined);
-    this.quietSince ??= now - elapsed;
-    if (now - this.quietSince >= this.rate.quietForMs) this.resume();
-  }
-
-  private pause(): void {
-    this.fastSince = undefined;
-    this.paused = true;
-    // The flood may stop without another write to notice it by.
-    this.quietTimer = setInterval(() => this.measureRate(), this.rate.windowMs);
-    this.quietTimer.unref?.();
-    this.onDidPauseEmitter.fire();
-  }
-
-  private resume(): void {
-    this.quietSince = undefined;
-    this.paused = false;
-    clearInterval(this.quietTimer);
-    this.quietTimer = undefined;
-    this.compactScrollback();
-    this.onDidResumeEmitter.fire();
   }
 
   /** Every row of the scrollback (rows compacted already find nothing to drop). */
   private compactScrollback(): void {
-    const normal = this.buffers!.normal;
-    for (let row = 0; row < normal.ybase; row++) this.compactRow(row);
+    const rows = this.rows!;
+    for (let index = 0; index < rows.scrollbackLength(); index++) this.compactRow(index);
   }
 
   /**
@@ -174,44 +112,44 @@ export class ScrollbackCompactor implements Disposable {
    * on the alternate screen, is one already compacted: compacting it again finds nothing).
    */
   private rowScrolled(): void {
-    this.rowsInWindow++;
-    if (this.paused) return;
-    const buffers = this.buffers!;
-    const normal = buffers.normal;
-    if (buffers.active !== normal || normal.ybase === 0) return;
-    const row = normal.lines.get(normal.ybase - 1);
-    const data = row?._data;
+    const rows = this.rows!;
+    const top = rows.scrollbackLength();
+    if (!rows.normalIsActive() || top === 0) return;
+    const row = rows.row(top - 1);
+    if (!row) return;
+    const data = cells(row);
     const cols = this.terminal.cols;
-    const moved = this.compactRow(normal.ybase - 1);
+    const moved = this.compactRow(top - 1);
     // xterm recycles the oldest row of a full buffer for the next new one, copying the blank
     // row into it: in place if it has `cols` cells, into a new array if not. Give a compacted
     // oldest row the array just freed instead; past its kept cells that array is blank already.
-    const oldest = normal.lines.isFull ? normal.lines.get(0) : undefined;
-    if (moved && oldest && !ownsRow(oldest, cols) && data?.length === cols * CELL_SIZE) release(oldest, cols, data, row!.length);
+    const oldest = rows.isFull() ? rows.row(0) : undefined;
+    if (moved && oldest && !ownsRow(oldest, cols) && data.length === cols * CELL_WORDS) release(oldest, cols, data, rowLength(row));
   }
 
   /** Compacts scrollback row `index` of the normal buffer; whether it moved into a slab. */
   private compactRow(index: number): boolean {
-    const lines = this.buffers!.normal.lines;
-    const row = lines.get(index);
+    const rows = this.rows!;
+    const row = rows.row(index);
     if (!row) return false;
-    const data = row._data;
-    let keep = row.length;
+    const data = cells(row);
+    const length = rowLength(row);
+    let keep = length;
     // A row that wraps onto the next keeps its blanks: they are part of the logical line.
-    if (!lines.get(index + 1)?.isWrapped) {
+    const next = rows.row(index + 1);
+    if (!next || !isWrapped(next)) {
       // The last cell that is not blank (content, foreground, background all default); without
       // branches per word this runs ~2x faster, and it is most of the cost.
-      let at = (row.length - 1) * CELL_SIZE;
-      while (at >= 0 && ((data[at]! ^ BLANK_CONTENT) | data[at + 1]! | data[at + 2]!) === 0) at -= CELL_SIZE;
-      keep = Math.min(at / CELL_SIZE + 2, row.length);
+      let at = (length - 1) * CELL_WORDS;
+      while (at >= 0 && ((data[at]! ^ BLANK_CELL_CONTENT) | data[at + 1]! | data[at + 2]!) === 0) at -= CELL_WORDS;
+      keep = Math.min(at / CELL_WORDS + 2, length);
     }
     // A row with nothing to drop moves too: in a slab it costs its cells and a view, without
-    // the ~200 bytes of its own `ArrayBuffer` and backing store (a tenth of a full 120-column
-    // row). A row in a slab already stays where it is, and so does one too wide to share a slab.
+    // the ArrayBuffer and backing store of its own. A row in a slab already stays where it is,
+    // and so does one too wide to share a slab.
     shareEmptyMaps(row);
-    if (keep === row.length && (this.slabs.has(data.buffer) || data.length >= SLAB_WORDS)) return false;
-    row._data = this.store(data, keep * CELL_SIZE);
-    row.length = keep;
+    if (keep === length && (this.slabs.has(data.buffer) || data.length >= SLAB_WORDS)) return false;
+    setCells(row, this.store(data, keep * CELL_WORDS), keep);
     return true;
   }
 
@@ -276,87 +214,11 @@ function padRow(line: IBufferLine | undefined, cols: number): IBufferLine | unde
   };
 }
 
-/** The part of xterm's `BufferLine` this touches (private in xterm 6). */
-interface Row {
-  _data: Uint32Array;
-  length: number;
-  isWrapped: boolean;
-  /** Combining sequences and extended attributes (underline style, link) by column, read only for cells flagged to have one. */
-  _combined: Record<number, string>;
-  _extendedAttrs: Record<number, unknown>;
-  /** Copies the cells into an array of their own if the row's is under half used (xterm's cleanup, per row). */
-  cleanupMemory?(): number;
-}
-
-/**
- * The one empty map every scrollback row without combining characters or extended attributes
- * holds instead of two of its own (~110 bytes a row, as much as a short row's cells). xterm
- * reads a row's maps only for cells flagged to have an entry, and writes them only when it
- * writes the row, which it does to a scrollback row only in a resize (`beforeResize` gives
- * rows maps of their own again first) or when recycling it (its `copyFrom` assigns new maps).
- * Not frozen: a write would then throw inside xterm's parser.
- */
-const SHARED_EMPTY: Record<number, never> = {};
-
-function shareEmptyMaps(row: Row): void {
-  if (row._combined !== SHARED_EMPTY && isEmpty(row._combined)) row._combined = SHARED_EMPTY;
-  if (row._extendedAttrs !== SHARED_EMPTY && isEmpty(row._extendedAttrs)) row._extendedAttrs = SHARED_EMPTY;
-}
-
-function isEmpty(map: object): boolean {
-  for (const _ in map) return false;
-  return true;
-}
-
-interface CoreBuffers {
-  active: unknown;
-  normal: {
-    ybase: number;
-    lines: { readonly length: number; readonly isFull: boolean; get(index: number): Row | undefined };
-    /** The idle-time queue of the memory cleanup xterm schedules after a narrowing resize. */
-    _memoryCleanupQueue?: { clear(): void };
-  };
-}
-
-/** Three 32-bit words per cell: content (code point | width << 22), foreground, background. */
-const CELL_SIZE = 3;
-/** xterm's blank cell: no character, width 1; its colours are 0 (the defaults). */
-const BLANK_CONTENT = 1 << 22;
-/** When compaction pauses for a flood and resumes after it (`measureRate`). */
-export interface CompactionRate {
-  /** Rows a second above which output is a flood, measured over windows of `windowMs`… */
-  rowsPerSecond: number;
-  windowMs: number;
-  /** … for this long before compaction pauses; it resumes after `quietForMs` under a tenth of the rate. */
-  forMs: number;
-  quietForMs: number;
-  /** Milliseconds (`performance.now`; tests drive their own). */
-  clock: () => number;
-}
-
-/** 50 000 rows a second cost ~2 % of a core to compact; `yes` at 1 MiB/s is ~350 000. */
-const DEFAULT_RATE: CompactionRate = { rowsPerSecond: 50_000, windowMs: 100, forMs: 500, quietForMs: 1_000, clock: () => performance.now() };
 /**
  * 64 KiB slabs: ~45 compacted rows of 120 columns, or hundreds of short ones. Rows enter and
  * leave the scrollback in order, so a slab is freed once its last row is recycled.
  */
 const SLAB_WORDS = 16 * 1024;
-
-/** The buffers of xterm's core, if their rows look like the ones this was written for. */
-function coreBuffers(terminal: HeadlessTerminal): CoreBuffers | undefined {
-  const buffers = (terminal as unknown as { _core?: { buffers?: CoreBuffers } })._core?.buffers;
-  const lines = buffers?.normal?.lines;
-  const row = lines?.get(0);
-  if (!buffers || typeof buffers.normal.ybase !== 'number' || typeof lines?.isFull !== 'boolean' || !row) return undefined;
-  const looksRight =
-    row._data instanceof Uint32Array &&
-    row.length === terminal.cols &&
-    row._data.length === row.length * CELL_SIZE &&
-    row._data[0] === BLANK_CONTENT &&
-    typeof row._combined === 'object' &&
-    typeof row._extendedAttrs === 'object';
-  return looksRight ? buffers : undefined;
-}
 
 /** Whether `data` is a whole array, not a view on a slab (or on a larger array xterm narrowed). */
 function ownsArray(data: Uint32Array): boolean {
@@ -364,8 +226,8 @@ function ownsArray(data: Uint32Array): boolean {
 }
 
 /** Whether `row` is `cols` cells wide in an array of its own, as xterm expects of the rows it writes and resizes. */
-function ownsRow(row: Row, cols: number): boolean {
-  return row.length === cols && ownsArray(row._data);
+function ownsRow(row: XtermRow, cols: number): boolean {
+  return rowLength(row) === cols && ownsArray(cells(row));
 }
 
 /**
@@ -373,19 +235,18 @@ function ownsRow(row: Row, cols: number): boolean {
  * array, its blank cells back: a new array, or `into`, a free full-width array whose cells
  * from `blankFrom` on are blank.
  */
-function release(row: Row | undefined, cols: number, into?: Uint32Array, blankFrom = 0): void {
+function release(row: XtermRow | undefined, cols: number, into?: Uint32Array, blankFrom = 0): void {
   if (!row) return;
-  if (row._combined === SHARED_EMPTY) row._combined = {};
-  if (row._extendedAttrs === SHARED_EMPTY) row._extendedAttrs = {};
-  if (row.length > cols || ownsRow(row, cols)) return;
-  const data = into ?? new Uint32Array(cols * CELL_SIZE);
-  data.set(row._data);
-  const blankTo = into ? Math.max(row.length, blankFrom) : cols;
-  for (let at = row.length * CELL_SIZE; at < blankTo * CELL_SIZE; at += CELL_SIZE) {
-    data[at] = BLANK_CONTENT;
+  ownMaps(row);
+  const length = rowLength(row);
+  if (length > cols || ownsRow(row, cols)) return;
+  const data = into ?? new Uint32Array(cols * CELL_WORDS);
+  data.set(cells(row));
+  const blankTo = into ? Math.max(length, blankFrom) : cols;
+  for (let at = length * CELL_WORDS; at < blankTo * CELL_WORDS; at += CELL_WORDS) {
+    data[at] = BLANK_CELL_CONTENT;
     data[at + 1] = 0;
     data[at + 2] = 0;
   }
-  row._data = data;
-  row.length = cols;
+  setCells(row, data, cols);
 }

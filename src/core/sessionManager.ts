@@ -18,8 +18,6 @@ export interface CoreSettings {
   scrollback: number;
   /** …and of sessions an agent opens (default: `scrollback`); older lines are read from the transcript. */
   agentScrollback?: number;
-  /** Read PTYs on the pty host thread (ptyHost.ts) instead of this one. */
-  ptyThread?: boolean;
   headLines: number;
   shell: string;
   login: boolean;
@@ -145,7 +143,6 @@ export class SessionManager {
         // Agents' sessions keep a short scrollback only where the rest is on disk for `read`.
         scrollback: request.creator.kind === 'agent' && transcript ? (settings.agentScrollback ?? settings.scrollback) : settings.scrollback,
         headLines: settings.headLines,
-        ptyThread: settings.ptyThread ?? false,
         transcript,
         startupTimeoutMs: settings.startupTimeoutMs,
         killWaitsMs: settings.killWaitsMs,

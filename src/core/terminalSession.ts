@@ -3,9 +3,7 @@ import { spawnPty, type HostedPty } from './ptyHost.js';
 import type { TrackedCommand } from './commandTracker.js';
 import { Emulator, loadEmulator, type OutputPosition } from './emulator.js';
 import { ErrorCode, SwitchboardError } from './errors.js';
-import { floodHeapGrowth } from './heapGrowth.js';
 import { probeTerminalInput } from './inputProbe.js';
-import { PtyInput, type TerminalInput } from './ptyInput.js';
 import { encodeKeys } from './keys.js';
 import { RECENT_OUTPUT_BYTES, RecentOutput } from './recentOutput.js';
 import { replayCommandPage, replayHistory } from './replay.js';
@@ -35,6 +33,14 @@ import type {
   WaitSpec,
 } from './types.js';
 
+/** What a session types into its PTY, in order: keys, pastes, commands, Ctrl-C, and resizes. */
+interface TerminalInput {
+  write(data: string): void;
+  resize(cols: number, rows: number): void;
+  /** Nothing more reaches the terminal. */
+  dispose(): void;
+}
+
 export interface TerminalSessionOptions {
   id: string;
   name: string | null;
@@ -56,8 +62,6 @@ export interface TerminalSessionOptions {
   rows: number;
   scrollback: number;
   headLines: number;
-  /** Read the PTY on the pty host thread (ptyHost.ts). */
-  ptyThread: boolean;
   transcript: Transcript | null;
   /** How long a shell may take to draw its first prompt. */
   startupTimeoutMs: number;
@@ -203,16 +207,20 @@ export class TerminalSession {
     this.pipe = new OutputPipe(this.ptyProcess, this.emulator, options.transcript);
     this.recent = new RecentOutput(options.transcript);
     this.slaveFd = holdTerminalOpen(this.ttyPath);
-    // Keys go straight to the master fd from this thread while the session holds the slave open
-    // (the fd cannot close under us); otherwise through node-pty, on the thread that owns it.
-    const onInputError = (error: Error): void => {
-      // EIO: the program closed the terminal; what was still to be typed has nowhere to go.
-      if ((error as NodeJS.ErrnoException).code !== 'EIO') options.onWarning(`session ${this.id}: typing into the terminal failed: ${error.message}`);
+    // Keys and resizes through node-pty, until the terminal is let go of or its master closed
+    // (its fd number may then be reused by any file): nothing is typed after that.
+    let typing = true;
+    this.input = {
+      write: (data) => {
+        if (typing) ptyProcess.write(data);
+      },
+      resize: (cols, rows) => {
+        if (typing) ptyProcess.resize(cols, rows);
+      },
+      dispose: () => {
+        typing = false;
+      },
     };
-    const fd = this.ptyProcess.fd;
-    this.input = this.slaveFd !== null && fd !== undefined
-      ? new PtyInput(fd, onInputError)
-      : { write: (data) => ptyProcess.write(data), resize: (cols, rows) => ptyProcess.resize(cols, rows), dispose: () => {} };
 
     const tracker = this.emulator.tracker;
     this.store.add(this.ptyProcess.onData((data) => this.pipe.push(data)));
@@ -235,7 +243,6 @@ export class TerminalSession {
       this.title = title;
       this.onDidChangeEmitter.fire();
     }));
-    this.store.add(this.emulator.onDidFlood(() => floodHeapGrowth.noteFlood()));
     // node-pty reports exit after its socket closed, i.e. after the last output was read;
     // the emulator then parses what is still queued before anyone hears of the exit.
     this.exited = new Promise((resolve) => {
@@ -268,7 +275,7 @@ export class TerminalSession {
     let ptyProcess: HostedPty;
     try {
       const spawnOptions = { name: 'xterm-256color', cols: options.cols, rows: options.rows, cwd: options.cwd, env: launch.env };
-      ptyProcess = await spawnPty(launch.file, launch.args, spawnOptions, options.ptyThread);
+      ptyProcess = spawnPty(launch.file, launch.args, spawnOptions);
     } catch (error) {
       throw new SwitchboardError(ErrorCode.SpawnFailed, `Could not start ${launch.file}: ${(error as Error).message}. Check that the program exists and is executable.`);
     }
@@ -327,7 +334,7 @@ export class TerminalSession {
     if (this.exitCheckTimer) clearTimeout(this.exitCheckTimer);
     if (this.slaveFd === null || this.terminating) return;
     // Once the slave closes, node-pty may close the master and its fd number be reused:
-    // typing straight into it ends first.
+    // typing ends first.
     this.input.dispose();
     fs.close(this.slaveFd, () => {});
     this.slaveFd = null;

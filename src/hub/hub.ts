@@ -10,7 +10,7 @@ import { acquireHubLock, type HubLock } from './lock.js';
 import type { Logger } from './logger.js';
 import { LoginCodes } from './loginCodes.js';
 import { createMcpHttpEndpoint } from './mcpHttpEndpoint.js';
-import { loadSettings, type Settings } from './settings.js';
+import { loadSettings, removedSettingsIn, type Settings } from './settings.js';
 import { LIVE_SETTINGS, SettingsEditor } from './settingsEditor.js';
 import { SOCKET_FILE, type LoginCodeMessage } from './socketProtocol.js';
 import { startSocketServer, type SocketServer } from './socketServer.js';
@@ -96,6 +96,7 @@ export class Hub {
     this.stateDir = ensureStateDir(options.stateDir);
     this.logger = options.logger;
     const settings = options.settings ?? loadSettings(this.stateDir, env);
+    if (!options.settings) for (const notice of removedSettingsIn(this.stateDir, env)) this.logger.warn(notice);
     this.settings = options.port === undefined ? settings : { ...settings, port: options.port };
     this.portGiven = options.port !== undefined;
     this.manager = new SessionManager({
@@ -290,7 +291,6 @@ export function coreSettings(settings: Settings, env: NodeJS.ProcessEnv): Requir
     maxSessions: settings.maxSessions,
     scrollback: settings.scrollback,
     agentScrollback: settings.agentScrollback,
-    ptyThread: settings.ptyThread,
     headLines: settings.commandHeadLines,
     shell: settings.shell ?? defaultShell(env),
     login: settings.loginShell,

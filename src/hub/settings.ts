@@ -27,12 +27,6 @@ export const SettingsSchema = z.object({
    * the hub a few MiB instead of ~12 (BENCHMARKS.md, Memory).
    */
   agentScrollback: z.number().int().min(100).max(1_000_000).default(1_000),
-  /**
-   * Read PTYs on a thread of their own (the pty host): floods pass faster, at a thread crossing
-   * per output chunk. Off by default: on two cores it cost the other agents' latency during a
-   * flood more than it gained (docs/decisions.md, "Where PTYs are read").
-   */
-  ptyThread: z.boolean().default(false),
   /** First lines of each command's output kept even after they leave the scrollback. */
   commandHeadLines: z.number().int().min(10).max(100_000).default(1_000),
   defaultCols: z.number().int().min(20).max(1000).default(120),
@@ -137,8 +131,33 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   }
 }
 
+/**
+ * Settings that were removed, and what became of them. A settings.json or a `SWITCHBOARD_*`
+ * variable written for an earlier version may still name one: it is ignored (the schema keeps
+ * only what it knows), and `removedSettingsIn` says so, for the hub to log once at start.
+ */
+export const REMOVED_SETTINGS: Readonly<Record<string, string>> = {
+  ptyThread: 'terminals are always read on the main thread (the pty host thread is gone)',
+};
+
+/** One notice per removed setting that `<stateDir>/settings.json` or `env` still sets. */
+export function removedSettingsIn(stateDir: string, env: NodeJS.ProcessEnv): string[] {
+  let fileSettings: Record<string, unknown>;
+  try {
+    fileSettings = readSettingsFile(path.join(stateDir, SETTINGS_FILE));
+  } catch {
+    fileSettings = {}; // loadSettings reports a file it cannot read
+  }
+  const notices: string[] = [];
+  for (const [key, what] of Object.entries(REMOVED_SETTINGS)) {
+    const where = [Object.hasOwn(fileSettings, key) ? SETTINGS_FILE : null, env[envVariableOf(key)] !== undefined ? envVariableOf(key) : null].filter((place) => place !== null);
+    if (where.length > 0) notices.push(`setting ${key} (in ${where.join(' and ')}) no longer exists and is ignored: ${what}`);
+  }
+  return notices;
+}
+
 /** `maxSessions` → `SWITCHBOARD_MAX_SESSIONS`. */
-export function envVariableOf(key: keyof Settings): string {
+export function envVariableOf(key: string): string {
   return `SWITCHBOARD_${key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
 }
 

@@ -45,7 +45,6 @@ const PRESENTATION: Record<Key, Presentation> = {
   transcriptMaxBytes: { group: 'Transcripts', label: 'Most output kept on disk per session', unit: 'bytes', applies: 'sessions' },
   retentionDays: { group: 'Transcripts', label: 'Keep closed sessions', unit: 'days', applies: 'hourly' },
   retentionBytes: { group: 'Transcripts', label: 'Then keep at most', unit: 'bytes', hint: 'The oldest closed sessions go first.', applies: 'hourly' },
-  ptyThread: { group: 'Performance', label: 'Read terminals on a thread of their own', hint: 'Floods pass faster; other agents wait longer on two cores.', applies: 'sessions' },
   port: { group: 'Endpoints', label: 'HTTP port on 127.0.0.1', hint: '0 picks a free one.', applies: 'restart' },
   bodyLimitBytes: { group: 'Endpoints', label: 'Largest request', unit: 'bytes', applies: 'restart' },
   httpSessionIdleMs: { group: 'Endpoints', label: 'Close idle MCP-over-HTTP sessions after', unit: 'ms', applies: 'restart' },

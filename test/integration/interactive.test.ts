@@ -24,7 +24,7 @@ describe('interactive programs', () => {
   it('keeps typed input whole and in order while the program does not read: 200 KB, then Ctrl-D', async () => {
     const { manager: m, home } = manager();
     const out = path.join(home, 'typed.txt');
-    // The terminal takes a few KB of input while \`sleep\` runs; the rest waits (EAGAIN) in ptyInput.ts.
+    // The terminal takes a few KB of input while \`sleep\` runs; the rest waits (EAGAIN) in node-pty's write queue.
     const session = await m.open({ creator: agent, program: 'sh', args: ['-c', `sleep 0.5; exec cat > ${out}`], cwd: home });
     const lines = Array.from({ length: 2_000 }, (_, i) => `${String(i).padStart(5, '0')} ${'x'.repeat(94)}`);
     await session.send({ clientId: 'test', text: `${lines.join('\n')}\n`, paste: false, wait: { idle_ms: 50, timeout_ms: 200 } });

@@ -127,7 +127,6 @@ export function startBashSession(options: {
     rows: 30,
     scrollback: options.scrollback,
     headLines: options.headLines,
-    ptyThread: false,
     transcript: options.transcript,
     startupTimeoutMs: 10_000,
     killWaitsMs: [300, 300],

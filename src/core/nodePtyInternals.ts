@@ -1,0 +1,35 @@
+import type { IPty } from 'node-pty';
+
+/**
+ * Everything Switchboard reads of node-pty beyond its typed API, in one place: the slave's
+ * device path (`ptsName`, a getter of node-pty's Unix terminal that its typings do not
+ * declare), which a session needs to find the processes on its terminal and to hold the
+ * terminal open. Windows' terminal has none.
+ *
+ * package.json pins node-pty to the version this was checked against;
+ * test/unit/core/nodePtyInternals.test.ts fails, naming what changed, when an upgrade changes
+ * what is read here. Nothing else in src/ reaches past node-pty's typings.
+ */
+
+/** The version this was checked against (package.json pins it). */
+export const NODE_PTY_VERSION = '1.1.0';
+
+interface UnixTerminal {
+  readonly ptsName?: unknown;
+}
+
+/** The slave's device path (e.g. /dev/pts/3), or undefined where node-pty has none (Windows). */
+export function slavePath(pty: IPty): string | undefined {
+  const name = (pty as unknown as UnixTerminal).ptsName;
+  return typeof name === 'string' && name !== '' ? name : undefined;
+}
+
+/**
+ * What does not look as this module expects of a live PTY on a Unix (empty when all is as
+ * expected), each problem naming the getter: for the test that guards an upgrade.
+ */
+export function shapeProblems(pty: IPty): string[] {
+  const name = (pty as unknown as UnixTerminal).ptsName;
+  if (typeof name !== 'string' || !/^\/dev\/(pts\/\d+|ttys\d+)$/.test(name)) return [`node-pty's ptsName getter is ${JSON.stringify(name)}, not a /dev/pts/N or /dev/ttysN path`];
+  return [];
+}
