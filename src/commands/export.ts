@@ -7,8 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { once } from 'node:events';
 import { pipeline } from 'node:stream/promises';
-import { asciicastLines, exportAsciicast } from '../core/asciicast.js';
-import { SessionStore } from '../core/sessionStore.js';
+import { asciicastLines, exportAsciicast, SessionStore } from '../core/index.js';
 import { defaultStateDir } from '../hub/stateDir.js';
 
 const USAGE = `Usage: switchboard export <session> [file]

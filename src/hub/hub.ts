@@ -1,7 +1,6 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { EventEmitter, type Disposable } from '../core/event.js';
-import { SessionManager, type CoreSettings } from '../core/sessionManager.js';
+import { EventEmitter, SessionManager, type CoreSettings, type Disposable } from '../core/index.js';
 import { createMcpServer, packageVersion, type ToolAuditEvent } from '../mcp/server.js';
 import { AuditLog } from './audit.js';
 import { removeHubInfo, writeHubInfo } from './hubInfo.js';

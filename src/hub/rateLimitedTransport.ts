@@ -1,5 +1,5 @@
 import type { JSONRPCMessage, JSONRPCRequest, MessageExtraInfo, Transport } from '@modelcontextprotocol/server';
-import { ErrorCode } from '../core/errors.js';
+import { ErrorCode } from '../core/index.js';
 import { failure } from '../mcp/toolResult.js';
 import { ForwardingTransport, isRequest } from './forwardingTransport.js';
 import type { Logger } from './logger.js';

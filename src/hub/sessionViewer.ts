@@ -1,7 +1,4 @@
-import type { Disposable, Event } from '../core/event.js';
-import type { OutputFrame } from '../core/outputPipe.js';
-import type { CommandRecord } from '../core/types.js';
-import { Utf8Pieces, wellFormedUtf8 } from '../core/utf8.js';
+import { Utf8Pieces, wellFormedUtf8, type CommandRecord, type Disposable, type Event, type OutputFrame } from '../core/index.js';
 import { FLOW_HIGH_WATERMARK, FLOW_LOW_WATERMARK, FRAME_BATCH_MS, type HubMessage } from '../ui-protocol.js';
 
 /** What a viewer needs of a session (TerminalSession has it). */

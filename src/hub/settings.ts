@@ -1,9 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_SECRET_PATTERNS } from '../core/sessionEnv.js';
-import { DEFAULT_RETENTION_BYTES, DEFAULT_RETENTION_DAYS } from '../core/sessionStore.js';
-import { DEFAULT_TRANSCRIPT_MAX_BYTES } from '../core/transcript.js';
+import { DEFAULT_RETENTION_BYTES, DEFAULT_RETENTION_DAYS, DEFAULT_SECRET_PATTERNS, DEFAULT_TRANSCRIPT_MAX_BYTES } from '../core/index.js';
 import { DEFAULT_HTTP_STALL_MS } from './stalledResponses.js';
 
 const secretPattern = z.string().min(1).max(256);

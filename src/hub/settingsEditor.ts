@@ -1,9 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { z } from 'zod';
-import { ErrorCode, SwitchboardError } from '../core/errors.js';
-import type { Disposable } from '../core/event.js';
-import { findExecutable } from '../core/sessionManager.js';
+import { ErrorCode, findExecutable, SwitchboardError, type Disposable } from '../core/index.js';
 import type { HubMessage, HubSetting } from '../ui-protocol.js';
 import { describeSettingsIssues, envOverrides, envVariableOf, parseSettingsText, readSettingsFile, SETTINGS_FILE, SettingsSchema, type Settings } from './settings.js';
 import { tokenWrittenAt } from './token.js';

@@ -1,6 +1,4 @@
-import { isSwitchboardError } from '../core/errors.js';
-import type { Disposable } from '../core/event.js';
-import type { TerminalSession } from '../core/terminalSession.js';
+import { isSwitchboardError, type Disposable, type TerminalSession } from '../core/index.js';
 import {
   FLOW_ACK_EVERY,
   FLOW_HIGH_WATERMARK,

@@ -1,7 +1,4 @@
-import { EventEmitter, type Disposable, type Event } from '../core/event.js';
-import type { SessionManager } from '../core/sessionManager.js';
-import type { TerminalSession } from '../core/terminalSession.js';
-import type { SessionInfo } from '../core/types.js';
+import { EventEmitter, type Disposable, type Event, type SessionInfo, type SessionManager, type TerminalSession } from '../core/index.js';
 import type { UiSession } from '../ui-protocol.js';
 import type { Logger } from './logger.js';
 import type { PersonAuditSink } from './personAudit.js';

@@ -15,7 +15,7 @@
  */
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { ErrorCode, SwitchboardError } from '../core/errors.js';
+import { ErrorCode, SwitchboardError } from '../core/index.js';
 
 /** Another name a model may use for a parameter; `scale` converts units (seconds → ms). */
 export interface Alias {

@@ -11,8 +11,7 @@ import {
   type ToolCallback,
   type StandardSchemaWithJSON,
 } from '@modelcontextprotocol/server';
-import type { Disposable, Event } from '../core/event.js';
-import type { SessionManager } from '../core/sessionManager.js';
+import type { Disposable, Event, SessionManager } from '../core/index.js';
 import { SESSION_ALIASES } from './schemas.js';
 import { errorMeta, INTERNAL_ERROR } from './toolResult.js';
 import { refreshExecuteDefaults, registerExecute } from './tools/execute.js';

@@ -14,7 +14,7 @@
  * Nothing here throws: a tool call never becomes a JSON-RPC error.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { isSwitchboardError, type ErrorCode } from '../core/errors.js';
+import { isSwitchboardError, type ErrorCode } from '../core/index.js';
 
 /** Not one of the agent-facing codes of DESIGN §3: a bug or an environment fault on our side. */
 export const INTERNAL_ERROR = 'INTERNAL_ERROR';

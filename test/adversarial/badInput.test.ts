@@ -282,7 +282,7 @@ describe('bytes through send', () => {
     await http.ok('send', { session, text: 'Z<<END>>' });
     await readerDone(session);
     // In order, nothing dropped or doubled. A paste is wrapped in bracketed-paste marks, and an end
-    // mark inside it is removed (src/core/terminalSession.ts) so a paste can never end itself early
+    // mark inside it is removed (src/core/session/terminalSession.ts) so a paste can never end itself early
     // and have the rest taken as typed keys: the one deliberate change to what the agent sent.
     expect(JSON.stringify(readFileSync(file, 'latin1'))).toBe(JSON.stringify('A\u0000B\u0003C\u0013\u0011\u001b[200~p1p2\u001b[201~Z'));
     expect(await http.ok('execute', { session, command: 'echo still-fine' })).toMatchObject({ output: 'still-fine' });

@@ -29,7 +29,7 @@ const FD_SLACK = 0;
  * Memory, as RSS after a forced full GC in the hub (gcOnSignal.cjs; without it RSS swung by
  * ±30 MiB with uncollected garbage). Measured on the 2-core dev machine: +23 MiB over the first
  * 500 sessions (the heap and allocator settling), +3 MiB over the second. Before the
- * process-table fix (src/core/processTable.ts: every close read /proc with hundreds of
+ * process-table fix (src/core/processes/processTable.ts: every close read /proc with hundreds of
  * concurrent 64 KB buffers) the hub's malloc heap grew about 70 KiB per closed session, for good.
  */
 const RSS_SLACK = 60 * 1024 * 1024;

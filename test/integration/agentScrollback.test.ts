@@ -5,7 +5,7 @@
  * from the transcript once its output outgrew the scrollback and the head lines.
  */
 import { describe, expect, it } from 'vitest';
-import type { TerminalSession } from '../../src/core/terminalSession.js';
+import type { TerminalSession } from '../../src/core/session/terminalSession.js';
 import type { ReadRequest } from '../../src/core/types.js';
 import { agent, managersPerTest } from './helpers/core.js';
 

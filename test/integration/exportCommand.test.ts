@@ -8,8 +8,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SessionManager } from '../../src/core/sessionManager.js';
-import { OUTPUT_LOG } from '../../src/core/transcript.js';
+import { SessionManager } from '../../src/core/session/sessionManager.js';
+import { OUTPUT_LOG } from '../../src/core/transcript/transcript.js';
 import { agent, tempHome, testSettings } from './helpers/core.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

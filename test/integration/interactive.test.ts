@@ -1,9 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { TerminalSession } from '../../src/core/terminalSession.js';
+import type { TerminalSession } from '../../src/core/session/terminalSession.js';
 import type { ReadRequest } from '../../src/core/types.js';
-import { SessionManager as Manager } from '../../src/core/sessionManager.js';
+import { SessionManager as Manager } from '../../src/core/session/sessionManager.js';
 import { agent, managersPerTest, testSettings } from './helpers/core.js';
 
 const { manager, track } = managersPerTest();

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import * as pty from 'node-pty';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { SESSION_ENV } from '../../src/core/marks.js';
+import { SESSION_ENV } from '../../src/core/shell/marks.js';
 import { within } from './helpers/within.js';
 import {
   escalateKill,
@@ -19,7 +19,7 @@ import {
   signalGroupIfLeaderSame,
   signalIfSame,
   terminateSession,
-} from '../../src/core/processes.js';
+} from '../../src/core/processes/processes.js';
 
 const linux = process.platform === 'linux';
 

@@ -3,7 +3,7 @@
  * after later reads, all of it before the exit is reported.
  */
 import { describe, expect, it } from 'vitest';
-import { spawnPty } from '../../src/core/ptyHost.js';
+import { spawnPty } from '../../src/core/pty/spawnPty.js';
 
 describe('PTY output', () => {
   it('delivers every byte in order, each chunk intact, before the exit', async () => {

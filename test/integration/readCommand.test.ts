@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { TerminalSession } from '../../src/core/terminalSession.js';
+import type { TerminalSession } from '../../src/core/session/terminalSession.js';
 import type { ReadRequest } from '../../src/core/types.js';
 import { agent, managersPerTest } from './helpers/core.js';
 import { shellPath } from './helpers/shells.js';

@@ -11,14 +11,14 @@ import xtermHeadless from '@xterm/headless';
 import * as pty from 'node-pty';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { probeTerminalInput } from '../../src/core/inputProbe.js';
-import { markOptions, OSC_CWD, OSC_FINAL_TERM, OSC_VSCODE, unescapeCommandLine } from '../../src/core/marks.js';
+import { probeTerminalInput } from '../../src/core/processes/inputProbe.js';
+import { markOptions, OSC_CWD, OSC_FINAL_TERM, OSC_VSCODE, unescapeCommandLine } from '../../src/core/shell/marks.js';
 import {
   detectShellKind,
   planShellIntegration,
   wrapCommand,
   type ShellIntegrationPlan,
-} from '../../src/core/shellIntegration.js';
+} from '../../src/core/shell/shellIntegration.js';
 import type { ShellKind } from '../../src/core/types.js';
 import { skipFishFirstRun } from './helpers/core.js';
 import { pollUntil } from './helpers/poll.js';

@@ -8,8 +8,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { SessionManager } from '../../src/core/sessionManager.js';
-import type { TerminalSession } from '../../src/core/terminalSession.js';
+import type { SessionManager } from '../../src/core/session/sessionManager.js';
+import type { TerminalSession } from '../../src/core/session/terminalSession.js';
 import { agent, managersPerTest } from './helpers/core.js';
 import { shellPath } from './helpers/shells.js';
 

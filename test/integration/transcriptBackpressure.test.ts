@@ -9,9 +9,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SESSION_ENV } from '../../src/core/marks.js';
-import { TRANSCRIPT_HIGH_WATERMARK } from '../../src/core/outputPipe.js';
-import { OUTPUT_LOG, Transcript } from '../../src/core/transcript.js';
+import { SESSION_ENV } from '../../src/core/shell/marks.js';
+import { TRANSCRIPT_HIGH_WATERMARK } from '../../src/core/output/outputPipe.js';
+import { OUTPUT_LOG, Transcript } from '../../src/core/transcript/transcript.js';
 import { agent, startBashSession } from './helpers/core.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];

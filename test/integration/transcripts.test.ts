@@ -6,12 +6,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { asciicastLines } from '../../src/core/asciicast.js';
-import { readClosedSession } from '../../src/core/closedSessionReader.js';
-import { SessionManager, type CoreSettings } from '../../src/core/sessionManager.js';
-import { SessionStore } from '../../src/core/sessionStore.js';
-import type { TerminalSession } from '../../src/core/terminalSession.js';
-import { META_FILE, OUTPUT_LOG, TIMING_LOG, Transcript, type SessionMeta } from '../../src/core/transcript.js';
+import { asciicastLines } from '../../src/core/transcript/asciicast.js';
+import { readClosedSession } from '../../src/core/session/closedSessionReader.js';
+import { SessionManager, type CoreSettings } from '../../src/core/session/sessionManager.js';
+import { SessionStore } from '../../src/core/transcript/sessionStore.js';
+import type { TerminalSession } from '../../src/core/session/terminalSession.js';
+import { META_FILE, OUTPUT_LOG, TIMING_LOG, Transcript, type SessionMeta } from '../../src/core/transcript/transcript.js';
 import type { CommandRecord } from '../../src/core/types.js';
 import { agent, tempHome, testSettings } from './helpers/core.js';
 import { shellPath } from './helpers/shells.js';

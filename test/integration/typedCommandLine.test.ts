@@ -5,7 +5,7 @@
  * (F…G) left out. zsh and fish report it in their E mark.
  */
 import { describe, expect, it } from 'vitest';
-import type { TerminalSession } from '../../src/core/terminalSession.js';
+import type { TerminalSession } from '../../src/core/session/terminalSession.js';
 import type { CommandRecord } from '../../src/core/types.js';
 import { managersPerTest } from './helpers/core.js';
 import { shellPath } from './helpers/shells.js';

@@ -35,17 +35,17 @@ interface Case {
 
 const forbidden: Case[] = [
   // src/ never imports electron, main/ or renderer/.
-  { file: 'src/core/terminalSession.ts', specifier: 'electron' },
+  { file: 'src/core/session/terminalSession.ts', specifier: 'electron' },
   { file: 'src/hub/hub.ts', specifier: 'electron' },
   { file: 'src/cli.ts', specifier: 'electron/main' },
   { file: 'src/mcp/tools/execute.ts', specifier: '@electron/remote' },
   { file: 'src/hub/hub.ts', specifier: '../../main/index.js' },
-  { file: 'src/core/processes.ts', specifier: '../../renderer/app.js' },
+  { file: 'src/core/processes/processes.ts', specifier: '../../renderer/app.js' },
   { file: 'src/ui-protocol.ts', specifier: '../renderer/bridge.js' },
   // Layers inside src/ point one way: cli → hub → mcp → core.
-  { file: 'src/core/sessionManager.ts', specifier: '../hub/settings.js' },
-  { file: 'src/core/sessionManager.ts', specifier: '../mcp/server.js' },
-  { file: 'src/core/sessionManager.ts', specifier: '@modelcontextprotocol/server' },
+  { file: 'src/core/session/sessionManager.ts', specifier: '../hub/settings.js' },
+  { file: 'src/core/session/sessionManager.ts', specifier: '../mcp/server.js' },
+  { file: 'src/core/session/sessionManager.ts', specifier: '@modelcontextprotocol/server' },
   { file: 'src/mcp/tools/kill.ts', specifier: '../../hub/hub.js' },
   { file: 'src/hub/hub.ts', specifier: '../cli.js' },
   // src/shim/ is a thin forwarder: no core, no MCP code, no hub internals (DESIGN §4).
@@ -86,10 +86,10 @@ const forbidden: Case[] = [
 ];
 
 const allowed: Case[] = [
-  { file: 'src/core/terminalSession.ts', specifier: 'node-pty' },
-  { file: 'src/core/terminalSession.ts', specifier: 'node:child_process' },
-  { file: 'src/core/emulator.ts', specifier: '@xterm/headless' },
-  { file: 'src/core/terminalSession.ts', specifier: './commandTracker.js' },
+  { file: 'src/core/session/terminalSession.ts', specifier: 'node-pty' },
+  { file: 'src/core/session/terminalSession.ts', specifier: 'node:child_process' },
+  { file: 'src/core/emulation/emulator.ts', specifier: '@xterm/headless' },
+  { file: 'src/core/session/terminalSession.ts', specifier: './commandTracker.js' },
   { file: 'src/mcp/tools/execute.ts', specifier: '../../core/sessionManager.js' },
   { file: 'src/mcp/tools/execute.ts', specifier: '../schemas.js' },
   { file: 'src/mcp/server.ts', specifier: '@modelcontextprotocol/server' },
@@ -133,7 +133,7 @@ describe('one-way import rule (DESIGN §1)', () => {
   });
 
   it('catches every static form: type-only imports, re-exports and import = require', async () => {
-    const file = 'src/core/terminalSession.ts';
+    const file = 'src/core/session/terminalSession.ts';
     expect(await violations(file, `import type { App } from 'electron';\nexport type A = App;\n`)).toHaveLength(1);
     expect(await violations(file, `export { app } from 'electron';\n`)).toHaveLength(1);
     expect(await violations(file, `export * from 'electron';\n`)).toHaveLength(1);

@@ -4,9 +4,7 @@
  */
 import type { McpServer, RegisteredTool, ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { ErrorCode, SwitchboardError } from '../../core/errors.js';
-import type { TerminalSession } from '../../core/terminalSession.js';
-import type { ExecuteResult } from '../../core/types.js';
+import { ErrorCode, SwitchboardError, type ExecuteResult, type TerminalSession } from '../../core/index.js';
 import { startProgress } from '../progress.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, type InputSpec } from '../schemas.js';
 import type { ToolDeps } from '../server.js';

@@ -1,7 +1,7 @@
 /** `kill` (DESIGN §3): stop what runs in a session, or end the session. */
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { KillResult } from '../../core/types.js';
+import type { KillResult } from '../../core/index.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, type InputSpec } from '../schemas.js';
 import type { ToolDeps } from '../server.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';

@@ -1,7 +1,7 @@
 /** `list` (DESIGN §3): the sessions, their state and what runs in them. */
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { SessionInfo } from '../../core/types.js';
+import type { SessionInfo } from '../../core/index.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, type InputSpec } from '../schemas.js';
 import type { ToolDeps } from '../server.js';
 import { call } from '../nextStep.js';

@@ -1,7 +1,7 @@
 /** `open` (DESIGN §3): a new session running the login shell or a program (vim, python3, htop). */
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { SessionInfo } from '../../core/types.js';
+import type { SessionInfo } from '../../core/index.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, type InputSpec } from '../schemas.js';
 import type { ToolDeps } from '../server.js';
 import { useSession } from '../nextStep.js';

@@ -1,7 +1,7 @@
 /** `read` (DESIGN §3): what a session shows or showed, optionally after waiting for something. */
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { ReadRequest, ReadResult } from '../../core/types.js';
+import type { ReadRequest, ReadResult } from '../../core/index.js';
 import { startProgress } from '../progress.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, WAIT_ALIASES, waitSchema, type InputSpec } from '../schemas.js';
 import type { ToolDeps } from '../server.js';

@@ -1,7 +1,7 @@
 /** `send` (DESIGN §3): type text and keys into a session, then wait for what it answers. */
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { SendResult } from '../../core/types.js';
+import type { SendResult } from '../../core/index.js';
 import { startProgress } from '../progress.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, WAIT_ALIASES, waitSchema, type InputSpec } from '../schemas.js';
 import type { ToolDeps } from '../server.js';

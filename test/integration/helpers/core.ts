@@ -2,10 +2,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, afterEach } from 'vitest';
-import { buildSessionEnv } from '../../../src/core/sessionEnv.js';
-import { SessionManager, type CoreSettings } from '../../../src/core/sessionManager.js';
-import { TerminalSession } from '../../../src/core/terminalSession.js';
-import type { Transcript } from '../../../src/core/transcript.js';
+import { buildSessionEnv } from '../../../src/core/session/sessionEnv.js';
+import { SessionManager, type CoreSettings } from '../../../src/core/session/sessionManager.js';
+import { TerminalSession } from '../../../src/core/session/terminalSession.js';
+import type { Transcript } from '../../../src/core/transcript/transcript.js';
 import type { Creator } from '../../../src/core/types.js';
 import { shellPath } from './shells.js';
 

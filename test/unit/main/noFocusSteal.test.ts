@@ -19,7 +19,7 @@ vi.hoisted(() => {
 vi.mock('electron', async () => (await import('./fakeElectron.js')).electronModule);
 
 import type { SwitchboardApp as App } from '../../../main/app.js';
-import type { TerminalSession } from '../../../src/core/terminalSession.js';
+import type { TerminalSession } from '../../../src/core/session/terminalSession.js';
 import { shellPath } from '../../integration/helpers/shells.js';
 
 const { SwitchboardApp } = await import('../../../main/app.js');

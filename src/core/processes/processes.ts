@@ -1,0 +1,438 @@
+/**
+ * The process side of kill and close (DESIGN §2, "Control and killing").
+ *
+ * Kill: signal the foreground process group of a session, escalating SIGINT → SIGTERM → SIGKILL,
+ * and report which signal ended it. Close: SIGHUP the session, then SIGKILL everything still
+ * belonging to it (tty, session id, process tree, process groups, SESSION_ENV mark).
+ *
+ * Rules kept throughout:
+ * - A pid is only signalled after re-reading its start time (a recycled pid is never hit).
+ *   Without pidfds (Node has none) a microsecond window between the re-read and kill() remains.
+ * - The hub's own process, its ancestors and its process group are never signalled.
+ * - A process that vanished (ESRCH), or that we may not signal (EPERM), is normal, not an error.
+ */
+import { SESSION_ENV } from '../shell/marks.js';
+import {
+  environmentValues,
+  isAlive,
+  listProcesses,
+  readProcess,
+  type ProcessInfo,
+} from './processTable.js';
+
+export type KillSignal = 'SIGINT' | 'SIGTERM' | 'SIGKILL';
+
+/** A pid plus its start time: names one process even after the pid number is reused. */
+export interface ProcessIdentity {
+  pid: number;
+  startTime: string;
+}
+
+/** A VS Code-style event: subscribing returns something to dispose. Used only to wake early. */
+export type WakeEvent = (listener: () => void) => { dispose(): void };
+
+/** What a kill aims at. */
+export type KillTarget =
+  /** The job in the foreground of a shell; it has ended when the shell has its terminal back. */
+  | { kind: 'foreground'; shellPid: number }
+  /** A whole process group (e.g. a program session's own); it has ended when no member lives. */
+  | { kind: 'group'; leader: ProcessIdentity };
+
+export interface KillOptions {
+  /** Wait after each signal (ms); missing entries repeat the last one. DESIGN default: 2000 each. */
+  waitsMs: readonly number[];
+  /** Signals in order; default SIGINT, SIGTERM, SIGKILL. */
+  signals?: readonly KillSignal[];
+  /** The caller's own knowledge that the job ended (e.g. shell integration saw the prompt). */
+  isDone?: () => boolean;
+  /** Fires when isDone may have become true (prompt mark, pty exit): ends a wait early. */
+  onDone?: WakeEvent;
+  /** Stops escalating; the promise then resolves with null. */
+  signal?: AbortSignal;
+  /** Poll interval for what the OS cannot announce (default 40 ms). */
+  pollMs?: number;
+}
+
+export interface TerminateOptions {
+  /** Time the session gets to exit after SIGHUP before SIGKILL (default 500 ms). */
+  graceMs?: number;
+  /** Bound on the SIGKILL-and-rescan loop (default 5000 ms). */
+  deadlineMs?: number;
+  /** The session's terminal, if known (useful once the shell is gone); see sessionProcesses. */
+  ttyNr?: number | string;
+  pollMs?: number;
+  /**
+   * Whether the session's terminal is still open (its master or a slave held by the caller).
+   * Once both are closed its number can be the next terminal's, anyone's: a process on it is
+   * then not taken for the session's, only the mark, the session id and the process tree count.
+   * Omitted: the terminal is taken to stay open throughout.
+   */
+  ttyOpen?: () => boolean;
+}
+
+const ESCALATION: readonly KillSignal[] = ['SIGINT', 'SIGTERM', 'SIGKILL'];
+const DEFAULT_WAIT_MS = 2000;
+/**
+ * Another process's group ending, or a foreign pid exiting, has no event Node can listen to
+ * (no pidfd/kqueue binding; SIGCHLD only covers our own children), so those waits poll /proc at
+ * this interval, always under a deadline. Caller events (onDone) still wake a wait at once.
+ */
+const DEFAULT_POLL_MS = 40;
+const DEFAULT_GRACE_MS = 500;
+const DEFAULT_DEADLINE_MS = 5000;
+/** How long one SIGKILL round waits for its targets to die before rescanning. */
+const KILL_ROUND_MS = 250;
+
+// ---- identity and safe signalling ------------------------------------------------------------
+
+/** The identity of a live process (zombies are not alive), or undefined. */
+export async function processIdentity(pid: number): Promise<ProcessIdentity | undefined> {
+  const info = await readProcess(pid);
+  return info && isAlive(info) ? { pid, startTime: info.startTime } : undefined;
+}
+
+/** Signals the process only if it is still the one named by `identity`; true when sent. */
+export async function signalIfSame(identity: ProcessIdentity, signal: NodeJS.Signals): Promise<boolean> {
+  const now = await readProcess(identity.pid);
+  if (!now || now.startTime !== identity.startTime) return false;
+  return sendSignal(identity.pid, signal);
+}
+
+/**
+ * Signals the process group led by `leader`, only if the leader is still that process, or, when
+ * the leader has exited, while the group still has live members: the kernel does not reuse a pid
+ * number while it is any process's group id, so a group with members is still the same group.
+ */
+export async function signalGroupIfLeaderSame(leader: ProcessIdentity, signal: NodeJS.Signals): Promise<boolean> {
+  return signalGroup({ pgid: leader.pid, leaderStartTime: leader.startTime }, signal);
+}
+
+/** The foreground process group of the shell's terminal, or undefined. */
+export async function foregroundProcessGroup(shellPid: number): Promise<number | undefined> {
+  const shell = await readProcess(shellPid);
+  return shell && isAlive(shell) && shell.tpgid > 0 ? shell.tpgid : undefined;
+}
+
+interface GroupRef {
+  pgid: number;
+  /** Undefined when the leader had already exited when the group was found. */
+  leaderStartTime: string | undefined;
+}
+
+async function signalGroup(group: GroupRef, signal: NodeJS.Signals): Promise<boolean> {
+  if (group.pgid <= 1 || group.pgid === (await hubGroup())) return false;
+  const leader = await readProcess(group.pgid);
+  if (leader && leader.pgid === group.pgid) {
+    if (leader.startTime !== group.leaderStartTime) return false;
+  } else if (!(await groupHasLiveMembers(group.pgid))) {
+    return false;
+  }
+  return sendSignal(-group.pgid, signal);
+}
+
+/** process.kill with the guards: never 0/±1, never the hub; ESRCH and EPERM are answers. */
+function sendSignal(pid: number, signal: NodeJS.Signals): boolean {
+  if (Math.abs(pid) <= 1 || pid === process.pid) return false;
+  try {
+    process.kill(pid, signal);
+    return true;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ESRCH' || code === 'EPERM') return false;
+    throw e; // an unknown signal name is a programming error
+  }
+}
+
+async function hubGroup(): Promise<number | undefined> {
+  return (await readProcess(process.pid))?.pgid;
+}
+
+async function groupHasLiveMembers(pgid: number): Promise<boolean> {
+  const leader = await readProcess(pgid); // cheap common case: the leader still runs
+  if (leader && leader.pgid === pgid && isAlive(leader)) return true;
+  for (const row of (await listProcesses()).values()) {
+    if (row.pgid === pgid && isAlive(row)) return true;
+  }
+  return false;
+}
+
+// ---- which processes belong to a session -----------------------------------------------------
+
+/** What identifies a session's processes; captured once so a rescan after the shell died still works. */
+interface SessionAnchor {
+  sessionId: string;
+  shellPid: number;
+  /** The shell's start time when it was seen; a row at shellPid with another one is not our shell. */
+  shellStartTime: string | undefined;
+  tty: string;
+  sid: number | undefined;
+}
+
+/**
+ * Every live pid of the session, sorted: the shell and its descendants, anything on the session's
+ * terminal (`ttyNr`: Linux tty_nr, macOS tty name; read from the shell when omitted), anything in
+ * the shell's session id, anything in a process group led by one of those, and anything started
+ * with SESSION_ENV=<sessionId> (catches `setsid` and double-forked daemons that left the tty).
+ * Never the hub, its ancestors, pid 1, or zombies.
+ *
+ * Not caught (documented limit): a daemon that left the tty and the session AND cleared its
+ * environment. Only a cgroup per session could catch that.
+ */
+export async function sessionProcesses(sessionId: string, shellPid: number, ttyNr?: number | string): Promise<number[]> {
+  const table = await listProcesses();
+  const anchor = anchorFrom(table, sessionId, shellPid, ttyNr);
+  return (await findMembers(anchor, table)).map((row) => row.pid);
+}
+
+function anchorFrom(
+  table: Map<number, ProcessInfo>,
+  sessionId: string,
+  shellPid: number,
+  ttyNr: number | string | undefined,
+): SessionAnchor {
+  const shell = table.get(shellPid);
+  const hub = table.get(process.pid);
+  const tty = ttyNr !== undefined && ttyNr !== 0 ? String(ttyNr) : (shell?.tty ?? '');
+  // node-pty makes the shell a session leader, so its session id is its pid; that holds even
+  // after it exited (a pid is not reused while it names a live session). macOS reports none.
+  const leads = shell ? shell.sid === shell.pid : process.platform !== 'darwin';
+  return {
+    sessionId,
+    shellPid,
+    shellStartTime: shell?.startTime,
+    // A "shell" that shares the hub's terminal or session (not in a pty of its own) must not
+    // pull in every process of the person's terminal: then only tree, groups and mark count.
+    tty: tty !== hub?.tty ? tty : '',
+    sid: leads && shellPid !== hub?.sid ? shellPid : undefined,
+  };
+}
+
+async function findMembers(anchor: SessionAnchor, table: Map<number, ProcessInfo>): Promise<ProcessInfo[]> {
+  // Only processes that started no earlier than the shell can be the session's: the rest keep
+  // their environment unread (a read of another process's environ waits on its memory map).
+  const candidates = [...table.values()].filter((row) => !startedBefore(row, anchor));
+  const marks = await environmentValues(SESSION_ENV, candidates.map((row) => row.pid));
+  const excluded = hubLineage(table);
+  const members = new Set<number>();
+  for (const row of candidates) {
+    if (!excluded.has(row.pid) && isSeed(row, anchor, marks.get(row.pid))) members.add(row.pid);
+  }
+  // Close over the tree and over process groups: a parent killed later can reveal children.
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const row of table.values()) {
+      if (members.has(row.pid) || excluded.has(row.pid)) continue;
+      if (members.has(row.ppid) || members.has(row.pgid)) {
+        members.add(row.pid);
+        grew = true;
+      }
+    }
+  }
+  return [...members]
+    .map((pid) => table.get(pid))
+    .filter((row): row is ProcessInfo => row !== undefined && isAlive(row))
+    .sort((a, b) => a.pid - b.pid);
+}
+
+/**
+ * Whether `row` started before the session's shell (Linux: clock ticks since boot). Such a
+ * process cannot be in the session: not its child, not in its process session, and on its tty
+ * number only because a closed terminal's number was reused. macOS start times are dates as
+ * text: never treated as earlier.
+ */
+function startedBefore(row: ProcessInfo, anchor: SessionAnchor): boolean {
+  if (anchor.shellStartTime === undefined || !/^\d+$/.test(row.startTime) || !/^\d+$/.test(anchor.shellStartTime)) return false;
+  return Number(row.startTime) < Number(anchor.shellStartTime);
+}
+
+function isSeed(row: ProcessInfo, anchor: SessionAnchor, mark: string | undefined): boolean {
+  if (mark !== undefined && mark !== '' && mark === anchor.sessionId) return true;
+  if (row.pid === anchor.shellPid) return row.startTime === anchor.shellStartTime;
+  if (anchor.sid !== undefined && anchor.sid > 1 && row.sid === anchor.sid) return true;
+  // A tty number is reused by the next pty; a process marked for another session is not ours.
+  return anchor.tty !== '' && row.tty === anchor.tty && mark === undefined;
+}
+
+/** The hub and its ancestors: never part of a session, whatever their tty or environment. */
+function hubLineage(table: Map<number, ProcessInfo>): Set<number> {
+  const lineage = new Set<number>([0, 1]);
+  for (let pid = process.pid; pid > 1 && !lineage.has(pid); ) {
+    lineage.add(pid);
+    pid = table.get(pid)?.ppid ?? 0;
+  }
+  return lineage;
+}
+
+// ---- kill: escalate on the foreground job --------------------------------------------------
+
+interface Job {
+  group: GroupRef;
+  shell: ProcessIdentity | undefined;
+}
+
+/**
+ * Signals the target with each signal in turn, waiting after each until it has ended or the wait
+ * elapses. Resolves with the signal that ended it; null when nothing was running, when it outlived
+ * every signal (e.g. uninterruptible sleep), or when aborted.
+ */
+export async function escalateKill(target: KillTarget, options: KillOptions): Promise<KillSignal | null> {
+  const job = await resolveJob(target);
+  if (!job) return null;
+  const ended = async (): Promise<boolean> => (options.isDone?.() ?? false) || (await jobEnded(job));
+  let last: KillSignal | null = null;
+  for (const [i, signal] of (options.signals ?? ESCALATION).entries()) {
+    if (await ended()) return last; // ended just after the previous wait gave up
+    if (options.signal?.aborted) return null;
+    await signalGroup(job.group, signal);
+    // A stopped job acts on SIGINT/SIGTERM only once continued (as bash's `kill %job` does).
+    if (signal !== 'SIGKILL') await signalGroup(job.group, 'SIGCONT');
+    last = signal;
+    const timeoutMs = options.waitsMs[i] ?? options.waitsMs.at(-1) ?? DEFAULT_WAIT_MS;
+    const wait = { timeoutMs, pollMs: options.pollMs ?? DEFAULT_POLL_MS, wake: options.onDone, signal: options.signal };
+    if (await waitUntil(ended, wait)) return signal;
+  }
+  return null;
+}
+
+/** One signal, no escalation: resolves with it if it ended the target within waitMs, else null. */
+export async function killWithSignal(
+  target: KillTarget,
+  signal: KillSignal,
+  options: Omit<KillOptions, 'signals' | 'waitsMs'> & { waitMs: number },
+): Promise<KillSignal | null> {
+  return escalateKill(target, { ...options, signals: [signal], waitsMs: [options.waitMs] });
+}
+
+async function resolveJob(target: KillTarget): Promise<Job | undefined> {
+  if (target.kind === 'group') {
+    const group = { pgid: target.leader.pid, leaderStartTime: target.leader.startTime };
+    return (await groupHasLiveMembers(group.pgid)) ? { group, shell: undefined } : undefined;
+  }
+  const shell = await readProcess(target.shellPid);
+  if (!shell || !isAlive(shell) || shell.tpgid <= 0 || shell.tpgid === shell.pgid) return undefined;
+  const leader = await readProcess(shell.tpgid);
+  const leaderStartTime = leader && leader.pgid === shell.tpgid ? leader.startTime : undefined;
+  return {
+    group: { pgid: shell.tpgid, leaderStartTime },
+    shell: { pid: shell.pid, startTime: shell.startTime },
+  };
+}
+
+/** A foreground job has ended when its shell has the terminal back, or its group is empty. */
+async function jobEnded(job: Job): Promise<boolean> {
+  if (job.shell) {
+    const shell = await readProcess(job.shell.pid);
+    const same = shell && isAlive(shell) && shell.startTime === job.shell.startTime;
+    if (same && shell.tpgid === shell.pgid) return true;
+  }
+  return !(await groupHasLiveMembers(job.group.pgid));
+}
+
+// ---- close: hang up, then kill what is left -------------------------------------------------
+
+/**
+ * Closes the process side of a session: SIGHUP (+SIGCONT, so stopped jobs act on it) to the
+ * shell's process group and the foreground group, a grace period that ends early once all of the
+ * session's processes are gone, then SIGKILL rounds over whatever `sessionProcesses` still finds
+ * until none is left or the deadline passes. Resolves with the pids that had to be SIGKILLed.
+ * Call it while the pty is still open: its tty number is then not yet someone else's; pass
+ * `ttyOpen` so that the rounds after the shell's death stop matching by tty once it closes.
+ * The shell's zombie is reaped by node-pty; others are re-parented to init when their parent dies.
+ */
+export async function terminateSession(
+  sessionId: string,
+  shellPid: number,
+  options: TerminateOptions = {},
+): Promise<number[]> {
+  const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
+  const table = await listProcesses();
+  const anchor = anchorFrom(table, sessionId, shellPid, options.ttyNr);
+  const members = async (listed = listProcesses()): Promise<ProcessInfo[]> => {
+    const rows = await listed;
+    // Asked after the listing: open now means open while every row was read.
+    const ttyReused = options.ttyOpen !== undefined && !options.ttyOpen();
+    return findMembers(ttyReused ? { ...anchor, tty: '' } : anchor, rows);
+  };
+  const before = await members(Promise.resolve(table));
+  await hangUp(table.get(shellPid), anchor, table);
+  await waitUntil(() => allGone(before), { timeoutMs: options.graceMs ?? DEFAULT_GRACE_MS, pollMs });
+  return killRemaining(members, Date.now() + (options.deadlineMs ?? DEFAULT_DEADLINE_MS), pollMs);
+}
+
+async function hangUp(shell: ProcessInfo | undefined, anchor: SessionAnchor, table: Map<number, ProcessInfo>): Promise<void> {
+  if (!shell || shell.startTime !== anchor.shellStartTime || !isAlive(shell)) return;
+  const groups = new Set([shell.pgid, shell.tpgid].filter((g) => g > 1));
+  for (const pgid of groups) {
+    const group = { pgid, leaderStartTime: table.get(pgid)?.startTime };
+    await signalGroup(group, 'SIGHUP');
+    await signalGroup(group, 'SIGCONT');
+  }
+}
+
+async function killRemaining(members: () => Promise<ProcessInfo[]>, deadline: number, pollMs: number): Promise<number[]> {
+  const killed = new Set<number>();
+  for (;;) {
+    const left = await members();
+    if (left.length === 0 || Date.now() >= deadline) break;
+    const hit: ProcessInfo[] = [];
+    for (const row of left) if (await signalIfSame(row, 'SIGKILL')) hit.push(row);
+    for (const row of hit) killed.add(row.pid);
+    const timeoutMs = Math.max(0, Math.min(KILL_ROUND_MS, deadline - Date.now()));
+    await waitUntil(() => allGone(hit), { timeoutMs, pollMs });
+  }
+  return [...killed].sort((a, b) => a - b);
+}
+
+async function allGone(identities: readonly ProcessIdentity[]): Promise<boolean> {
+  for (const identity of identities) {
+    const now = await readProcess(identity.pid);
+    if (now && isAlive(now) && now.startTime === identity.startTime) return false;
+  }
+  return true;
+}
+
+// ---- waiting -----------------------------------------------------------------------------------
+
+interface WaitOptions {
+  timeoutMs: number;
+  pollMs: number;
+  wake?: WakeEvent | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/** Resolves true as soon as `check` holds; false at the deadline or on abort. */
+async function waitUntil(check: () => Promise<boolean>, options: WaitOptions): Promise<boolean> {
+  const deadline = Date.now() + options.timeoutMs;
+  let woken = false;
+  let kick: (() => void) | undefined;
+  const poke = (): void => {
+    woken = true;
+    kick?.();
+  };
+  const subscription = options.wake?.(poke);
+  options.signal?.addEventListener('abort', poke);
+  try {
+    for (;;) {
+      woken = false;
+      if (await check()) return true;
+      const left = deadline - Date.now();
+      if (left <= 0 || options.signal?.aborted) return false;
+      if (!woken) await nap(Math.min(options.pollMs, left), (k) => (kick = k));
+      kick = undefined;
+    }
+  } finally {
+    subscription?.dispose();
+    options.signal?.removeEventListener('abort', poke);
+  }
+}
+
+/** Sleeps up to `ms`; `expose` receives a function that ends the sleep early. */
+function nap(ms: number, expose: (wakeUp: () => void) => void): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    expose(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}

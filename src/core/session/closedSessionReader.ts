@@ -1,0 +1,83 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Emulator } from '../emulation/emulator.js';
+import { ErrorCode, SwitchboardError } from '../errors.js';
+import { replayCommandPage, replayHistory } from '../transcript/replay.js';
+import type { SessionStore } from '../transcript/sessionStore.js';
+import { cutOf, OUTPUT_LOG, recordOutcome, type SessionMeta } from '../transcript/transcript.js';
+import type { ReadRequest, ReadResult } from '../types.js';
+
+/** A closed session's screen is rebuilt from at most this much of its transcript's end (history: replay.ts). */
+const REPLAY_TAIL_BYTES = 8 * 1024 * 1024;
+const DEFAULT_LIMIT = 200;
+
+/**
+ * `read` of a session that has exited — in this hub or before a restart — from its transcript
+ * (DESIGN §2 "Transcripts and history"): `command` pages a command's output exactly (replayed
+ * with the session's nonce), `screen` and `history` replay the transcript's end through a
+ * scratch emulator, and `new` returns the history (per-client places do not outlive a hub).
+ */
+export async function readClosedSession(store: SessionStore, ref: string, request: ReadRequest, scrollback: number): Promise<ReadResult> {
+  const meta = store.find(ref);
+  if (!meta) {
+    throw new SwitchboardError(ErrorCode.SessionNotFound, `No session "${ref}". Call list with include_closed to see the sessions, or open a new one.`);
+  }
+  const file = path.join(store.sessionDir(meta.id), OUTPUT_LOG);
+  const base = { state: 'exited' as const, exit_code: meta.exit_code, waited: request.wait ? ('exit' as const) : null };
+  const limit = request.limit ?? DEFAULT_LIMIT;
+  if (request.view === 'command') {
+    const commands = store.commands(meta.id);
+    const record = request.seq === undefined ? commands.at(-1) : commands.find((c) => c.seq === request.seq);
+    if (!record || record.output_end_byte === null || !meta.nonce) {
+      throw new SwitchboardError(
+        ErrorCode.InvalidArgument,
+        `seq: session ${meta.id} has no recorded command ${request.seq ?? ''}; its commands are ${commands.map((c) => c.seq).join(', ') || 'none'}.`,
+      );
+    }
+    const offset = request.offset ?? 0;
+    const page = await replayCommandPage({
+      file,
+      startByte: record.output_start_byte,
+      endByte: record.output_end_byte,
+      nonce: meta.nonce,
+      cols: meta.cols,
+      offset,
+      limit,
+      seq: record.seq,
+      sessionId: meta.id,
+      cut: cutOf(meta),
+    });
+    // That command's exit code and duration (DESIGN §3), not the session's exit code.
+    return { ...base, ...page, seq: record.seq, ...recordOutcome(record) };
+  }
+  if (request.view === 'screen') {
+    const emulator = await replayTail(file, meta, scrollback);
+    try {
+      const lines = emulator.screenLines();
+      const content = request.format === 'ansi' ? emulator.serializeScreen() : lines.join('\n').trimEnd();
+      return { ...base, content, lines: lines.length, total_lines: lines.length, truncated: false, cursor: emulator.cursor };
+    } finally {
+      emulator.dispose();
+    }
+  }
+  // history (and `new`, which has no per-client place after the session ended): every line, from disk.
+  const offset = request.view === 'history' ? (request.offset ?? 0) : 0;
+  const replay = await replayHistory({ file, cols: meta.cols, rows: meta.rows, offset, limit });
+  const older = replay.total - offset - replay.lines.length > 0 || !replay.fromStart;
+  return { ...base, content: replay.lines.join('\n'), lines: replay.lines.length, total_lines: replay.total, truncated: older || offset > 0 };
+}
+
+async function replayTail(file: string, meta: SessionMeta, scrollback: number): Promise<Emulator> {
+  const emulator = await Emulator.create({ cols: meta.cols, rows: meta.rows, scrollback, nonce: meta.nonce ?? '', headLines: 0, compactScrollback: false });
+  const size = fs.existsSync(file) ? fs.statSync(file).size : 0;
+  const start = Math.max(0, size - REPLAY_TAIL_BYTES);
+  if (size > 0) {
+    let offset = start;
+    for await (const chunk of fs.createReadStream(file, { start, highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>) {
+      emulator.write(chunk, offset, offset + chunk.length);
+      offset += chunk.length;
+      await emulator.whenParsed();
+    }
+  }
+  return emulator;
+}

@@ -1,0 +1,101 @@
+import { DisposableStore, type Event } from '../event.js';
+import { PatternMatcher } from './patternMatcher.js';
+import type { WaitOutcome, WaitSpec } from '../types.js';
+
+export const DEFAULT_WAIT_TIMEOUT_MS = 10_000;
+/** Pattern checks are coalesced: at most one per this interval while output streams. */
+const PATTERN_CHECK_INTERVAL_MS = 30;
+
+/** What a session offers a wait: its events and a way to read the text to match. */
+export interface WaitSources {
+  /**
+   * Resolves when the session exits (at once if it has); dispose to let go. A `.then` on one
+   * session-long promise per wait would keep every wait's closure until the session ends.
+   */
+  watchExit: () => { promise: Promise<void>; dispose(): void };
+  /** The foreground command finished (D mark). */
+  onDidFinishCommand: Event<unknown>;
+  /** Output was parsed by the emulator (the screen changed). */
+  onDidParse: Event<unknown>;
+  /** The foreground job is blocked reading the terminal. */
+  onDidAwaitInput: Event<unknown>;
+  lastOutputAt: () => number;
+  /** Text the pattern is tested against: new output since the wait began (bounded). */
+  text: () => string;
+}
+
+export interface WaitOptions {
+  /** `exit` resolves at once: nothing is running. */
+  nothingRunning: boolean;
+  signal?: AbortSignal;
+}
+
+/**
+ * Races the wait's conditions (DESIGN §3 `wait`): exit, pattern, idle, awaiting input,
+ * timeout, cancellation — whichever first. A timeout is an answer, not an error. An invalid
+ * or runaway pattern rejects with INVALID_ARGUMENT.
+ */
+export function waitFor(spec: WaitSpec, sources: WaitSources, options: WaitOptions): Promise<WaitOutcome> {
+  const matcher = spec.pattern !== undefined ? new PatternMatcher(spec.pattern) : null;
+  if (spec.exit && options.nothingRunning) return Promise.resolve('exit');
+  const store = new DisposableStore();
+  return new Promise<WaitOutcome>((resolve, reject) => {
+    let settled = false;
+    const finish = (outcome: WaitOutcome): void => {
+      if (settled) return;
+      settled = true;
+      store.dispose();
+      resolve(outcome);
+    };
+    const fail = (error: unknown): void => {
+      if (settled) return;
+      settled = true;
+      store.dispose();
+      reject(error);
+    };
+
+    const timeout = setTimeout(() => finish('timeout'), spec.timeout_ms ?? DEFAULT_WAIT_TIMEOUT_MS);
+    store.add({ dispose: () => clearTimeout(timeout) });
+
+    if (options.signal) {
+      const signal = options.signal;
+      if (signal.aborted) return finish('cancelled');
+      const onAbort = (): void => finish('cancelled');
+      signal.addEventListener('abort', onAbort, { once: true });
+      store.add({ dispose: () => signal.removeEventListener('abort', onAbort) });
+    }
+    const exited = store.add(sources.watchExit());
+    void exited.promise.then(() => finish('exit'));
+    if (spec.exit) store.add(sources.onDidFinishCommand(() => finish('exit')));
+    store.add(sources.onDidAwaitInput(() => finish('awaiting_input')));
+
+    if (matcher) {
+      let scheduled: NodeJS.Timeout | null = null;
+      const check = (): void => {
+        scheduled = null;
+        try {
+          if (matcher.test(sources.text())) finish('pattern');
+        } catch (error) {
+          fail(error);
+        }
+      };
+      store.add(sources.onDidParse(() => {
+        scheduled ??= setTimeout(check, PATTERN_CHECK_INTERVAL_MS);
+      }));
+      store.add({ dispose: () => scheduled && clearTimeout(scheduled) });
+      check();
+    }
+
+    if (spec.idle_ms !== undefined) {
+      const idleMs = spec.idle_ms;
+      // Re-armed lazily from the last output time: no timer churn per chunk on a flood.
+      let timer: NodeJS.Timeout | undefined;
+      const arm = (): void => {
+        const due = sources.lastOutputAt() + idleMs - Date.now();
+        timer = setTimeout(() => (Date.now() - sources.lastOutputAt() >= idleMs ? finish('idle') : arm()), Math.max(0, due));
+      };
+      store.add({ dispose: () => clearTimeout(timer) });
+      arm();
+    }
+  });
+}
