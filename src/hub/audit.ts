@@ -4,9 +4,8 @@
  * hold a secret; `send` records byte counts only). The file is 0600 in the 0700 state dir.
  *
  * Lines are gathered and appended once per event-loop turn, after the tool's answer went out,
- * in one synchronous append (open + write + close: ~6 µs on the dev machine's ext4, measured
- * against keeping the file open, which saved nothing; a busy or slow disk must not hold up
- * answers): lines stay whole and in order, and a failure is caught here. `flush()` writes what
+ * in one synchronous append (open + write + close; keeping the file open saved nothing
+ * measurable; a busy or slow disk must not hold up answers): lines stay whole and in order, and a failure is caught here. `flush()` writes what
  * is gathered at once (the hub calls it when it stops). Writing never breaks a tool call; the
  * first failure is logged once.
  */

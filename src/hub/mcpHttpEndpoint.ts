@@ -20,7 +20,7 @@ export interface McpHttpEndpointOptions {
 }
 
 /**
- * `@modelcontextprotocol/node` (hono under it: ~5 MiB of the hub's RSS) is loaded by the first
+ * `@modelcontextprotocol/node` (hono under it: megabytes of the hub's RSS) is loaded by the first
  * stateful HTTP session: a hub only the shim talks to never needs it.
  */
 let nodeTransport: Promise<typeof import('@modelcontextprotocol/node')> | undefined;

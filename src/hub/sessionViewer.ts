@@ -66,7 +66,7 @@ type Mode = 'snapshotting' | 'live' | 'behind' | 'failed';
  * the second on), and a viewer that falls behind (a window that renders less than the flood)
  * gets its fresh snapshot once the flood stops, or `catchUpIntervalMs` after falling behind
  * while the flood lasts: each snapshot serializes the whole scrollback on the event loop
- * that every other session's keys and echoes wait on (20–45 ms for an agent's 1 000 rows),
+ * that every other session's keys and echoes wait on (tens of milliseconds for a full scrollback),
  * and one taken as a flood starts would only show its first moment.
  */
 export class SessionViewer implements Disposable {

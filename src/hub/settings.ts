@@ -60,7 +60,7 @@ export const SettingsSchema = z.object({
    * MCP requests per second per client connection (socket or HTTP session), sustained; past it
    * requests get LIMIT_REACHED with retry_after_ms. Far above any agent (a model makes a few
    * calls a second), well below a runaway loop (docs/decisions.md). A script calling `execute`
-   * back to back on a warm hub (~1 ms a call on the 2-core dev machine) passes it after its burst.
+   * back to back on a warm hub can pass it after its burst.
    */
   rateLimitPerSecond: z.number().int().min(1).max(1_000_000).default(500),
   /** Requests a client may send at once after a quiet spell, before rateLimitPerSecond applies. */
