@@ -172,8 +172,8 @@ export class IpcBridge {
 
 /**
  * A frame's bytes in a buffer of their own. IPC's structured clone copies a typed array's whole
- * backing buffer, and a frame is often a view on a larger one (a pooled Buffer, a batch of the
- * pty host's reads): a one-byte echo would carry kilobytes.
+ * backing buffer, and a frame is often a view on a larger one (a pooled Buffer, such as the
+ * one node-pty reads into): a one-byte echo would carry kilobytes.
  */
 export function forIpc(message: HubMessage): HubMessage {
   if (message.type !== 'frame') return message;

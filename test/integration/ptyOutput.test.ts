@@ -1,5 +1,5 @@
 /**
- * A PTY's output as spawnPty (ptyHost.ts) delivers it: every byte, in order, each chunk intact
+ * A PTY's output as spawnPty (src/core/pty/spawnPty.ts) delivers it: every byte, in order, each chunk intact
  * after later reads, all of it before the exit is reported.
  */
 import { describe, expect, it } from 'vitest';
