@@ -1,136 +1,245 @@
 // ESLint flat config: typescript-eslint's recommended rules (not type-aware, so
-// `npm run lint` stays fast) plus the one-way import rule of DESIGN §1.
+// `npm run lint` stays fast) plus the one-way import rule of docs/design.md §1.
 //
-// The layer rule is enforced with built-in rules only (no plugin dependency):
-//  - `@typescript-eslint/no-restricted-imports` for static imports, re-exports and
-//    `import x = require()` (type-only imports count too: a layer may not even
-//    know the types of a layer it must not depend on);
-//  - `no-restricted-syntax` for dynamic `import('…')` and `require('…')` with a
-//    literal specifier, so the rule cannot be dodged by a lazy import.
-// Relative specifiers are not resolved by these rules, so a restriction names the
-// folder a relative path reaches (`../hub/…`, `../../src/core/…`). Folder names are
-// unique in this repo, which keeps that exact in practice.
+// The layer rule is eslint-plugin-boundaries' `boundaries/dependencies`, checked on
+// resolved paths: every import is resolved by eslint-import-resolver-typescript (our
+// `.js` specifiers name `.ts` files) and the file it lands on is classified by where it
+// lives (AREAS below), not by the words in the specifier. Node built-ins and packages
+// are classified by what the specifier names (`node:fs`, `electron`).
 //
-// In flat config a later object replaces (not merges) the options of a rule an
-// earlier object set for the same file, so every area below lists its complete set
-// of restrictions. test/unit/importBoundaries.test.ts proves each one still fires.
-import { builtinModules } from 'node:module';
+// Every area has a closed list of what it may import; anything else is refused with a
+// message naming the rule, what was imported and what to do. Checked forms: static
+// imports (type-only ones too: a layer may not even know the types of a layer it must
+// not depend on), re-exports, `import x = require()`, `import('x')` types, and dynamic
+// `import()` / `require()` with a literal specifier. Tests, bench/ and the scripts are
+// not classified and may import anything. test/unit/importBoundaries.test.ts proves
+// every restriction fires on real paths.
+import path from 'node:path';
 import { defineConfig, globalIgnores } from 'eslint/config';
+import boundaries from 'eslint-plugin-boundaries';
 import tseslint from 'typescript-eslint';
 
 const ANY_SOURCE = '**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs}';
+const RULE = 'docs/design.md §1';
 
-/** A relative specifier (`./x`, `../../x`) whose path runs through `folder`. */
-const relativeInto = (folder) => `^(\\.{1,2}/)+(.+/)?(${folder})(/|$)`;
-/** A relative specifier naming module `name` (with or without extension, or as a folder). */
-const relativeModule = (name) => `^(\\.{1,2}/)+(.+/)?(${name})(\\.[cm]?[jt]sx?)?(/.*)?$`;
+// ---- Where each file belongs (paths from the repository root). ---------------------
+// A file may carry several categories (a hub leaf is also hub). A file under src/, main/
+// or renderer/ that matches none is an error (boundaries/no-unknown-files): a new layer
+// or top-level module is added here and to the table of docs/design.md §1.1 first.
+const AREAS = [
+  { category: 'core-entry', pattern: 'src/core/index.ts' },
+  { category: 'core-shared', pattern: 'src/core/{errors,event,ids,types}.ts' },
+  { category: 'core-room', pattern: 'src/core/*/**/*', capture: ['room'] },
+  { category: 'mcp', pattern: 'src/mcp/**' },
+  { category: 'hub-leaf', pattern: 'src/hub/{stateDir,socketProtocol,hubInfo,logger}.ts' },
+  { category: 'hub', pattern: 'src/hub/**' },
+  { category: 'shim', pattern: 'src/shim/**' },
+  { category: 'commands', pattern: 'src/commands/**' },
+  { category: 'cli', pattern: 'src/cli.ts' },
+  { category: 'ui-protocol', pattern: 'src/ui-protocol.ts' },
+  { category: 'package-info', pattern: 'src/packageInfo.ts' },
+  { category: 'main', pattern: 'main/**' },
+  { category: 'renderer', pattern: 'renderer/**' },
+];
 
-const nodeBuiltins = [...new Set(builtinModules.map((m) => m.replace(/^node:/, '').split('/')[0]))];
+// ---- The rooms of src/core/, top to bottom. ----------------------------------------
+// A room imports only rooms below it (and the shared leaves at src/core/'s root), so the
+// rooms cannot form a cycle (but for UPWARD_LEAVES). The order follows today's imports:
+//   session     owns everything a session is made of
+//   output      OutputPipe: the PTY's byte stream into the emulator, the transcript, viewers
+//   transcript  replays through an Emulator and reads TrackedCommands
+//   emulation   the Emulator hosts the CommandTracker and reads shell marks
+//   processes   reads the session marker from the shell's environment (shell/marks)
+//   shell       shell integration, marks, the command tracker
+//   pty         spawning a PTY: imports no room
+const ROOMS = ['session', 'output', 'transcript', 'emulation', 'processes', 'shell', 'pty'];
 
-/** Restrictions: a regex over the import specifier and the sentence a developer reads. */
-const R = {
-  electron: {
-    regex: '^(electron|@electron/.*)(/.*)?$',
-    message: 'DESIGN §1: only main/ may import electron. src/ must run headless, without Electron.',
-  },
-  mainFromSrc: {
-    regex: relativeInto('main|renderer'),
-    message: 'DESIGN §1: src/ never imports main/ or renderer/; they depend on src/, not the other way.',
-  },
-  mcpSdkInCore: {
-    regex: '^@modelcontextprotocol/',
-    message: 'DESIGN §1 / CONVENTIONS 7: no MCP types in src/core/; src/mcp/ adapts the core to MCP.',
-  },
-  upFromCore: {
-    regex: relativeInto('mcp|hub'),
-    message: 'DESIGN §1: src/core/ may not import src/mcp/ or src/hub/ (layers point one way: hub → mcp → core).',
-  },
-  hubFromMcp: {
-    regex: relativeInto('hub'),
-    message: 'DESIGN §1: src/mcp/ may not import src/hub/ (the hub composes MCP, not the other way).',
-  },
-  cliFromSrc: {
-    regex: relativeModule('cli'),
-    message: 'DESIGN §1: nothing in src/ imports src/cli.ts; it is the outermost entry point.',
-  },
-  coreFromShim: {
-    regex: relativeInto('core|mcp'),
-    message:
-      'DESIGN §1/§4: src/shim/ is a thin forwarder to the hub: it may not import src/core/ or src/mcp/ (it runs no sessions and speaks only JSON-RPC framing).',
-  },
-  mcpSdkInShim: {
-    regex: '^@modelcontextprotocol/',
-    message: 'DESIGN §1/§4: src/shim/ forwards JSON-RPC lines and never loads the MCP SDK; the hub speaks MCP.',
-  },
-  hubInternalsFromShim: {
-    regex: '^(\\.{1,2}/)+(.+/)?hub($|/(?!(stateDir|socketProtocol|hubInfo|logger)(\\.[cm]?[jt]s)?$))',
-    message:
-      'DESIGN §1/§4: src/shim/ may import only the leaf modules of src/hub/ (stateDir, socketProtocol, hubInfo, logger): anything else would load the core into the shim.',
-  },
-  relativeFromProtocol: {
-    regex: '^\\.{1,2}(/|$)',
-    message:
-      'DESIGN §1: src/ui-protocol.ts may import only zod (and other browser-safe packages): renderer/ imports it, so it must not pull in any other src/ module.',
-  },
-  nodeBuiltin: {
-    regex: `^(node:.*|(${nodeBuiltins.join('|')})(/.*)?)$`,
-    message: 'DESIGN §1: this code runs in a browser and never imports a Node module; go through the Bridge.',
-  },
-  nodePty: {
-    regex: '^node-pty(/.*)?$',
-    message: 'DESIGN §1: node-pty lives in src/core/ only; the UI reads sessions through the Bridge.',
-  },
-  srcFromRenderer: {
-    regex: '^(\\.{1,2}/)+(.+/)?src/(?!ui-protocol(\\.[cm]?[jt]s)?$)',
-    message: 'DESIGN §1: renderer/ may import from src/ only src/ui-protocol.ts.',
-  },
-  mainFromRenderer: {
-    regex: relativeInto('main'),
-    message: 'DESIGN §1: renderer/ never imports main/; the preload exposes a Bridge instead.',
-  },
-  electronInRenderer: {
-    regex: '^(electron|@electron/.*)(/.*)?$',
-    message: 'DESIGN §1: renderer/ is sandboxed and never imports electron; use the Bridge from the preload.',
-  },
-  coreFromMain: {
-    regex: '^(\\.{1,2}/)+(.+/)?src/(core|mcp)(/|$)',
-    message: 'DESIGN §1: main/ reaches the core only through src/hub/ (main holds no business logic).',
-  },
-  cliFromMain: {
-    regex: '^(\\.{1,2}/)+(.+/)?src/cli(\\.[cm]?[jt]s)?$',
-    message: 'DESIGN §1: main/ uses src/hub/, not the CLI.',
-  },
-  rendererFromMain: {
-    regex: relativeInto('renderer'),
-    message: 'DESIGN §1: main/ never imports renderer/ code; they are separate builds talking over IPC.',
-  },
+// Today's three imports that point up the order. Each goes to a leaf file (it imports no
+// other module of the core, so no cycle of files runs through it) that sits one room too
+// high; until it moves, output ↔ transcript, output ↔ emulation and emulation ↔ shell are
+// room cycles through these files alone. Pinned by the test, the list may only shrink:
+// moving output/outputPipe.ts into session/ and emulation/bufferText.ts into output/ (then
+// the bottom room) empties it. Both moves touch files being split (session/, emulation/).
+const UPWARD_LEAVES = {
+  transcript: ['src/core/output/utf8.ts'],
+  emulation: ['src/core/output/outputWindow.ts'],
+  shell: ['src/core/emulation/bufferText.ts'],
 };
 
-/** The two rules that together enforce a list of restrictions for one area. */
-function boundaryRules(restrictions) {
-  // esquery regex literals end at the first `/`, so spell slashes as \u002F.
-  const forSelector = (regex) => regex.replaceAll('/', '\\u002F');
-  return {
-    '@typescript-eslint/no-restricted-imports': [
-      'error',
-      {
-        patterns: restrictions.map(({ regex, message }) => ({ regex, message, caseSensitive: true })),
-      },
-    ],
-    'no-restricted-syntax': [
-      'error',
-      ...restrictions.flatMap(({ regex, message }) => [
-        { selector: `ImportExpression[source.value=/${forSelector(regex)}/]`, message },
-        {
-          selector: `CallExpression[callee.name="require"][arguments.0.value=/${forSelector(regex)}/]`,
-          message,
-        },
-      ]),
-    ],
-  };
+// ---- Selectors. ---------------------------------------------------------------------
+const area = (...categories) => ({ file: { categories } });
+const room = (...names) => ({ file: { categories: 'core-room', captured: { room: names } } });
+const file = (...paths) => ({ file: { path: paths } });
+const pkg = (...sources) => ({ module: { origin: 'external', source: sources } });
+const NODE = { module: { origin: 'core' } };
+const ANY_PACKAGE = { module: { origin: 'external' } };
+const ANYTHING = { dependency: { kind: '*' } };
+
+const ELECTRON = pkg('electron', '@electron/*', 'electron-*');
+const MCP_SDK = pkg('@modelcontextprotocol/*');
+const NODE_PTY = pkg('node-pty');
+const DEEP_CORE = area('core-room', 'core-shared');
+
+/** What was refused, as the message shows it: the specifier, and the file it resolved to. */
+const WHAT = "'{{dependency.source}}'{{#if to.file.path}}{{#unless to.module.source}} (that is {{to.file.path}}){{/unless}}{{/if}}";
+
+// ---- Messages for the refusals that deserve their own explanation. ------------------
+const M = {
+  electron: `${RULE}: src/ never imports electron; ${WHAT} is refused. src/ runs headless (switchboard serve): only main/ talks to Electron.`,
+  nodePty: `${RULE}: only src/core/ imports node-pty; ${WHAT} is refused. Use sessions through src/core/index.ts.`,
+  deepCore: `${RULE}: outside src/core/, the core is imported only through src/core/index.ts; ${WHAT} reaches inside it. Import '…/core/index.js' instead, and export what you need from src/core/index.ts.`,
+  mcpInCore: `${RULE}: src/core/ knows nothing of MCP; ${WHAT} is refused. src/mcp/ adapts the core to MCP.`,
+  upFromCore: `${RULE}: src/core/ may not import ${WHAT}: layers point one way (hub → mcp → core). Let the outer layer call the core, or move what both need into the core.`,
+  entryFromCore: `${RULE}: inside src/core/, import the module you need, not the public entry; ${WHAT} is refused. src/core/index.ts is for the other layers, and importing it from a room makes a cycle.`,
+  shimHub: `${RULE}: src/shim/ may import of src/hub/ only the leaf modules stateDir, socketProtocol, hubInfo and logger; ${WHAT} would load the hub (and the core) into the shim.`,
+  shimCore: `${RULE}: src/shim/ loads no core and no MCP code (docs/design.md §4.4); ${WHAT} is refused. It forwards JSON-RPC lines: the hub does the work.`,
+  rendererNode: `${RULE}: renderer/ runs in a sandboxed browser and never imports a Node module; ${WHAT} is refused. Ask the hub through the Bridge.`,
+  rendererElectron: `${RULE}: renderer/ never imports electron; ${WHAT} is refused. The preload exposes a Bridge instead.`,
+  rendererSrc: `${RULE}: renderer/ may import from src/ only src/ui-protocol.ts; ${WHAT} is refused. Ask the hub through the Bridge.`,
+  rendererMain: `${RULE}: renderer/ never imports main/; ${WHAT} is refused. The page and main are separate builds talking over IPC (the Bridge).`,
+};
+
+/** Catch-all message of an area: what it may import, and what was refused. */
+const only = (who, allowed, advice) => `${RULE}: ${who} may import only ${allowed}; ${WHAT} is not one of them. ${advice}`;
+
+/**
+ * One area's policies, in the order the rule needs them (the last matching policy decides):
+ * refuse anything with the area's message, refuse specific things with their own message,
+ * then allow the area's list.
+ */
+function policiesFor(from, { message, refuse = [], allow, refuseAfterAllow = [] }) {
+  return [
+    { from, disallow: ANYTHING, message },
+    ...refuse.map(([to, msg]) => ({ from, disallow: { to }, message: msg })),
+    { from, allow: allow.map((to) => ({ to })) },
+    ...refuseAfterAllow.map(([to, msg]) => ({ from, disallow: { to }, message: msg })),
+  ];
 }
 
-const SRC_ALL = [R.electron, R.mainFromSrc, R.cliFromSrc];
+const CORE_PACKAGES = [NODE, pkg('node-pty', '@xterm/headless', '@xterm/addon-serialize')];
+const coreMessage = (who) =>
+  only(
+    who,
+    'node, node-pty, @xterm/headless, @xterm/addon-serialize, src/packageInfo.ts, the shared leaves at src/core/ and the rooms below its own',
+    `Room order, top to bottom: ${ROOMS.join(' → ')}.`,
+  );
+
+// Each area's policies go in an ESLint config object of their own (`files`: where the
+// area's files live), so a dependency is matched against its area's few policies only.
+// In flat config a later object replaces an earlier one's options for the same rule, so
+// the first entry (any folder of src/core/) only speaks for a room missing from ROOMS.
+const LAYERS = [
+  [
+    'src/core/*/**',
+    [
+      {
+        from: area('core-room'),
+        disallow: ANYTHING,
+        message: `${RULE}: src/core/{{from.file.captured.room}}/ is not in the room order (ROOMS in eslint.config.js), so it may import nothing yet. Add it there, in its place, and to the rooms listed in src/core/index.ts.`,
+      },
+    ],
+  ],
+  // src/core/: each room imports only downward.
+  ...ROOMS.map((name, index) => [
+    `src/core/${name}/**`,
+    policiesFor(room(name), {
+      message: coreMessage(`src/core/${name}/`),
+      refuse: [
+        [area('core-room'), `${RULE}: src/core/${name}/ may import only the rooms below it (${ROOMS.slice(index + 1).join(', ') || 'none'}); ${WHAT} is not one. Room order, top to bottom: ${ROOMS.join(' → ')}; move the shared piece down instead.`],
+        [area('core-entry'), M.entryFromCore],
+        [area('mcp', 'hub', 'shim', 'commands', 'cli', 'ui-protocol', 'main', 'renderer'), M.upFromCore],
+        [MCP_SDK, M.mcpInCore],
+        [ELECTRON, M.electron],
+      ],
+      allow: [
+        ...CORE_PACKAGES,
+        area('core-shared', 'package-info'),
+        room(name, ...ROOMS.slice(index + 1)),
+        ...(UPWARD_LEAVES[name] ?? []).map((leaf) => file(leaf)),
+      ],
+    }),
+  ]),
+  ['src/core/{errors,event,ids,types}.ts', policiesFor(area('core-shared'), {
+    message: only('the shared leaves at src/core/ (errors, event, ids, types)', 'node and each other', 'Every room imports them, so they import no room.'),
+    allow: [NODE, area('core-shared')],
+  })],
+  ['src/core/index.ts', policiesFor(area('core-entry'), {
+    message: only('src/core/index.ts', "the core's own rooms and shared leaves", 'It only re-exports the public surface of the core.'),
+    allow: [area('core-room', 'core-shared')],
+  })],
+
+  // src/mcp/: the core (through its entry), the MCP SDK, zod.
+  ['src/mcp/**', policiesFor(area('mcp'), {
+    message: only('src/mcp/', 'src/core/index.ts, src/packageInfo.ts, the MCP SDK and zod', 'The hub composes MCP, not the other way.'),
+    refuse: [[DEEP_CORE, M.deepCore], [ELECTRON, M.electron]],
+    allow: [area('mcp', 'core-entry', 'package-info'), MCP_SDK, pkg('zod')],
+  })],
+
+  // src/ui-protocol.ts: zod only (renderer/ imports it).
+  ['src/ui-protocol.ts', policiesFor(area('ui-protocol'), {
+    message: only('src/ui-protocol.ts', 'zod', 'renderer/ imports it, so it must stay browser-safe and pull in no other src/ module.'),
+    allow: [pkg('zod')],
+  })],
+
+  // src/packageInfo.ts: a leaf every Node layer may import.
+  ['src/packageInfo.ts', policiesFor(area('package-info'), {
+    message: only('src/packageInfo.ts', 'node', 'Every Node layer imports it, so it imports no layer.'),
+    allow: [NODE],
+  })],
+
+  // src/hub/: the composition root.
+  ['src/hub/**', policiesFor(area('hub'), {
+    message: only('src/hub/', 'src/core/index.ts, src/mcp/, src/ui-protocol.ts, src/packageInfo.ts, node and packages', 'Nothing in src/ imports src/commands/, src/cli.ts, main/ or renderer/: they depend on the hub.'),
+    refuse: [[DEEP_CORE, M.deepCore]],
+    allow: [area('hub', 'mcp', 'core-entry', 'ui-protocol', 'package-info'), NODE, ANY_PACKAGE],
+    refuseAfterAllow: [[ELECTRON, M.electron], [NODE_PTY, M.nodePty]],
+  })],
+
+  // src/shim/: a thin forwarder (docs/design.md §4.4).
+  ['src/shim/**', policiesFor(area('shim'), {
+    message: only('src/shim/', 'node, src/packageInfo.ts and the leaf modules of src/hub/ (stateDir, socketProtocol, hubInfo, logger)', 'It forwards JSON-RPC lines to the hub and loads nothing else.'),
+    refuse: [
+      [area('hub'), M.shimHub],
+      [area('core-entry', 'core-room', 'core-shared', 'mcp'), M.shimCore],
+      [MCP_SDK, M.shimCore],
+      [ELECTRON, M.electron],
+    ],
+    allow: [area('shim', 'hub-leaf', 'package-info'), NODE],
+  })],
+
+  // src/commands/ and src/cli.ts: the command line.
+  ['src/commands/**', policiesFor(area('commands'), {
+    message: only('src/commands/', 'src/hub/, src/mcp/, src/shim/, src/core/index.ts, src/packageInfo.ts, node and packages', 'src/cli.ts dispatches to the commands, not the other way.'),
+    refuse: [[DEEP_CORE, M.deepCore]],
+    allow: [area('commands', 'hub', 'mcp', 'shim', 'core-entry', 'package-info'), NODE, ANY_PACKAGE],
+    refuseAfterAllow: [[ELECTRON, M.electron], [NODE_PTY, M.nodePty]],
+  })],
+  ['src/cli.ts', policiesFor(area('cli'), {
+    message: only('src/cli.ts', 'src/commands/, src/hub/, src/mcp/, src/shim/, src/core/index.ts, src/packageInfo.ts, node and packages', 'It is the outermost entry point.'),
+    refuse: [[DEEP_CORE, M.deepCore]],
+    allow: [area('commands', 'hub', 'mcp', 'shim', 'core-entry', 'package-info'), NODE, ANY_PACKAGE],
+    refuseAfterAllow: [[ELECTRON, M.electron], [NODE_PTY, M.nodePty]],
+  })],
+
+  // main/: Electron only; reaches the core through the hub.
+  ['main/**', policiesFor(area('main'), {
+    message: only('main/', 'src/hub/, src/ui-protocol.ts, src/packageInfo.ts, node, electron, electron-store and zod', 'main/ holds no business logic: it reaches the core through src/hub/ (and never imports src/cli.ts, src/commands/ or renderer/).'),
+    allow: [area('main', 'hub', 'ui-protocol', 'package-info'), NODE, pkg('electron', 'electron-store', 'zod')],
+  })],
+
+  // renderer/: browser only.
+  ['renderer/**', policiesFor(area('renderer'), {
+    message: only('renderer/', 'src/ui-protocol.ts and browser packages (@xterm/*, lit-html, zod)', 'It talks to the hub through a Bridge.'),
+    refuse: [
+      [NODE, M.rendererNode],
+      [ELECTRON, M.rendererElectron],
+      [NODE_PTY, M.rendererNode],
+      [area('main'), M.rendererMain],
+      [{ file: { path: 'src/**' } }, M.rendererSrc],
+    ],
+    allow: [area('renderer', 'ui-protocol'), pkg('@xterm/*', 'lit-html', 'zod')],
+  })],
+];
 
 export default defineConfig([
   globalIgnores(['dist/', 'node_modules/', 'out/', 'test-results/', '.bench-tmp/', 'coverage/']),
@@ -150,24 +259,32 @@ export default defineConfig([
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 
-  // ---- The one-way import rule (DESIGN §1). ---------------------------------------
-  { files: [`src/${ANY_SOURCE}`], rules: boundaryRules(SRC_ALL) },
-  { files: [`src/core/${ANY_SOURCE}`], rules: boundaryRules([...SRC_ALL, R.upFromCore, R.mcpSdkInCore]) },
-  { files: [`src/mcp/${ANY_SOURCE}`], rules: boundaryRules([...SRC_ALL, R.hubFromMcp]) },
+  // ---- The one-way import rule (docs/design.md §1). --------------------------------
   {
-    files: [`src/shim/${ANY_SOURCE}`],
-    rules: boundaryRules([...SRC_ALL, R.coreFromShim, R.mcpSdkInShim, R.hubInternalsFromShim, R.nodePty]),
+    files: [`src/${ANY_SOURCE}`, `main/${ANY_SOURCE}`, `renderer/${ANY_SOURCE}`],
+    plugins: { boundaries },
+    settings: {
+      'boundaries/root-path': import.meta.dirname,
+      'boundaries/elements': [],
+      'boundaries/files': AREAS,
+      'boundaries/legacy-templates': false,
+      'boundaries/dependency-nodes': ['import', 'export', 'dynamic-import', 'require'],
+      'boundaries/additional-dependency-nodes': [
+        // import x = require('x')
+        { selector: 'TSImportEqualsDeclaration > TSExternalModuleReference > Literal', kind: 'value', name: 'import-equals' },
+        // type T = import('x').T
+        { selector: 'TSImportType > Literal', kind: 'type', name: 'import-type' },
+      ],
+      'import/resolver': { typescript: { project: path.join(import.meta.dirname, 'tsconfig.json') } },
+    },
+    rules: { 'boundaries/no-unknown-files': 'error' },
   },
-  {
-    files: ['src/ui-protocol.{ts,mts,js,mjs}'],
-    rules: boundaryRules([...SRC_ALL, R.relativeFromProtocol, R.nodeBuiltin, R.nodePty]),
-  },
-  {
-    files: [`renderer/${ANY_SOURCE}`],
-    rules: boundaryRules([R.nodeBuiltin, R.nodePty, R.electronInRenderer, R.srcFromRenderer, R.mainFromRenderer]),
-  },
-  {
-    files: [`main/${ANY_SOURCE}`],
-    rules: boundaryRules([R.coreFromMain, R.cliFromMain, R.rendererFromMain]),
-  },
+  // `checkAllOrigins`: Node built-ins and packages are checked too; `checkUnknownLocals`: so
+  // is a local file no area claims (test/, bench/, scripts/).
+  ...LAYERS.map(([pattern, policies]) => ({
+    files: [pattern],
+    rules: {
+      'boundaries/dependencies': ['error', { default: 'disallow', checkAllOrigins: true, checkUnknownLocals: true, policies }],
+    },
+  })),
 ]);

@@ -9,7 +9,7 @@
  * commands running, failing, waiting for input) only re-render the tray and maybe notify.
  */
 import { app, clipboard, ipcMain, protocol } from 'electron';
-import { configSnippet } from '../src/commands/hostConfig.js';
+import { configSnippet } from '../src/hub/hostConfig.js';
 import { Hub, type HubStartOptions } from '../src/hub/hub.js';
 import type { Logger } from '../src/hub/logger.js';
 import type { UiBridge } from '../src/hub/uiBridge.js';

@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { configSnippet, hostFormat, HOSTS, SERVER_NAME, serverEntry, type HostName } from './hostConfig.js';
+import { configSnippet, hostFormat, HOSTS, SERVER_NAME, serverEntry, type HostName } from '../hub/hostConfig.js';
 
 const USAGE = `Usage: switchboard config <${HOSTS.join('|')}> [--install]
 

@@ -9,7 +9,7 @@
 import { Hub } from '../hub/hub.js';
 import { stderrLogger } from '../hub/logger.js';
 import { defaultStateDir } from '../hub/stateDir.js';
-import { configSnippet } from './hostConfig.js';
+import { configSnippet } from '../hub/hostConfig.js';
 
 const USAGE = `Usage: switchboard serve [--port N]
 
