@@ -98,7 +98,7 @@ export class FeedScheduler implements Disposable {
   private inXterm = 0;
   /** The one streaming UTF-8 decode of what xterm is given (a character may span chunks). */
   private readonly decoder = new TextDecoder('utf-8', { fatal: false });
-  /** When a skip's kept rows last went to xterm (performance.now()). */
+  /** When a skip's kept rows last went to xterm, on the flood signal's clock. */
   private keptRowsParsedAt = -Infinity;
   private holdTimer: NodeJS.Timeout | undefined;
   /**
@@ -346,7 +346,7 @@ export class FeedScheduler implements Disposable {
     this.terminal.write(plan.sgr, () => this.tracker.skipLineFeeds(plan.lineFeeds));
     this.skipped += plan.bytes;
     this.parsed(plan.bytes);
-    const now = performance.now();
+    const now = this.flood.clock();
     if (mayDefer && stop.chunk < 0 && now - this.keptRowsParsedAt < this.floodScreenRefreshMs && batch.every((entry) => 'data' in entry && !entry.last)) {
       return this.deferKeptRows(batch);
     }
