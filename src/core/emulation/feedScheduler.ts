@@ -235,14 +235,25 @@ export class FeedScheduler implements Disposable {
     // when it follows user input; an empty input() is that signal and sends nothing.
     this.terminal.input('', true);
     let bytes = 0;
+    let fed = false;
+    let barriers = false;
     while (this.feeding.length > 0 && bytes < FEED_SLICE_BYTES) {
       const entry = this.feeding.shift()!;
       if ('barrier' in entry) {
         this.terminal.write('', entry.barrier);
+        barriers = true;
       } else {
         bytes += entry.data.length;
+        fed = true;
         this.feed(entry);
       }
+    }
+    // A slice of callbacks only (the last of a batch): no parse of output follows them to take
+    // what was written meanwhile, and it would wait for the next write, however long.
+    if (barriers && !fed) {
+      this.terminal.write('', () => {
+        if (this.inXterm === 0) this.handedAllParsed();
+      });
     }
   }
 
@@ -254,15 +265,19 @@ export class FeedScheduler implements Disposable {
       this.inXterm -= length;
       this.parsed(length);
       this.chunkRanges.shift();
-      if (this.inXterm > 0) return;
-      // More of a taken batch, or of one held back to be planned again: let the PTY be read first.
-      if (this.feeding.length > 0 || this.resumeHeldBack) {
-        this.resumeHeldBack = false;
-        setImmediate(() => this.pump());
-      } else {
-        this.pump();
-      }
+      if (this.inXterm === 0) this.handedAllParsed();
     });
+  }
+
+  /** xterm parsed all it was handed: hand it what comes next. */
+  private handedAllParsed(): void {
+    // More of a taken batch, or of one held back to be planned again: let the PTY be read first.
+    if (this.feeding.length > 0 || this.resumeHeldBack) {
+      this.resumeHeldBack = false;
+      setImmediate(() => this.pump());
+    } else {
+      this.pump();
+    }
   }
 
   private parsed(bytes: number): void {

@@ -3,8 +3,9 @@
  * tracker: when output reaches xterm. Whether a skip leaves the terminal as a full parse does
  * is fastForward.test.ts's; here, that a flood is batched (held until a batch gathers, or the
  * hold ends with nobody waiting), that a batch goes to xterm a slice per event-loop turn, that
- * disposing releases whoever waits, and that a flood's screen is brought up to date on the
- * flood's clock.
+ * a callback waiting for the parse runs between what was written before and after it,
+ * that disposing releases whoever waits, and that a flood's screen is brought up to date on
+ * the flood's clock.
  *
  * The flood signal reads the test's clock (`now`), which moves only when a test moves it: a
  * burst of writes is one instant, so a flood is a flood however fast this machine runs.
@@ -126,6 +127,22 @@ describe('FeedScheduler', () => {
     f.write(chunk);
     // Taken in this turn: its first slice went to xterm.
     expect(f.handed).toEqual([chunk]);
+  });
+
+  it('runs a callback waiting for the parse after what was written before it, before what was written after, and goes on', async () => {
+    const f = fixture();
+    await startFlood(f);
+    // More than a slice before the callback: xterm still parses it when more output comes.
+    for (let i = 0; i < 24; i++) f.write(lines(128, 32, i * 128));
+    let seen: string | undefined;
+    f.scheduler.afterParsed(() => (seen = lastRow(f.terminal)));
+    f.write(lines(100, 32, 3072));
+    expect(seen).toBeUndefined(); // in xterm's parse callback, not in this turn
+    // The callback ends its batch, alone in the last slice: the output written after it is
+    // still parsed, with no more output to set it going.
+    await f.scheduler.whenParsed();
+    expect(seen).toBe(`${'.'.repeat(26)}3071`);
+    expect(lastRow(f.terminal)).toBe(`${'.'.repeat(26)}3171`);
   });
 
   it('on dispose, runs the callbacks and resolves the waits still pending, and takes no more output', async () => {
