@@ -142,7 +142,10 @@ export class FeedScheduler implements Disposable {
     return this.chunkRanges[0]?.[1] ?? 0;
   }
 
-  /** See `Emulator.write`. */
+  /**
+   * Takes output: the raw bytes of transcript range [byteStart, byteEnd) as the PTY gave them
+   * (a string is taken as its UTF-8 bytes), decoded only if they reach xterm.
+   */
   write(data: Uint8Array | string, byteStart: number, byteEnd: number): void {
     if (this.disposed) return;
     const bytes = typeof data === 'string' ? Buffer.from(data) : Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
@@ -151,7 +154,7 @@ export class FeedScheduler implements Disposable {
     this.held.push(output);
     this.heldBytes += bytes.length;
     this.flood.note(bytes);
-    // Scanned now, a few µs per chunk, rather than all at once when the held batch is planned:
+    // Scanned as each chunk arrives rather than all at once when the held batch is planned:
     // that would be one long task during which the PTY is not read and the program blocks.
     if (this.fastForward && this.flood.flooding) output.scan = scanChunk(bytes);
     // A flood's end (the command's D mark, the next prompt) must not wait out the hold. A chunk
