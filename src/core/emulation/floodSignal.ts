@@ -10,7 +10,8 @@ export const FLOOD = { bytes: 256 * 1024, lineFeeds: 2048, windowMs: 100 } as co
 
 /**
  * Whether a session's output floods: the one place that says so, with one set of thresholds
- * (FLOOD), for whatever treats a flood differently (the emulator's fast-forward, emulator.ts).
+ * (FLOOD), for whatever treats a flood differently (the feed scheduler's batches and
+ * fast-forward, feedScheduler.ts).
  *
  * Output is measured in windows of `windowMs`, each starting with the first output after the
  * last one ended. A flood starts as soon as a window reaches either threshold, and ends with
@@ -29,7 +30,11 @@ export class FloodSignal implements Disposable {
   /** Fires `true` as a flood starts, `false` when output comes after a window under the rates. */
   readonly onDidChange: Event<boolean> = this.onDidChangeEmitter.event;
 
-  constructor(private readonly clock: () => number = () => performance.now()) {}
+  /**
+   * @param clock The time (ms) output is measured on; the feed scheduler times a flood's screen
+   *   refreshes on it too, so one clock of a test's own drives both.
+   */
+  constructor(readonly clock: () => number = () => performance.now()) {}
 
   /** The output floods (the current window, or the one before it, reached a flood's rate). */
   get flooding(): boolean {
