@@ -8,6 +8,7 @@ import { encodeKeys } from './keys.js';
 import { RECENT_OUTPUT_BYTES, RecentOutput } from '../transcript/recentOutput.js';
 import { replayCommandPage, replayHistory } from '../transcript/replay.js';
 import { waitFor, type WaitSources } from './waitFor.js';
+import { CallQueue } from './callQueue.js';
 import { DisposableStore, EventEmitter, type Event, nextEvent } from '../event.js';
 import { newNonce } from '../ids.js';
 import { OutputPipe, type OutputFrame } from '../output/outputPipe.js';
@@ -128,8 +129,8 @@ export class TerminalSession {
   private readonly pipe: OutputPipe;
   private readonly store = new DisposableStore();
   private readonly nonce: string;
-  private queue: Promise<unknown> = Promise.resolve();
-  private pendingCalls = 0;
+  /** `execute` and `send`, one at a time in order. */
+  private readonly calls = new CallQueue();
   /** Finished commands by seq, for `read` view `command` beyond the last one. */
   private readonly commandRecords = new Map<number, CommandRecord>();
   /** A command written to the shell whose C mark has not arrived yet. */
@@ -382,7 +383,7 @@ export class TerminalSession {
 
   /** Runs one command line and waits for its own D mark (DESIGN §3 `execute`). Calls queue in order. */
   execute(options: ExecuteOptions): Promise<ExecuteResult> {
-    return this.enqueue(() => this.runCommand(options));
+    return this.calls.run(() => this.runCommand(options));
   }
 
   // ---- the person's side (DESIGN §2 "Control"): enforced here, not in a UI -----------------
@@ -488,7 +489,7 @@ export class TerminalSession {
   /** Releases everything the session holds (call after it exited, or via close). */
   async dispose(): Promise<void> {
     // Calls still finishing (an execute or a read that just saw the exit) read the emulator first.
-    await this.queue;
+    await this.calls.whenIdle();
     await Promise.race([Promise.allSettled([...this.reads]), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
     if (!this.closedAt) {
       try {
@@ -515,7 +516,7 @@ export class TerminalSession {
    * settles) and says what appeared since. Refused with SECRET_PROMPT at an echo-off prompt.
    */
   send(request: SendRequest): Promise<SendResult> {
-    return this.enqueue(async () => {
+    return this.calls.run(async () => {
       this.assertWritable();
       if (this.awaiting?.secret && !this.options.allowSecretInput) {
         throw new SwitchboardError(
@@ -791,14 +792,7 @@ export class TerminalSession {
 
   /** A call is queued or running: `execute` without `session` must not pick this one. */
   get hasPendingCalls(): boolean {
-    return this.pendingCalls > 0;
-  }
-
-  private enqueue<T>(task: () => Promise<T>): Promise<T> {
-    this.pendingCalls++;
-    const run = this.queue.then(task, task).finally(() => this.pendingCalls--);
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.calls.hasPending;
   }
 
   private assertWritable(): void {
