@@ -9,6 +9,7 @@ import { RECENT_OUTPUT_BYTES, RecentOutput } from '../transcript/recentOutput.js
 import { replayCommandPage, replayHistory } from '../transcript/replay.js';
 import { waitFor, type WaitSources } from './waitFor.js';
 import { CallQueue } from './callQueue.js';
+import { raceOutcome, type ExitWatch, type Outcome } from './raceOutcome.js';
 import { DisposableStore, EventEmitter, type Event, nextEvent } from '../event.js';
 import { newNonce } from '../ids.js';
 import { OutputPipe, type OutputFrame } from '../output/outputPipe.js';
@@ -454,12 +455,8 @@ export class TerminalSession {
     this.onDidChangeEmitter.fire();
   }
 
-  /**
-   * The session's exit for one wait: resolves at once when it has exited, and is let go with
-   * `dispose`. Waits must not each chain onto the session-long `exited` promise: every such
-   * `.then` (and the wait's timer and abort signal it holds) would live until the session ends.
-   */
-  private watchExit(): { promise: Promise<void>; dispose(): void } {
+  /** The session's exit for one wait (see ExitWatch). */
+  private watchExit(): ExitWatch {
     if (this.closedAt) return { promise: Promise.resolve(), dispose: () => undefined };
     const next = nextEvent(this.onDidExitEmitter.event);
     return { promise: next.promise.then(() => undefined), dispose: () => next.dispose() };
@@ -1032,33 +1029,6 @@ function holdTerminalOpen(ttyPath: string | undefined): number | null {
   } catch {
     return null; // the program may already be gone; its output is still read as before
   }
-}
-
-type Outcome = 'finished' | 'exited' | 'timeout' | 'aborted' | 'awaiting';
-
-/** Every wait is a race: the event, the session's exit, a timeout and the caller's abort. */
-function raceOutcome(
-  event: Promise<unknown>,
-  exited: { promise: Promise<void>; dispose(): void },
-  timeoutMs: number,
-  signal?: AbortSignal,
-  awaiting?: Promise<unknown>,
-): Promise<Outcome> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => finish('timeout'), timeoutMs);
-    const onAbort = (): void => finish('aborted');
-    function finish(outcome: Outcome): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      exited.dispose();
-      resolve(outcome);
-    }
-    if (signal?.aborted) return finish('aborted');
-    signal?.addEventListener('abort', onAbort, { once: true });
-    void event.then(() => finish('finished'));
-    void exited.promise.then(() => finish('exited'));
-    void awaiting?.then(() => finish('awaiting'));
-  });
 }
 
 function shellQuote(text: string): string {

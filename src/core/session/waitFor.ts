@@ -1,5 +1,6 @@
 import { DisposableStore, type Event } from '../event.js';
 import { PatternMatcher } from './patternMatcher.js';
+import type { ExitWatch } from './raceOutcome.js';
 import type { WaitOutcome, WaitSpec } from '../types.js';
 
 export const DEFAULT_WAIT_TIMEOUT_MS = 10_000;
@@ -8,11 +9,8 @@ const PATTERN_CHECK_INTERVAL_MS = 30;
 
 /** What a session offers a wait: its events and a way to read the text to match. */
 export interface WaitSources {
-  /**
-   * Resolves when the session exits (at once if it has); dispose to let go. A `.then` on one
-   * session-long promise per wait would keep every wait's closure until the session ends.
-   */
-  watchExit: () => { promise: Promise<void>; dispose(): void };
+  /** Resolves when the session exits (at once if it has); dispose to let go (see ExitWatch). */
+  watchExit: () => ExitWatch;
   /** The foreground command finished (D mark). */
   onDidFinishCommand: Event<unknown>;
   /** Output was parsed by the emulator (the screen changed). */
