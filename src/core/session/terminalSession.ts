@@ -1,4 +1,3 @@
-import * as fs from 'node:fs';
 import { spawnPty, type HostedPty } from '../pty/spawnPty.js';
 import type { TrackedCommand } from '../shell/commandTracker.js';
 import { Emulator, loadEmulator, type OutputPosition } from '../emulation/emulator.js';
@@ -10,6 +9,8 @@ import { replayCommandPage, replayHistory } from '../transcript/replay.js';
 import { waitFor, type WaitSources } from './waitFor.js';
 import { CallQueue } from './callQueue.js';
 import { raceOutcome, type ExitWatch, type Outcome } from './raceOutcome.js';
+import { TerminalHold } from './terminalHold.js';
+import { TerminalInput } from './terminalInput.js';
 import { DisposableStore, EventEmitter, type Event, nextEvent } from '../event.js';
 import { newNonce } from '../ids.js';
 import { OutputPipe, type OutputFrame } from '../output/outputPipe.js';
@@ -34,14 +35,6 @@ import type {
   ShellKind,
   WaitSpec,
 } from '../types.js';
-
-/** What a session types into its PTY, in order: keys, pastes, commands, Ctrl-C, and resizes. */
-interface TerminalInput {
-  write(data: string): void;
-  resize(cols: number, rows: number): void;
-  /** Nothing more reaches the terminal. */
-  dispose(): void;
-}
 
 export interface TerminalSessionOptions {
   id: string;
@@ -90,8 +83,6 @@ const DEFAULT_READ_LIMIT = 200;
 const SEND_SETTLE: WaitSpec = { idle_ms: 300, timeout_ms: 3_000 };
 /** Command records a live session keeps in memory for the timeline and `read` by seq. */
 const MAX_COMMAND_RECORDS = 5_000;
-/** Output quiet this long, then check whether the program is gone (see releaseTerminalIfProgramGone). */
-const EXIT_CHECK_QUIET_MS = 25;
 /** A wait's pattern sees at most this many rows of new output (bounded input). */
 const PATTERN_ROWS = 500;
 
@@ -155,17 +146,8 @@ export class TerminalSession {
   private readonly recent: RecentOutput;
   /** Reads in progress (see read()). */
   private readonly reads = new Set<Promise<unknown>>();
-  /**
-   * Our own handle on the terminal's slave side. With it open the master never reads EIO, so
-   * a program's last output is read in full before node-pty reports the exit (without it,
-   * non-blocking reads lost the last kilobytes in about half the runs of `seq 1 100000`).
-   */
-  private slaveFd: number | null;
-  /** node-pty closed the master (it reported the exit). */
-  private masterClosed = false;
-  /** `close` is killing what is left: the slave stays held (see close). */
-  private terminating = false;
-  private exitCheckTimer: NodeJS.Timeout | null = null;
+  /** The terminal's slave side, held open until the program's last output is read. */
+  private readonly hold: TerminalHold;
 
   private readonly onDidExitEmitter = new EventEmitter<number | null>();
   readonly onDidExit: Event<number | null> = this.onDidExitEmitter.event;
@@ -208,21 +190,8 @@ export class TerminalSession {
     });
     this.pipe = new OutputPipe(this.ptyProcess, this.emulator, options.transcript);
     this.recent = new RecentOutput(options.transcript);
-    this.slaveFd = holdTerminalOpen(this.ttyPath);
-    // Keys and resizes through node-pty, until the terminal is let go of or its master closed
-    // (its fd number may then be reused by any file): nothing is typed after that.
-    let typing = true;
-    this.input = {
-      write: (data) => {
-        if (typing) ptyProcess.write(data);
-      },
-      resize: (cols, rows) => {
-        if (typing) ptyProcess.resize(cols, rows);
-      },
-      dispose: () => {
-        typing = false;
-      },
-    };
+    this.input = new TerminalInput(ptyProcess);
+    this.hold = new TerminalHold({ ttyPath: this.ttyPath, pid: this.pid, output: this.pipe, stopTyping: () => this.input.dispose() });
 
     const tracker = this.emulator.tracker;
     this.store.add(this.ptyProcess.onData((data) => this.pipe.push(data)));
@@ -249,15 +218,14 @@ export class TerminalSession {
     // the emulator then parses what is still queued before anyone hears of the exit.
     this.exited = new Promise((resolve) => {
       this.store.add(this.ptyProcess.onExit(({ exitCode, signal }) => {
-        // node-pty has just closed the master: its fd number may be reused by the next open.
-        this.masterClosed = true;
+        this.hold.masterDidClose();
         this.input.dispose();
         this.pipe.end();
         void this.emulator.whenParsed().then(() => {
           this.exitCode = exitCode;
           this.exitSignal = signal || null;
           this.closedAt = new Date();
-          this.releaseTerminal();
+          this.hold.release();
           this.launching = null;
           this.awaiting = null;
           if (this.probeTimer) clearTimeout(this.probeTimer);
@@ -304,42 +272,6 @@ export class TerminalSession {
   /** The terminal's device path (e.g. /dev/pts/3). */
   get ttyPath(): string | undefined {
     return this.ptyProcess.ptsName;
-  }
-
-  /**
-   * Once output has paused and the program is gone, let go of the slave side: everything it
-   * wrote has reached the master by then, and node-pty sees the end at once instead of after
-   * its 200 ms close timeout.
-   */
-  private releaseTerminalIfProgramGone(): void {
-    this.exitCheckTimer = null;
-    if (this.slaveFd === null) return;
-    const quietFor = Date.now() - this.pipe.lastOutputAt;
-    if (quietFor < EXIT_CHECK_QUIET_MS) {
-      this.exitCheckTimer = setTimeout(() => this.releaseTerminalIfProgramGone(), EXIT_CHECK_QUIET_MS - quietFor);
-      return;
-    }
-    try {
-      process.kill(this.pid, 0);
-    } catch {
-      // The timer may have fired before this turn's poll phase read what is already waiting (a
-      // busy machine can keep us off the CPU longer than the quiet time): let one poll phase
-      // read it first, and release only if nothing came. Output that does come re-arms the check.
-      const bytes = this.pipe.byteCount;
-      setImmediate(() => {
-        if (this.pipe.byteCount === bytes) this.releaseTerminal();
-      });
-    }
-  }
-
-  private releaseTerminal(): void {
-    if (this.exitCheckTimer) clearTimeout(this.exitCheckTimer);
-    if (this.slaveFd === null || this.terminating) return;
-    // Once the slave closes, node-pty may close the master and its fd number be reused:
-    // typing ends first.
-    this.input.dispose();
-    fs.close(this.slaveFd, () => {});
-    this.slaveFd = null;
   }
 
   get state(): SessionState {
@@ -470,14 +402,9 @@ export class TerminalSession {
   /** Ends the session with nothing left running on its terminal. */
   async close(): Promise<void> {
     if (!this.closedAt) {
-      // The slave is held until the kill rounds are over, so the terminal's number cannot be
-      // anyone else's meanwhile; if it was let go before, it is free once the master closes.
-      this.terminating = true;
-      try {
-        await terminateSession(this.id, this.pid, { graceMs: this.options.closeGraceMs, ttyOpen: () => !this.masterClosed || this.slaveFd !== null });
-      } finally {
-        this.terminating = false;
-      }
+      await this.hold.whileTerminating(() =>
+        terminateSession(this.id, this.pid, { graceMs: this.options.closeGraceMs, ttyOpen: () => this.hold.ttyOpen }),
+      );
       await this.exited;
     }
     await this.dispose();
@@ -495,7 +422,7 @@ export class TerminalSession {
         // Already gone.
       }
     }
-    this.releaseTerminal();
+    this.hold.release();
     this.input.dispose();
     this.store.dispose();
     this.pipe.dispose();
@@ -739,7 +666,7 @@ export class TerminalSession {
 
   private handleOutput(bytes: Uint8Array): void {
     this.recent.append(bytes);
-    this.exitCheckTimer ??= setTimeout(() => this.releaseTerminalIfProgramGone(), EXIT_CHECK_QUIET_MS);
+    this.hold.noteOutput();
     if (this.awaiting) this.setAwaiting(null);
     if (!this.probeTimer && this.state === 'running') this.scheduleInputProbe();
   }
@@ -1019,15 +946,6 @@ export class TerminalSession {
       finished.dispose();
     }
     return { ended_by: endedBy, state: this.state };
-  }
-}
-
-function holdTerminalOpen(ttyPath: string | undefined): number | null {
-  if (!ttyPath) return null;
-  try {
-    return fs.openSync(ttyPath, fs.constants.O_RDWR | fs.constants.O_NOCTTY);
-  } catch {
-    return null; // the program may already be gone; its output is still read as before
   }
 }
 
