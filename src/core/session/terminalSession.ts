@@ -2,7 +2,6 @@ import { spawnPty, type HostedPty } from '../pty/spawnPty.js';
 import type { TrackedCommand } from '../shell/commandTracker.js';
 import { Emulator, loadEmulator, type OutputPosition } from '../emulation/emulator.js';
 import { ErrorCode, SwitchboardError } from '../errors.js';
-import { probeTerminalInput } from '../processes/inputProbe.js';
 import { encodeKeys } from './keys.js';
 import { RECENT_OUTPUT_BYTES, RecentOutput } from '../transcript/recentOutput.js';
 import { replayCommandPage, replayHistory } from '../transcript/replay.js';
@@ -10,6 +9,7 @@ import { waitFor, type WaitSources } from './waitFor.js';
 import { CallQueue } from './callQueue.js';
 import { raceOutcome, type ExitWatch, type Outcome } from './raceOutcome.js';
 import { TerminalHold } from './terminalHold.js';
+import { InputWatcher, probeForegroundInput } from './inputWatcher.js';
 import { TerminalInput } from './terminalInput.js';
 import { DisposableStore, EventEmitter, type Event, nextEvent } from '../event.js';
 import { newNonce } from '../ids.js';
@@ -135,12 +135,8 @@ export class TerminalSession {
   private closedAt: Date | null = null;
   private title = '';
   private readonly exited: Promise<void>;
-  /** The foreground job is blocked reading the terminal (with echo off: a secret). */
-  private awaiting: { since: number; secret: boolean } | null = null;
-  private probeTimer: NodeJS.Timeout | null = null;
-  /** When the last probe for a blocked terminal read finished (0: none yet). */
-  private lastProbeAt = 0;
-  private probing = false;
+  /** Whether the foreground job waits for terminal input (docs/design.md §2.6). */
+  private readonly inputWatcher: InputWatcher;
   private readonly readers = new Map<string, ReaderCursor>();
   /** Raw output for `read` view `new` in `ansi` format (from output.log). */
   private readonly recent: RecentOutput;
@@ -157,12 +153,6 @@ export class TerminalSession {
   private readonly onDidFinishCommandEmitter = new EventEmitter<CommandRecord>();
   /** A command finished (its record, as written to commands.jsonl). */
   readonly onDidFinishCommand: Event<CommandRecord> = this.onDidFinishCommandEmitter.event;
-  private readonly onDidAwaitInputEmitter = new EventEmitter<{ secret: boolean }>();
-  /** The foreground job started waiting for terminal input (output quiet + blocked read). */
-  readonly onDidAwaitInput: Event<{ secret: boolean }> = this.onDidAwaitInputEmitter.event;
-  private readonly onDidProbeInputEmitter = new EventEmitter<void>();
-  /** Fires after each probe for a blocked terminal read (for tests). */
-  readonly onDidProbeInput: Event<void> = this.onDidProbeInputEmitter.event;
 
   private constructor(
     private readonly options: TerminalSessionOptions,
@@ -192,17 +182,25 @@ export class TerminalSession {
     this.recent = new RecentOutput(options.transcript);
     this.input = new TerminalInput(ptyProcess);
     this.hold = new TerminalHold({ ttyPath: this.ttyPath, pid: this.pid, output: this.pipe, stopTyping: () => this.input.dispose() });
+    this.inputWatcher = new InputWatcher({
+      quietMs: options.quietMs,
+      lastOutputAt: () => this.pipe.lastOutputAt,
+      closed: () => this.closedAt !== null,
+      jobRunning: () => this.jobRunning,
+      probe: () => probeForegroundInput(this.pid, this.ttyPath, this.shellKind === null),
+      onDidChange: () => this.onDidChangeEmitter.fire(),
+    });
 
     const tracker = this.emulator.tracker;
     this.store.add(this.ptyProcess.onData((data) => this.pipe.push(data)));
     this.store.add(this.pipe.onDidOutput((bytes) => this.handleOutput(bytes)));
     this.store.add(tracker.onDidStartCommand(() => {
       this.launching = null;
-      this.scheduleInputProbe();
+      this.inputWatcher.schedule();
       this.onDidChangeEmitter.fire();
     }));
     this.store.add(tracker.onDidFinishCommand((command) => {
-      this.setAwaiting(null);
+      this.inputWatcher.set(null);
       this.recordCommand(command);
     }));
     this.store.add(tracker.onDidPrompt(() => {
@@ -227,8 +225,7 @@ export class TerminalSession {
           this.closedAt = new Date();
           this.hold.release();
           this.launching = null;
-          this.awaiting = null;
-          if (this.probeTimer) clearTimeout(this.probeTimer);
+          this.inputWatcher.stop();
           resolve();
           this.onDidExitEmitter.fire(exitCode);
           this.onDidChangeEmitter.fire();
@@ -251,7 +248,7 @@ export class TerminalSession {
     }
     const session = new TerminalSession(options, launch, nonce, ptyProcess);
     if (session.shellKind !== null && session.shellKind !== 'unknown') await session.waitForFirstPrompt();
-    else session.scheduleInputProbe();
+    else session.inputWatcher.schedule();
     return session;
   }
 
@@ -276,11 +273,25 @@ export class TerminalSession {
 
   get state(): SessionState {
     if (this.closedAt) return 'exited';
-    if (this.awaiting) return 'awaiting_input';
-    if (this.shellKind === null) return 'running';
-    const tracker = this.emulator.tracker;
-    if (tracker.runningCommand || this.launching) return 'running';
-    return 'idle';
+    if (this.inputWatcher.awaiting) return 'awaiting_input';
+    return this.jobRunning ? 'running' : 'idle';
+  }
+
+  /** A job runs in the foreground: the program itself, or a command in the shell (launched or started). */
+  private get jobRunning(): boolean {
+    if (this.closedAt) return false;
+    if (this.shellKind === null) return true;
+    return Boolean(this.emulator.tracker.runningCommand || this.launching);
+  }
+
+  /** The foreground job started waiting for terminal input (output quiet + blocked read). */
+  get onDidAwaitInput(): Event<{ secret: boolean }> {
+    return this.inputWatcher.onDidAwaitInput;
+  }
+
+  /** Fires after each probe for a blocked terminal read (for tests). */
+  get onDidProbeInput(): Event<void> {
+    return this.inputWatcher.onDidProbeInput;
   }
 
   get cwd(): string | null {
@@ -362,9 +373,9 @@ export class TerminalSession {
     if (this.controller !== 'user') {
       throw new SwitchboardError(ErrorCode.InvalidArgument, `Take over session ${this.id} before typing into it; an agent controls it.`);
     }
-    this.setAwaiting(null);
+    this.inputWatcher.set(null);
     this.input.write(data);
-    this.scheduleInputProbe();
+    this.inputWatcher.schedule();
   }
 
   /** Ctrl-C into the terminal, whoever controls it (a person's Interrupt button). */
@@ -431,8 +442,7 @@ export class TerminalSession {
     this.onDidExitEmitter.dispose();
     this.onDidChangeEmitter.dispose();
     this.onDidFinishCommandEmitter.dispose();
-    this.onDidAwaitInputEmitter.dispose();
-    this.onDidProbeInputEmitter.dispose();
+    this.inputWatcher.dispose();
   }
 
   /**
@@ -442,7 +452,7 @@ export class TerminalSession {
   send(request: SendRequest): Promise<SendResult> {
     return this.calls.run(async () => {
       this.assertWritable();
-      if (this.awaiting?.secret && !this.options.allowSecretInput) {
+      if (this.inputWatcher.awaiting?.secret && !this.options.allowSecretInput) {
         throw new SwitchboardError(
           ErrorCode.SecretPrompt,
           `Session ${this.id} is at a password prompt (echo is off); agents may not type secrets. Ask the person to type it in Switchboard, or kill the command.`,
@@ -459,9 +469,9 @@ export class TerminalSession {
       const since = this.emulator.position();
       try {
         if (data) {
-          this.setAwaiting(null);
+          this.inputWatcher.set(null);
           this.input.write(data);
-          this.scheduleInputProbe();
+          this.inputWatcher.schedule();
         }
         const waited = await waitFor(request.wait ?? SEND_SETTLE, this.waitSources(since, false), {
           nothingRunning: false,
@@ -474,7 +484,7 @@ export class TerminalSession {
           state: this.state,
           exit_code: this.closedAt ? this.exitCode : null,
           waited,
-          ...(this.awaiting ? { secret: this.awaiting.secret } : {}),
+          ...(this.inputWatcher.awaiting ? { secret: this.inputWatcher.awaiting.secret } : {}),
         };
       } finally {
         since.marker?.dispose();
@@ -511,7 +521,7 @@ export class TerminalSession {
     const base = {
       state: this.state,
       exit_code: this.closedAt ? this.exitCode : null,
-      ...(this.awaiting ? { secret: this.awaiting.secret } : {}),
+      ...(this.inputWatcher.awaiting ? { secret: this.inputWatcher.awaiting.secret } : {}),
     };
     const limit = request.limit ?? DEFAULT_READ_LIMIT;
     switch (request.view) {
@@ -667,51 +677,7 @@ export class TerminalSession {
   private handleOutput(bytes: Uint8Array): void {
     this.recent.append(bytes);
     this.hold.noteOutput();
-    if (this.awaiting) this.setAwaiting(null);
-    if (!this.probeTimer && this.state === 'running') this.scheduleInputProbe();
-  }
-
-  private setAwaiting(value: { secret: boolean } | null): void {
-    const was = this.awaiting;
-    this.awaiting = value && { since: Date.now(), secret: value.secret };
-    if (value && !was) this.onDidAwaitInputEmitter.fire(value);
-    if (Boolean(was) !== Boolean(value)) this.onDidChangeEmitter.fire();
-  }
-
-  /**
-   * Checks for a blocked terminal read once output has been quiet for `quietMs`, then again
-   * every `quietMs` while the job stays quiet and is not reading (a probe reads /proc).
-   * Re-probing at once, as it did, kept a quiet job (`sleep 30`, a silent build) probed back to
-   * back: ~45 % of a core for as long as it ran.
-   */
-  private scheduleInputProbe(): void {
-    if (this.probeTimer || this.closedAt) return;
-    const due = Math.max(this.pipe.lastOutputAt, this.lastProbeAt) + this.options.quietMs - Date.now();
-    this.probeTimer = setTimeout(() => {
-      this.probeTimer = null;
-      void this.probeInput();
-    }, Math.max(0, due));
-  }
-
-  private async probeInput(): Promise<void> {
-    if (this.closedAt || this.awaiting || this.probing || this.state !== 'running') return;
-    if (Date.now() - this.pipe.lastOutputAt < this.options.quietMs) return this.scheduleInputProbe();
-    this.probing = true;
-    try {
-      const group = this.shellKind === null ? this.pid : await foregroundProcessGroup(this.pid);
-      const ttyPath = this.ttyPath;
-      // The shell's own group counts too: a builtin like `read` runs in the shell itself.
-      if (group === undefined || !ttyPath) return;
-      const probe = await probeTerminalInput(group, ttyPath);
-      const stillQuiet = Date.now() - this.pipe.lastOutputAt >= this.options.quietMs;
-      if (probe.reading && stillQuiet && !this.closedAt && this.state === 'running') this.setAwaiting({ secret: probe.secret });
-    } finally {
-      this.probing = false;
-      this.lastProbeAt = Date.now();
-      this.onDidProbeInputEmitter.fire();
-      // Keep watching a quiet running job: it may block on input later.
-      if (!this.awaiting && this.state === 'running') this.scheduleInputProbe();
-    }
+    this.inputWatcher.noteOutput();
   }
 
   /** A call is queued or running: `execute` without `session` must not pick this one. */
@@ -779,7 +745,7 @@ export class TerminalSession {
       }
       if (outcome === 'awaiting') {
         const result = this.result('awaiting_input', tracker.runningCommand, null, duration, options.maxLines, seq);
-        return { ...result, secret: this.awaiting?.secret ?? false };
+        return { ...result, secret: this.inputWatcher.awaiting?.secret ?? false };
       }
       if (outcome === 'finished') {
         const command = tracker.lastCommand;
