@@ -10,6 +10,7 @@ import { CallQueue } from './callQueue.js';
 import { raceOutcome, type ExitWatch, type Outcome } from './raceOutcome.js';
 import { TerminalHold } from './terminalHold.js';
 import { InputWatcher, probeForegroundInput } from './inputWatcher.js';
+import { CommandRecords } from './commandRecords.js';
 import { TerminalInput } from './terminalInput.js';
 import { DisposableStore, EventEmitter, type Event, nextEvent } from '../event.js';
 import { newNonce } from '../ids.js';
@@ -81,8 +82,6 @@ interface ReaderCursor {
 const DEFAULT_READ_LIMIT = 200;
 /** `send` without `wait`: settle until output is quiet this long (bounded). */
 const SEND_SETTLE: WaitSpec = { idle_ms: 300, timeout_ms: 3_000 };
-/** Command records a live session keeps in memory for the timeline and `read` by seq. */
-const MAX_COMMAND_RECORDS = 5_000;
 /** A wait's pattern sees at most this many rows of new output (bounded input). */
 const PATTERN_ROWS = 500;
 
@@ -123,8 +122,8 @@ export class TerminalSession {
   private readonly nonce: string;
   /** `execute` and `send`, one at a time in order. */
   private readonly calls = new CallQueue();
-  /** Finished commands by seq, for `read` view `command` beyond the last one. */
-  private readonly commandRecords = new Map<number, CommandRecord>();
+  /** Finished commands by seq, for the timeline and `read` view `command` beyond the last one. */
+  private readonly commandRecords: CommandRecords;
   /** A command written to the shell whose C mark has not arrived yet. */
   private launching: { command: string; since: number } | null = null;
   /** False once a prompt failed to show its B mark in time: commands stop waiting for it. */
@@ -180,6 +179,7 @@ export class TerminalSession {
     });
     this.pipe = new OutputPipe(this.ptyProcess, this.emulator, options.transcript);
     this.recent = new RecentOutput(options.transcript);
+    this.commandRecords = new CommandRecords(options.transcript);
     this.input = new TerminalInput(ptyProcess);
     this.hold = new TerminalHold({ ttyPath: this.ttyPath, pid: this.pid, output: this.pipe, stopTyping: () => this.input.dispose() });
     this.inputWatcher = new InputWatcher({
@@ -201,7 +201,8 @@ export class TerminalSession {
     }));
     this.store.add(tracker.onDidFinishCommand((command) => {
       this.inputWatcher.set(null);
-      this.recordCommand(command);
+      this.onDidFinishCommandEmitter.fire(this.commandRecords.add(command));
+      this.onDidChangeEmitter.fire();
     }));
     this.store.add(tracker.onDidPrompt(() => {
       this.promptMarked = true;
@@ -334,7 +335,7 @@ export class TerminalSession {
 
   /** Finished commands, oldest first (the timeline). */
   commands(): CommandRecord[] {
-    return [...this.commandRecords.values()];
+    return this.commandRecords.all();
   }
 
   /** Live output with transcript offsets; pair with `snapshot()` to hydrate a viewer. */
@@ -827,26 +828,6 @@ export class TerminalSession {
       command_seq: seq,
       detection: this.detection,
     };
-  }
-
-  private recordCommand(command: TrackedCommand): void {
-    const record: CommandRecord = {
-      seq: command.seq,
-      command: command.commandLine,
-      cwd: command.cwd,
-      started_at: command.startedAt,
-      ended_at: command.endedAt,
-      exit_code: command.exitCode,
-      output_start_byte: command.startByte,
-      output_end_byte: command.endByte,
-      total_lines: command.lineFeeds + (command.endRowText ? 1 : 0),
-    };
-    this.commandRecords.set(record.seq, record);
-    // Memory stays bounded; older records remain in commands.jsonl.
-    if (this.commandRecords.size > MAX_COMMAND_RECORDS) this.commandRecords.delete(this.commandRecords.keys().next().value!);
-    this.options.transcript?.appendCommand(record);
-    this.onDidFinishCommandEmitter.fire(record);
-    this.onDidChangeEmitter.fire();
   }
 
   private async waitForFirstPrompt(): Promise<void> {
