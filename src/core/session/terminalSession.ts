@@ -3,14 +3,14 @@ import type { TrackedCommand } from '../shell/commandTracker.js';
 import { Emulator, loadEmulator, type OutputPosition } from '../emulation/emulator.js';
 import { ErrorCode, SwitchboardError } from '../errors.js';
 import { encodeKeys } from './keys.js';
-import { RECENT_OUTPUT_BYTES, RecentOutput } from '../transcript/recentOutput.js';
-import { replayCommandPage, replayHistory } from '../transcript/replay.js';
+import { RecentOutput } from '../transcript/recentOutput.js';
 import { waitFor, type WaitSources } from './waitFor.js';
 import { CallQueue } from './callQueue.js';
 import { raceOutcome, type ExitWatch, type Outcome } from './raceOutcome.js';
 import { TerminalHold } from './terminalHold.js';
 import { InputWatcher, probeForegroundInput } from './inputWatcher.js';
 import { CommandRecords } from './commandRecords.js';
+import { SessionReader, type SessionStatus } from './sessionReader.js';
 import { TerminalInput } from './terminalInput.js';
 import { DisposableStore, EventEmitter, type Event, nextEvent } from '../event.js';
 import { newNonce } from '../ids.js';
@@ -18,7 +18,7 @@ import { OutputPipe, type OutputFrame } from '../output/outputPipe.js';
 import { fitOutput } from '../output/outputWindow.js';
 import { escalateKill, foregroundProcessGroup, processIdentity, terminateSession, type KillSignal, type KillTarget } from '../processes/processes.js';
 import { planLaunch, wrapCommand, type LaunchPlan } from '../shell/shellIntegration.js';
-import { recordOutcome, type Transcript } from '../transcript/transcript.js';
+import type { Transcript } from '../transcript/transcript.js';
 import type {
   CommandRecord,
   Controller,
@@ -71,15 +71,6 @@ export interface TerminalSessionOptions {
   onWarning: (message: string) => void;
 }
 
-/** Per-client place in the output for `read` view `new`. */
-interface ReaderCursor {
-  position: OutputPosition | null;
-  /** Bytes of output before the next `ansi` read. */
-  byteOffset: number;
-}
-
-/** Lines a `read` returns when no `limit` is given. */
-const DEFAULT_READ_LIMIT = 200;
 /** `send` without `wait`: settle until output is quiet this long (bounded). */
 const SEND_SETTLE: WaitSpec = { idle_ms: 300, timeout_ms: 3_000 };
 /** A wait's pattern sees at most this many rows of new output (bounded input). */
@@ -136,11 +127,10 @@ export class TerminalSession {
   private readonly exited: Promise<void>;
   /** Whether the foreground job waits for terminal input (docs/design.md §2.6). */
   private readonly inputWatcher: InputWatcher;
-  private readonly readers = new Map<string, ReaderCursor>();
   /** Raw output for `read` view `new` in `ansi` format (from output.log). */
   private readonly recent: RecentOutput;
-  /** Reads in progress (see read()). */
-  private readonly reads = new Set<Promise<unknown>>();
+  /** `read`: its views and each client's cursor. */
+  private readonly reader: SessionReader;
   /** The terminal's slave side, held open until the program's last output is read. */
   private readonly hold: TerminalHold;
 
@@ -180,6 +170,17 @@ export class TerminalSession {
     this.pipe = new OutputPipe(this.ptyProcess, this.emulator, options.transcript);
     this.recent = new RecentOutput(options.transcript);
     this.commandRecords = new CommandRecords(options.transcript);
+    this.reader = new SessionReader({
+      id: this.id,
+      nonce,
+      emulator: this.emulator,
+      transcript: options.transcript,
+      recent: this.recent,
+      records: this.commandRecords,
+      status: () => this.status(),
+      ended: () => (this.closedAt ? { at: this.closedAt, commandExitCode: this.exitCodeOfEndingCommand } : null),
+      waitSources: (since) => this.waitSources(since, true),
+    });
     this.input = new TerminalInput(ptyProcess);
     this.hold = new TerminalHold({ ttyPath: this.ttyPath, pid: this.pid, output: this.pipe, stopTyping: () => this.input.dispose() });
     this.inputWatcher = new InputWatcher({
@@ -426,7 +427,7 @@ export class TerminalSession {
   async dispose(): Promise<void> {
     // Calls still finishing (an execute or a read that just saw the exit) read the emulator first.
     await this.calls.whenIdle();
-    await Promise.race([Promise.allSettled([...this.reads]), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+    await Promise.race([this.reader.whenReadsDone(), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
     if (!this.closedAt) {
       try {
         this.ptyProcess.kill('SIGKILL');
@@ -493,157 +494,18 @@ export class TerminalSession {
     });
   }
 
-  /** Reads the session (DESIGN §3 `read`); never queued behind writers, never refused for control. */
+  /** Reads the session (docs/design.md §3.2 `read`); never queued behind writers, never refused for control. */
   read(request: ReadRequest): Promise<ReadResult> {
-    // Tracked: a read whose wait ends at the exit reads the emulator after it, so dispose lets it finish.
-    const reading = this.readNow(request);
-    const tracked = reading.catch(() => undefined).finally(() => this.reads.delete(tracked));
-    this.reads.add(tracked);
-    return reading;
+    return this.reader.read(request);
   }
 
-  private async readNow(request: ReadRequest): Promise<ReadResult> {
-    if (request.wait) {
-      const since = this.emulator.position();
-      try {
-        const waited = await waitFor(request.wait, this.waitSources(since, true), {
-          nothingRunning: this.state === 'idle' || this.state === 'exited',
-          signal: request.signal,
-        });
-        return { ...(await this.readView(request)), waited };
-      } finally {
-        since.marker?.dispose();
-      }
-    }
-    return { ...(await this.readView(request)), waited: null };
-  }
-
-  private async readView(request: ReadRequest): Promise<Omit<ReadResult, 'waited'>> {
-    const base = {
+  /** What every send and read result says of the session: its state, the program's exit code, a secret prompt. */
+  private status(): SessionStatus {
+    return {
       state: this.state,
       exit_code: this.closedAt ? this.exitCode : null,
       ...(this.inputWatcher.awaiting ? { secret: this.inputWatcher.awaiting.secret } : {}),
     };
-    const limit = request.limit ?? DEFAULT_READ_LIMIT;
-    switch (request.view) {
-      case 'screen': {
-        const lines = this.emulator.screenLines();
-        const content = request.format === 'ansi' ? this.emulator.serializeScreen() : lines.join('\n').trimEnd();
-        return { ...base, content, lines: lines.length, total_lines: lines.length, truncated: false, cursor: this.emulator.cursor };
-      }
-      case 'history':
-        return { ...base, ...(await this.readHistory(request.offset ?? 0, limit)) };
-      case 'new':
-        return { ...base, ...(await this.readNew(request.clientId, request.format, limit)) };
-      case 'command':
-        return { ...base, ...(await this.readCommand(request.seq, request.offset ?? 0, limit)) };
-    }
-  }
-
-  /**
-   * `read` view `history`: from the in-memory scrollback while it holds the page; once the page
-   * reaches past its oldest line and that line is not the session's first (agent sessions keep
-   * a short scrollback, setting agentScrollback), from the transcript on disk.
-   */
-  private async readHistory(offset: number, limit: number): Promise<Pick<ReadResult, 'content' | 'lines' | 'total_lines' | 'truncated'>> {
-    const all = this.emulator.historyLines();
-    const trimmed = this.emulator.historyTrimmed;
-    const transcript = this.options.transcript;
-    if (offset + limit >= all.length && trimmed && transcript && !transcript.cut) {
-      await transcript.flush();
-      const replay = await replayHistory({ file: transcript.outputFile, cols: this.emulator.cols, rows: this.emulator.rows, offset, limit });
-      const older = replay.total - offset - replay.lines.length > 0 || !replay.fromStart;
-      return { content: replay.lines.join('\n'), lines: replay.lines.length, total_lines: replay.total, truncated: older || offset > 0 };
-    }
-    const end = Math.max(0, all.length - offset);
-    const page = all.slice(Math.max(0, end - limit), end);
-    // Lines older than the scrollback are on disk: the page is not the whole history.
-    return { content: page.join('\n'), lines: page.length, total_lines: all.length, truncated: end - page.length > 0 || offset > 0 || trimmed };
-  }
-
-  private async readNew(clientId: string, format: ReadRequest['format'], limit: number): Promise<Pick<ReadResult, 'content' | 'lines' | 'total_lines' | 'truncated'>> {
-    const cursor = this.readers.get(clientId) ?? { position: null, byteOffset: 0 };
-    // The next read starts here, also one that comes in while this one reads output.log.
-    this.readers.set(clientId, { position: this.emulator.position(), byteOffset: this.recent.end });
-    if (format === 'ansi') {
-      cursor.position?.marker?.dispose();
-      const { text, skipped, notKept } = await this.recent.since(cursor.byteOffset);
-      const lines = text.split('\n');
-      const note =
-        skipped === 0
-          ? ''
-          : notKept
-            ? `[… ${skipped} earlier bytes not kept (${notKept}); read view=history or command]\n`
-            : `[… ${skipped} earlier bytes left out: a read of new output in ansi returns its last ${RECENT_OUTPUT_BYTES} bytes; read view=history or command]\n`;
-      // Every character since the last read up to that bound, whatever `limit`.
-      return { content: note + text, lines: lines.length, total_lines: lines.length, truncated: skipped > 0 };
-    }
-    const since = cursor.position ? this.emulator.linesSince(cursor.position) : { lines: this.emulator.historyLines(), complete: true };
-    cursor.position?.marker?.dispose();
-    const lines = since.lines;
-    const shown = Math.min(lines.length, limit);
-    let content = lines.slice(-limit).join('\n');
-    // Issue 7: loss is never silent. The start of what this reader missed left the scrollback.
-    if (!since.complete) content = `[… earlier output since your last read is no longer held here; a command's whole output: read view=command]\n${content}`;
-    return { content, lines: shown, total_lines: lines.length, truncated: !since.complete || lines.length > shown };
-  }
-
-  /**
-   * `read` view `command`: a page of the output of command `seq`, with that command's exit code
-   * and duration once it finished (DESIGN §3), so a `wait.exit` read needs no second call.
-   */
-  private async readCommand(seq: number | undefined, offset: number, limit: number): Promise<Pick<ReadResult, 'content' | 'lines' | 'total_lines' | 'truncated' | 'seq' | 'exit_code' | 'duration_ms'>> {
-    const tracker = this.emulator.tracker;
-    const live = tracker.runningCommand ?? tracker.lastCommand;
-    const wanted = seq ?? live?.seq;
-    if (wanted === undefined || live === null) {
-      throw new SwitchboardError(ErrorCode.InvalidArgument, `seq: session ${this.id} has run no command yet; run one with execute first.`);
-    }
-    const record = this.commandRecords.get(wanted);
-    const outcome = wanted === live.seq ? this.trackedOutcome(live) : record ? recordOutcome(record) : { exit_code: null };
-    if (wanted === live.seq) {
-      const output = this.emulator.commandOutput(live);
-      if (output.complete || offset + limit <= output.head.length) {
-        const page = output.head.slice(offset, offset + limit);
-        return { content: page.join('\n'), lines: page.length, total_lines: output.total, truncated: offset + page.length < output.total, seq: wanted, ...outcome };
-      }
-    }
-    const file = this.options.transcript?.outputFile;
-    // A running command whose output outgrew the scrollback and the head lines: what it printed so far is on disk.
-    const range = record
-      ? { start: record.output_start_byte, end: record.output_end_byte }
-      : wanted === live.seq && live.end === null
-        ? { start: live.startByte, end: this.options.transcript?.size ?? null }
-        : undefined;
-    if (!range || range.end === null || !file) {
-      const latest = live.seq;
-      throw new SwitchboardError(ErrorCode.InvalidArgument, `seq: no finished command ${wanted} in session ${this.id}; commands are numbered 1–${latest}.`);
-    }
-    await this.options.transcript?.flush();
-    const page = await replayCommandPage({
-      file,
-      startByte: range.start,
-      endByte: range.end,
-      nonce: this.nonce,
-      cols: this.emulator.cols,
-      offset,
-      limit,
-      seq: wanted,
-      sessionId: this.id,
-      cut: this.options.transcript?.cut ?? null,
-    });
-    return { ...page, seq: wanted, ...outcome };
-  }
-
-  /**
-   * The exit code and duration of the running or last command: null while it runs. A command
-   * that ended the shell (`exit 3`) has no D mark; it finished with the shell, with the shell's
-   * exit code, as execute reports it.
-   */
-  private trackedOutcome(command: TrackedCommand): Pick<ReadResult, 'exit_code' | 'duration_ms'> {
-    if (command.endedAt !== null) return { exit_code: command.exitCode, duration_ms: command.endedAt - command.startedAt };
-    if (this.closedAt) return { exit_code: this.exitCodeOfEndingCommand, duration_ms: Math.max(0, this.closedAt.getTime() - command.startedAt) };
-    return { exit_code: null };
   }
 
   /**
