@@ -1,23 +1,22 @@
 import { spawnPty, type HostedPty } from '../pty/spawnPty.js';
-import type { TrackedCommand } from '../shell/commandTracker.js';
 import { Emulator, loadEmulator, type OutputPosition } from '../emulation/emulator.js';
 import { ErrorCode, SwitchboardError } from '../errors.js';
 import { encodeKeys } from './keys.js';
 import { RecentOutput } from '../transcript/recentOutput.js';
 import { waitFor, type WaitSources } from './waitFor.js';
 import { CallQueue } from './callQueue.js';
-import { raceOutcome, type ExitWatch, type Outcome } from './raceOutcome.js';
+import { raceOutcome, type ExitWatch } from './raceOutcome.js';
 import { TerminalHold } from './terminalHold.js';
 import { InputWatcher, probeForegroundInput } from './inputWatcher.js';
 import { CommandRecords } from './commandRecords.js';
 import { SessionReader, type SessionStatus } from './sessionReader.js';
+import { CommandRunner } from './commandRunner.js';
 import { TerminalInput } from './terminalInput.js';
 import { DisposableStore, EventEmitter, type Event, nextEvent } from '../event.js';
 import { newNonce } from '../ids.js';
 import { OutputPipe, type OutputFrame } from '../output/outputPipe.js';
-import { fitOutput } from '../output/outputWindow.js';
 import { escalateKill, foregroundProcessGroup, processIdentity, terminateSession, type KillSignal, type KillTarget } from '../processes/processes.js';
-import { planLaunch, wrapCommand, type LaunchPlan } from '../shell/shellIntegration.js';
+import { planLaunch, type LaunchPlan } from '../shell/shellIntegration.js';
 import type { Transcript } from '../transcript/transcript.js';
 import type {
   CommandRecord,
@@ -76,11 +75,6 @@ const SEND_SETTLE: WaitSpec = { idle_ms: 300, timeout_ms: 3_000 };
 /** A wait's pattern sees at most this many rows of new output (bounded input). */
 const PATTERN_ROWS = 500;
 
-/** Lines of the screen an `awaiting_input`/`running` result shows when there is no output yet. */
-const SCREEN_TAIL_LINES = 10;
-/** How long a command waits for the prompt after the last one's D mark (a slow PS1 included). */
-const PROMPT_WAIT_MS = 2_000;
-
 /**
  * One PTY running a shell or a program, mirrored in a headless emulator, recorded in a
  * transcript, with its commands tracked through shell-integration marks (DESIGN §2).
@@ -115,10 +109,8 @@ export class TerminalSession {
   private readonly calls = new CallQueue();
   /** Finished commands by seq, for the timeline and `read` view `command` beyond the last one. */
   private readonly commandRecords: CommandRecords;
-  /** A command written to the shell whose C mark has not arrived yet. */
-  private launching: { command: string; since: number } | null = null;
-  /** False once a prompt failed to show its B mark in time: commands stop waiting for it. */
-  private promptMarked = true;
+  /** `execute`, and the command it launched until the shell's C mark takes over. */
+  private readonly runner: CommandRunner;
   private exitCode: number | null = null;
   /** The signal that ended the program, if one did (node-pty then reports exit code 0). */
   private exitSignal: number | null = null;
@@ -170,6 +162,33 @@ export class TerminalSession {
     this.pipe = new OutputPipe(this.ptyProcess, this.emulator, options.transcript);
     this.recent = new RecentOutput(options.transcript);
     this.commandRecords = new CommandRecords(options.transcript);
+    this.input = new TerminalInput(ptyProcess);
+    this.hold = new TerminalHold({ ttyPath: this.ttyPath, pid: this.pid, output: this.pipe, stopTyping: () => this.input.dispose() });
+    this.inputWatcher = new InputWatcher({
+      quietMs: options.quietMs,
+      lastOutputAt: () => this.pipe.lastOutputAt,
+      closed: () => this.closedAt !== null,
+      jobRunning: () => this.jobRunning,
+      probe: () => probeForegroundInput(this.pid, this.ttyPath, this.shellKind === null),
+      onDidChange: () => this.onDidChangeEmitter.fire(),
+    });
+    this.runner = new CommandRunner({
+      id: this.id,
+      shellKind: this.shellKind,
+      notShell: this.notShell,
+      program: this.program,
+      detection: this.detection,
+      nonce,
+      emulator: this.emulator,
+      write: (data) => this.input.write(data),
+      assertWritable: () => this.assertWritable(),
+      watchExit: () => this.watchExit(),
+      onDidAwaitInput: this.inputWatcher.onDidAwaitInput,
+      awaitingSecret: () => this.inputWatcher.awaiting?.secret ?? false,
+      endingExitCode: () => this.exitCodeOfEndingCommand,
+      onDidLaunch: () => this.onDidChangeEmitter.fire(),
+      onWarning: options.onWarning,
+    });
     this.reader = new SessionReader({
       id: this.id,
       nonce,
@@ -181,22 +200,12 @@ export class TerminalSession {
       ended: () => (this.closedAt ? { at: this.closedAt, commandExitCode: this.exitCodeOfEndingCommand } : null),
       waitSources: (since) => this.waitSources(since, true),
     });
-    this.input = new TerminalInput(ptyProcess);
-    this.hold = new TerminalHold({ ttyPath: this.ttyPath, pid: this.pid, output: this.pipe, stopTyping: () => this.input.dispose() });
-    this.inputWatcher = new InputWatcher({
-      quietMs: options.quietMs,
-      lastOutputAt: () => this.pipe.lastOutputAt,
-      closed: () => this.closedAt !== null,
-      jobRunning: () => this.jobRunning,
-      probe: () => probeForegroundInput(this.pid, this.ttyPath, this.shellKind === null),
-      onDidChange: () => this.onDidChangeEmitter.fire(),
-    });
 
     const tracker = this.emulator.tracker;
     this.store.add(this.ptyProcess.onData((data) => this.pipe.push(data)));
     this.store.add(this.pipe.onDidOutput((bytes) => this.handleOutput(bytes)));
     this.store.add(tracker.onDidStartCommand(() => {
-      this.launching = null;
+      this.runner.launched();
       this.inputWatcher.schedule();
       this.onDidChangeEmitter.fire();
     }));
@@ -206,7 +215,7 @@ export class TerminalSession {
       this.onDidChangeEmitter.fire();
     }));
     this.store.add(tracker.onDidPrompt(() => {
-      this.promptMarked = true;
+      this.runner.promptShown();
       this.onDidChangeEmitter.fire();
     }));
     this.store.add(tracker.onDidChangeCwd(() => this.onDidChangeEmitter.fire()));
@@ -226,7 +235,7 @@ export class TerminalSession {
           this.exitSignal = signal || null;
           this.closedAt = new Date();
           this.hold.release();
-          this.launching = null;
+          this.runner.launched();
           this.inputWatcher.stop();
           resolve();
           this.onDidExitEmitter.fire(exitCode);
@@ -283,7 +292,7 @@ export class TerminalSession {
   private get jobRunning(): boolean {
     if (this.closedAt) return false;
     if (this.shellKind === null) return true;
-    return Boolean(this.emulator.tracker.runningCommand || this.launching);
+    return this.runner.busy;
   }
 
   /** The foreground job started waiting for terminal input (output quiet + blocked read). */
@@ -304,8 +313,8 @@ export class TerminalSession {
     const tracker = this.emulator.tracker;
     const running = tracker.runningCommand;
     const last = tracker.lastCommand;
-    const runningCommand = running?.commandLine ?? this.launching?.command ?? null;
-    const runningSince = running?.startedAt ?? this.launching?.since ?? null;
+    const runningCommand = running?.commandLine ?? this.runner.launching?.command ?? null;
+    const runningSince = running?.startedAt ?? this.runner.launching?.since ?? null;
     return {
       id: this.id,
       name: this.name,
@@ -329,7 +338,7 @@ export class TerminalSession {
 
   /** Runs one command line and waits for its own D mark (DESIGN §3 `execute`). Calls queue in order. */
   execute(options: ExecuteOptions): Promise<ExecuteResult> {
-    return this.calls.run(() => this.runCommand(options));
+    return this.calls.run(() => this.runner.run(options));
   }
 
   // ---- the person's side (DESIGN §2 "Control"): enforced here, not in a UI -----------------
@@ -563,137 +572,8 @@ export class TerminalSession {
     }
   }
 
-  private busyError(): SwitchboardError {
-    const running = this.emulator.tracker.runningCommand;
-    const command = running?.commandLine ?? this.launching?.command ?? '(unknown)';
-    const since = running?.startedAt ?? this.launching?.since ?? Date.now();
-    const ageSeconds = Math.round((Date.now() - since) / 1000);
-    return new SwitchboardError(
-      ErrorCode.SessionBusy,
-      `Session ${this.id} is still running \`${command}\` (started ${ageSeconds}s ago). Wait for it with read (wait.exit), stop it with kill, or run this in another session.`,
-      { command, running_ms: Date.now() - since },
-    );
-  }
-
-  private async runCommand(options: ExecuteOptions): Promise<ExecuteResult> {
-    this.assertWritable();
-    const tracker = this.emulator.tracker;
-    if (this.shellKind === null) {
-      throw new SwitchboardError(ErrorCode.InvalidArgument, `Session ${this.id} runs ${this.program}, ${this.notShell ?? 'not a shell'}; use send to type into it.`);
-    }
-    if (tracker.runningCommand || this.launching) throw this.busyError();
-    const startedAt = Date.now();
-    // Before the command counts as launched: a shell waiting at its prompt reads the terminal,
-    // which the input probe would otherwise report as the command awaiting input.
-    await this.untilPromptDrawn();
-    this.assertWritable();
-    if (tracker.runningCommand || this.launching) throw this.busyError();
-    const seq = tracker.nextSeq;
-    const finished = nextEvent(tracker.onDidFinishCommand, (command) => command.seq === seq);
-    const awaiting = nextEvent(this.onDidAwaitInput);
-    try {
-      tracker.expectCommandLine(options.command);
-      this.launching = { command: options.command, since: startedAt };
-      this.onDidChangeEmitter.fire();
-      this.input.write(this.commandKeystrokes(options.command));
-
-      const windowMs = options.background ? Math.min(options.timeoutMs, 2_000) : options.timeoutMs;
-      const outcome = await raceOutcome(finished.promise, this.watchExit(), windowMs, options.signal, awaiting.promise);
-      const duration = Date.now() - startedAt;
-      if (outcome === 'aborted') {
-        // Cancelling the call interrupts the command (DESIGN §3); a disconnect is not a cancel.
-        // Wait (bounded) for its D mark, so the next call finds the shell free.
-        this.input.write('\x03');
-        await raceOutcome(finished.promise, this.watchExit(), 1_000);
-      }
-      if (outcome === 'awaiting') {
-        const result = this.result('awaiting_input', tracker.runningCommand, null, duration, options.maxLines, seq);
-        return { ...result, secret: this.inputWatcher.awaiting?.secret ?? false };
-      }
-      if (outcome === 'finished') {
-        const command = tracker.lastCommand;
-        if (command?.seq === seq) return this.result('completed', command, command.exitCode, duration, options.maxLines);
-      }
-      if (outcome === 'exited') {
-        // The command ended the shell (e.g. `exit 3`): it completed with the shell's exit code
-        // (none when a signal killed the shell).
-        const command = tracker.runningCommand ?? tracker.lastCommand;
-        return this.result('completed', command?.seq === seq ? command : null, this.exitCodeOfEndingCommand, duration, options.maxLines, seq);
-      }
-      return this.result('running', tracker.runningCommand, null, duration, options.maxLines, seq);
-    } finally {
-      finished.dispose();
-      awaiting.dispose();
-    }
-  }
-
-  /**
-   * Keys typed before the prompt is drawn are echoed by the kernel above it: in sh (no line
-   * editor) the command's output would then start beside the prompt, and in bash and zsh the
-   * person would see the command line twice. The prompt follows the D mark within moments (a
-   * slow PS1 takes longer): wait for its B mark, bounded; a shell whose prompt lost its marks
-   * is not waited for again until one shows.
-   */
-  private async untilPromptDrawn(): Promise<void> {
-    if (this.shellKind === null || this.shellKind === 'unknown' || !this.promptMarked) return;
-    if ((await this.nextPrompt(PROMPT_WAIT_MS)) !== 'timeout') return;
-    this.promptMarked = false;
-    this.options.onWarning(`session ${this.id}: no prompt mark within ${PROMPT_WAIT_MS} ms after a command; typing without waiting for the prompt from now on`);
-  }
-
-  /** Waits (bounded) for the prompt's B mark; at once when the shell is at its prompt. */
-  private async nextPrompt(timeoutMs: number): Promise<Outcome> {
-    const tracker = this.emulator.tracker;
-    if (tracker.isAtPrompt) return 'finished';
-    const prompt = nextEvent(tracker.onDidPrompt);
-    try {
-      return await raceOutcome(prompt.promise, this.watchExit(), timeoutMs);
-    } finally {
-      prompt.dispose();
-    }
-  }
-
-  private commandKeystrokes(command: string): string {
-    const kind = this.shellKind ?? 'unknown';
-    const multiLine = command.includes('\n');
-    if (kind === 'sh' || kind === 'unknown') return `${wrapCommand(kind, command, this.nonce)}\r`;
-    // A multi-line command must run whole: bracketed paste puts every line into one edit
-    // buffer, so the shell runs it as one command line with one C and one D.
-    if (multiLine && this.emulator.bracketedPasteMode) return `\x1b[200~${command}\x1b[201~\r`;
-    if (multiLine) return `eval ${shellQuote(command)}\r`;
-    return `${command}\r`;
-  }
-
-  private result(
-    status: ExecuteResult['status'],
-    command: TrackedCommand | null,
-    exitCode: number | null,
-    durationMs: number,
-    maxLines: number,
-    seq = command?.seq ?? 0,
-  ): ExecuteResult {
-    const lines = command
-      ? this.emulator.commandOutput(command)
-      : { head: this.emulator.lastScreenLines(SCREEN_TAIL_LINES), tail: [], total: 0, complete: true };
-    const window = fitOutput(lines, maxLines, (first, last) =>
-      `… lines ${first}–${last} of ${lines.total} omitted; read them with read {"session":"${this.id}","view":"command","seq":${seq},"offset":${first - 1}}`,
-    );
-    return {
-      status,
-      exit_code: status === 'completed' ? exitCode : null,
-      output: window.output,
-      truncated: window.truncated,
-      total_lines: command ? window.total_lines : 0,
-      duration_ms: durationMs,
-      cwd: this.cwd,
-      session: this.id,
-      command_seq: seq,
-      detection: this.detection,
-    };
-  }
-
   private async waitForFirstPrompt(): Promise<void> {
-    const outcome = await this.nextPrompt(this.options.startupTimeoutMs);
+    const outcome = await this.runner.firstPrompt(this.options.startupTimeoutMs);
     if (outcome === 'exited') {
       const screen = this.emulator.lastScreenLines(5).join(' | ');
       await this.dispose();
@@ -701,10 +581,6 @@ export class TerminalSession {
         ErrorCode.SpawnFailed,
         `${this.program} exited (code ${this.exitCode ?? 'unknown'}) before showing a prompt${screen ? `: ${screen}` : ''}. Check the shell and its startup files.`,
       );
-    }
-    if (outcome === 'timeout') {
-      this.promptMarked = false;
-      this.options.onWarning(`session ${this.id}: ${this.program} showed no prompt within ${this.options.startupTimeoutMs} ms`);
     }
   }
 
@@ -727,8 +603,7 @@ export class TerminalSession {
     const tracker = this.emulator.tracker;
     let target: KillTarget;
     if (this.shellKind !== null) {
-      const busy = tracker.runningCommand !== null || this.launching !== null;
-      if (busy && (await foregroundProcessGroup(this.pid)) === this.pid) return this.interruptShell();
+      if (this.runner.busy && (await foregroundProcessGroup(this.pid)) === this.pid) return this.interruptShell();
       target = { kind: 'foreground', shellPid: this.pid };
     } else {
       // node-pty makes the program a session and group leader: its group is the job.
@@ -739,7 +614,7 @@ export class TerminalSession {
     const endedBy = await escalateKill(target, {
       waitsMs: this.options.killWaitsMs,
       signals: signal ? [signal] : undefined,
-      isDone: () => this.closedAt !== null || (this.shellKind !== null && tracker.runningCommand === null && this.launching === null),
+      isDone: () => this.closedAt !== null || (this.shellKind !== null && !this.runner.busy),
       onDone: (listener) => {
         const store = new DisposableStore();
         store.add(tracker.onDidFinishCommand(() => listener()));
@@ -749,15 +624,11 @@ export class TerminalSession {
     });
     // The job has ended once the shell has the terminal back; its D mark follows a moment
     // later. Wait for it (bounded) so the state we report, and the next execute, see idle.
-    if (endedBy && this.shellKind !== null && (tracker.runningCommand || this.launching)) {
+    if (endedBy && this.shellKind !== null && this.runner.busy) {
       const finished = nextEvent(tracker.onDidFinishCommand);
       await raceOutcome(finished.promise, this.watchExit(), 2_000);
       finished.dispose();
     }
     return { ended_by: endedBy, state: this.state };
   }
-}
-
-function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
 }
