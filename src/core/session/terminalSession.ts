@@ -5,17 +5,18 @@ import { encodeKeys } from './keys.js';
 import { RecentOutput } from '../transcript/recentOutput.js';
 import { waitFor, type WaitSources } from './waitFor.js';
 import { CallQueue } from './callQueue.js';
-import { raceOutcome, type ExitWatch } from './raceOutcome.js';
+import type { ExitWatch } from './raceOutcome.js';
 import { TerminalHold } from './terminalHold.js';
 import { InputWatcher, probeForegroundInput } from './inputWatcher.js';
 import { CommandRecords } from './commandRecords.js';
 import { SessionReader, type SessionStatus } from './sessionReader.js';
 import { CommandRunner } from './commandRunner.js';
+import { JobKiller } from './jobKiller.js';
 import { TerminalInput } from './terminalInput.js';
 import { DisposableStore, EventEmitter, type Event, nextEvent } from '../event.js';
 import { newNonce } from '../ids.js';
 import { OutputPipe, type OutputFrame } from '../output/outputPipe.js';
-import { escalateKill, foregroundProcessGroup, processIdentity, terminateSession, type KillSignal, type KillTarget } from '../processes/processes.js';
+import { terminateSession, type KillSignal } from '../processes/processes.js';
 import { planLaunch, type LaunchPlan } from '../shell/shellIntegration.js';
 import type { Transcript } from '../transcript/transcript.js';
 import type {
@@ -123,6 +124,8 @@ export class TerminalSession {
   private readonly recent: RecentOutput;
   /** `read`: its views and each client's cursor. */
   private readonly reader: SessionReader;
+  /** `kill`: stops the foreground job. */
+  private readonly killer: JobKiller;
   /** The terminal's slave side, held open until the program's last output is read. */
   private readonly hold: TerminalHold;
 
@@ -199,6 +202,18 @@ export class TerminalSession {
       status: () => this.status(),
       ended: () => (this.closedAt ? { at: this.closedAt, commandExitCode: this.exitCodeOfEndingCommand } : null),
       waitSources: (since) => this.waitSources(since, true),
+    });
+    this.killer = new JobKiller({
+      pid: this.pid,
+      isShell: this.shellKind !== null,
+      killWaitsMs: options.killWaitsMs,
+      tracker: this.emulator.tracker,
+      busy: () => this.runner.busy,
+      closed: () => this.closedAt !== null,
+      state: () => this.state,
+      write: (data) => this.input.write(data),
+      watchExit: () => this.watchExit(),
+      onDidExit: this.onDidExit,
     });
 
     const tracker = this.emulator.tracker;
@@ -418,7 +433,7 @@ export class TerminalSession {
 
   /** Interrupts then escalates on the foreground process group, or sends one signal. */
   kill(signal?: KillSignal): Promise<KillResult> {
-    return this.killNow(signal);
+    return this.killer.kill(signal);
   }
 
   /** Ends the session with nothing left running on its terminal. */
@@ -582,53 +597,5 @@ export class TerminalSession {
         `${this.program} exited (code ${this.exitCode ?? 'unknown'}) before showing a prompt${screen ? `: ${screen}` : ''}. Check the shell and its startup files.`,
       );
     }
-  }
-
-  /**
-   * The command runs in the shell itself (a builtin such as `read`, a loop, a function): there
-   * is no job to signal, and signalling the shell would end the session. Ctrl-C is what a
-   * person would press: the terminal sends SIGINT to the shell, which abandons the command
-   * and draws its prompt. Whatever signal was asked for, only that is done, and said.
-   */
-  private async interruptShell(): Promise<KillResult> {
-    const finished = nextEvent(this.emulator.tracker.onDidFinishCommand);
-    this.input.write('\x03');
-    const outcome = await raceOutcome(finished.promise, this.watchExit(), this.options.killWaitsMs[0] ?? 2_000);
-    finished.dispose();
-    return { ended_by: outcome === 'finished' ? 'SIGINT' : null, state: this.state };
-  }
-
-  private async killNow(signal: KillSignal | undefined): Promise<KillResult> {
-    if (this.closedAt) return { ended_by: null, state: 'exited' };
-    const tracker = this.emulator.tracker;
-    let target: KillTarget;
-    if (this.shellKind !== null) {
-      if (this.runner.busy && (await foregroundProcessGroup(this.pid)) === this.pid) return this.interruptShell();
-      target = { kind: 'foreground', shellPid: this.pid };
-    } else {
-      // node-pty makes the program a session and group leader: its group is the job.
-      const leader = await processIdentity(this.pid);
-      if (!leader) return { ended_by: null, state: this.state };
-      target = { kind: 'group', leader };
-    }
-    const endedBy = await escalateKill(target, {
-      waitsMs: this.options.killWaitsMs,
-      signals: signal ? [signal] : undefined,
-      isDone: () => this.closedAt !== null || (this.shellKind !== null && !this.runner.busy),
-      onDone: (listener) => {
-        const store = new DisposableStore();
-        store.add(tracker.onDidFinishCommand(() => listener()));
-        store.add(this.onDidExit(() => listener()));
-        return store;
-      },
-    });
-    // The job has ended once the shell has the terminal back; its D mark follows a moment
-    // later. Wait for it (bounded) so the state we report, and the next execute, see idle.
-    if (endedBy && this.shellKind !== null && this.runner.busy) {
-      const finished = nextEvent(tracker.onDidFinishCommand);
-      await raceOutcome(finished.promise, this.watchExit(), 2_000);
-      finished.dispose();
-    }
-    return { ended_by: endedBy, state: this.state };
   }
 }
