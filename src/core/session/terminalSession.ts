@@ -1,9 +1,8 @@
 import { spawnPty, type HostedPty } from '../pty/spawnPty.js';
 import { Emulator, loadEmulator, type OutputPosition } from '../emulation/emulator.js';
 import { ErrorCode, SwitchboardError } from '../errors.js';
-import { encodeKeys } from './keys.js';
 import { RecentOutput } from '../transcript/recentOutput.js';
-import { waitFor, type WaitSources } from './waitFor.js';
+import type { WaitSources } from './waitFor.js';
 import { CallQueue } from './callQueue.js';
 import type { ExitWatch } from './raceOutcome.js';
 import { TerminalHold } from './terminalHold.js';
@@ -12,6 +11,7 @@ import { CommandRecords } from './commandRecords.js';
 import { SessionReader, type SessionStatus } from './sessionReader.js';
 import { CommandRunner } from './commandRunner.js';
 import { JobKiller } from './jobKiller.js';
+import { InputSender } from './inputSender.js';
 import { TerminalInput } from './terminalInput.js';
 import { DisposableStore, EventEmitter, type Event, nextEvent } from '../event.js';
 import { newNonce } from '../ids.js';
@@ -34,7 +34,6 @@ import type {
   SessionInfo,
   SessionState,
   ShellKind,
-  WaitSpec,
 } from '../types.js';
 
 export interface TerminalSessionOptions {
@@ -71,8 +70,6 @@ export interface TerminalSessionOptions {
   onWarning: (message: string) => void;
 }
 
-/** `send` without `wait`: settle until output is quiet this long (bounded). */
-const SEND_SETTLE: WaitSpec = { idle_ms: 300, timeout_ms: 3_000 };
 /** A wait's pattern sees at most this many rows of new output (bounded input). */
 const PATTERN_ROWS = 500;
 
@@ -124,6 +121,8 @@ export class TerminalSession {
   private readonly recent: RecentOutput;
   /** `read`: its views and each client's cursor. */
   private readonly reader: SessionReader;
+  /** `send`: types text and keys, then says what appeared. */
+  private readonly sender: InputSender;
   /** `kill`: stops the foreground job. */
   private readonly killer: JobKiller;
   /** The terminal's slave side, held open until the program's last output is read. */
@@ -202,6 +201,16 @@ export class TerminalSession {
       status: () => this.status(),
       ended: () => (this.closedAt ? { at: this.closedAt, commandExitCode: this.exitCodeOfEndingCommand } : null),
       waitSources: (since) => this.waitSources(since, true),
+    });
+    this.sender = new InputSender({
+      id: this.id,
+      allowSecretInput: options.allowSecretInput,
+      emulator: this.emulator,
+      assertWritable: () => this.assertWritable(),
+      atSecretPrompt: () => this.inputWatcher.awaiting?.secret ?? false,
+      type: (data) => this.type(data),
+      waitSources: (since) => this.waitSources(since, false),
+      status: () => this.status(),
     });
     this.killer = new JobKiller({
       pid: this.pid,
@@ -399,6 +408,11 @@ export class TerminalSession {
     if (this.controller !== 'user') {
       throw new SwitchboardError(ErrorCode.InvalidArgument, `Take over session ${this.id} before typing into it; an agent controls it.`);
     }
+    this.type(data);
+  }
+
+  /** Types into the terminal: the job no longer awaits input, and is watched for it again. */
+  private type(data: string): void {
     this.inputWatcher.set(null);
     this.input.write(data);
     this.inputWatcher.schedule();
@@ -472,50 +486,11 @@ export class TerminalSession {
   }
 
   /**
-   * Types text and/or keys (DESIGN §3 `send`), then waits as asked (default: until output
-   * settles) and says what appeared since. Refused with SECRET_PROMPT at an echo-off prompt.
+   * Types text and/or keys (docs/design.md §3.2 `send`), then waits as asked (default: until
+   * output settles) and says what appeared since. Refused with SECRET_PROMPT at an echo-off prompt.
    */
   send(request: SendRequest): Promise<SendResult> {
-    return this.calls.run(async () => {
-      this.assertWritable();
-      if (this.inputWatcher.awaiting?.secret && !this.options.allowSecretInput) {
-        throw new SwitchboardError(
-          ErrorCode.SecretPrompt,
-          `Session ${this.id} is at a password prompt (echo is off); agents may not type secrets. Ask the person to type it in Switchboard, or kill the command.`,
-        );
-      }
-      const modes = this.emulator.modes;
-      let data = '';
-      if (request.text !== undefined && request.text !== '') {
-        const paste = request.paste ?? (request.text.includes('\n') && modes.bracketedPaste);
-        // An end-of-paste sequence inside the text would let it escape the paste.
-        data += paste ? `\x1b[200~${request.text.replaceAll('\x1b[201~', '')}\x1b[201~` : request.text;
-      }
-      if (request.keys?.length) data += encodeKeys(request.keys, { applicationCursorKeys: modes.applicationCursorKeys });
-      const since = this.emulator.position();
-      try {
-        if (data) {
-          this.inputWatcher.set(null);
-          this.input.write(data);
-          this.inputWatcher.schedule();
-        }
-        const waited = await waitFor(request.wait ?? SEND_SETTLE, this.waitSources(since, false), {
-          nothingRunning: false,
-          signal: request.signal,
-        });
-        const { lines } = this.emulator.linesSince(since);
-        return {
-          output: lines.join('\n'),
-          screen: this.emulator.screenLines().join('\n').trimEnd(),
-          state: this.state,
-          exit_code: this.closedAt ? this.exitCode : null,
-          waited,
-          ...(this.inputWatcher.awaiting ? { secret: this.inputWatcher.awaiting.secret } : {}),
-        };
-      } finally {
-        since.marker?.dispose();
-      }
-    });
+    return this.calls.run(() => this.sender.send(request));
   }
 
   /** Reads the session (docs/design.md §3.2 `read`); never queued behind writers, never refused for control. */
