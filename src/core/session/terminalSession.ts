@@ -1,8 +1,8 @@
 import { spawnPty, type HostedPty } from '../pty/spawnPty.js';
-import { Emulator, loadEmulator, type OutputPosition } from '../emulation/emulator.js';
+import { Emulator, loadEmulator } from '../emulation/emulator.js';
 import { ErrorCode, SwitchboardError } from '../errors.js';
 import { RecentOutput } from '../transcript/recentOutput.js';
-import type { WaitSources } from './waitFor.js';
+import { sessionWaitSources, type WaitableSession } from './waitFor.js';
 import { CallQueue } from './callQueue.js';
 import type { ExitWatch } from './raceOutcome.js';
 import { TerminalHold } from './terminalHold.js';
@@ -69,9 +69,6 @@ export interface TerminalSessionOptions {
   allowSecretInput: boolean;
   onWarning: (message: string) => void;
 }
-
-/** A wait's pattern sees at most this many rows of new output (bounded input). */
-const PATTERN_ROWS = 500;
 
 /**
  * One PTY running a shell or a program, mirrored in a headless emulator, recorded in a
@@ -191,6 +188,12 @@ export class TerminalSession {
       onDidLaunch: () => this.onDidChangeEmitter.fire(),
       onWarning: options.onWarning,
     });
+    const waitable: WaitableSession = {
+      emulator: this.emulator,
+      watchExit: () => this.watchExit(),
+      onDidAwaitInput: this.inputWatcher.onDidAwaitInput,
+      lastOutputAt: () => this.pipe.lastOutputAt,
+    };
     this.reader = new SessionReader({
       id: this.id,
       nonce,
@@ -200,7 +203,7 @@ export class TerminalSession {
       records: this.commandRecords,
       status: () => this.status(),
       ended: () => (this.closedAt ? { at: this.closedAt, commandExitCode: this.exitCodeOfEndingCommand } : null),
-      waitSources: (since) => this.waitSources(since, true),
+      waitSources: (since) => sessionWaitSources(waitable, since, true),
     });
     this.sender = new InputSender({
       id: this.id,
@@ -209,7 +212,7 @@ export class TerminalSession {
       assertWritable: () => this.assertWritable(),
       atSecretPrompt: () => this.inputWatcher.awaiting?.secret ?? false,
       type: (data) => this.type(data),
-      waitSources: (since) => this.waitSources(since, false),
+      waitSources: (since) => sessionWaitSources(waitable, since, false),
       status: () => this.status(),
     });
     this.killer = new JobKiller({
@@ -514,26 +517,6 @@ export class TerminalSession {
    */
   private get exitCodeOfEndingCommand(): number | null {
     return this.exitSignal === null ? this.exitCode : null;
-  }
-
-  /**
-   * `read` tests the pattern against the screen and the new output; `send` only against what
-   * appeared since it typed, so a prompt already on screen does not end its wait at once.
-   */
-  private waitSources(since: OutputPosition, includeScreen: boolean): WaitSources {
-    return {
-      watchExit: () => this.watchExit(),
-      onDidFinishCommand: this.emulator.tracker.onDidFinishCommand,
-      onDidParse: this.emulator.onDidParse,
-      onDidAwaitInput: this.onDidAwaitInput,
-      lastOutputAt: () => this.pipe.lastOutputAt,
-      // Bounded: the last rows since the wait began (the full screen for full-screen programs).
-      text: () => {
-        if (this.emulator.isAlternateScreen) return this.emulator.screenLines().join('\n');
-        const fresh = this.emulator.linesSince(since, PATTERN_ROWS).lines.join('\n');
-        return includeScreen ? `${this.emulator.screenLines().join('\n')}\n${fresh}` : fresh;
-      },
-    };
   }
 
   private handleOutput(bytes: Uint8Array): void {
