@@ -4,7 +4,7 @@ import { ErrorCode, SwitchboardError } from '../errors.js';
 import { RecentOutput } from '../transcript/recentOutput.js';
 import { sessionWaitSources, type WaitableSession } from './waitFor.js';
 import { CallQueue } from './callQueue.js';
-import type { ExitWatch } from './raceOutcome.js';
+import { SessionExit } from './sessionExit.js';
 import { TerminalHold } from './terminalHold.js';
 import { InputWatcher, probeForegroundInput } from './inputWatcher.js';
 import { CommandRecords } from './commandRecords.js';
@@ -13,7 +13,7 @@ import { CommandRunner } from './commandRunner.js';
 import { JobKiller } from './jobKiller.js';
 import { InputSender } from './inputSender.js';
 import { TerminalInput } from './terminalInput.js';
-import { DisposableStore, EventEmitter, type Event, nextEvent } from '../event.js';
+import { DisposableStore, EventEmitter, type Event } from '../event.js';
 import { newNonce } from '../ids.js';
 import { OutputPipe, type OutputFrame } from '../output/outputPipe.js';
 import { terminateSession, type KillSignal } from '../processes/processes.js';
@@ -106,12 +106,9 @@ export class TerminalSession {
   private readonly commandRecords: CommandRecords;
   /** `execute`, and the command it launched until the shell's C mark takes over. */
   private readonly runner: CommandRunner;
-  private exitCode: number | null = null;
-  /** The signal that ended the program, if one did (node-pty then reports exit code 0). */
-  private exitSignal: number | null = null;
-  private closedAt: Date | null = null;
+  /** How and when the program ended. */
+  private readonly exit = new SessionExit();
   private title = '';
-  private readonly exited: Promise<void>;
   /** Whether the foreground job waits for terminal input (docs/design.md §2.6). */
   private readonly inputWatcher: InputWatcher;
   /** Raw output for `read` view `new` in `ansi` format (from output.log). */
@@ -125,8 +122,7 @@ export class TerminalSession {
   /** The terminal's slave side, held open until the program's last output is read. */
   private readonly hold: TerminalHold;
 
-  private readonly onDidExitEmitter = new EventEmitter<number | null>();
-  readonly onDidExit: Event<number | null> = this.onDidExitEmitter.event;
+  readonly onDidExit: Event<number | null> = this.exit.onDidExit;
   private readonly onDidChangeEmitter = new EventEmitter<void>();
   /** State, cwd, command or title changed. */
   readonly onDidChange: Event<void> = this.onDidChangeEmitter.event;
@@ -166,7 +162,7 @@ export class TerminalSession {
     this.inputWatcher = new InputWatcher({
       quietMs: options.quietMs,
       lastOutputAt: () => this.pipe.lastOutputAt,
-      closed: () => this.closedAt !== null,
+      closed: () => this.exit.at !== null,
       jobRunning: () => this.jobRunning,
       probe: () => probeForegroundInput(this.pid, this.ttyPath, this.shellKind === null),
       onDidChange: () => this.onDidChangeEmitter.fire(),
@@ -181,16 +177,16 @@ export class TerminalSession {
       emulator: this.emulator,
       write: (data) => this.input.write(data),
       assertWritable: () => this.assertWritable(),
-      watchExit: () => this.watchExit(),
+      watchExit: () => this.exit.watch(),
       onDidAwaitInput: this.inputWatcher.onDidAwaitInput,
       awaitingSecret: () => this.inputWatcher.awaiting?.secret ?? false,
-      endingExitCode: () => this.exitCodeOfEndingCommand,
+      endingExitCode: () => this.exit.commandExitCode,
       onDidLaunch: () => this.onDidChangeEmitter.fire(),
       onWarning: options.onWarning,
     });
     const waitable: WaitableSession = {
       emulator: this.emulator,
-      watchExit: () => this.watchExit(),
+      watchExit: () => this.exit.watch(),
       onDidAwaitInput: this.inputWatcher.onDidAwaitInput,
       lastOutputAt: () => this.pipe.lastOutputAt,
     };
@@ -202,7 +198,7 @@ export class TerminalSession {
       recent: this.recent,
       records: this.commandRecords,
       status: () => this.status(),
-      ended: () => (this.closedAt ? { at: this.closedAt, commandExitCode: this.exitCodeOfEndingCommand } : null),
+      ended: () => this.exit.end,
       waitSources: (since) => sessionWaitSources(waitable, since, true),
     });
     this.sender = new InputSender({
@@ -221,10 +217,10 @@ export class TerminalSession {
       killWaitsMs: options.killWaitsMs,
       tracker: this.emulator.tracker,
       busy: () => this.runner.busy,
-      closed: () => this.closedAt !== null,
+      closed: () => this.exit.at !== null,
       state: () => this.state,
       write: (data) => this.input.write(data),
-      watchExit: () => this.watchExit(),
+      watchExit: () => this.exit.watch(),
       onDidExit: this.onDidExit,
     });
 
@@ -252,24 +248,18 @@ export class TerminalSession {
     }));
     // node-pty reports exit after its socket closed, i.e. after the last output was read;
     // the emulator then parses what is still queued before anyone hears of the exit.
-    this.exited = new Promise((resolve) => {
-      this.store.add(this.ptyProcess.onExit(({ exitCode, signal }) => {
-        this.hold.masterDidClose();
-        this.input.dispose();
-        this.pipe.end();
-        void this.emulator.whenParsed().then(() => {
-          this.exitCode = exitCode;
-          this.exitSignal = signal || null;
-          this.closedAt = new Date();
-          this.hold.release();
-          this.runner.launched();
-          this.inputWatcher.stop();
-          resolve();
-          this.onDidExitEmitter.fire(exitCode);
-          this.onDidChangeEmitter.fire();
-        });
-      }));
-    });
+    this.store.add(this.ptyProcess.onExit(({ exitCode, signal }) => {
+      this.hold.masterDidClose();
+      this.input.dispose();
+      this.pipe.end();
+      void this.emulator.whenParsed().then(() => {
+        this.hold.release();
+        this.runner.launched();
+        this.inputWatcher.stop();
+        this.exit.record(exitCode, signal);
+        this.onDidChangeEmitter.fire();
+      });
+    }));
   }
 
   /** Spawns the session; for shells, resolves once the first prompt is drawn. */
@@ -310,14 +300,14 @@ export class TerminalSession {
   }
 
   get state(): SessionState {
-    if (this.closedAt) return 'exited';
+    if (this.exit.at) return 'exited';
     if (this.inputWatcher.awaiting) return 'awaiting_input';
     return this.jobRunning ? 'running' : 'idle';
   }
 
   /** A job runs in the foreground: the program itself, or a command in the shell (launched or started). */
   private get jobRunning(): boolean {
-    if (this.closedAt) return false;
+    if (this.exit.at) return false;
     if (this.shellKind === null) return true;
     return this.runner.busy;
   }
@@ -349,17 +339,17 @@ export class TerminalSession {
       controller: this.controller,
       state: this.state,
       cwd: this.cwd,
-      command: this.closedAt ? null : runningCommand,
-      running_ms: this.closedAt || runningSince === null ? null : Date.now() - runningSince,
+      command: this.exit.at ? null : runningCommand,
+      running_ms: this.exit.at || runningSince === null ? null : Date.now() - runningSince,
       last_exit_code: last?.exitCode ?? null,
-      exit_code: this.closedAt ? this.exitCode : null,
+      exit_code: this.exit.at ? this.exit.exitCode : null,
       rows: this.emulator.rows,
       cols: this.emulator.cols,
       pid: this.pid,
       program: this.program,
       title: this.title,
       created_at: this.createdAt.toISOString(),
-      ...(this.closedAt ? { closed_at: this.closedAt.toISOString() } : {}),
+      ...(this.exit.at ? { closed_at: this.exit.at.toISOString() } : {}),
     };
   }
 
@@ -407,7 +397,7 @@ export class TerminalSession {
 
   /** Keystrokes from the person; they must control the session (take over first). */
   userInput(data: string): void {
-    if (this.closedAt) return;
+    if (this.exit.at) return;
     if (this.controller !== 'user') {
       throw new SwitchboardError(ErrorCode.InvalidArgument, `Take over session ${this.id} before typing into it; an agent controls it.`);
     }
@@ -423,12 +413,12 @@ export class TerminalSession {
 
   /** Ctrl-C into the terminal, whoever controls it (a person's Interrupt button). */
   interrupt(): void {
-    if (!this.closedAt) this.input.write('\x03');
+    if (!this.exit.at) this.input.write('\x03');
   }
 
   /** Resizes the PTY and the emulator (the person's tab size wins while they control it). */
   resize(cols: number, rows: number): void {
-    if (this.closedAt || (cols === this.emulator.cols && rows === this.emulator.rows)) return;
+    if (this.exit.at || (cols === this.emulator.cols && rows === this.emulator.rows)) return;
     this.input.resize(cols, rows);
     this.emulator.resize(cols, rows);
     this.options.transcript?.resize(cols, rows);
@@ -441,13 +431,6 @@ export class TerminalSession {
     this.onDidChangeEmitter.fire();
   }
 
-  /** The session's exit for one wait (see ExitWatch). */
-  private watchExit(): ExitWatch {
-    if (this.closedAt) return { promise: Promise.resolve(), dispose: () => undefined };
-    const next = nextEvent(this.onDidExitEmitter.event);
-    return { promise: next.promise.then(() => undefined), dispose: () => next.dispose() };
-  }
-
   /** Interrupts then escalates on the foreground process group, or sends one signal. */
   kill(signal?: KillSignal): Promise<KillResult> {
     return this.killer.kill(signal);
@@ -455,11 +438,11 @@ export class TerminalSession {
 
   /** Ends the session with nothing left running on its terminal. */
   async close(): Promise<void> {
-    if (!this.closedAt) {
+    if (!this.exit.at) {
       await this.hold.whileTerminating(() =>
         terminateSession(this.id, this.pid, { graceMs: this.options.closeGraceMs, ttyOpen: () => this.hold.ttyOpen }),
       );
-      await this.exited;
+      await this.exit.exited;
     }
     await this.dispose();
   }
@@ -469,7 +452,7 @@ export class TerminalSession {
     // Calls still finishing (an execute or a read that just saw the exit) read the emulator first.
     await this.calls.whenIdle();
     await Promise.race([this.reader.whenReadsDone(), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
-    if (!this.closedAt) {
+    if (!this.exit.at) {
       try {
         this.ptyProcess.kill('SIGKILL');
       } catch {
@@ -482,7 +465,7 @@ export class TerminalSession {
     this.pipe.dispose();
     this.emulator.dispose();
     await this.options.transcript?.close();
-    this.onDidExitEmitter.dispose();
+    this.exit.dispose();
     this.onDidChangeEmitter.dispose();
     this.onDidFinishCommandEmitter.dispose();
     this.inputWatcher.dispose();
@@ -505,18 +488,9 @@ export class TerminalSession {
   private status(): SessionStatus {
     return {
       state: this.state,
-      exit_code: this.closedAt ? this.exitCode : null,
+      exit_code: this.exit.at ? this.exit.exitCode : null,
       ...(this.inputWatcher.awaiting ? { secret: this.inputWatcher.awaiting.secret } : {}),
     };
-  }
-
-  /**
-   * The exit code of a command the shell ended with: the shell's, when it exited by itself
-   * (`exit 3`, `exec false`). A shell killed by a signal (kill -9, the session closed) says
-   * nothing about the command, and node-pty's 0 for it must not read as success.
-   */
-  private get exitCodeOfEndingCommand(): number | null {
-    return this.exitSignal === null ? this.exitCode : null;
   }
 
   private handleOutput(bytes: Uint8Array): void {
@@ -531,10 +505,10 @@ export class TerminalSession {
   }
 
   private assertWritable(): void {
-    if (this.closedAt) {
+    if (this.exit.at) {
       throw new SwitchboardError(
         ErrorCode.SessionExited,
-        `Session ${this.id} has exited (code ${this.exitCode ?? 'unknown'}); open a new one or call execute without session.`,
+        `Session ${this.id} has exited (code ${this.exit.exitCode ?? 'unknown'}); open a new one or call execute without session.`,
       );
     }
     if (this.controller === 'user') {
@@ -552,7 +526,7 @@ export class TerminalSession {
       await this.dispose();
       throw new SwitchboardError(
         ErrorCode.SpawnFailed,
-        `${this.program} exited (code ${this.exitCode ?? 'unknown'}) before showing a prompt${screen ? `: ${screen}` : ''}. Check the shell and its startup files.`,
+        `${this.program} exited (code ${this.exit.exitCode ?? 'unknown'}) before showing a prompt${screen ? `: ${screen}` : ''}. Check the shell and its startup files.`,
       );
     }
   }
