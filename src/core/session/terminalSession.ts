@@ -1,20 +1,24 @@
-import * as fs from 'node:fs';
 import { spawnPty, type HostedPty } from '../pty/spawnPty.js';
-import type { TrackedCommand } from '../shell/commandTracker.js';
-import { Emulator, loadEmulator, type OutputPosition } from '../emulation/emulator.js';
+import { Emulator, loadEmulator } from '../emulation/emulator.js';
 import { ErrorCode, SwitchboardError } from '../errors.js';
-import { probeTerminalInput } from '../processes/inputProbe.js';
-import { encodeKeys } from './keys.js';
-import { RECENT_OUTPUT_BYTES, RecentOutput } from '../transcript/recentOutput.js';
-import { replayCommandPage, replayHistory } from '../transcript/replay.js';
-import { waitFor, type WaitSources } from './waitFor.js';
-import { DisposableStore, EventEmitter, type Event, nextEvent } from '../event.js';
+import { RecentOutput } from '../transcript/recentOutput.js';
+import { sessionWaitSources, type WaitableSession } from './waitFor.js';
+import { CallQueue } from './callQueue.js';
+import { SessionExit } from './sessionExit.js';
+import { TerminalHold } from './terminalHold.js';
+import { InputWatcher, probeForegroundInput } from './inputWatcher.js';
+import { CommandRecords } from './commandRecords.js';
+import { SessionReader, type SessionStatus } from './sessionReader.js';
+import { CommandRunner } from './commandRunner.js';
+import { JobKiller } from './jobKiller.js';
+import { InputSender } from './inputSender.js';
+import { TerminalInput } from './terminalInput.js';
+import { DisposableStore, EventEmitter, type Event } from '../event.js';
 import { newNonce } from '../ids.js';
 import { OutputPipe, type OutputFrame } from '../output/outputPipe.js';
-import { fitOutput } from '../output/outputWindow.js';
-import { escalateKill, foregroundProcessGroup, processIdentity, terminateSession, type KillSignal, type KillTarget } from '../processes/processes.js';
-import { planLaunch, wrapCommand, type LaunchPlan } from '../shell/shellIntegration.js';
-import { recordOutcome, type Transcript } from '../transcript/transcript.js';
+import { terminateSession, type KillSignal } from '../processes/processes.js';
+import { planLaunch, type LaunchPlan } from '../shell/shellIntegration.js';
+import type { Transcript } from '../transcript/transcript.js';
 import type {
   CommandRecord,
   Controller,
@@ -30,16 +34,7 @@ import type {
   SessionInfo,
   SessionState,
   ShellKind,
-  WaitSpec,
 } from '../types.js';
-
-/** What a session types into its PTY, in order: keys, pastes, commands, Ctrl-C, and resizes. */
-interface TerminalInput {
-  write(data: string): void;
-  resize(cols: number, rows: number): void;
-  /** Nothing more reaches the terminal. */
-  dispose(): void;
-}
 
 export interface TerminalSessionOptions {
   id: string;
@@ -75,29 +70,6 @@ export interface TerminalSessionOptions {
   onWarning: (message: string) => void;
 }
 
-/** Per-client place in the output for `read` view `new`. */
-interface ReaderCursor {
-  position: OutputPosition | null;
-  /** Bytes of output before the next `ansi` read. */
-  byteOffset: number;
-}
-
-/** Lines a `read` returns when no `limit` is given. */
-const DEFAULT_READ_LIMIT = 200;
-/** `send` without `wait`: settle until output is quiet this long (bounded). */
-const SEND_SETTLE: WaitSpec = { idle_ms: 300, timeout_ms: 3_000 };
-/** Command records a live session keeps in memory for the timeline and `read` by seq. */
-const MAX_COMMAND_RECORDS = 5_000;
-/** Output quiet this long, then check whether the program is gone (see releaseTerminalIfProgramGone). */
-const EXIT_CHECK_QUIET_MS = 25;
-/** A wait's pattern sees at most this many rows of new output (bounded input). */
-const PATTERN_ROWS = 500;
-
-/** Lines of the screen an `awaiting_input`/`running` result shows when there is no output yet. */
-const SCREEN_TAIL_LINES = 10;
-/** How long a command waits for the prompt after the last one's D mark (a slow PS1 included). */
-const PROMPT_WAIT_MS = 2_000;
-
 /**
  * One PTY running a shell or a program, mirrored in a headless emulator, recorded in a
  * transcript, with its commands tracked through shell-integration marks (DESIGN §2).
@@ -128,57 +100,35 @@ export class TerminalSession {
   private readonly pipe: OutputPipe;
   private readonly store = new DisposableStore();
   private readonly nonce: string;
-  private queue: Promise<unknown> = Promise.resolve();
-  private pendingCalls = 0;
-  /** Finished commands by seq, for `read` view `command` beyond the last one. */
-  private readonly commandRecords = new Map<number, CommandRecord>();
-  /** A command written to the shell whose C mark has not arrived yet. */
-  private launching: { command: string; since: number } | null = null;
-  /** False once a prompt failed to show its B mark in time: commands stop waiting for it. */
-  private promptMarked = true;
-  private exitCode: number | null = null;
-  /** The signal that ended the program, if one did (node-pty then reports exit code 0). */
-  private exitSignal: number | null = null;
-  private closedAt: Date | null = null;
+  /** `execute` and `send`, one at a time in order. */
+  private readonly calls = new CallQueue();
+  /** Finished commands by seq, for the timeline and `read` view `command` beyond the last one. */
+  private readonly commandRecords: CommandRecords;
+  /** `execute`, and the command it launched until the shell's C mark takes over. */
+  private readonly runner: CommandRunner;
+  /** How and when the program ended. */
+  private readonly exit = new SessionExit();
   private title = '';
-  private readonly exited: Promise<void>;
-  /** The foreground job is blocked reading the terminal (with echo off: a secret). */
-  private awaiting: { since: number; secret: boolean } | null = null;
-  private probeTimer: NodeJS.Timeout | null = null;
-  /** When the last probe for a blocked terminal read finished (0: none yet). */
-  private lastProbeAt = 0;
-  private probing = false;
-  private readonly readers = new Map<string, ReaderCursor>();
+  /** Whether the foreground job waits for terminal input (docs/design.md §2.6). */
+  private readonly inputWatcher: InputWatcher;
   /** Raw output for `read` view `new` in `ansi` format (from output.log). */
   private readonly recent: RecentOutput;
-  /** Reads in progress (see read()). */
-  private readonly reads = new Set<Promise<unknown>>();
-  /**
-   * Our own handle on the terminal's slave side. With it open the master never reads EIO, so
-   * a program's last output is read in full before node-pty reports the exit (without it,
-   * non-blocking reads lost the last kilobytes in about half the runs of `seq 1 100000`).
-   */
-  private slaveFd: number | null;
-  /** node-pty closed the master (it reported the exit). */
-  private masterClosed = false;
-  /** `close` is killing what is left: the slave stays held (see close). */
-  private terminating = false;
-  private exitCheckTimer: NodeJS.Timeout | null = null;
+  /** `read`: its views and each client's cursor. */
+  private readonly reader: SessionReader;
+  /** `send`: types text and keys, then says what appeared. */
+  private readonly sender: InputSender;
+  /** `kill`: stops the foreground job. */
+  private readonly killer: JobKiller;
+  /** The terminal's slave side, held open until the program's last output is read. */
+  private readonly hold: TerminalHold;
 
-  private readonly onDidExitEmitter = new EventEmitter<number | null>();
-  readonly onDidExit: Event<number | null> = this.onDidExitEmitter.event;
+  readonly onDidExit: Event<number | null> = this.exit.onDidExit;
   private readonly onDidChangeEmitter = new EventEmitter<void>();
   /** State, cwd, command or title changed. */
   readonly onDidChange: Event<void> = this.onDidChangeEmitter.event;
   private readonly onDidFinishCommandEmitter = new EventEmitter<CommandRecord>();
   /** A command finished (its record, as written to commands.jsonl). */
   readonly onDidFinishCommand: Event<CommandRecord> = this.onDidFinishCommandEmitter.event;
-  private readonly onDidAwaitInputEmitter = new EventEmitter<{ secret: boolean }>();
-  /** The foreground job started waiting for terminal input (output quiet + blocked read). */
-  readonly onDidAwaitInput: Event<{ secret: boolean }> = this.onDidAwaitInputEmitter.event;
-  private readonly onDidProbeInputEmitter = new EventEmitter<void>();
-  /** Fires after each probe for a blocked terminal read (for tests). */
-  readonly onDidProbeInput: Event<void> = this.onDidProbeInputEmitter.event;
 
   private constructor(
     private readonly options: TerminalSessionOptions,
@@ -206,36 +156,89 @@ export class TerminalSession {
     });
     this.pipe = new OutputPipe(this.ptyProcess, this.emulator, options.transcript);
     this.recent = new RecentOutput(options.transcript);
-    this.slaveFd = holdTerminalOpen(this.ttyPath);
-    // Keys and resizes through node-pty, until the terminal is let go of or its master closed
-    // (its fd number may then be reused by any file): nothing is typed after that.
-    let typing = true;
-    this.input = {
-      write: (data) => {
-        if (typing) ptyProcess.write(data);
-      },
-      resize: (cols, rows) => {
-        if (typing) ptyProcess.resize(cols, rows);
-      },
-      dispose: () => {
-        typing = false;
-      },
+    this.commandRecords = new CommandRecords(options.transcript);
+    this.input = new TerminalInput(ptyProcess);
+    this.hold = new TerminalHold({ ttyPath: this.ttyPath, pid: this.pid, output: this.pipe, stopTyping: () => this.input.dispose() });
+    this.inputWatcher = new InputWatcher({
+      quietMs: options.quietMs,
+      lastOutputAt: () => this.pipe.lastOutputAt,
+      closed: () => this.exit.at !== null,
+      jobRunning: () => this.jobRunning,
+      probe: () => probeForegroundInput(this.pid, this.ttyPath, this.shellKind === null),
+      onDidChange: () => this.onDidChangeEmitter.fire(),
+    });
+    this.runner = new CommandRunner({
+      id: this.id,
+      shellKind: this.shellKind,
+      notShell: this.notShell,
+      program: this.program,
+      detection: this.detection,
+      nonce,
+      emulator: this.emulator,
+      write: (data) => this.input.write(data),
+      assertWritable: () => this.assertWritable(),
+      watchExit: () => this.exit.watch(),
+      onDidAwaitInput: this.inputWatcher.onDidAwaitInput,
+      awaitingSecret: () => this.inputWatcher.awaiting?.secret ?? false,
+      endingExitCode: () => this.exit.commandExitCode,
+      onDidLaunch: () => this.onDidChangeEmitter.fire(),
+      onWarning: options.onWarning,
+    });
+    const waitable: WaitableSession = {
+      emulator: this.emulator,
+      watchExit: () => this.exit.watch(),
+      onDidAwaitInput: this.inputWatcher.onDidAwaitInput,
+      lastOutputAt: () => this.pipe.lastOutputAt,
     };
+    this.reader = new SessionReader({
+      id: this.id,
+      nonce,
+      emulator: this.emulator,
+      transcript: options.transcript,
+      recent: this.recent,
+      records: this.commandRecords,
+      status: () => this.status(),
+      ended: () => this.exit.end,
+      waitSources: (since) => sessionWaitSources(waitable, since, true),
+    });
+    this.sender = new InputSender({
+      id: this.id,
+      allowSecretInput: options.allowSecretInput,
+      emulator: this.emulator,
+      assertWritable: () => this.assertWritable(),
+      atSecretPrompt: () => this.inputWatcher.awaiting?.secret ?? false,
+      type: (data) => this.type(data),
+      waitSources: (since) => sessionWaitSources(waitable, since, false),
+      status: () => this.status(),
+    });
+    this.killer = new JobKiller({
+      pid: this.pid,
+      isShell: this.shellKind !== null,
+      killWaitsMs: options.killWaitsMs,
+      tracker: this.emulator.tracker,
+      busy: () => this.runner.busy,
+      closed: () => this.exit.at !== null,
+      state: () => this.state,
+      write: (data) => this.input.write(data),
+      watchExit: () => this.exit.watch(),
+      onDidExit: this.onDidExit,
+    });
 
     const tracker = this.emulator.tracker;
     this.store.add(this.ptyProcess.onData((data) => this.pipe.push(data)));
     this.store.add(this.pipe.onDidOutput((bytes) => this.handleOutput(bytes)));
     this.store.add(tracker.onDidStartCommand(() => {
-      this.launching = null;
-      this.scheduleInputProbe();
+      this.runner.launched();
+      this.inputWatcher.schedule();
       this.onDidChangeEmitter.fire();
     }));
     this.store.add(tracker.onDidFinishCommand((command) => {
-      this.setAwaiting(null);
-      this.recordCommand(command);
+      this.inputWatcher.set(null);
+      this.onDidFinishCommandEmitter.fire(this.commandRecords.add(command));
+      this.onDidChangeEmitter.fire();
     }));
     this.store.add(tracker.onDidPrompt(() => {
-      this.promptMarked = true;
+      this.runner.promptShown();
       this.onDidChangeEmitter.fire();
     }));
     this.store.add(tracker.onDidChangeCwd(() => this.onDidChangeEmitter.fire()));
@@ -245,26 +248,18 @@ export class TerminalSession {
     }));
     // node-pty reports exit after its socket closed, i.e. after the last output was read;
     // the emulator then parses what is still queued before anyone hears of the exit.
-    this.exited = new Promise((resolve) => {
-      this.store.add(this.ptyProcess.onExit(({ exitCode, signal }) => {
-        // node-pty has just closed the master: its fd number may be reused by the next open.
-        this.masterClosed = true;
-        this.input.dispose();
-        this.pipe.end();
-        void this.emulator.whenParsed().then(() => {
-          this.exitCode = exitCode;
-          this.exitSignal = signal || null;
-          this.closedAt = new Date();
-          this.releaseTerminal();
-          this.launching = null;
-          this.awaiting = null;
-          if (this.probeTimer) clearTimeout(this.probeTimer);
-          resolve();
-          this.onDidExitEmitter.fire(exitCode);
-          this.onDidChangeEmitter.fire();
-        });
-      }));
-    });
+    this.store.add(this.ptyProcess.onExit(({ exitCode, signal }) => {
+      this.hold.masterDidClose();
+      this.input.dispose();
+      this.pipe.end();
+      void this.emulator.whenParsed().then(() => {
+        this.hold.release();
+        this.runner.launched();
+        this.inputWatcher.stop();
+        this.exit.record(exitCode, signal);
+        this.onDidChangeEmitter.fire();
+      });
+    }));
   }
 
   /** Spawns the session; for shells, resolves once the first prompt is drawn. */
@@ -281,7 +276,7 @@ export class TerminalSession {
     }
     const session = new TerminalSession(options, launch, nonce, ptyProcess);
     if (session.shellKind !== null && session.shellKind !== 'unknown') await session.waitForFirstPrompt();
-    else session.scheduleInputProbe();
+    else session.inputWatcher.schedule();
     return session;
   }
 
@@ -304,49 +299,27 @@ export class TerminalSession {
     return this.ptyProcess.ptsName;
   }
 
-  /**
-   * Once output has paused and the program is gone, let go of the slave side: everything it
-   * wrote has reached the master by then, and node-pty sees the end at once instead of after
-   * its 200 ms close timeout.
-   */
-  private releaseTerminalIfProgramGone(): void {
-    this.exitCheckTimer = null;
-    if (this.slaveFd === null) return;
-    const quietFor = Date.now() - this.pipe.lastOutputAt;
-    if (quietFor < EXIT_CHECK_QUIET_MS) {
-      this.exitCheckTimer = setTimeout(() => this.releaseTerminalIfProgramGone(), EXIT_CHECK_QUIET_MS - quietFor);
-      return;
-    }
-    try {
-      process.kill(this.pid, 0);
-    } catch {
-      // The timer may have fired before this turn's poll phase read what is already waiting (a
-      // busy machine can keep us off the CPU longer than the quiet time): let one poll phase
-      // read it first, and release only if nothing came. Output that does come re-arms the check.
-      const bytes = this.pipe.byteCount;
-      setImmediate(() => {
-        if (this.pipe.byteCount === bytes) this.releaseTerminal();
-      });
-    }
-  }
-
-  private releaseTerminal(): void {
-    if (this.exitCheckTimer) clearTimeout(this.exitCheckTimer);
-    if (this.slaveFd === null || this.terminating) return;
-    // Once the slave closes, node-pty may close the master and its fd number be reused:
-    // typing ends first.
-    this.input.dispose();
-    fs.close(this.slaveFd, () => {});
-    this.slaveFd = null;
-  }
-
   get state(): SessionState {
-    if (this.closedAt) return 'exited';
-    if (this.awaiting) return 'awaiting_input';
-    if (this.shellKind === null) return 'running';
-    const tracker = this.emulator.tracker;
-    if (tracker.runningCommand || this.launching) return 'running';
-    return 'idle';
+    if (this.exit.at) return 'exited';
+    if (this.inputWatcher.awaiting) return 'awaiting_input';
+    return this.jobRunning ? 'running' : 'idle';
+  }
+
+  /** A job runs in the foreground: the program itself, or a command in the shell (launched or started). */
+  private get jobRunning(): boolean {
+    if (this.exit.at) return false;
+    if (this.shellKind === null) return true;
+    return this.runner.busy;
+  }
+
+  /** The foreground job started waiting for terminal input (output quiet + blocked read). */
+  get onDidAwaitInput(): Event<{ secret: boolean }> {
+    return this.inputWatcher.onDidAwaitInput;
+  }
+
+  /** Fires after each probe for a blocked terminal read (for tests). */
+  get onDidProbeInput(): Event<void> {
+    return this.inputWatcher.onDidProbeInput;
   }
 
   get cwd(): string | null {
@@ -357,8 +330,8 @@ export class TerminalSession {
     const tracker = this.emulator.tracker;
     const running = tracker.runningCommand;
     const last = tracker.lastCommand;
-    const runningCommand = running?.commandLine ?? this.launching?.command ?? null;
-    const runningSince = running?.startedAt ?? this.launching?.since ?? null;
+    const runningCommand = running?.commandLine ?? this.runner.launching?.command ?? null;
+    const runningSince = running?.startedAt ?? this.runner.launching?.since ?? null;
     return {
       id: this.id,
       name: this.name,
@@ -366,30 +339,30 @@ export class TerminalSession {
       controller: this.controller,
       state: this.state,
       cwd: this.cwd,
-      command: this.closedAt ? null : runningCommand,
-      running_ms: this.closedAt || runningSince === null ? null : Date.now() - runningSince,
+      command: this.exit.at ? null : runningCommand,
+      running_ms: this.exit.at || runningSince === null ? null : Date.now() - runningSince,
       last_exit_code: last?.exitCode ?? null,
-      exit_code: this.closedAt ? this.exitCode : null,
+      exit_code: this.exit.at ? this.exit.exitCode : null,
       rows: this.emulator.rows,
       cols: this.emulator.cols,
       pid: this.pid,
       program: this.program,
       title: this.title,
       created_at: this.createdAt.toISOString(),
-      ...(this.closedAt ? { closed_at: this.closedAt.toISOString() } : {}),
+      ...(this.exit.at ? { closed_at: this.exit.at.toISOString() } : {}),
     };
   }
 
   /** Runs one command line and waits for its own D mark (DESIGN §3 `execute`). Calls queue in order. */
   execute(options: ExecuteOptions): Promise<ExecuteResult> {
-    return this.enqueue(() => this.runCommand(options));
+    return this.calls.run(() => this.runner.run(options));
   }
 
   // ---- the person's side (DESIGN §2 "Control"): enforced here, not in a UI -----------------
 
   /** Finished commands, oldest first (the timeline). */
   commands(): CommandRecord[] {
-    return [...this.commandRecords.values()];
+    return this.commandRecords.all();
   }
 
   /** Live output with transcript offsets; pair with `snapshot()` to hydrate a viewer. */
@@ -424,23 +397,28 @@ export class TerminalSession {
 
   /** Keystrokes from the person; they must control the session (take over first). */
   userInput(data: string): void {
-    if (this.closedAt) return;
+    if (this.exit.at) return;
     if (this.controller !== 'user') {
       throw new SwitchboardError(ErrorCode.InvalidArgument, `Take over session ${this.id} before typing into it; an agent controls it.`);
     }
-    this.setAwaiting(null);
+    this.type(data);
+  }
+
+  /** Types into the terminal: the job no longer awaits input, and is watched for it again. */
+  private type(data: string): void {
+    this.inputWatcher.set(null);
     this.input.write(data);
-    this.scheduleInputProbe();
+    this.inputWatcher.schedule();
   }
 
   /** Ctrl-C into the terminal, whoever controls it (a person's Interrupt button). */
   interrupt(): void {
-    if (!this.closedAt) this.input.write('\x03');
+    if (!this.exit.at) this.input.write('\x03');
   }
 
   /** Resizes the PTY and the emulator (the person's tab size wins while they control it). */
   resize(cols: number, rows: number): void {
-    if (this.closedAt || (cols === this.emulator.cols && rows === this.emulator.rows)) return;
+    if (this.exit.at || (cols === this.emulator.cols && rows === this.emulator.rows)) return;
     this.input.resize(cols, rows);
     this.emulator.resize(cols, rows);
     this.options.transcript?.resize(cols, rows);
@@ -453,34 +431,18 @@ export class TerminalSession {
     this.onDidChangeEmitter.fire();
   }
 
-  /**
-   * The session's exit for one wait: resolves at once when it has exited, and is let go with
-   * `dispose`. Waits must not each chain onto the session-long `exited` promise: every such
-   * `.then` (and the wait's timer and abort signal it holds) would live until the session ends.
-   */
-  private watchExit(): { promise: Promise<void>; dispose(): void } {
-    if (this.closedAt) return { promise: Promise.resolve(), dispose: () => undefined };
-    const next = nextEvent(this.onDidExitEmitter.event);
-    return { promise: next.promise.then(() => undefined), dispose: () => next.dispose() };
-  }
-
   /** Interrupts then escalates on the foreground process group, or sends one signal. */
   kill(signal?: KillSignal): Promise<KillResult> {
-    return this.killNow(signal);
+    return this.killer.kill(signal);
   }
 
   /** Ends the session with nothing left running on its terminal. */
   async close(): Promise<void> {
-    if (!this.closedAt) {
-      // The slave is held until the kill rounds are over, so the terminal's number cannot be
-      // anyone else's meanwhile; if it was let go before, it is free once the master closes.
-      this.terminating = true;
-      try {
-        await terminateSession(this.id, this.pid, { graceMs: this.options.closeGraceMs, ttyOpen: () => !this.masterClosed || this.slaveFd !== null });
-      } finally {
-        this.terminating = false;
-      }
-      await this.exited;
+    if (!this.exit.at) {
+      await this.hold.whileTerminating(() =>
+        terminateSession(this.id, this.pid, { graceMs: this.options.closeGraceMs, ttyOpen: () => this.hold.ttyOpen }),
+      );
+      await this.exit.exited;
     }
     await this.dispose();
   }
@@ -488,324 +450,65 @@ export class TerminalSession {
   /** Releases everything the session holds (call after it exited, or via close). */
   async dispose(): Promise<void> {
     // Calls still finishing (an execute or a read that just saw the exit) read the emulator first.
-    await this.queue;
-    await Promise.race([Promise.allSettled([...this.reads]), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
-    if (!this.closedAt) {
+    await this.calls.whenIdle();
+    await Promise.race([this.reader.whenReadsDone(), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+    if (!this.exit.at) {
       try {
         this.ptyProcess.kill('SIGKILL');
       } catch {
         // Already gone.
       }
     }
-    this.releaseTerminal();
+    this.hold.release();
     this.input.dispose();
     this.store.dispose();
     this.pipe.dispose();
     this.emulator.dispose();
     await this.options.transcript?.close();
-    this.onDidExitEmitter.dispose();
+    this.exit.dispose();
     this.onDidChangeEmitter.dispose();
     this.onDidFinishCommandEmitter.dispose();
-    this.onDidAwaitInputEmitter.dispose();
-    this.onDidProbeInputEmitter.dispose();
+    this.inputWatcher.dispose();
   }
 
   /**
-   * Types text and/or keys (DESIGN §3 `send`), then waits as asked (default: until output
-   * settles) and says what appeared since. Refused with SECRET_PROMPT at an echo-off prompt.
+   * Types text and/or keys (docs/design.md §3.2 `send`), then waits as asked (default: until
+   * output settles) and says what appeared since. Refused with SECRET_PROMPT at an echo-off prompt.
    */
   send(request: SendRequest): Promise<SendResult> {
-    return this.enqueue(async () => {
-      this.assertWritable();
-      if (this.awaiting?.secret && !this.options.allowSecretInput) {
-        throw new SwitchboardError(
-          ErrorCode.SecretPrompt,
-          `Session ${this.id} is at a password prompt (echo is off); agents may not type secrets. Ask the person to type it in Switchboard, or kill the command.`,
-        );
-      }
-      const modes = this.emulator.modes;
-      let data = '';
-      if (request.text !== undefined && request.text !== '') {
-        const paste = request.paste ?? (request.text.includes('\n') && modes.bracketedPaste);
-        // An end-of-paste sequence inside the text would let it escape the paste.
-        data += paste ? `\x1b[200~${request.text.replaceAll('\x1b[201~', '')}\x1b[201~` : request.text;
-      }
-      if (request.keys?.length) data += encodeKeys(request.keys, { applicationCursorKeys: modes.applicationCursorKeys });
-      const since = this.emulator.position();
-      try {
-        if (data) {
-          this.setAwaiting(null);
-          this.input.write(data);
-          this.scheduleInputProbe();
-        }
-        const waited = await waitFor(request.wait ?? SEND_SETTLE, this.waitSources(since, false), {
-          nothingRunning: false,
-          signal: request.signal,
-        });
-        const { lines } = this.emulator.linesSince(since);
-        return {
-          output: lines.join('\n'),
-          screen: this.emulator.screenLines().join('\n').trimEnd(),
-          state: this.state,
-          exit_code: this.closedAt ? this.exitCode : null,
-          waited,
-          ...(this.awaiting ? { secret: this.awaiting.secret } : {}),
-        };
-      } finally {
-        since.marker?.dispose();
-      }
-    });
+    return this.calls.run(() => this.sender.send(request));
   }
 
-  /** Reads the session (DESIGN §3 `read`); never queued behind writers, never refused for control. */
+  /** Reads the session (docs/design.md §3.2 `read`); never queued behind writers, never refused for control. */
   read(request: ReadRequest): Promise<ReadResult> {
-    // Tracked: a read whose wait ends at the exit reads the emulator after it, so dispose lets it finish.
-    const reading = this.readNow(request);
-    const tracked = reading.catch(() => undefined).finally(() => this.reads.delete(tracked));
-    this.reads.add(tracked);
-    return reading;
+    return this.reader.read(request);
   }
 
-  private async readNow(request: ReadRequest): Promise<ReadResult> {
-    if (request.wait) {
-      const since = this.emulator.position();
-      try {
-        const waited = await waitFor(request.wait, this.waitSources(since, true), {
-          nothingRunning: this.state === 'idle' || this.state === 'exited',
-          signal: request.signal,
-        });
-        return { ...(await this.readView(request)), waited };
-      } finally {
-        since.marker?.dispose();
-      }
-    }
-    return { ...(await this.readView(request)), waited: null };
-  }
-
-  private async readView(request: ReadRequest): Promise<Omit<ReadResult, 'waited'>> {
-    const base = {
-      state: this.state,
-      exit_code: this.closedAt ? this.exitCode : null,
-      ...(this.awaiting ? { secret: this.awaiting.secret } : {}),
-    };
-    const limit = request.limit ?? DEFAULT_READ_LIMIT;
-    switch (request.view) {
-      case 'screen': {
-        const lines = this.emulator.screenLines();
-        const content = request.format === 'ansi' ? this.emulator.serializeScreen() : lines.join('\n').trimEnd();
-        return { ...base, content, lines: lines.length, total_lines: lines.length, truncated: false, cursor: this.emulator.cursor };
-      }
-      case 'history':
-        return { ...base, ...(await this.readHistory(request.offset ?? 0, limit)) };
-      case 'new':
-        return { ...base, ...(await this.readNew(request.clientId, request.format, limit)) };
-      case 'command':
-        return { ...base, ...(await this.readCommand(request.seq, request.offset ?? 0, limit)) };
-    }
-  }
-
-  /**
-   * `read` view `history`: from the in-memory scrollback while it holds the page; once the page
-   * reaches past its oldest line and that line is not the session's first (agent sessions keep
-   * a short scrollback, setting agentScrollback), from the transcript on disk.
-   */
-  private async readHistory(offset: number, limit: number): Promise<Pick<ReadResult, 'content' | 'lines' | 'total_lines' | 'truncated'>> {
-    const all = this.emulator.historyLines();
-    const trimmed = this.emulator.historyTrimmed;
-    const transcript = this.options.transcript;
-    if (offset + limit >= all.length && trimmed && transcript && !transcript.cut) {
-      await transcript.flush();
-      const replay = await replayHistory({ file: transcript.outputFile, cols: this.emulator.cols, rows: this.emulator.rows, offset, limit });
-      const older = replay.total - offset - replay.lines.length > 0 || !replay.fromStart;
-      return { content: replay.lines.join('\n'), lines: replay.lines.length, total_lines: replay.total, truncated: older || offset > 0 };
-    }
-    const end = Math.max(0, all.length - offset);
-    const page = all.slice(Math.max(0, end - limit), end);
-    // Lines older than the scrollback are on disk: the page is not the whole history.
-    return { content: page.join('\n'), lines: page.length, total_lines: all.length, truncated: end - page.length > 0 || offset > 0 || trimmed };
-  }
-
-  private async readNew(clientId: string, format: ReadRequest['format'], limit: number): Promise<Pick<ReadResult, 'content' | 'lines' | 'total_lines' | 'truncated'>> {
-    const cursor = this.readers.get(clientId) ?? { position: null, byteOffset: 0 };
-    // The next read starts here, also one that comes in while this one reads output.log.
-    this.readers.set(clientId, { position: this.emulator.position(), byteOffset: this.recent.end });
-    if (format === 'ansi') {
-      cursor.position?.marker?.dispose();
-      const { text, skipped, notKept } = await this.recent.since(cursor.byteOffset);
-      const lines = text.split('\n');
-      const note =
-        skipped === 0
-          ? ''
-          : notKept
-            ? `[… ${skipped} earlier bytes not kept (${notKept}); read view=history or command]\n`
-            : `[… ${skipped} earlier bytes left out: a read of new output in ansi returns its last ${RECENT_OUTPUT_BYTES} bytes; read view=history or command]\n`;
-      // Every character since the last read up to that bound, whatever `limit`.
-      return { content: note + text, lines: lines.length, total_lines: lines.length, truncated: skipped > 0 };
-    }
-    const since = cursor.position ? this.emulator.linesSince(cursor.position) : { lines: this.emulator.historyLines(), complete: true };
-    cursor.position?.marker?.dispose();
-    const lines = since.lines;
-    const shown = Math.min(lines.length, limit);
-    let content = lines.slice(-limit).join('\n');
-    // Issue 7: loss is never silent. The start of what this reader missed left the scrollback.
-    if (!since.complete) content = `[… earlier output since your last read is no longer held here; a command's whole output: read view=command]\n${content}`;
-    return { content, lines: shown, total_lines: lines.length, truncated: !since.complete || lines.length > shown };
-  }
-
-  /**
-   * `read` view `command`: a page of the output of command `seq`, with that command's exit code
-   * and duration once it finished (DESIGN §3), so a `wait.exit` read needs no second call.
-   */
-  private async readCommand(seq: number | undefined, offset: number, limit: number): Promise<Pick<ReadResult, 'content' | 'lines' | 'total_lines' | 'truncated' | 'seq' | 'exit_code' | 'duration_ms'>> {
-    const tracker = this.emulator.tracker;
-    const live = tracker.runningCommand ?? tracker.lastCommand;
-    const wanted = seq ?? live?.seq;
-    if (wanted === undefined || live === null) {
-      throw new SwitchboardError(ErrorCode.InvalidArgument, `seq: session ${this.id} has run no command yet; run one with execute first.`);
-    }
-    const record = this.commandRecords.get(wanted);
-    const outcome = wanted === live.seq ? this.trackedOutcome(live) : record ? recordOutcome(record) : { exit_code: null };
-    if (wanted === live.seq) {
-      const output = this.emulator.commandOutput(live);
-      if (output.complete || offset + limit <= output.head.length) {
-        const page = output.head.slice(offset, offset + limit);
-        return { content: page.join('\n'), lines: page.length, total_lines: output.total, truncated: offset + page.length < output.total, seq: wanted, ...outcome };
-      }
-    }
-    const file = this.options.transcript?.outputFile;
-    // A running command whose output outgrew the scrollback and the head lines: what it printed so far is on disk.
-    const range = record
-      ? { start: record.output_start_byte, end: record.output_end_byte }
-      : wanted === live.seq && live.end === null
-        ? { start: live.startByte, end: this.options.transcript?.size ?? null }
-        : undefined;
-    if (!range || range.end === null || !file) {
-      const latest = live.seq;
-      throw new SwitchboardError(ErrorCode.InvalidArgument, `seq: no finished command ${wanted} in session ${this.id}; commands are numbered 1–${latest}.`);
-    }
-    await this.options.transcript?.flush();
-    const page = await replayCommandPage({
-      file,
-      startByte: range.start,
-      endByte: range.end,
-      nonce: this.nonce,
-      cols: this.emulator.cols,
-      offset,
-      limit,
-      seq: wanted,
-      sessionId: this.id,
-      cut: this.options.transcript?.cut ?? null,
-    });
-    return { ...page, seq: wanted, ...outcome };
-  }
-
-  /**
-   * The exit code and duration of the running or last command: null while it runs. A command
-   * that ended the shell (`exit 3`) has no D mark; it finished with the shell, with the shell's
-   * exit code, as execute reports it.
-   */
-  private trackedOutcome(command: TrackedCommand): Pick<ReadResult, 'exit_code' | 'duration_ms'> {
-    if (command.endedAt !== null) return { exit_code: command.exitCode, duration_ms: command.endedAt - command.startedAt };
-    if (this.closedAt) return { exit_code: this.exitCodeOfEndingCommand, duration_ms: Math.max(0, this.closedAt.getTime() - command.startedAt) };
-    return { exit_code: null };
-  }
-
-  /**
-   * The exit code of a command the shell ended with: the shell's, when it exited by itself
-   * (`exit 3`, `exec false`). A shell killed by a signal (kill -9, the session closed) says
-   * nothing about the command, and node-pty's 0 for it must not read as success.
-   */
-  private get exitCodeOfEndingCommand(): number | null {
-    return this.exitSignal === null ? this.exitCode : null;
-  }
-
-  /**
-   * `read` tests the pattern against the screen and the new output; `send` only against what
-   * appeared since it typed, so a prompt already on screen does not end its wait at once.
-   */
-  private waitSources(since: OutputPosition, includeScreen: boolean): WaitSources {
+  /** What every send and read result says of the session: its state, the program's exit code, a secret prompt. */
+  private status(): SessionStatus {
     return {
-      watchExit: () => this.watchExit(),
-      onDidFinishCommand: this.emulator.tracker.onDidFinishCommand,
-      onDidParse: this.emulator.onDidParse,
-      onDidAwaitInput: this.onDidAwaitInput,
-      lastOutputAt: () => this.pipe.lastOutputAt,
-      // Bounded: the last rows since the wait began (the full screen for full-screen programs).
-      text: () => {
-        if (this.emulator.isAlternateScreen) return this.emulator.screenLines().join('\n');
-        const fresh = this.emulator.linesSince(since, PATTERN_ROWS).lines.join('\n');
-        return includeScreen ? `${this.emulator.screenLines().join('\n')}\n${fresh}` : fresh;
-      },
+      state: this.state,
+      exit_code: this.exit.at ? this.exit.exitCode : null,
+      ...(this.inputWatcher.awaiting ? { secret: this.inputWatcher.awaiting.secret } : {}),
     };
   }
 
   private handleOutput(bytes: Uint8Array): void {
     this.recent.append(bytes);
-    this.exitCheckTimer ??= setTimeout(() => this.releaseTerminalIfProgramGone(), EXIT_CHECK_QUIET_MS);
-    if (this.awaiting) this.setAwaiting(null);
-    if (!this.probeTimer && this.state === 'running') this.scheduleInputProbe();
-  }
-
-  private setAwaiting(value: { secret: boolean } | null): void {
-    const was = this.awaiting;
-    this.awaiting = value && { since: Date.now(), secret: value.secret };
-    if (value && !was) this.onDidAwaitInputEmitter.fire(value);
-    if (Boolean(was) !== Boolean(value)) this.onDidChangeEmitter.fire();
-  }
-
-  /**
-   * Checks for a blocked terminal read once output has been quiet for `quietMs`, then again
-   * every `quietMs` while the job stays quiet and is not reading (a probe reads /proc).
-   * Re-probing at once, as it did, kept a quiet job (`sleep 30`, a silent build) probed back to
-   * back: ~45 % of a core for as long as it ran.
-   */
-  private scheduleInputProbe(): void {
-    if (this.probeTimer || this.closedAt) return;
-    const due = Math.max(this.pipe.lastOutputAt, this.lastProbeAt) + this.options.quietMs - Date.now();
-    this.probeTimer = setTimeout(() => {
-      this.probeTimer = null;
-      void this.probeInput();
-    }, Math.max(0, due));
-  }
-
-  private async probeInput(): Promise<void> {
-    if (this.closedAt || this.awaiting || this.probing || this.state !== 'running') return;
-    if (Date.now() - this.pipe.lastOutputAt < this.options.quietMs) return this.scheduleInputProbe();
-    this.probing = true;
-    try {
-      const group = this.shellKind === null ? this.pid : await foregroundProcessGroup(this.pid);
-      const ttyPath = this.ttyPath;
-      // The shell's own group counts too: a builtin like `read` runs in the shell itself.
-      if (group === undefined || !ttyPath) return;
-      const probe = await probeTerminalInput(group, ttyPath);
-      const stillQuiet = Date.now() - this.pipe.lastOutputAt >= this.options.quietMs;
-      if (probe.reading && stillQuiet && !this.closedAt && this.state === 'running') this.setAwaiting({ secret: probe.secret });
-    } finally {
-      this.probing = false;
-      this.lastProbeAt = Date.now();
-      this.onDidProbeInputEmitter.fire();
-      // Keep watching a quiet running job: it may block on input later.
-      if (!this.awaiting && this.state === 'running') this.scheduleInputProbe();
-    }
+    this.hold.noteOutput();
+    this.inputWatcher.noteOutput();
   }
 
   /** A call is queued or running: `execute` without `session` must not pick this one. */
   get hasPendingCalls(): boolean {
-    return this.pendingCalls > 0;
-  }
-
-  private enqueue<T>(task: () => Promise<T>): Promise<T> {
-    this.pendingCalls++;
-    const run = this.queue.then(task, task).finally(() => this.pendingCalls--);
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.calls.hasPending;
   }
 
   private assertWritable(): void {
-    if (this.closedAt) {
+    if (this.exit.at) {
       throw new SwitchboardError(
         ErrorCode.SessionExited,
-        `Session ${this.id} has exited (code ${this.exitCode ?? 'unknown'}); open a new one or call execute without session.`,
+        `Session ${this.id} has exited (code ${this.exit.exitCode ?? 'unknown'}); open a new one or call execute without session.`,
       );
     }
     if (this.controller === 'user') {
@@ -816,257 +519,15 @@ export class TerminalSession {
     }
   }
 
-  private busyError(): SwitchboardError {
-    const running = this.emulator.tracker.runningCommand;
-    const command = running?.commandLine ?? this.launching?.command ?? '(unknown)';
-    const since = running?.startedAt ?? this.launching?.since ?? Date.now();
-    const ageSeconds = Math.round((Date.now() - since) / 1000);
-    return new SwitchboardError(
-      ErrorCode.SessionBusy,
-      `Session ${this.id} is still running \`${command}\` (started ${ageSeconds}s ago). Wait for it with read (wait.exit), stop it with kill, or run this in another session.`,
-      { command, running_ms: Date.now() - since },
-    );
-  }
-
-  private async runCommand(options: ExecuteOptions): Promise<ExecuteResult> {
-    this.assertWritable();
-    const tracker = this.emulator.tracker;
-    if (this.shellKind === null) {
-      throw new SwitchboardError(ErrorCode.InvalidArgument, `Session ${this.id} runs ${this.program}, ${this.notShell ?? 'not a shell'}; use send to type into it.`);
-    }
-    if (tracker.runningCommand || this.launching) throw this.busyError();
-    const startedAt = Date.now();
-    // Before the command counts as launched: a shell waiting at its prompt reads the terminal,
-    // which the input probe would otherwise report as the command awaiting input.
-    await this.untilPromptDrawn();
-    this.assertWritable();
-    if (tracker.runningCommand || this.launching) throw this.busyError();
-    const seq = tracker.nextSeq;
-    const finished = nextEvent(tracker.onDidFinishCommand, (command) => command.seq === seq);
-    const awaiting = nextEvent(this.onDidAwaitInput);
-    try {
-      tracker.expectCommandLine(options.command);
-      this.launching = { command: options.command, since: startedAt };
-      this.onDidChangeEmitter.fire();
-      this.input.write(this.commandKeystrokes(options.command));
-
-      const windowMs = options.background ? Math.min(options.timeoutMs, 2_000) : options.timeoutMs;
-      const outcome = await raceOutcome(finished.promise, this.watchExit(), windowMs, options.signal, awaiting.promise);
-      const duration = Date.now() - startedAt;
-      if (outcome === 'aborted') {
-        // Cancelling the call interrupts the command (DESIGN §3); a disconnect is not a cancel.
-        // Wait (bounded) for its D mark, so the next call finds the shell free.
-        this.input.write('\x03');
-        await raceOutcome(finished.promise, this.watchExit(), 1_000);
-      }
-      if (outcome === 'awaiting') {
-        const result = this.result('awaiting_input', tracker.runningCommand, null, duration, options.maxLines, seq);
-        return { ...result, secret: this.awaiting?.secret ?? false };
-      }
-      if (outcome === 'finished') {
-        const command = tracker.lastCommand;
-        if (command?.seq === seq) return this.result('completed', command, command.exitCode, duration, options.maxLines);
-      }
-      if (outcome === 'exited') {
-        // The command ended the shell (e.g. `exit 3`): it completed with the shell's exit code
-        // (none when a signal killed the shell).
-        const command = tracker.runningCommand ?? tracker.lastCommand;
-        return this.result('completed', command?.seq === seq ? command : null, this.exitCodeOfEndingCommand, duration, options.maxLines, seq);
-      }
-      return this.result('running', tracker.runningCommand, null, duration, options.maxLines, seq);
-    } finally {
-      finished.dispose();
-      awaiting.dispose();
-    }
-  }
-
-  /**
-   * Keys typed before the prompt is drawn are echoed by the kernel above it: in sh (no line
-   * editor) the command's output would then start beside the prompt, and in bash and zsh the
-   * person would see the command line twice. The prompt follows the D mark within moments (a
-   * slow PS1 takes longer): wait for its B mark, bounded; a shell whose prompt lost its marks
-   * is not waited for again until one shows.
-   */
-  private async untilPromptDrawn(): Promise<void> {
-    if (this.shellKind === null || this.shellKind === 'unknown' || !this.promptMarked) return;
-    if ((await this.nextPrompt(PROMPT_WAIT_MS)) !== 'timeout') return;
-    this.promptMarked = false;
-    this.options.onWarning(`session ${this.id}: no prompt mark within ${PROMPT_WAIT_MS} ms after a command; typing without waiting for the prompt from now on`);
-  }
-
-  /** Waits (bounded) for the prompt's B mark; at once when the shell is at its prompt. */
-  private async nextPrompt(timeoutMs: number): Promise<Outcome> {
-    const tracker = this.emulator.tracker;
-    if (tracker.isAtPrompt) return 'finished';
-    const prompt = nextEvent(tracker.onDidPrompt);
-    try {
-      return await raceOutcome(prompt.promise, this.watchExit(), timeoutMs);
-    } finally {
-      prompt.dispose();
-    }
-  }
-
-  private commandKeystrokes(command: string): string {
-    const kind = this.shellKind ?? 'unknown';
-    const multiLine = command.includes('\n');
-    if (kind === 'sh' || kind === 'unknown') return `${wrapCommand(kind, command, this.nonce)}\r`;
-    // A multi-line command must run whole: bracketed paste puts every line into one edit
-    // buffer, so the shell runs it as one command line with one C and one D.
-    if (multiLine && this.emulator.bracketedPasteMode) return `\x1b[200~${command}\x1b[201~\r`;
-    if (multiLine) return `eval ${shellQuote(command)}\r`;
-    return `${command}\r`;
-  }
-
-  private result(
-    status: ExecuteResult['status'],
-    command: TrackedCommand | null,
-    exitCode: number | null,
-    durationMs: number,
-    maxLines: number,
-    seq = command?.seq ?? 0,
-  ): ExecuteResult {
-    const lines = command
-      ? this.emulator.commandOutput(command)
-      : { head: this.emulator.lastScreenLines(SCREEN_TAIL_LINES), tail: [], total: 0, complete: true };
-    const window = fitOutput(lines, maxLines, (first, last) =>
-      `… lines ${first}–${last} of ${lines.total} omitted; read them with read {"session":"${this.id}","view":"command","seq":${seq},"offset":${first - 1}}`,
-    );
-    return {
-      status,
-      exit_code: status === 'completed' ? exitCode : null,
-      output: window.output,
-      truncated: window.truncated,
-      total_lines: command ? window.total_lines : 0,
-      duration_ms: durationMs,
-      cwd: this.cwd,
-      session: this.id,
-      command_seq: seq,
-      detection: this.detection,
-    };
-  }
-
-  private recordCommand(command: TrackedCommand): void {
-    const record: CommandRecord = {
-      seq: command.seq,
-      command: command.commandLine,
-      cwd: command.cwd,
-      started_at: command.startedAt,
-      ended_at: command.endedAt,
-      exit_code: command.exitCode,
-      output_start_byte: command.startByte,
-      output_end_byte: command.endByte,
-      total_lines: command.lineFeeds + (command.endRowText ? 1 : 0),
-    };
-    this.commandRecords.set(record.seq, record);
-    // Memory stays bounded; older records remain in commands.jsonl.
-    if (this.commandRecords.size > MAX_COMMAND_RECORDS) this.commandRecords.delete(this.commandRecords.keys().next().value!);
-    this.options.transcript?.appendCommand(record);
-    this.onDidFinishCommandEmitter.fire(record);
-    this.onDidChangeEmitter.fire();
-  }
-
   private async waitForFirstPrompt(): Promise<void> {
-    const outcome = await this.nextPrompt(this.options.startupTimeoutMs);
+    const outcome = await this.runner.firstPrompt(this.options.startupTimeoutMs);
     if (outcome === 'exited') {
       const screen = this.emulator.lastScreenLines(5).join(' | ');
       await this.dispose();
       throw new SwitchboardError(
         ErrorCode.SpawnFailed,
-        `${this.program} exited (code ${this.exitCode ?? 'unknown'}) before showing a prompt${screen ? `: ${screen}` : ''}. Check the shell and its startup files.`,
+        `${this.program} exited (code ${this.exit.exitCode ?? 'unknown'}) before showing a prompt${screen ? `: ${screen}` : ''}. Check the shell and its startup files.`,
       );
     }
-    if (outcome === 'timeout') {
-      this.promptMarked = false;
-      this.options.onWarning(`session ${this.id}: ${this.program} showed no prompt within ${this.options.startupTimeoutMs} ms`);
-    }
   }
-
-  /**
-   * The command runs in the shell itself (a builtin such as `read`, a loop, a function): there
-   * is no job to signal, and signalling the shell would end the session. Ctrl-C is what a
-   * person would press: the terminal sends SIGINT to the shell, which abandons the command
-   * and draws its prompt. Whatever signal was asked for, only that is done, and said.
-   */
-  private async interruptShell(): Promise<KillResult> {
-    const finished = nextEvent(this.emulator.tracker.onDidFinishCommand);
-    this.input.write('\x03');
-    const outcome = await raceOutcome(finished.promise, this.watchExit(), this.options.killWaitsMs[0] ?? 2_000);
-    finished.dispose();
-    return { ended_by: outcome === 'finished' ? 'SIGINT' : null, state: this.state };
-  }
-
-  private async killNow(signal: KillSignal | undefined): Promise<KillResult> {
-    if (this.closedAt) return { ended_by: null, state: 'exited' };
-    const tracker = this.emulator.tracker;
-    let target: KillTarget;
-    if (this.shellKind !== null) {
-      const busy = tracker.runningCommand !== null || this.launching !== null;
-      if (busy && (await foregroundProcessGroup(this.pid)) === this.pid) return this.interruptShell();
-      target = { kind: 'foreground', shellPid: this.pid };
-    } else {
-      // node-pty makes the program a session and group leader: its group is the job.
-      const leader = await processIdentity(this.pid);
-      if (!leader) return { ended_by: null, state: this.state };
-      target = { kind: 'group', leader };
-    }
-    const endedBy = await escalateKill(target, {
-      waitsMs: this.options.killWaitsMs,
-      signals: signal ? [signal] : undefined,
-      isDone: () => this.closedAt !== null || (this.shellKind !== null && tracker.runningCommand === null && this.launching === null),
-      onDone: (listener) => {
-        const store = new DisposableStore();
-        store.add(tracker.onDidFinishCommand(() => listener()));
-        store.add(this.onDidExit(() => listener()));
-        return store;
-      },
-    });
-    // The job has ended once the shell has the terminal back; its D mark follows a moment
-    // later. Wait for it (bounded) so the state we report, and the next execute, see idle.
-    if (endedBy && this.shellKind !== null && (tracker.runningCommand || this.launching)) {
-      const finished = nextEvent(tracker.onDidFinishCommand);
-      await raceOutcome(finished.promise, this.watchExit(), 2_000);
-      finished.dispose();
-    }
-    return { ended_by: endedBy, state: this.state };
-  }
-}
-
-function holdTerminalOpen(ttyPath: string | undefined): number | null {
-  if (!ttyPath) return null;
-  try {
-    return fs.openSync(ttyPath, fs.constants.O_RDWR | fs.constants.O_NOCTTY);
-  } catch {
-    return null; // the program may already be gone; its output is still read as before
-  }
-}
-
-type Outcome = 'finished' | 'exited' | 'timeout' | 'aborted' | 'awaiting';
-
-/** Every wait is a race: the event, the session's exit, a timeout and the caller's abort. */
-function raceOutcome(
-  event: Promise<unknown>,
-  exited: { promise: Promise<void>; dispose(): void },
-  timeoutMs: number,
-  signal?: AbortSignal,
-  awaiting?: Promise<unknown>,
-): Promise<Outcome> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => finish('timeout'), timeoutMs);
-    const onAbort = (): void => finish('aborted');
-    function finish(outcome: Outcome): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      exited.dispose();
-      resolve(outcome);
-    }
-    if (signal?.aborted) return finish('aborted');
-    signal?.addEventListener('abort', onAbort, { once: true });
-    void event.then(() => finish('finished'));
-    void exited.promise.then(() => finish('exited'));
-    void awaiting?.then(() => finish('awaiting'));
-  });
-}
-
-function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
 }

@@ -1,18 +1,19 @@
+import type { Emulator, OutputPosition } from '../emulation/emulator.js';
 import { DisposableStore, type Event } from '../event.js';
 import { PatternMatcher } from './patternMatcher.js';
+import type { ExitWatch } from './raceOutcome.js';
 import type { WaitOutcome, WaitSpec } from '../types.js';
 
 export const DEFAULT_WAIT_TIMEOUT_MS = 10_000;
 /** Pattern checks are coalesced: at most one per this interval while output streams. */
 const PATTERN_CHECK_INTERVAL_MS = 30;
+/** A wait's pattern sees at most this many rows of new output (bounded input). */
+const PATTERN_ROWS = 500;
 
 /** What a session offers a wait: its events and a way to read the text to match. */
 export interface WaitSources {
-  /**
-   * Resolves when the session exits (at once if it has); dispose to let go. A `.then` on one
-   * session-long promise per wait would keep every wait's closure until the session ends.
-   */
-  watchExit: () => { promise: Promise<void>; dispose(): void };
+  /** Resolves when the session exits (at once if it has); dispose to let go (see ExitWatch). */
+  watchExit: () => ExitWatch;
   /** The foreground command finished (D mark). */
   onDidFinishCommand: Event<unknown>;
   /** Output was parsed by the emulator (the screen changed). */
@@ -24,6 +25,36 @@ export interface WaitSources {
   text: () => string;
 }
 
+/** What a session's waits are made of: its emulator, its exit, its input watch, its output's pace. */
+export interface WaitableSession {
+  emulator: Pick<Emulator, 'tracker' | 'onDidParse' | 'isAlternateScreen' | 'screenLines' | 'linesSince'>;
+  watchExit: () => ExitWatch;
+  onDidAwaitInput: Event<unknown>;
+  lastOutputAt: () => number;
+}
+
+/**
+ * A session's sources for a wait that began at `since`. `read` tests the pattern against the
+ * screen and the new output (`includeScreen`); `send` only against what appeared since it typed,
+ * so a prompt already on screen does not end its wait at once.
+ */
+export function sessionWaitSources(session: WaitableSession, since: OutputPosition, includeScreen: boolean): WaitSources {
+  const { emulator } = session;
+  return {
+    watchExit: () => session.watchExit(),
+    onDidFinishCommand: emulator.tracker.onDidFinishCommand,
+    onDidParse: emulator.onDidParse,
+    onDidAwaitInput: session.onDidAwaitInput,
+    lastOutputAt: () => session.lastOutputAt(),
+    // Bounded: the last rows since the wait began (the full screen for full-screen programs).
+    text: () => {
+      if (emulator.isAlternateScreen) return emulator.screenLines().join('\n');
+      const fresh = emulator.linesSince(since, PATTERN_ROWS).lines.join('\n');
+      return includeScreen ? `${emulator.screenLines().join('\n')}\n${fresh}` : fresh;
+    },
+  };
+}
+
 export interface WaitOptions {
   /** `exit` resolves at once: nothing is running. */
   nothingRunning: boolean;
@@ -31,7 +62,7 @@ export interface WaitOptions {
 }
 
 /**
- * Races the wait's conditions (DESIGN §3 `wait`): exit, pattern, idle, awaiting input,
+ * Races the wait's conditions (docs/design.md §3.3 `wait`): exit, pattern, idle, awaiting input,
  * timeout, cancellation — whichever first. A timeout is an answer, not an error. An invalid
  * or runaway pattern rejects with INVALID_ARGUMENT.
  */

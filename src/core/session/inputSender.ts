@@ -1,0 +1,70 @@
+import type { Emulator, OutputPosition } from '../emulation/emulator.js';
+import { ErrorCode, SwitchboardError } from '../errors.js';
+import type { SendRequest, SendResult, WaitSpec } from '../types.js';
+import { encodeKeys } from './keys.js';
+import type { SessionStatus } from './sessionReader.js';
+import { waitFor, type WaitSources } from './waitFor.js';
+
+/** `send` without `wait`: settle until output is quiet this long (bounded). */
+const SEND_SETTLE: WaitSpec = { idle_ms: 300, timeout_ms: 3_000 };
+
+export interface InputSenderOptions {
+  /** The session's id, named in errors. */
+  id: string;
+  /** Let agents type into an echo-off (password) prompt (setting allowAgentSecretInput). */
+  allowSecretInput: boolean;
+  emulator: Pick<Emulator, 'modes' | 'position' | 'linesSince' | 'screenLines'>;
+  /** Throws unless an agent may write now (the session is live and an agent controls it). */
+  assertWritable: () => void;
+  /** The job awaits input at an echo-off prompt. */
+  atSecretPrompt: () => boolean;
+  /** Types into the terminal (the job no longer counts as awaiting input). */
+  type: (data: string) => void;
+  /** What a send's wait waits on, from `since` (only what appeared after typing). */
+  waitSources: (since: OutputPosition) => WaitSources;
+  status: () => SessionStatus;
+}
+
+/**
+ * `send` (docs/design.md §3.2): types text and/or keys into whatever runs — as a bracketed paste
+ * where the program asked for one, keys encoded for its cursor mode — then waits as asked
+ * (default: until output settles) and says what appeared since. Refused with SECRET_PROMPT at an
+ * echo-off prompt (§2.6).
+ */
+export class InputSender {
+  constructor(private readonly options: InputSenderOptions) {}
+
+  async send(request: SendRequest): Promise<SendResult> {
+    const { emulator } = this.options;
+    this.options.assertWritable();
+    if (this.options.atSecretPrompt() && !this.options.allowSecretInput) {
+      throw new SwitchboardError(
+        ErrorCode.SecretPrompt,
+        `Session ${this.options.id} is at a password prompt (echo is off); agents may not type secrets. Ask the person to type it in Switchboard, or kill the command.`,
+      );
+    }
+    const modes = emulator.modes;
+    let data = '';
+    if (request.text !== undefined && request.text !== '') {
+      const paste = request.paste ?? (request.text.includes('\n') && modes.bracketedPaste);
+      // An end-of-paste sequence inside the text would let it escape the paste.
+      data += paste ? `\x1b[200~${request.text.replaceAll('\x1b[201~', '')}\x1b[201~` : request.text;
+    }
+    if (request.keys?.length) data += encodeKeys(request.keys, { applicationCursorKeys: modes.applicationCursorKeys });
+    const since = emulator.position();
+    try {
+      if (data) this.options.type(data);
+      const waited = await waitFor(request.wait ?? SEND_SETTLE, this.options.waitSources(since), {
+        nothingRunning: false,
+        signal: request.signal,
+      });
+      const { lines } = emulator.linesSince(since);
+      const output = lines.join('\n');
+      const screen = emulator.screenLines().join('\n').trimEnd();
+      const { state, exit_code, ...secret } = this.options.status();
+      return { output, screen, state, exit_code, waited, ...secret };
+    } finally {
+      since.marker?.dispose();
+    }
+  }
+}
