@@ -44,32 +44,19 @@ const AREAS = [
 
 // ---- The rooms of src/core/, top to bottom. ----------------------------------------
 // A room imports only rooms below it (and the shared leaves at src/core/'s root), so the
-// rooms cannot form a cycle (but for UPWARD_LEAVES). The order follows today's imports:
-//   session     owns everything a session is made of
-//   output      OutputPipe: the PTY's byte stream into the emulator, the transcript, viewers
+// rooms cannot form a cycle. The order follows the imports:
+//   session     owns everything a session is made of, the byte stream's pipe included
 //   transcript  replays through an Emulator and reads TrackedCommands
 //   emulation   the Emulator hosts the CommandTracker and reads shell marks
 //   processes   reads the session marker from the shell's environment (shell/marks)
 //   shell       shell integration, marks, the command tracker
+//   output      text helpers: UTF-8 boundaries, the output window, the buffer as text
 //   pty         spawning a PTY: imports no room
-const ROOMS = ['session', 'output', 'transcript', 'emulation', 'processes', 'shell', 'pty'];
-
-// Today's three imports that point up the order. Each goes to a leaf file (it imports no
-// other module of the core, so no cycle of files runs through it) that sits one room too
-// high; until it moves, output ↔ transcript, output ↔ emulation and emulation ↔ shell are
-// room cycles through these files alone. Pinned by the test, the list may only shrink:
-// moving output/outputPipe.ts into session/ and emulation/bufferText.ts into output/ (then
-// the bottom room) empties it. Both moves touch files being split (session/, emulation/).
-const UPWARD_LEAVES = {
-  transcript: ['src/core/output/utf8.ts'],
-  emulation: ['src/core/output/outputWindow.ts'],
-  shell: ['src/core/emulation/bufferText.ts'],
-};
+const ROOMS = ['session', 'transcript', 'emulation', 'processes', 'shell', 'output', 'pty'];
 
 // ---- Selectors. ---------------------------------------------------------------------
 const area = (...categories) => ({ file: { categories } });
 const room = (...names) => ({ file: { categories: 'core-room', captured: { room: names } } });
-const file = (...paths) => ({ file: { path: paths } });
 const pkg = (...sources) => ({ module: { origin: 'external', source: sources } });
 const NODE = { module: { origin: 'core' } };
 const ANY_PACKAGE = { module: { origin: 'external' } };
@@ -155,7 +142,6 @@ const LAYERS = [
         ...CORE_PACKAGES,
         area('core-shared', 'package-info'),
         room(name, ...ROOMS.slice(index + 1)),
-        ...(UPWARD_LEAVES[name] ?? []).map((leaf) => file(leaf)),
       ],
     }),
   ]),

@@ -20,7 +20,7 @@ export { SessionManager, findExecutable, type CoreSettings } from './session/ses
 export type { TerminalSession } from './session/terminalSession.js';
 export { DEFAULT_SECRET_PATTERNS } from './session/sessionEnv.js';
 
-export type { OutputFrame } from './output/outputPipe.js';
+export type { OutputFrame } from './session/outputPipe.js';
 export { Utf8Pieces, wellFormedUtf8 } from './output/utf8.js';
 
 export { DEFAULT_TRANSCRIPT_MAX_BYTES } from './transcript/transcript.js';

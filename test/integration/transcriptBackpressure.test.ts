@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SESSION_ENV } from '../../src/core/shell/marks.js';
-import { TRANSCRIPT_HIGH_WATERMARK } from '../../src/core/output/outputPipe.js';
+import { TRANSCRIPT_HIGH_WATERMARK } from '../../src/core/session/outputPipe.js';
 import { OUTPUT_LOG, Transcript } from '../../src/core/transcript/transcript.js';
 import { agent, startBashSession } from './helpers/core.js';
 

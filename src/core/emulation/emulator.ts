@@ -1,7 +1,7 @@
 import type { SerializeAddon as HeadlessSerializeAddon } from '@xterm/addon-serialize';
 import type { IMarker, Terminal as HeadlessTerminal } from '@xterm/headless';
 import { CommandTracker, type TrackedCommand } from '../shell/commandTracker.js';
-import { readLines } from './bufferText.js';
+import { readLines } from '../output/bufferText.js';
 import { EventEmitter, type Disposable, type Event } from '../event.js';
 import { FeedScheduler } from './feedScheduler.js';
 import { FloodSignal } from './floodSignal.js';

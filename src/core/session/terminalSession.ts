@@ -15,7 +15,7 @@ import { InputSender } from './inputSender.js';
 import { TerminalInput } from './terminalInput.js';
 import { DisposableStore, EventEmitter, type Event } from '../event.js';
 import { newNonce } from '../ids.js';
-import { OutputPipe, type OutputFrame } from '../output/outputPipe.js';
+import { OutputPipe, type OutputFrame } from './outputPipe.js';
 import { terminateSession, type KillSignal } from '../processes/processes.js';
 import { planLaunch, type LaunchPlan } from '../shell/shellIntegration.js';
 import type { Transcript } from '../transcript/transcript.js';

@@ -1,6 +1,6 @@
 import type { IMarker, Terminal } from '@xterm/headless';
 import { EventEmitter, type Event } from '../event.js';
-import { readLines, readLogicalLine } from '../emulation/bufferText.js';
+import { readLines, readLogicalLine } from '../output/bufferText.js';
 import { OSC_CWD, OSC_FINAL_TERM, OSC_VSCODE, markOptions, unescapeCommandLine } from './marks.js';
 
 /** Where a mark was seen: an absolute buffer line (tracked by a marker) and a column. */

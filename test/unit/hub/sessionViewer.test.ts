@@ -9,7 +9,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EventEmitter } from '../../../src/core/event.js';
-import type { OutputFrame } from '../../../src/core/output/outputPipe.js';
+import type { OutputFrame } from '../../../src/core/session/outputPipe.js';
 import type { CommandRecord } from '../../../src/core/types.js';
 import { SessionViewer, type ViewerLimits } from '../../../src/hub/sessionViewer.js';
 import { UiBridge, DEFAULT_BRIDGE_LIMITS } from '../../../src/hub/uiBridge.js';

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import type { IPty } from 'node-pty';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Emulator } from '../../../../src/core/emulation/emulator.js';
-import { EMULATOR_HIGH_WATERMARK, OutputPipe, TRANSCRIPT_HIGH_WATERMARK, TRANSCRIPT_LOW_WATERMARK } from '../../../../src/core/output/outputPipe.js';
+import { EMULATOR_HIGH_WATERMARK, OutputPipe, TRANSCRIPT_HIGH_WATERMARK, TRANSCRIPT_LOW_WATERMARK } from '../../../../src/core/session/outputPipe.js';
 import { OUTPUT_LOG, Transcript } from '../../../../src/core/transcript/transcript.js';
 
 class PtySpy {
