@@ -7,9 +7,9 @@ import { DEFAULT_HTTP_STALL_MS } from './stalledResponses.js';
 const secretPattern = z.string().min(1).max(256);
 
 /**
- * Every setting, one zod schema (DESIGN §5): persisted as `<state>/settings.json`, written by
- * settingsEditor.ts alone (in `serve` and in the app), overridden by `SWITCHBOARD_*` environment
- * variables.
+ * Every setting, one zod schema (docs/design.md §5.5): persisted as `<state>/settings.json`,
+ * written by settingsEditor.ts alone (in `serve` and in the app), overridden by `SWITCHBOARD_*`
+ * environment variables.
  */
 export const SettingsSchema = z.object({
   /** Shell for new sessions; default: the person's login shell ($SHELL). */

@@ -1,5 +1,5 @@
 /**
- * Reading the OS process table, one platform per branch (DESIGN §2, "Control and killing").
+ * Reading the OS process table, one platform per branch (docs/design.md §2.8).
  *
  * Linux reads /proc directly (tested). macOS has no /proc, so it asks `ps` (written to be simple
  * and correct by reading the man page, NOT tested here: the CI platform is Linux).
