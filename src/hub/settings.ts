@@ -21,8 +21,8 @@ export const SettingsSchema = z.object({
   scrollback: z.number().int().min(100).max(1_000_000).default(5_000),
   /**
    * In-memory scrollback of sessions agents open: short, since agents read output through
-   * execute and `read` (which reaches the transcript on disk for older lines); a full one costs
-   * the hub a few MiB instead of ~12 (BENCHMARKS.md, Memory).
+   * execute and `read` (which reaches the transcript on disk for older lines), and every row
+   * kept costs the hub memory per session (bench/memory.ts; BENCHMARKS.md).
    */
   agentScrollback: z.number().int().min(100).max(1_000_000).default(1_000),
   /** First lines of each command's output kept even after they leave the scrollback. */
