@@ -1,5 +1,5 @@
 // ESLint flat config: typescript-eslint's recommended rules (not type-aware, so
-// `npm run lint` stays fast) plus the one-way import rule of docs/design.md §1.
+// `npm run lint` stays fast) plus the one-way import rule of docs/design.md §1.2.
 //
 // The layer rule is eslint-plugin-boundaries' `boundaries/dependencies`, checked on
 // resolved paths: every import is resolved by eslint-import-resolver-typescript (our
@@ -20,7 +20,7 @@ import boundaries from 'eslint-plugin-boundaries';
 import tseslint from 'typescript-eslint';
 
 const ANY_SOURCE = '**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs}';
-const RULE = 'docs/design.md §1';
+const RULE = 'docs/design.md §1.2';
 
 // ---- Where each file belongs (paths from the repository root). ---------------------
 // A file may carry several categories (a hub leaf is also hub). A file under src/, main/
@@ -245,7 +245,7 @@ export default defineConfig([
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 
-  // ---- The one-way import rule (docs/design.md §1). --------------------------------
+  // ---- The one-way import rule (docs/design.md §1.2). ------------------------------
   {
     files: [`src/${ANY_SOURCE}`, `main/${ANY_SOURCE}`, `renderer/${ANY_SOURCE}`],
     plugins: { boundaries },

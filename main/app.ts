@@ -4,8 +4,8 @@
  * logic: the person's actions go to the hub through a `UiBridge` (the class the WebSocket
  * and the window's IPC use), so they are validated and audited the same way.
  *
- * Focus rule (DESIGN §5): the only path to showing anything is `showForPerson`, called from a
- * tray click, a notification click or a second launch. Hub events (sessions opening,
+ * Focus rule (docs/design.md §5.3): the only path to showing anything is `showForPerson`, called
+ * from a tray click, a notification click or a second launch. Hub events (sessions opening,
  * commands running, failing, waiting for input) only re-render the tray and maybe notify.
  */
 import { app, clipboard, ipcMain, protocol } from 'electron';

@@ -2,7 +2,8 @@
  * The app's logger: the hub's `Logger` interface, written to `<state>/hub.log` (the file a
  * `serve` started by the shim logs to as well, so "where is the log" has one answer) and to
  * stderr (seen under `npm start`). A Finder-launched app has no terminal, hence the file.
- * Messages carry no secrets (CONVENTIONS 9); the file is private (0600) like the state dir.
+ * Messages carry no secrets (docs/conventions.md rule 9); the file is private (0600) like the
+ * state dir.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';

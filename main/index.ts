@@ -7,7 +7,7 @@
  *    `open -g` serves the shim's socket. Chromium's own profile goes to `<state>/electron`.
  *  - One app per state dir (Electron's single-instance lock, then the hub's own lock). A second
  *    launch is a person's action: the first instance shows its window; the second says which
- *    process holds the state dir and exits non-zero (DESIGN §4).
+ *    process holds the state dir and exits non-zero (docs/design.md §4.1).
  *  - macOS: no Dock icon (LSUIElement in the bundle; `dock.hide()` for `npm start`). The app is
  *    never activated by itself. `activate` (sent when the app is re-opened, also by the shim's
  *    `open -g`) deliberately shows nothing: the person opens the window from the menu bar.

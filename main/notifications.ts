@@ -1,5 +1,5 @@
 /**
- * Optional notifications (setting `notifications`, off by default; DESIGN §5): an agent's
+ * Optional notifications (setting `notifications`, off by default; docs/design.md §5.3): an agent's
  * command that failed, one that finished after running long, and a session that needs the
  * person (a secret prompt). Silent, and they never focus or show anything: only a click on
  * one (a person's action) opens the window on that session.

@@ -1,5 +1,5 @@
 /**
- * The tray menu as plain data (DESIGN §5), built from the hub's session list by pure
+ * The tray menu as plain data (docs/design.md §5.1), built from the hub's session list by pure
  * functions: no Electron here, so every label, order and enabled flag is unit-tested.
  * `tray.ts` turns the model into an Electron `Menu` and runs the actions.
  *

@@ -2,7 +2,7 @@
  * The Switchboard window: the renderer's UI in a locked-down BrowserWindow, shown only when
  * the person asks (tray, Watch, a notification click, a second launch). This file is the only
  * place in the app that calls `show`, `focus` or `app.focus`, and only from `showForPerson`:
- * nothing an agent does reaches it (DESIGN §5; test/unit/main/noFocusSteal.test.ts).
+ * nothing an agent does reaches it (docs/design.md §5.3; test/unit/main/noFocusSteal.test.ts).
  *
  * The window is created on the person's first request and destroyed when they close it (its
  * viewers stop streaming); the app keeps running in the menu bar.

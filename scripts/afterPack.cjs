@@ -1,4 +1,4 @@
-// electron-builder afterPack hook: flip Electron's fuses on the packaged binary (DESIGN §6)
+// electron-builder afterPack hook: flip Electron's fuses on the packaged binary (docs/design.md §6)
 // before it is signed. Fuses are compile-time switches baked into the Electron executable:
 //  - RunAsNode stays ON: the stdio shim runs on the app's own binary in Node mode
 //    (ELECTRON_RUN_AS_NODE=1), as VS Code's `code` command does.

@@ -1,8 +1,8 @@
 /**
  * The UI protocol: typed messages between the hub and any UI (the browser page over the
  * WebSocket `/ws`, the Electron window over IPC through the preload). Shared by both sides;
- * zod and web APIs only, so the renderer can import it (DESIGN §1). Every message is validated
- * on receipt, on both sides; an invalid or unknown message gets an `error` back and is
+ * zod and web APIs only, so the renderer can import it (docs/design.md §1.1). Every message is
+ * validated on receipt, on both sides; an invalid or unknown message gets an `error` back and is
  * otherwise ignored.
  *
  * Encoding: JSON, except a `frame` on the WebSocket, which is one binary message
@@ -310,7 +310,8 @@ export type AppCommand = z.infer<typeof AppCommandSchema>;
 
 /**
  * The app's notification settings, which the Electron window's settings page shows and changes
- * (main keeps them in app-preferences.json beside the hub's settings.json; DESIGN §5: off by default).
+ * (main keeps them in app-preferences.json beside the hub's settings.json; docs/design.md §5.3: off
+ * by default).
  */
 export const NotificationSettingsSchema = z.object({
   /** Notify when an agent's command fails, finishes after running long, or a session needs the person. */

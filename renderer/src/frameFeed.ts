@@ -6,10 +6,10 @@
  * - Per animation frame at most a budget of bytes is handed to xterm, and only once the
  *   previous batch was parsed; the rest waits here unacknowledged, so a flood the window
  *   cannot parse at 60 fps turns into the hub's `behind` and a fresh snapshot instead of a
- *   backlog that takes the window's frames (DESIGN §5: a flood never freezes the UI). A typed
- *   key's echo is a few bytes: it always fits. The budget adapts so that a full batch parses
- *   in about PARSE_TARGET_MS (a screen of short lines scrolls far more per byte than one of
- *   long lines), within MIN and MAX.
+ *   backlog that takes the window's frames (docs/design.md §5.4: a flood never freezes the
+ *   UI). A typed key's echo is a few bytes: it always fits. The budget adapts so that a full
+ *   batch parses in about PARSE_TARGET_MS (a screen of short lines scrolls far more per byte
+ *   than one of long lines), within MIN and MAX.
  * - Acks go out at the hub's `ackEvery`, or ACK_FLUSH_MS after the last output; at once while
  *   behind (each brings the fresh snapshot sooner). Frames a snapshot supersedes are dropped
  *   and acknowledged, never written.

@@ -1,6 +1,6 @@
 /**
- * The page's entry (DESIGN §5): the App over the Bridge this page has — in the Electron window
- * the preload (its page has no network), in a browser the hub's WebSocket.
+ * The page's entry (docs/design.md §5.2): the App over the Bridge this page has — in the Electron
+ * window the preload (its page has no network), in a browser the hub's WebSocket.
  */
 import { App } from './app.js';
 import { PreloadBridge, type PreloadApi } from './preloadBridge.js';

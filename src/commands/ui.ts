@@ -1,10 +1,10 @@
 /**
  * `switchboard ui [--print]`: opens the person's browser on the running hub's UI, signed in.
  *
- * The token may never be in argv (DESIGN §4), and a browser is opened by putting a URL in the
- * argv of `open`, `xdg-open` or the browser itself. So this asks the hub, over its token-checked
- * socket, for a one-time code and opens `http://127.0.0.1:<port>/?login=<code>`; the hub trades
- * the code, once and within a minute, for the UI cookie (src/hub/loginCodes.ts).
+ * The token may never be in argv (docs/design.md §4.3), and a browser is opened by putting a URL in
+ * the argv of `open`, `xdg-open` or the browser itself. So this asks the hub, over its
+ * token-checked socket, for a one-time code and opens `http://127.0.0.1:<port>/?login=<code>`; the
+ * hub trades the code, once and within a minute, for the UI cookie (src/hub/loginCodes.ts).
  */
 import { spawn } from 'node:child_process';
 import { processAlive, readHubInfo } from '../hub/hubInfo.js';

@@ -1,6 +1,6 @@
 /**
  * Coded errors the core raises. The MCP layer turns them into `isError` tool
- * results whose text leads with the code (DESIGN §3); the UI shows the message.
+ * results whose text leads with the code (docs/design.md §3.5); the UI shows the message.
  * Every message says what was wrong and what to do next.
  */
 export const ErrorCode = {

@@ -1,6 +1,6 @@
 /**
  * The session model shared by the core, the MCP tools and (later) the UI protocol.
- * Keys are snake_case where they travel to agents unchanged (DESIGN §3).
+ * Keys are snake_case where they travel to agents unchanged (docs/design.md §3.1).
  */
 
 export type Creator = { kind: 'agent'; client: string } | { kind: 'user' };
@@ -78,7 +78,7 @@ export interface KillResult {
   state: SessionState;
 }
 
-/** `wait` of `send` and `read` (DESIGN §3): whichever comes first, bounded by `timeout_ms`. */
+/** `wait` of `send` and `read` (docs/design.md §3.3): whichever comes first, bounded by `timeout_ms`. */
 export interface WaitSpec {
   exit?: boolean;
   pattern?: string;

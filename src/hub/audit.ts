@@ -1,6 +1,6 @@
 /**
- * `<state>/audit.jsonl` (DESIGN §4): one JSON line per tool call — who, when, which tool and
- * session, how it ended, how long it took — and never what was typed or run (a command line may
+ * `<state>/audit.jsonl` (docs/design.md §4.6): one JSON line per tool call — who, when, which tool
+ * and session, how it ended, how long it took — and never what was typed or run (a command line may
  * hold a secret; `send` records byte counts only). The file is 0600 in the 0700 state dir.
  *
  * Lines are gathered and appended once per event-loop turn, after the tool's answer went out,

@@ -8,7 +8,7 @@ import {
 import { ForwardingTransport, isNotification, isRequest, isResponse } from './forwardingTransport.js';
 
 /**
- * A client disconnecting is not a cancellation (DESIGN §3): its commands go on.
+ * A client disconnecting is not a cancellation (docs/design.md §3.4): its commands go on.
  *
  * The SDK's Protocol aborts every in-flight handler's `ctx.mcpReq.signal` when its transport
  * closes (`Protocol._onclose`, reason `SdkError(ConnectionClosed)`), the same signal an explicit

@@ -10,7 +10,7 @@ import { tokensEqual } from './token.js';
 import { defaultRendererDir, isUiAssetPath, serveUiAsset } from './uiStatic.js';
 import type { UiUpgradeHandler } from './uiWebSocket.js';
 
-/** Never anything but loopback (DESIGN §4). */
+/** Never anything but loopback (docs/design.md §4.3). */
 export const HTTP_HOST = '127.0.0.1';
 
 export interface HttpServerOptions {

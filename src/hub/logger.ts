@@ -1,5 +1,5 @@
 /**
- * The one logger (CONVENTIONS rule 9): stderr only, never stdout, which carries JSON-RPC
+ * The one logger (docs/conventions.md rule 9): stderr only, never stdout, which carries JSON-RPC
  * in the shim. Callers pass messages without secrets; tokens never reach a log line.
  */
 export interface Logger {

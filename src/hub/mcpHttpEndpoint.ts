@@ -147,7 +147,7 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
 
 /**
  * A fetch Request for the modern handler, deliberately without an abort signal: a client
- * that drops the connection must not cancel its call (DESIGN §3).
+ * that drops the connection must not cancel its call (docs/design.md §3.4).
  */
 function toWebRequest(req: IncomingMessage, body: Buffer): Request {
   const headers = new Headers();

@@ -1,7 +1,7 @@
-/** The audit log of the state dir (DESIGN §4): one JSON line per tool call and person action. */
+/** The audit log of the state dir (docs/design.md §4.6): one JSON line per tool call and person action. */
 export const AUDIT_FILE = 'audit.jsonl';
 
-/** What the person did in the UI. Typing is a byte count, never the bytes (DESIGN §4). */
+/** What the person did in the UI. Typing is a byte count, never the bytes (docs/design.md §4.6). */
 export type PersonActionName = 'take_over' | 'hand_back' | 'interrupt' | 'kill' | 'close' | 'open_terminal' | 'input' | 'change_settings' | 'rotate_token';
 
 /**

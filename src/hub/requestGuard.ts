@@ -3,8 +3,8 @@ import { tokensEqual } from './token.js';
 
 /**
  * The checks every HTTP request and WebSocket upgrade passes before anything else happens
- * (CONVENTIONS 8, DESIGN §4): all of them look at headers only, so they run before a body
- * byte is read.
+ * (docs/conventions.md rule 8, docs/design.md §4.3): all of them look at headers only, so they run
+ * before a body byte is read.
  */
 export interface GuardVerdict {
   status: 401 | 403;

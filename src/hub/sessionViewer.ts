@@ -53,7 +53,7 @@ export const DEFAULT_VIEWER_LIMITS: ViewerLimits = {
 type Mode = 'snapshotting' | 'live' | 'behind' | 'failed';
 
 /**
- * One viewer of one session (DESIGN §5 flow control, VS Code style but without ever pausing the
+ * One viewer of one session (docs/design.md §5.4, VS Code style but without ever pausing the
  * PTY): a snapshot, then numbered frames batched ≤ 16 ms. Frames carry the output's bytes
  * (whole characters, valid UTF-8: ui-protocol.ts), never decoded here. Unacknowledged bytes are
  * counted; past the high watermark (or when the transport backs up) frames stop and the

@@ -7,9 +7,9 @@ import { DEFAULT_HTTP_STALL_MS } from './stalledResponses.js';
 const secretPattern = z.string().min(1).max(256);
 
 /**
- * Every setting, one zod schema (DESIGN §5): persisted as `<state>/settings.json`, written by
- * settingsEditor.ts alone (in `serve` and in the app), overridden by `SWITCHBOARD_*` environment
- * variables.
+ * Every setting, one zod schema (docs/design.md §5.5): persisted as `<state>/settings.json`,
+ * written by settingsEditor.ts alone (in `serve` and in the app), overridden by `SWITCHBOARD_*`
+ * environment variables.
  */
 export const SettingsSchema = z.object({
   /** Shell for new sessions; default: the person's login shell ($SHELL). */
@@ -21,8 +21,8 @@ export const SettingsSchema = z.object({
   scrollback: z.number().int().min(100).max(1_000_000).default(5_000),
   /**
    * In-memory scrollback of sessions agents open: short, since agents read output through
-   * execute and `read` (which reaches the transcript on disk for older lines); a full one costs
-   * the hub a few MiB instead of ~12 (BENCHMARKS.md, Memory).
+   * execute and `read` (which reaches the transcript on disk for older lines), and every row
+   * kept costs the hub memory per session (bench/memory.ts; BENCHMARKS.md).
    */
   agentScrollback: z.number().int().min(100).max(1_000_000).default(1_000),
   /** First lines of each command's output kept even after they leave the scrollback. */

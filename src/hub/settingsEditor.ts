@@ -77,9 +77,9 @@ export interface SettingsEditorOptions {
 }
 
 /**
- * The hub's settings as the person sees and changes them on the settings page (DESIGN §5).
- * A change is checked as the whole file would be read at the next start (the schema, with the
- * `SWITCHBOARD_*` overrides) before anything is written, so a saved file always loads; it is
+ * The hub's settings as the person sees and changes them on the settings page (docs/design.md
+ * §5.5). A change is checked as the whole file would be read at the next start (the schema, with
+ * the `SWITCHBOARD_*` overrides) before anything is written, so a saved file always loads; it is
  * written whole and renamed into place (0600), keeping the keys the hub does not know. Settings
  * an environment variable sets cannot be changed here: the variable would win at every start.
  *

@@ -1,5 +1,5 @@
 /**
- * The hub's unix socket (`<state>/hub.sock`), spoken by the shim (DESIGN §4). Chosen over
+ * The hub's unix socket (`<state>/hub.sock`), spoken by the shim (docs/design.md §4.2). Chosen over
  * Streamable HTTP on the socket because the shim already speaks newline-delimited JSON-RPC
  * on stdio: after one handshake line each way, the socket carries exactly those lines.
  *

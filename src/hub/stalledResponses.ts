@@ -21,7 +21,7 @@ interface Watched {
  * Issue 7: an HTTP client that stops reading its socket must not hold the hub's memory. An
  * answer (an MCP SSE stream or JSON body) whose buffered bytes have not moved for `stallMs`
  * is dropped: the response and its connection are destroyed, exactly as if the client had
- * disconnected (its calls go on; DESIGN §3). Node already stops parsing further pipelined
+ * disconnected (its calls go on; docs/design.md §3.4). Node already stops parsing further pipelined
  * requests on a connection whose answers do not drain, so one connection cannot queue more.
  * An idle stream (nothing to send, e.g. the standalone GET stream) is never dropped.
  */

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { TOKEN_FILE } from './socketProtocol.js';
 
-/** 32 random bytes → 43 base64url characters (256 bits; DESIGN §4 asks for ≥ 128). */
+/** 32 random bytes → 43 base64url characters (256 bits; docs/design.md §4.3 asks for ≥ 128). */
 const TOKEN_BYTES = 32;
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{22,512}$/;
 
@@ -43,9 +43,9 @@ export function ensureToken(stateDir: string): string {
 }
 
 /**
- * A new token in place of the old one (DESIGN §5 token rotation): written whole to a private
- * temporary file and renamed over `<state>/token`, so a reader (a shim connecting) sees the old
- * token or the new one, never a part. Only the hub that holds the state dir calls it.
+ * A new token in place of the old one (docs/design.md §4.3, token rotation): written whole to a
+ * private temporary file and renamed over `<state>/token`, so a reader (a shim connecting) sees the
+ * old token or the new one, never a part. Only the hub that holds the state dir calls it.
  */
 export function replaceToken(stateDir: string): string {
   const file = path.join(stateDir, TOKEN_FILE);

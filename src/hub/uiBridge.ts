@@ -46,9 +46,9 @@ export const DEFAULT_BRIDGE_LIMITS: UiBridgeLimits = {
 type MessageOf<T extends ClientMessage['type']> = Extract<ClientMessage, { type: T }>;
 
 /**
- * One UI connection on the hub (DESIGN §1 "UiBridge → ui-protocol"): validates every message,
- * lists sessions and their changes, runs one `SessionViewer` per subscribed session, and turns
- * the person's actions into core calls. Control is the core's: input goes through
+ * One UI connection on the hub (docs/design.md §1, "UiBridge → ui-protocol"): validates every
+ * message, lists sessions and their changes, runs one `SessionViewer` per subscribed session, and
+ * turns the person's actions into core calls. Control is the core's: input goes through
  * `userInput`, which only the session's controller may use; watching never resizes a PTY.
  * Every person action goes to the audit log; typing as a byte count only.
  */

@@ -1,8 +1,8 @@
 /**
  * The step an agent takes next, phrased once and carried by both renderings of a result
- * (DESIGN §3: the text, and `next` in `structuredContent`), so a host that shows the model only
- * one of them still tells it what to do. Each names the exact call, arguments as JSON, so a
- * model can copy it.
+ * (docs/design.md §3.6: the text, and `next` in `structuredContent`), so a host that shows the
+ * model only one of them still tells it what to do. Each names the exact call, arguments as JSON,
+ * so a model can copy it.
  */
 
 /** `tool {"arg":…}`: a call as the text and `next` write it. */

@@ -1,7 +1,8 @@
 /**
  * MCP progress for calls that wait (`execute`, and `send`/`read` with `wait`): hosts with a
- * 60-second request timeout reset it on every progress notification (DESIGN §3). Sent only
- * when the request carried `_meta.progressToken` (CONVENTIONS: the MCP SDK section).
+ * 60-second request timeout reset it on every progress notification (docs/design.md §3.4).
+ * Sent only when the request carried `_meta.progressToken` (docs/conventions.md, the MCP
+ * TypeScript SDK).
  */
 import type { ServerContext } from '@modelcontextprotocol/server';
 

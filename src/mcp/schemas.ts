@@ -1,8 +1,9 @@
 /**
- * Lenient tool input (DESIGN §3): models send `"5000"` for 5000, `"true"` for true, `timeout`
- * for `timeout_ms`, `session_id` for `session`, and keys that do not exist. We accept the first
- * three, ignore the last and name it in a `warnings` list so the model learns, and answer a bad
- * value with an INVALID_ARGUMENT result that names the parameter, the value and what is allowed.
+ * Lenient tool input (docs/design.md §3.1): models send `"5000"` for 5000, `"true"` for true,
+ * `timeout` for `timeout_ms`, `session_id` for `session`, and keys that do not exist. We accept the
+ * first three, ignore the last and name it in a `warnings` list so the model learns, and answer a
+ * bad value with an INVALID_ARGUMENT result that names the parameter, the value and what is
+ * allowed.
  *
  * Why the parsing happens inside the handler, not in the SDK: `McpServer` validates arguments
  * against the registered `inputSchema` before the handler runs, and a failure there becomes an
@@ -352,12 +353,12 @@ function jsonSafe(value: unknown): unknown {
   }
 }
 
-/** The longest wait a `send`/`read` may ask for: 10 minutes (DESIGN §3: a bounded timeout). */
+/** The longest wait a `send`/`read` may ask for: 10 minutes (docs/design.md §3.3: a bounded timeout). */
 export const MAX_WAIT_MS = 600_000;
 
 /**
- * `wait` of `send` and `read` (DESIGN §3): whichever comes first, bounded by `timeout_ms`.
- * A pattern's length and run time are bounded by the core (PatternMatcher).
+ * `wait` of `send` and `read` (docs/design.md §3.3): whichever comes first, bounded by
+ * `timeout_ms`. A pattern's length and run time are bounded by the core (PatternMatcher).
  */
 export const waitSchema = z
   .object({

@@ -1,6 +1,6 @@
 /**
  * The MCP server factory: one `McpServer` per connection, every tool registered on it, all of
- * them calling into one shared hub (DESIGN §1, §3).
+ * them calling into one shared hub (docs/design.md §1, §3.1).
  */
 import {
   CLIENT_INFO_META_KEY,
@@ -22,7 +22,7 @@ import { registerRead } from './tools/read.js';
 import { registerSend, sendAuditFacts } from './tools/send.js';
 import { packageVersion } from '../packageInfo.js';
 
-/** One tool call as the audit log records it (DESIGN §4): who, what, on which session, how it ended — never the arguments. */
+/** One tool call as the audit log records it (docs/design.md §4.6): who, what, on which session, how it ended — never the arguments. */
 export interface ToolAuditEvent {
   /** When the call started (ISO 8601). */
   time: string;
@@ -41,8 +41,8 @@ export interface ToolAuditEvent {
 }
 
 /**
- * What the tools need from the hub. `src/mcp/` may not import `src/hub/` (DESIGN §1, enforced
- * by lint), so this is the structural slice of `Hub` the tools use; a `Hub` satisfies it.
+ * What the tools need from the hub. `src/mcp/` may not import `src/hub/` (docs/design.md §1.2,
+ * enforced by lint), so this is the structural slice of `Hub` the tools use; a `Hub` satisfies it.
  */
 export interface ToolHost {
   readonly manager: SessionManager;

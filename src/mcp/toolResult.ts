@@ -1,5 +1,5 @@
 /**
- * The two shapes every tool answers with (DESIGN §3):
+ * The two shapes every tool answers with (docs/design.md §3.1, §3.5):
  *
  * - a success carries `structuredContent` (checked against the tool's `outputSchema`) and a
  *   short text; each is complete on its own, because some hosts show the model only the text
@@ -16,7 +16,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { isSwitchboardError, type ErrorCode } from '../core/index.js';
 
-/** Not one of the agent-facing codes of DESIGN §3: a bug or an environment fault on our side. */
+/** Not one of the agent-facing codes of docs/design.md §3.5: a bug or an environment fault on our side. */
 export const INTERNAL_ERROR = 'INTERNAL_ERROR';
 
 /** Where an error result carries its code and details as data (reverse-DNS, as MCP asks of `_meta` keys). */

@@ -1,7 +1,7 @@
 /**
  * `switchboard mcp`: a thin forwarder between an MCP host's stdio and the hub's unix socket
- * (DESIGN §4). Lines from stdin go to the hub, lines from the hub go to stdout; stdout carries
- * JSON-RPC only, one message per line. The shim knows just enough JSON-RPC to:
+ * (docs/design.md §4.4). Lines from stdin go to the hub, lines from the hub go to stdout; stdout
+ * carries JSON-RPC only, one message per line. The shim knows just enough JSON-RPC to:
  *
  *  - answer what it must not forward itself: a line that is not JSON (-32700), JSON that is not
  *    a JSON-RPC 2.0 message or is a batch (-32600, with the caller's id when there is one), a

@@ -1,8 +1,8 @@
 /**
- * Starting a hub when none answers (DESIGN §4): on macOS the installed app, in the background
- * and without activating it; everywhere else (and whenever SWITCHBOARD_HOME points the shim at
- * a state dir the app would not use) `switchboard serve`, detached from the shim so it outlives
- * it, its output appended to `<state>/hub.log`.
+ * Starting a hub when none answers (docs/design.md §4.4): on macOS the installed app, in the
+ * background and without activating it; everywhere else (and whenever SWITCHBOARD_HOME points the
+ * shim at a state dir the app would not use) `switchboard serve`, detached from the shim so it
+ * outlives it, its output appended to `<state>/hub.log`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';

@@ -2,7 +2,7 @@
  * The little JSON-RPC 2.0 the shim must understand to forward MCP without speaking it: which
  * line is a request, a notification or a response, and the error replies the shim sends itself
  * (a line that is not JSON, not JSON-RPC, a batch, a line over the size cap, a call the hub can
- * no longer answer). Error codes live here, in one place (CONVENTIONS rule 3).
+ * no longer answer). Error codes live here, in one place (docs/conventions.md rule 3).
  */
 
 export const PARSE_ERROR = -32700;

@@ -1,9 +1,10 @@
 /**
- * Splits a byte stream into newline-terminated lines with bounded memory (CONVENTIONS rule 4):
- * a line longer than `maxBytes` is not buffered; its bytes are discarded up to the next newline
- * and reported once as an overflow, keeping only a short head and tail so the caller can try to
- * name the request it belonged to. Lines are decoded as UTF-8 whole, so a multibyte character
- * split across chunks is never mangled. A trailing `\r` is dropped (CRLF senders).
+ * Splits a byte stream into newline-terminated lines with bounded memory (docs/design.md §4.4;
+ * docs/conventions.md rule 4): a line longer than `maxBytes` is not buffered; its bytes are
+ * discarded up to the next newline and reported once as an overflow, keeping only a short head
+ * and tail so the caller can try to name the request it belonged to. Lines are decoded as UTF-8
+ * whole, so a multibyte character split across chunks is never mangled. A trailing `\r` is
+ * dropped (CRLF senders).
  */
 
 /** Bytes of an over-long line kept from its start and its end. */

@@ -156,7 +156,7 @@ describe('wrong argument types and ranges', () => {
       expect(r.text, label).toMatch(allowed);
     }
     // A number where a session id is expected is taken as that id (lenient the way models are,
-    // DESIGN §3): it names no session here, so a clear SESSION_NOT_FOUND, never a crash.
+    // docs/design.md §3.1): it names no session here, so a clear SESSION_NOT_FOUND, never a crash.
     const numeric = await http.call('send', { session: 42, text: 'x' });
     expect(numeric.error).toMatchObject({ code: 'SESSION_NOT_FOUND' });
     expect(numeric.text).toContain('"42"');

@@ -271,7 +271,8 @@ async function churnOne(n: number, agent: RawHttp, tally: Tally): Promise<void> 
       break;
     }
     case 'disconnect': {
-      // The creating client goes away; its session stays (DESIGN §3) until another client closes it.
+      // The creating client goes away; its session stays (docs/design.md §3.4) until another client
+      // closes it.
       let id: string;
       if (k === 0 && Math.floor(n / 40) % 5 === 0) {
         name = 'disconnect: shim (stdin closed)';

@@ -46,7 +46,7 @@ describe('20 agents (10 over the shim, 10 over HTTP) × 5 sessions each', () => 
         sessionsByAgent.set(a, mine);
       }
       // Each agent ran in shells of its own (up to five: a shell that went idle again may be reused,
-      // DESIGN §3); no session served two agents.
+      // docs/design.md §3.4); no session served two agents.
       const all = [...sessionsByAgent.values()].flatMap((s) => [...s]);
       for (const mine of sessionsByAgent.values()) expect(mine.size).toBeGreaterThanOrEqual(1);
       expect(new Set(all).size).toBe(all.length);

@@ -237,7 +237,7 @@ describe('the Electron window’s page over the preload and main’s IpcBridge',
     contents.send(IPC_CHANNELS.command, { type: 'settings' });
     const notify = page.locator('.settings-page [data-setting="notifications"]');
     await notify.waitFor();
-    expect(await notify.isChecked()).toBe(false); // off by default (DESIGN §5)
+    expect(await notify.isChecked()).toBe(false); // off by default (docs/design.md §5.3)
     expect(await page.locator('.settings-page select[data-setting="notifyAfterMs"]').isDisabled()).toBe(true);
     await notify.check();
     await expect.poll(() => onDisk().notifications, { timeout: 5_000 }).toBe(true);

@@ -1,5 +1,5 @@
 /**
- * The clients hosts actually embed (DESIGN §3 "Errors", §7): one agent scenario suite run
+ * The clients hosts actually embed (docs/design.md §3.5, §7): one agent scenario suite run
  * through
  *
  *   - the TypeScript SDK 1.x client (`@modelcontextprotocol/sdk`, what most hosts embed) over the

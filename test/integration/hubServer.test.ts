@@ -1,6 +1,6 @@
 /**
- * One shared hub (DESIGN §4): real `switchboard serve` processes, the official MCP client over
- * Streamable HTTP, raw clients on the unix socket, and raw HTTP for the guards.
+ * One shared hub (docs/design.md §4.1–4.3): real `switchboard serve` processes, the official MCP
+ * client over Streamable HTTP, raw clients on the unix socket, and raw HTTP for the guards.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, statSync, utimesSync, writeFileSync } from 'node:fs';

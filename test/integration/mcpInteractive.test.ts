@@ -1,7 +1,7 @@
 /**
- * Interactive programs, prompts, reads, progress, cancellation and the audit log (DESIGN §3,
- * issue 3 items 1, 6, 7), through the official MCP client driving the real shim
- * (`node bin/switchboard.js mcp`), which starts and forwards to a real hub (`serve`) in a temp
+ * Interactive programs, prompts, reads, progress, cancellation and the audit log (docs/design.md
+ * §2.6, §3.2–3.4, §4.6, issue 3 items 1, 6, 7), through the official MCP client driving the real
+ * shim (`node bin/switchboard.js mcp`), which starts and forwards to a real hub (`serve`) in a temp
  * SWITCHBOARD_HOME. Runs against dist/: `npm run build` first.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -79,7 +79,8 @@ describe('the six tools through the shim', () => {
     const byName = new Map(listed.tools.map((t) => [t.name, t]));
     expect(byName.get('read')?.annotations?.readOnlyHint).toBe(true);
     expect(byName.get('list')?.annotations?.readOnlyHint).toBe(true);
-    // DESIGN §3: all six descriptions and schemas under 2 000 tokens (~3.5 characters a token).
+    // docs/design.md §3.6: `tools/list` stays under 10 000 characters of JSON; the six tools built
+    // so far, under 8 000.
     expect(JSON.stringify(listed).length).toBeLessThan(8_000);
     expect(a.client.getInstructions()).toMatch(/awaiting_input/);
   });

@@ -1,8 +1,9 @@
 /**
- * The shim (`switchboard mcp`) as a thin forwarder to a real hub (`switchboard serve`), DESIGN §4:
- * it starts a detached hub when none answers, answers bad lines itself, survives the hub being
- * SIGKILLed (calls in flight get an error and are never resent; the same client goes on after its
- * initialize was replayed), and exits within 1 s when stdin closes while the sessions live on.
+ * The shim (`switchboard mcp`) as a thin forwarder to a real hub (`switchboard serve`),
+ * docs/design.md §4.4: it starts a detached hub when none answers, answers bad lines itself,
+ * survives the hub being SIGKILLed (calls in flight get an error and are never resent; the same
+ * client goes on after its initialize was replayed), and exits within 1 s when stdin closes while
+ * the sessions live on.
  *
  * Both sides are real: the official MCP client over StdioClientTransport where a host's view is
  * what matters, and a shim spawned by hand where the raw bytes on stdin/stdout are the point.
@@ -304,7 +305,7 @@ describe('shim: starting and finding the hub', () => {
       // A hub of its own, not the shim hosting sessions in-process.
       expect(hubPid).not.toBe(host.transport.pid);
       expect(existsSync(path.join(home, 'hub.log'))).toBe(true);
-      // The background hub's log never holds the token (DESIGN §4: never in logs).
+      // The background hub's log never holds the token (docs/design.md §4.3: never in logs).
       const token = readFileSync(path.join(home, 'token'), 'utf8').trim();
       expect(readFileSync(path.join(home, 'hub.log'), 'utf8')).not.toContain(token);
       expect(host.errors).toEqual([]);

@@ -1,6 +1,6 @@
 /**
- * Transcripts and history (DESIGN §2) with real shells: output.log holds every byte the PTY
- * produced, commands.jsonl slices it per command, closed sessions survive a hub restart until
+ * Transcripts and history (docs/design.md §2.7) with real shells: output.log holds every byte the
+ * PTY produced, commands.jsonl slices it per command, closed sessions survive a hub restart until
  * retention removes them, and the asciicast export replays output.log exactly.
  */
 import * as fs from 'node:fs';

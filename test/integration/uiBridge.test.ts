@@ -1,7 +1,8 @@
 /**
- * The person's side over `/ws` (DESIGN §2 control, §4 endpoints, §5): a real `switchboard serve`,
- * the official MCP client over HTTP as the agent, and real WebSocket clients (`ws`) speaking
- * src/ui-protocol.ts as the page does. Runs against dist/: `npm run build` first.
+ * The person's side over `/ws` (docs/design.md §2.8 control, §4.3 endpoints, §5.2 window, §5.4 flow
+ * control, §5.5 settings): a real `switchboard serve`, the official MCP client over HTTP as the
+ * agent, and real WebSocket clients (`ws`) speaking src/ui-protocol.ts as the page does. Runs
+ * against dist/: `npm run build` first.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * The one-way import rule of docs/design.md §1 is enforced by eslint.config.js
+ * The one-way import rule of docs/design.md §1.2 is enforced by eslint.config.js
  * (eslint-plugin-boundaries on resolved paths). This test lints small snippets as if they
  * were files at real places in the tree (ESLint's `filePath`), so their imports resolve
  * against the real files, and proves that every restriction fires with its message, that
@@ -251,12 +251,12 @@ const allowed: { file: string; specifier: string }[] = [
   { file: 'bench/run.ts', specifier: '../src/core/session/terminalSession.js' },
 ];
 
-describe('one-way import rule (docs/design.md §1)', () => {
+describe('one-way import rule (docs/design.md §1.2)', () => {
   it.each(refused)('refuses $specifier in $file', async ({ file, specifier, because }) => {
     expectReal(file, specifier);
     const messages = await refusals(file, use(specifier));
     expect(messages).toHaveLength(1);
-    expect(messages[0]).toContain('docs/design.md §1');
+    expect(messages[0]).toContain('docs/design.md §1.2');
     expect(messages[0]).toContain(because);
     expect(messages[0]).toContain(`'${specifier}'`);
   });
@@ -328,7 +328,7 @@ describe('one-way import rule (docs/design.md §1)', () => {
   });
 });
 
-describe('the rooms of src/core/ (docs/design.md §1)', () => {
+describe('the rooms of src/core/ (docs/design.md §1.2)', () => {
   // Top to bottom, as in eslint.config.js; one real file of each room.
   const rooms: [string, string][] = [
     ['session', 'src/core/session/sessionManager.ts'],

@@ -18,8 +18,8 @@ let xtermLoading: Promise<Xterm> | undefined;
 
 /**
  * Loads `@xterm/headless` and its serialize addon, once. They are the largest code the core
- * holds (several MiB of the hub's RSS), and a hub without sessions never needs them: the
- * first emulator loads them (`Emulator.create`, or `loadEmulator()` ahead of time).
+ * holds, and a hub without sessions never needs them: the first emulator loads them
+ * (`Emulator.create`, or `loadEmulator()` ahead of time).
  */
 export function loadEmulator(): Promise<void> {
   xtermLoading ??= Promise.all([import('@xterm/headless'), import('@xterm/addon-serialize')]).then(([headless, serialize]) => {

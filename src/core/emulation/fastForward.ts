@@ -23,7 +23,7 @@
  *
  * The plan is made on the raw UTF-8 bytes, chunk by chunk as the PTY delivered them: skipped
  * output is never decoded, copied or joined, and the scan for controls reads four bytes at a
- * time (a flood is ~98 % printable ASCII).
+ * time (a flood is almost all printable ASCII).
  */
 
 export interface SkipPlan {
@@ -69,7 +69,7 @@ export interface ChunkScan {
   readonly ascii: boolean;
 }
 
-/** Scans `chunk` for `planSkip` (about 1 µs per KB of a flood). */
+/** Scans `chunk` for `planSkip`: one pass, a word at a time where it can (firstStop). */
 export function scanChunk(chunk: Buffer): ChunkScan {
   scannedLineFeeds = 0;
   sgrCount = 0;
@@ -311,7 +311,8 @@ let scannedLineFeeds = 0;
  */
 function firstStop(chunk: Buffer, from: number, words: Int32Array, wordsAt: number): number {
   const length = chunk.length;
-  // Module bindings are re-read (and checked) on every use in a loop; locals are not (~1.6× here).
+  // Module bindings are re-read (and checked) on every use in a loop, locals are not: this loop
+  // is most of the scan's cost.
   const passes = PASSES;
   const lineFeed = LF;
   let lineFeeds = 0;

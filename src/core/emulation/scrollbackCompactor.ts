@@ -19,7 +19,7 @@ import {
  * Rows of the scrollback give back the blank cells at their end.
  *
  * xterm keeps every row as `cols` cells of 12 bytes, in a typed array of its own: at 120
- * columns, 1 440 bytes plus ~520 of bookkeeping (backing store, `ArrayBuffer`, view), whatever
+ * columns, 1 440 bytes plus the bookkeeping (backing store, `ArrayBuffer`, view), whatever
  * the row holds. Most output is far narrower than the terminal (`seq` prints 6 columns, source
  * code averages ~40), so most of a full scrollback is blank cells. Once a row has scrolled off
  * the screen nothing writes to it again (the cursor never leaves the screen), so as it enters
@@ -138,8 +138,8 @@ export class ScrollbackCompactor implements Disposable {
     // A row that wraps onto the next keeps its blanks: they are part of the logical line.
     const next = rows.row(index + 1);
     if (!next || !isWrapped(next)) {
-      // The last cell that is not blank (content, foreground, background all default); without
-      // branches per word this runs ~2x faster, and it is most of the cost.
+      // The last cell that is not blank (content, foreground, background all default), found
+      // without a branch per word: this loop is most of the cost.
       let at = (length - 1) * CELL_WORDS;
       while (at >= 0 && ((data[at]! ^ BLANK_CELL_CONTENT) | data[at + 1]! | data[at + 2]!) === 0) at -= CELL_WORDS;
       keep = Math.min(at / CELL_WORDS + 2, length);

@@ -1,6 +1,6 @@
 /**
  * Fits a command's output into what a model should pay for: the first and last lines with
- * a one-line note in between saying how to read the rest (DESIGN §3, `max_lines`).
+ * a one-line note in between saying how to read the rest (docs/design.md §3.6, `max_lines`).
  */
 
 /** A line longer than this is cut, with a note of what was cut. */

@@ -6,8 +6,8 @@ const execFileAsync = promisify(execFile);
 
 /**
  * Is the terminal's foreground job blocked reading the terminal, and is echo off?
- * (DESIGN §2 "Awaiting input and secrets".) Asked only after output has been quiet, so the
- * cost (a few /proc reads, one `stty`) never lands on the byte path.
+ * (docs/design.md §2.6.) Asked only after output has been quiet, so the cost (a few /proc
+ * reads, one `stty`) never lands on the byte path.
  *
  * Linux: a process of the foreground group whose current syscall (/proc/<pid>/syscall) is a
  * read on a descriptor that is this terminal. Programs that wait in poll/epoll (Node's

@@ -1,5 +1,5 @@
 /**
- * Reading the OS process table, one platform per branch (DESIGN §2, "Control and killing").
+ * Reading the OS process table, one platform per branch (docs/design.md §2.8).
  *
  * Linux reads /proc directly (tested). macOS has no /proc, so it asks `ps` (written to be simple
  * and correct by reading the man page, NOT tested here: the CI platform is Linux).
@@ -95,10 +95,10 @@ let procBuffer = Buffer.allocUnsafe(64 * 1024);
  * A /proc file as text, read synchronously into the one reused buffer. A close scans the stat
  * and environ of every process on the machine (twice or more); with `fs.promises.readFile` that
  * was hundreds of concurrent requests per close, each with a fresh 64 KB buffer (procfs files
- * report size 0), and the hub's malloc heap grew by about 70 KB per closed session, for good
- * (test/adversarial/churn.test.ts; bounded concurrency with reused buffers still grew it by
- * half that). procfs answers from memory, so a read is a few microseconds, and a scan yields to
- * the event loop every SCAN_BATCH processes. The cost: reading an environ waits for that
+ * report size 0), and the hub's malloc heap grew with every closed session, for good
+ * (test/adversarial/churn.test.ts; bounded concurrency with reused buffers still grew it).
+ * procfs answers from memory, so a synchronous read is short, and a scan yields to the event
+ * loop every SCAN_BATCH processes. The cost: reading an environ waits for that
  * process's memory-map lock, so a process stuck holding it would stall the hub for as long;
  * `processes.ts` reads the environ only of processes started after the session's shell.
  */

@@ -1,5 +1,5 @@
 /**
- * The process side of kill and close (DESIGN §2, "Control and killing").
+ * The process side of kill and close (docs/design.md §2.8).
  *
  * Kill: signal the foreground process group of a session, escalating SIGINT → SIGTERM → SIGKILL,
  * and report which signal ended it. Close: SIGHUP the session, then SIGKILL everything still
@@ -39,7 +39,7 @@ export type KillTarget =
   | { kind: 'group'; leader: ProcessIdentity };
 
 export interface KillOptions {
-  /** Wait after each signal (ms); missing entries repeat the last one. DESIGN default: 2000 each. */
+  /** Wait after each signal (ms); missing entries repeat the last one. Default (docs/design.md §2.8): 2000 each. */
   waitsMs: readonly number[];
   /** Signals in order; default SIGINT, SIGTERM, SIGKILL. */
   signals?: readonly KillSignal[];

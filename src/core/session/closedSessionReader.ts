@@ -13,7 +13,7 @@ const DEFAULT_LIMIT = 200;
 
 /**
  * `read` of a session that has exited — in this hub or before a restart — from its transcript
- * (DESIGN §2 "Transcripts and history"): `command` pages a command's output exactly (replayed
+ * (docs/design.md §2.7): `command` pages a command's output exactly (replayed
  * with the session's nonce), `screen` and `history` replay the transcript's end through a
  * scratch emulator, and `new` returns the history (per-client places do not outlive a hub).
  */
@@ -47,7 +47,7 @@ export async function readClosedSession(store: SessionStore, ref: string, reques
       sessionId: meta.id,
       cut: cutOf(meta),
     });
-    // That command's exit code and duration (DESIGN §3), not the session's exit code.
+    // That command's exit code and duration (docs/design.md §3.2), not the session's exit code.
     return { ...base, ...page, seq: record.seq, ...recordOutcome(record) };
   }
   if (request.view === 'screen') {

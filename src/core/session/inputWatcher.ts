@@ -68,7 +68,7 @@ export class InputWatcher {
    * Checks for a blocked terminal read once output has been quiet for `quietMs`, then again
    * every `quietMs` while the job stays quiet and is not reading (a probe reads /proc).
    * Re-probing at once, as it did, kept a quiet job (`sleep 30`, a silent build) probed back to
-   * back: ~45 % of a core for as long as it ran.
+   * back, busy on a core for as long as it ran.
    */
   schedule(): void {
     if (this.probeTimer || this.options.closed()) return;

@@ -1,8 +1,8 @@
 import { ErrorCode, SwitchboardError } from '../errors.js';
 
 /**
- * Key names → the bytes an xterm sends (DESIGN §3 `send.keys`): `enter`, `tab`, `up`, `f5`,
- * `ctrl+c`, `alt+b`, `shift+tab`, `ctrl+shift+up`, single characters like `q` or `Y`.
+ * Key names → the bytes an xterm sends (docs/design.md §3.2 `send.keys`): `enter`, `tab`, `up`,
+ * `f5`, `ctrl+c`, `alt+b`, `shift+tab`, `ctrl+shift+up`, single characters like `q` or `Y`.
  */
 
 const NAMED: Record<string, string> = {

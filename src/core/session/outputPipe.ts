@@ -12,7 +12,7 @@ export interface OutputFrame {
 /**
  * Flow-control watermarks, in bytes of emulator backlog (VS Code's pty host uses the
  * same shape). The PTY is paused only when the session's own emulator falls behind,
- * never because a viewer is slow (DESIGN §5).
+ * never because a viewer is slow (docs/design.md §5.4).
  */
 export const EMULATOR_HIGH_WATERMARK = 8_000_000;
 export const EMULATOR_LOW_WATERMARK = 2_000_000;
@@ -24,8 +24,8 @@ export const TRANSCRIPT_HIGH_WATERMARK = 8 * 1024 * 1024;
 export const TRANSCRIPT_LOW_WATERMARK = 1024 * 1024;
 
 /**
- * The one place PTY bytes flow through (CONVENTIONS rule 4): raw bytes to the transcript, the
- * emulator and live listeners. Nothing here decodes: each consumer decodes only what it uses
+ * The one place PTY bytes flow through (docs/conventions.md rule 4): raw bytes to the transcript,
+ * the emulator and live listeners. Nothing here decodes: each consumer decodes only what it uses
  * (the emulator what it parses, not a flood it fast-forwards; a viewer what it sends), keeping
  * characters split across chunks whole (utf8.ts) and turning invalid bytes into U+FFFD.
  */

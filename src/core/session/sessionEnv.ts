@@ -2,7 +2,7 @@ import { ErrorCode, SwitchboardError } from '../errors.js';
 import { SESSION_ENV } from '../shell/marks.js';
 import type { Creator } from '../types.js';
 
-/** Default secret filter (DESIGN §2): removed from agent sessions unless allowed. */
+/** Default secret filter (docs/design.md §2.2): removed from agent sessions unless allowed. */
 export const DEFAULT_SECRET_PATTERNS = [
   '*_TOKEN',
   '*_TOKEN_*',

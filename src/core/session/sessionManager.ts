@@ -32,7 +32,8 @@ export interface CoreSettings {
   secretAllow: string[];
   cols: number;
   rows: number;
-  // Transcripts and history (DESIGN §2); optional so callers that predate them get the defaults.
+  // Transcripts and history (docs/design.md §2.7); optional, so callers that predate them get
+  // the defaults.
   /** Closed sessions' transcripts are removed this many days after they ended. */
   retentionDays?: number;
   /** …then the oldest closed ones until all transcripts take less than this. */

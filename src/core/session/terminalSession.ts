@@ -72,7 +72,7 @@ export interface TerminalSessionOptions {
 
 /**
  * One PTY running a shell or a program, mirrored in a headless emulator, recorded in a
- * transcript, with its commands tracked through shell-integration marks (DESIGN §2).
+ * transcript, with its commands tracked through shell-integration marks (docs/design.md §2.1).
  */
 export class TerminalSession {
   readonly id: string;
@@ -289,7 +289,7 @@ export class TerminalSession {
     return this.nonce;
   }
 
-  /** Who may type: agents, or the person (DESIGN §2). */
+  /** Who may type: agents, or the person (docs/design.md §2.1). */
   get controller(): Controller {
     return this.controllerValue;
   }
@@ -353,12 +353,12 @@ export class TerminalSession {
     };
   }
 
-  /** Runs one command line and waits for its own D mark (DESIGN §3 `execute`). Calls queue in order. */
+  /** Runs one command line and waits for its own D mark (docs/design.md §3.2 `execute`). Calls queue in order. */
   execute(options: ExecuteOptions): Promise<ExecuteResult> {
     return this.calls.run(() => this.runner.run(options));
   }
 
-  // ---- the person's side (DESIGN §2 "Control"): enforced here, not in a UI -----------------
+  // ---- the person's side (docs/design.md §2.8): enforced here, not in a UI -----------------
 
   /** Finished commands, oldest first (the timeline). */
   commands(): CommandRecord[] {

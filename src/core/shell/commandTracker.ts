@@ -52,7 +52,7 @@ export interface CommandTrackerOptions {
 /**
  * Reads shell-integration marks through the parser's OSC hooks (never a regex over the
  * stream) and keeps one record per command. An xterm addon, so the same class can load
- * into the headless mirror or a renderer (CONVENTIONS: xterm.js).
+ * into the headless mirror or a renderer (docs/conventions.md, xterm.js).
  */
 export class CommandTracker {
   private terminal: Terminal | undefined;

@@ -1,5 +1,5 @@
 /**
- * The invisible marks shell integration prints, in one place (DESIGN §2).
+ * The invisible marks shell integration prints, in one place (docs/design.md §2.5).
  *
  *   OSC 133 ; A ; nonce=<n>          prompt start
  *   OSC 133 ; B ; nonce=<n>          prompt end, input start

@@ -1,5 +1,5 @@
 /**
- * Shell integration injection (DESIGN §2 "Exact command boundaries"), as pure functions: given a
+ * Shell integration injection (docs/design.md §2.5), as pure functions: given a
  * shell, return the arguments and environment that make it print the marks of ./marks.ts. The
  * session spawns the shell with them; nothing here spawns processes or touches the person's files.
  *
@@ -74,8 +74,8 @@ const INTERACTIVE_FLAG = '--interactive';
 const SHORT_FLAGS = /^-[il]+$/;
 
 /**
- * Whether `open` with `program` + `args` opens a shell (DESIGN §2: "a shell is a shell however
- * it is opened"): a program whose name is a shell's, with no arguments but the login and
+ * Whether `open` with `program` + `args` opens a shell (docs/design.md §2.5: "a shell is a shell
+ * however it is opened"): a program whose name is a shell's, with no arguments but the login and
  * interactive flags, gets the same integration as the configured shell. Any other argument
  * (`-c '…'`, a script, `--norc`, `-x`, `-o …`) has a meaning the integration would have to carry
  * into its own arguments, and several defeat it (`-c` runs and exits, `zsh -f` skips our

@@ -1,7 +1,7 @@
 /**
  * The last `capacity` bytes of a stream, in a circular buffer allocated on the first append.
  * Appending copies, so the PTY's read buffers are not kept alive (holding a megabyte of them,
- * scattered over the heap, left the hub's RSS ~4 MB higher after a flood). Offsets are
+ * scattered over the heap, kept the hub's RSS high after a flood). Offsets are
  * absolute: the stream's byte count, the ring starting at `origin`.
  */
 export class OutputRing {

@@ -19,10 +19,10 @@ export interface RecentText {
  * (escape sequences included), decoded only when read.
  *
  * They are read back from the session's output.log, which holds every byte anyway, so a
- * session keeps none of them in memory (a 1 MiB ring each did: a twentieth of a session with
- * a full scrollback, a third of an agent's). Only output the transcript does not hold is kept,
- * in a ring of the last RECENT_OUTPUT_BYTES: all of it when there is no transcript (no state
- * dir), and from the moment output.log stops short (its size cap, a failed write) on.
+ * session keeps none of them in memory (a 1 MiB ring each did, a large part of an agent
+ * session's memory). Only output the transcript does not hold is kept, in a ring of the last
+ * RECENT_OUTPUT_BYTES: all of it when there is no transcript (no state dir), and from the
+ * moment output.log stops short (its size cap, a failed write) on.
  *
  * Offsets count the session's bytes; readers keep `end`, a character boundary.
  */

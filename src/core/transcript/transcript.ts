@@ -20,11 +20,11 @@ export const DEFAULT_TRANSCRIPT_MAX_BYTES = 512 * 1024 * 1024;
  * PTY chunks for output.log are gathered and written with one call once this many bytes are
  * waiting, or after `WRITE_BATCH_MS`, whichever comes first. node-pty delivers one chunk
  * (≤ 4 KB on Linux) per event-loop turn, so gathering "per tick" would still write once per
- * chunk. Measured on the main thread with ~100 µs of other work per chunk (the hub's case):
- * a write per chunk costs 8–12 µs of it, corked batches 1.5–4 µs. Each batch is also a round
- * trip to the thread pool (and one for its timing lines), which costs CPU on both threads:
- * with 64 KB / 10 ms batches a 64 MiB `cat` took ~200 ms more of the hub's CPU than now
- * (docs/decisions.md, Transcripts). During a flood the size ends a batch, otherwise the timer.
+ * chunk. A write per chunk costs the main thread far more than a chunk's share of a batch, and
+ * each batch is a round trip to the thread pool (and one for its timing lines) that costs CPU
+ * on both threads, so batches are large: smaller ones cost the hub measurably more CPU during
+ * a `cat` (bench/ab.ts, results in BENCHMARKS.md; docs/decisions.md, Transcripts). During a
+ * flood the size ends a batch, otherwise the timer.
  */
 export const WRITE_BATCH_BYTES = 1024 * 1024;
 export const WRITE_BATCH_MS = 50;
@@ -124,7 +124,8 @@ export class Transcript {
   private batchTimer: NodeJS.Timeout | null = null;
   /**
    * timing.jsonl lines not yet handed to its stream: written with output.log's batch. One write
-   * per line (every 64 KB of a flood) cost ~13 % of the main thread's CPU during a `cat` (bench A/B).
+   * per line (every 64 KB of a flood) cost a visible share of the main thread's CPU during a
+   * `cat` (bench/ab.ts, results in BENCHMARKS.md).
    */
   private timingLines = '';
   /** commands.jsonl lines waiting for the end of this turn (appendCommand). */

@@ -1,6 +1,6 @@
 /**
- * `execute` (DESIGN §3): run one command line in a shell session and return its exact output
- * and exit code. The handler only picks the session and calls the core.
+ * `execute` (docs/design.md §3.2): run one command line in a shell session and return its exact
+ * output and exit code. The handler only picks the session and calls the core.
  */
 import type { McpServer, RegisteredTool, ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
@@ -51,8 +51,8 @@ function inputSpec(defaults: { executeTimeoutMs: number; maxLines: number }) {
   return spec;
 }
 
-// Every ExecuteResult key of DESIGN §3 is sent; the schema names the ones a client relies on and
-// stays loose for the rest (truncated, total_lines, duration_ms, command_seq, detection, and
+// Every ExecuteResult key of docs/design.md §3.2 is sent; the schema names the ones a client relies
+// on and stays loose for the rest (truncated, total_lines, duration_ms, command_seq, detection, and
 // fields the core adds later such as `secret`), so the listing stays short.
 const outputSchema = z.looseObject({
   status: z.enum(['completed', 'running', 'awaiting_input']),

@@ -1,4 +1,4 @@
-/** `kill` (DESIGN §3): stop what runs in a session, or end the session. */
+/** `kill` (docs/design.md §3.2): stop what runs in a session, or end the session. */
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { KillResult } from '../../core/index.js';

@@ -1,4 +1,4 @@
-/** `list` (DESIGN §3): the sessions, their state and what runs in them. */
+/** `list` (docs/design.md §3.2): the sessions, their state and what runs in them. */
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { SessionInfo } from '../../core/index.js';
@@ -16,8 +16,8 @@ const spec: InputSpec<typeof schema.shape> = {
   aliases: { closed: 'include_closed', all: 'include_closed', include_exited: 'include_closed', show_closed: 'include_closed' },
 };
 
-// Every key of DESIGN §3 is sent; the advertised schema names the two a client must rely on
-// and stays loose for the rest (models pay for every listed token).
+// Every key of docs/design.md §3.2 is sent; the advertised schema names the two a client must rely
+// on and stays loose for the rest (models pay for every listed token).
 const sessionSchema = z.looseObject({
   id: z.string(),
   state: z.enum(['idle', 'running', 'awaiting_input', 'exited']),

@@ -1,4 +1,4 @@
-/** `open` (DESIGN §3): a new session running the login shell or a program (vim, python3, htop). */
+/** `open` (docs/design.md §3.2): a new session running the login shell or a program (vim, python3, htop). */
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { SessionInfo } from '../../core/index.js';

@@ -1,4 +1,4 @@
-/** `read` (DESIGN §3): what a session shows or showed, optionally after waiting for something. */
+/** `read` (docs/design.md §3.2): what a session shows or showed, optionally after waiting for something. */
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { ReadRequest, ReadResult } from '../../core/index.js';
@@ -49,8 +49,9 @@ const spec: InputSpec<typeof schema.shape> = {
   nested: { wait: { aliases: WAIT_ALIASES } },
 };
 
-// Every ReadResult key of DESIGN §3 is sent (lines, truncated, cursor, waited, seq, secret too);
-// the advertised schema names the ones a client relies on and stays loose for the rest.
+// Every ReadResult key of docs/design.md §3.2 is sent (lines, truncated, cursor, waited, seq,
+// secret too); the advertised schema names the ones a client relies on and stays loose for the
+// rest.
 const outputSchema = z.looseObject({
   content: z.string(),
   total_lines: z.number(),

@@ -1,4 +1,4 @@
-/** `send` (DESIGN §3): type text and keys into a session, then wait for what it answers. */
+/** `send` (docs/design.md §3.2): type text and keys into a session, then wait for what it answers. */
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { SendResult } from '../../core/index.js';

@@ -1,9 +1,9 @@
 /**
  * A `tools/call` result as the tests read it, whichever client or transport brought it: the
  * text, the structured content of a success, and the code and details of an error (from
- * `_meta["dev.switchboard/error"]`, DESIGN §3). It also holds every answer to the contract
- * strict clients rely on: an error result carries no `structuredContent`, and its text leads
- * with its code.
+ * `_meta["dev.switchboard/error"]`, docs/design.md §3.5). It also holds every answer to the
+ * contract strict clients rely on: an error result carries no `structuredContent`, and its text
+ * leads with its code.
  */
 export interface ToolAnswer {
   isError: boolean;

@@ -1,5 +1,5 @@
 /**
- * The token comparison of every endpoint (`tokensEqual`, DESIGN §4: "compared in constant
+ * The token comparison of every endpoint (`tokensEqual`, docs/design.md §4.3: "compared in constant
  * time"). No clock is read: timing tests are flaky. Instead the shape of the comparison is
  * asserted through a spy on node:crypto — every comparison, whatever the lengths, ends in one
  * `timingSafeEqual` of two equal-length buffers, and its answer is the answer. A naive `===`

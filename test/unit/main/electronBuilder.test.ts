@@ -1,5 +1,5 @@
 /**
- * Packaging (DESIGN §6) without building: electron-builder.yml is valid against
+ * Packaging (docs/design.md §6) without building: electron-builder.yml is valid against
  * electron-builder's own schema (app-builder-lib's validateConfiguration, the check
  * `electron-builder` runs first) and holds the settings the design asks for; the afterPack
  * hook flips the fuses, run on a stand-in Electron binary and read back with @electron/fuses.

@@ -1,6 +1,6 @@
 /**
- * The focus rule (DESIGN §5): agent activity never shows, focuses or raises a window, never
- * activates the app, never shows the Dock icon. The app's real composition (main/app.ts) over
+ * The focus rule (docs/design.md §5.3): agent activity never shows, focuses or raises a window,
+ * never activates the app, never shows the Dock icon. The app's real composition (main/app.ts) over
  * a REAL hub in this process, with a real shell session an agent opens and real commands it
  * runs (started, finished, failed, waiting for input, a secret prompt); only `electron` is fake.
  * The tray icon and notifications prove the events did reach main; a person's click proves

@@ -1,5 +1,5 @@
 /**
- * The tray menu model and icon state (DESIGN §5): pure functions of the hub's sessions.
+ * The tray menu model and icon state (docs/design.md §5.1): pure functions of the hub's sessions.
  */
 import { describe, expect, it } from 'vitest';
 import type { UiSession } from '../../../src/ui-protocol.js';
@@ -49,7 +49,7 @@ const outline = (menu: MenuModel): string[] => menu.map((i) => (i.kind === 'sepa
 const OPTIONS = { startAtLogin: false, startAtLoginSupported: true };
 
 describe('buildTrayMenu', () => {
-  it('with no sessions: Open, "No sessions", then the fixed items in DESIGN §5 order', () => {
+  it('with no sessions: Open, "No sessions", then the fixed items in docs/design.md §5.1 order', () => {
     const menu = buildTrayMenu([], OPTIONS);
     expect(outline(menu)).toEqual([
       'Open Switchboard',

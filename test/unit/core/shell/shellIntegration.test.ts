@@ -1,7 +1,7 @@
 /**
  * The pure launch planning of shellIntegration.ts: which `program` + `args` open a shell
- * (DESIGN §2, "a shell is a shell however it is opened"), and what each session is spawned as.
- * Real shells running these plans: test/integration/shellsByName.test.ts.
+ * (docs/design.md §2.5, "a shell is a shell however it is opened"), and what each session is
+ * spawned as. Real shells running these plans: test/integration/shellsByName.test.ts.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
