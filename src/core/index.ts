@@ -3,14 +3,16 @@
  * Everything else under src/core/ is the core's own business; the lint rule of
  * docs/design.md §1.2 refuses a deep import from outside.
  *
- * The rooms, each a folder named after its concept:
- *   session/     a session (TerminalSession) and the manager that owns them all
- *   pty/         spawning a PTY with node-pty
- *   output/      the one place a PTY's byte stream is handled, and fitting output for a model
- *   emulation/   the headless xterm that is the truth of the screen, and floods through it
- *   shell/       shell integration: the plan that injects it, the marks, the tracker that reads them
- *   processes/   the OS side: foreground jobs, terminal reads, signals, the process table
+ * The rooms, each a folder named after its concept, top to bottom (a room imports only the
+ * rooms below it):
+ *   session/     a session (TerminalSession, its parts, the one pipe of its byte stream) and
+ *                the manager that owns them all
  *   transcript/  output.log, commands.jsonl, closed sessions on disk, replay, export
+ *   emulation/   the headless xterm that is the truth of the screen, and floods through it
+ *   processes/   the OS side: foreground jobs, terminal reads, signals, the process table
+ *   shell/       shell integration: the plan that injects it, the marks, the tracker that reads them
+ *   output/      text helpers: UTF-8 boundaries, fitting output for a model, the buffer as text
+ *   pty/         spawning a PTY with node-pty
  */
 export { ErrorCode, SwitchboardError, isSwitchboardError } from './errors.js';
 export { EventEmitter, nextEvent, type Disposable, type Event } from './event.js';

@@ -41,15 +41,15 @@ const DAY_MS = 86_400_000;
 const TOKEN_CHECK_MS = 3_600_000;
 
 /**
- * The composition root both hosts (Electron main, headless `serve`, and for now the shim)
- * construct the same way: state dir, settings, the session manager.
+ * The composition root both hosts (Electron main and headless `serve`) construct the same
+ * way: state dir, settings, the session manager.
  */
 export class Hub {
   readonly manager: SessionManager;
   readonly settings: Settings;
   readonly stateDir: string;
   readonly logger: Logger;
-  /** The person's side: one UiBridge per connected UI (`/ws`, later Electron IPC). */
+  /** The person's side: one UiBridge per connected UI (`/ws` in a browser, IPC in the app's window). */
   readonly ui: UiHost;
   /** `<state>/audit.jsonl`: every tool call (ToolHost.audit). */
   private readonly auditLog: AuditLog;
@@ -70,7 +70,7 @@ export class Hub {
   readonly onDidChangeToolDefaults = this.onDidChangeToolDefaultsEmitter.event;
 
   /**
-   * The hub of `serve` (and later Electron main): takes the state dir's lock (HubLockedError
+   * The hub of `serve` and of the app: takes the state dir's lock (HubLockedError
    * names the holder), the token, then the unix socket and loopback HTTP, and writes hub.json.
    * `dispose()` undoes all of it.
    */

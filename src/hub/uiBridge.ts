@@ -13,8 +13,8 @@ import { DEFAULT_VIEWER_LIMITS, SessionViewer, type ViewerLimits } from './sessi
 import type { UiHost } from './uiHost.js';
 
 /**
- * How a bridge reaches its UI. Transport-agnostic: the WebSocket (`/ws`) and, later, the
- * Electron preload's IPC both provide it.
+ * How a bridge reaches its UI. Transport-agnostic: the WebSocket (`/ws`) and the Electron
+ * preload's IPC both provide it.
  */
 export interface UiBridgeTransport {
   send(message: HubMessage): void;

@@ -18,7 +18,7 @@ export interface UiHostOptions {
 }
 
 /**
- * The UI side of the hub, shared by every connected UI (browser tabs over `/ws`, later the
+ * The UI side of the hub, shared by every connected UI (browser tabs over `/ws`, the
  * Electron window over IPC): the session list as UIs see it (live sessions, plus those that
  * ended while the hub runs until the person closes them), whether a session waits for a secret
  * ("needs you"), and one `UiBridge` per connection.

@@ -6,11 +6,11 @@
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, connectRaw, removeHome, ROOT, startHub, tempHome, type HubProcess } from './helpers/hubProcess.js';
+import { get } from './helpers/uiClient.js';
 import { within } from './helpers/within.js';
 
 const LOGIN_LINK = /^http:\/\/127\.0\.0\.1:(\d+)\/\?login=([A-Za-z0-9_-]{43})$/;
@@ -51,20 +51,6 @@ function recordingBrowser(name: string, exitCode = 0): { command: string; argv: 
     argv: () => readFileSync(`${dir}.argv`, 'utf8').split('\n').slice(0, -1),
     env: () => readFileSync(`${dir}.env`, 'utf8'),
   };
-}
-
-/** One GET with raw headers (fetch may not set Host). */
-function get(port: number, target: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path: target, method: 'GET', headers, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
 }
 
 describe('switchboard ui', () => {
