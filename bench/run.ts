@@ -40,9 +40,8 @@ function machineLine(): string {
 /**
  * Calls made before the steady-state figures. A fresh hub runs its per-call code (the MCP SDK,
  * zod, xterm's parser, ours) in V8's interpreter at first and needs ~1 500–2 000 calls until
- * it is optimized: its CPU per `execute` (all threads) falls from ~1.9 to ~0.7 ms, and the
- * official client's from ~0.6 to ~0.25 ms (measured; BENCHMARKS.md, sixteenth session). A hub
- * is a long-lived process, so the steady state is the figure; a fresh hub's first calls are
+ * it is optimized, and its CPU per `execute` falls by more than half (measured with this
+ * bench's fresh-hub rows against the warm ones). A hub is a long-lived process, so the steady state is the figure; a fresh hub's first calls are
  * reported beside it.
  */
 const WARM_UP_CALLS = 2_000;

@@ -23,7 +23,7 @@ export const DEFAULT_TRANSCRIPT_MAX_BYTES = 512 * 1024 * 1024;
  * chunk. A write per chunk costs the main thread far more than a chunk's share of a batch, and
  * each batch is a round trip to the thread pool (and one for its timing lines) that costs CPU
  * on both threads, so batches are large: smaller ones cost the hub measurably more CPU during
- * a `cat` (bench/ab.ts, results in BENCHMARKS.md; docs/decisions.md, Transcripts). During a
+ * a `cat` (measure with bench/ab.ts; docs/decisions.md, Transcripts). During a
  * flood the size ends a batch, otherwise the timer.
  */
 export const WRITE_BATCH_BYTES = 1024 * 1024;
@@ -125,7 +125,7 @@ export class Transcript {
   /**
    * timing.jsonl lines not yet handed to its stream: written with output.log's batch. One write
    * per line (every 64 KB of a flood) cost a visible share of the main thread's CPU during a
-   * `cat` (bench/ab.ts, results in BENCHMARKS.md).
+   * `cat` (measure with bench/ab.ts).
    */
   private timingLines = '';
   /** commands.jsonl lines waiting for the end of this turn (appendCommand). */
