@@ -21,6 +21,7 @@ export type * from './types.js';
 export { SessionManager, findExecutable, type CoreSettings } from './session/sessionManager.js';
 export type { TerminalSession } from './session/terminalSession.js';
 export { DEFAULT_SECRET_PATTERNS } from './session/sessionEnv.js';
+export { AGENT_ENV_DEFAULTS, agentEnvEntryProblem } from './session/agentEnvironment.js';
 
 export type { OutputFrame } from './session/outputPipe.js';
 export { Utf8Pieces, wellFormedUtf8 } from './output/utf8.js';

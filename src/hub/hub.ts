@@ -300,6 +300,7 @@ export function coreSettings(settings: Settings, env: NodeJS.ProcessEnv): Requir
     allowSecretInput: settings.allowAgentSecretInput,
     secretPatterns: settings.secretPatterns,
     secretAllow: settings.secretAllow,
+    agentEnv: settings.agentEnv,
     cols: settings.defaultCols,
     rows: settings.defaultRows,
     retentionDays: settings.retentionDays,

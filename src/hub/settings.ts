@@ -1,10 +1,19 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_RETENTION_BYTES, DEFAULT_RETENTION_DAYS, DEFAULT_SECRET_PATTERNS, DEFAULT_TRANSCRIPT_MAX_BYTES } from '../core/index.js';
+import { agentEnvEntryProblem, DEFAULT_RETENTION_BYTES, DEFAULT_RETENTION_DAYS, DEFAULT_SECRET_PATTERNS, DEFAULT_TRANSCRIPT_MAX_BYTES } from '../core/index.js';
 import { DEFAULT_HTTP_STALL_MS } from './stalledResponses.js';
 
 const secretPattern = z.string().min(1).max(256);
+/** `NAME=value` or `NAME` (agentEnvironment.ts); a value may be long (a PATH), not unbounded. */
+const agentEnvEntry = z
+  .string()
+  .min(1)
+  .max(32_768)
+  .superRefine((entry, context) => {
+    const problem = agentEnvEntryProblem(entry);
+    if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+  });
 
 /**
  * Every setting, one zod schema (docs/design.md §5.5): persisted as `<state>/settings.json`,
@@ -42,6 +51,11 @@ export const SettingsSchema = z.object({
   /** Variable-name patterns (`*` wildcard); bounded, since every session's environment is matched against each. */
   secretPatterns: z.array(secretPattern).max(1_000).default([...DEFAULT_SECRET_PATTERNS]),
   secretAllow: z.array(secretPattern).max(1_000).default([]),
+  /**
+   * Over the variables agents' sessions get so that no editor or pager waits on them (docs/design.md
+   * §2.2): `NAME=value` sets NAME, `NAME` alone keeps the inherited value. Not the person's sessions.
+   */
+  agentEnv: z.array(agentEnvEntry).max(1_000).default([]),
   /** Closed sessions' transcripts are removed this many days after they ended. */
   retentionDays: z.number().min(0).max(36_500).default(DEFAULT_RETENTION_DAYS),
   /** Then the oldest closed sessions go until all transcripts take less than this many bytes. */

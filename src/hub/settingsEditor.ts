@@ -31,6 +31,12 @@ const PRESENTATION: Record<Key, Presentation> = {
   defaultCols: { group: 'Sessions', label: 'Columns of a new session', applies: 'sessions' },
   defaultRows: { group: 'Sessions', label: 'Rows of a new session', applies: 'sessions' },
   shellStartupTimeoutMs: { group: 'Sessions', label: 'Wait for a shell to start', unit: 'ms', applies: 'sessions' },
+  agentEnv: {
+    group: 'Sessions',
+    label: 'Variables for agents’ shells',
+    hint: 'Over the defaults that keep editors and pagers from waiting (PAGER=cat, GIT_EDITOR=true, …), one per line: NAME=value, or NAME alone to keep your own value.',
+    applies: 'sessions',
+  },
   executeTimeoutMs: { group: 'Commands', label: 'execute waits at most', unit: 'ms', hint: 'Then it answers “running”; the command goes on.', applies: 'calls' },
   maxLines: { group: 'Commands', label: 'Lines execute returns', unit: 'lines', hint: 'Head and tail; the rest is a read away.', applies: 'calls' },
   commandHeadLines: { group: 'Commands', label: 'First lines kept of each command', unit: 'lines', applies: 'sessions' },

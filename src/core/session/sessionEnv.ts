@@ -1,6 +1,7 @@
 import { ErrorCode, SwitchboardError } from '../errors.js';
 import { SESSION_ENV } from '../shell/marks.js';
 import type { Creator } from '../types.js';
+import { agentEnvironment, isForbiddenAgentVariable } from './agentEnvironment.js';
 
 /** Default secret filter (docs/design.md §2.2): removed from agent sessions unless allowed. */
 export const DEFAULT_SECRET_PATTERNS = [
@@ -23,9 +24,6 @@ export const DEFAULT_SECRET_PATTERNS = [
 /** Never reach any session: the hub's own secrets and the app runtime's variables. */
 const HUB_ONLY = [/^SWITCHBOARD_TOKEN$/, /^ELECTRON_/, /^npm_/, /^SWITCHBOARD_NONCE$/];
 
-/** Variables an agent may not set: they change how the shell itself and our integration load. */
-const FORBIDDEN_AGENT_ENV = [/^LD_/, /^DYLD_/, /^BASH_ENV$/, /^ENV$/, /^ZDOTDIR$/, /^PROMPT_COMMAND$/, /^SWITCHBOARD_/];
-
 export interface SessionEnvOptions {
   sessionId: string;
   creator: Creator;
@@ -35,6 +33,8 @@ export interface SessionEnvOptions {
   secretPatterns?: readonly string[];
   /** Names allowed through the secret filter. */
   secretAllow?: readonly string[];
+  /** The person's `agentEnv` setting: `NAME=value` or `NAME` entries over the agent defaults (agentEnvironment.ts). */
+  agentEnv?: readonly string[];
 }
 
 export function buildSessionEnv(options: SessionEnvOptions): Record<string, string> {
@@ -55,8 +55,8 @@ export function buildSessionEnv(options: SessionEnvOptions): Record<string, stri
   });
   if (!env.LANG && !env.LC_ALL && !env.LC_CTYPE) env.LANG = 'C.UTF-8';
   if (isAgent) {
-    // A pager waiting for `q` is a hang for an agent.
-    Object.assign(env, { PAGER: 'cat', GIT_PAGER: 'cat', MANPAGER: 'cat', SYSTEMD_PAGER: '' });
+    // No editor or pager the agent would be left in; the person's own sessions keep theirs.
+    for (const [name, value] of Object.entries(agentEnvironment(options.agentEnv))) if (value !== null) env[name] = value;
   }
   for (const [name, value] of Object.entries(options.extra ?? {})) {
     validateVariable(name, value, isAgent);
@@ -72,7 +72,7 @@ function validateVariable(name: string, value: string, isAgent: boolean): void {
   if (value.includes('\0')) {
     throw new SwitchboardError(ErrorCode.InvalidArgument, `env: the value of ${name} contains a NUL byte, which no environment can hold.`);
   }
-  if (isAgent && FORBIDDEN_AGENT_ENV.some((re) => re.test(name))) {
+  if (isAgent && isForbiddenAgentVariable(name)) {
     throw new SwitchboardError(
       ErrorCode.InvalidArgument,
       `env: ${name} cannot be set when opening a session (it changes how the shell and Switchboard's integration load); export it inside the session with execute if you need it.`,

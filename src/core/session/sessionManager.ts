@@ -30,6 +30,8 @@ export interface CoreSettings {
   allowSecretInput: boolean;
   secretPatterns: string[];
   secretAllow: string[];
+  /** `NAME=value` / `NAME` entries over the agent sessions' defaults (agentEnvironment.ts); optional, so callers that predate it get the defaults. */
+  agentEnv?: string[];
   cols: number;
   rows: number;
   // Transcripts and history (docs/design.md §2.7); optional, so callers that predate them get
@@ -117,6 +119,7 @@ export class SessionManager {
       extra: request.env,
       secretPatterns: settings.secretPatterns,
       secretAllow: settings.secretAllow,
+      agentEnv: settings.agentEnv,
     });
     const transcript = this.options.stateDir
       ? new Transcript(path.join(this.options.stateDir, 'sessions', id), this.options.onWarning, {

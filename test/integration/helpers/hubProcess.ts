@@ -40,11 +40,16 @@ export function cleanEnv(extra: Record<string, string>): Record<string, string> 
   return { ...env, SHELL: shellPath('bash'), SWITCHBOARD_KILL_WAIT_MS: '300', ...extra };
 }
 
-/** Spawns `serve` (through `sh -c 'umask 000; …'` when asked) and waits for its listening line. */
-export async function startHub(options: { home?: string; umask000?: boolean; env?: Record<string, string>; args?: string[] } = {}): Promise<HubProcess> {
+/**
+ * Spawns `serve` (through `sh -c 'umask 000; …'` when asked) and waits for its listening line.
+ * `without`: names taken out of the environment the test runs in (not out of `env`).
+ */
+export async function startHub(options: { home?: string; umask000?: boolean; env?: Record<string, string>; without?: readonly string[]; args?: string[] } = {}): Promise<HubProcess> {
   if (!existsSync(path.join(ROOT, 'dist', 'src', 'cli.js'))) throw new Error('dist/ is missing: run `npm run build` first.');
   const home = options.home ?? tempHome();
-  const env = cleanEnv({ SWITCHBOARD_HOME: home, SWITCHBOARD_PORT: '0', ...options.env });
+  const env = cleanEnv({ SWITCHBOARD_HOME: home, SWITCHBOARD_PORT: '0' });
+  for (const name of options.without ?? []) delete env[name];
+  Object.assign(env, options.env);
   const child = options.umask000
     ? spawn('/bin/sh', ['-c', 'umask 000; exec "$0" "$@"', process.execPath, BIN, 'serve', ...(options.args ?? [])], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
     : spawn(process.execPath, [BIN, 'serve', ...(options.args ?? [])], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
