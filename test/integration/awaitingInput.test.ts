@@ -86,6 +86,20 @@ const WAITING: WaitingRow[] = [
     kind: 'line',
     end: { text: 'yes', keys: ['enter'] },
   },
+  {
+    // Line mode, so only the select's highest fd (nfds - 1) being the terminal tells.
+    name: 'python3 select() on stdin in line mode',
+    command: `python3 -c 'import select,sys; select.select([sys.stdin],[],[]); print("got", sys.stdin.readline().strip())'`,
+    kind: 'line',
+    end: { text: 'ada', keys: ['enter'] },
+  },
+  {
+    // Line mode, in epoll: the epoll set holding the terminal tells.
+    name: 'node reading stdin in line mode',
+    command: `node -e 'process.stdin.once("data", (d) => { console.log("got", String(d).trim()); process.exit(0); })'`,
+    kind: 'line',
+    end: { text: 'ada', keys: ['enter'] },
+  },
   { name: 'node REPL', command: 'node', kind: 'line', end: { text: '.exit', keys: ['enter'] }, atItsPrompt: true },
   { name: 'nested bash --norc', command: 'bash --norc', kind: 'line', end: { text: 'exit', keys: ['enter'] }, atItsPrompt: true },
   { name: 'nested zsh -f', command: 'zsh -f', kind: 'line', end: { text: 'exit', keys: ['enter'] } },
@@ -111,6 +125,13 @@ describe.concurrent('a program waiting for the terminal is awaiting_input with i
     expect(state).toMatchObject({ state: 'awaiting_input', input_kind: row.kind });
     const listed = (await ok('list', {})).sessions as { id: string; state: string; input_kind?: string }[];
     expect(listed.find((s) => s.id === session)).toMatchObject({ state: 'awaiting_input', input_kind: row.kind });
+
+    if (row.kind === 'screen') {
+      // A full-screen program's wait stands through its redraws (htop's meters redraw every 1.5 s):
+      // a read waiting a while sees no new wait begin, only its own timeout.
+      const later = await ok('read', { session, view: 'screen', wait: { timeout_ms: 2_500 } });
+      expect(later).toMatchObject({ waited: 'timeout', state: 'awaiting_input', input_kind: 'screen' });
+    }
 
     if (row.atItsPrompt) {
       // Item 5: a later execute is not typed into the program, and is not SESSION_BUSY forever.
