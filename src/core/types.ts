@@ -7,6 +7,11 @@ export type Creator = { kind: 'agent'; client: string } | { kind: 'user' };
 export type Controller = 'agent' | 'user';
 export type SessionState = 'idle' | 'running' | 'awaiting_input' | 'exited';
 export type ShellKind = 'bash' | 'zsh' | 'fish' | 'sh';
+/**
+ * What a job waiting on the terminal wants (docs/design.md §2.6): a line (`send` text + enter),
+ * a secret (the person types it), or keys for a full-screen program (`send` keys, `read` the screen).
+ */
+export type InputKind = 'line' | 'secret' | 'screen';
 /** How a command's completion was detected. */
 export type Detection = 'shell_integration' | 'command_wrapper';
 
@@ -30,6 +35,8 @@ export interface SessionInfo {
   title: string;
   created_at: string;
   closed_at?: string;
+  /** With state `awaiting_input`: what kind of input it wants. */
+  input_kind?: InputKind;
 }
 
 /** One command as the tracker saw it (also a line of commands.jsonl). */
@@ -69,8 +76,15 @@ export interface ExecuteResult {
   session: string;
   command_seq: number;
   detection: Detection;
+  /** With `awaiting_input`: what kind of input it wants. */
+  input_kind?: InputKind;
   /** With `awaiting_input`: the prompt has echo off (a password); the person must answer. */
   secret?: boolean;
+  /**
+   * The command was not typed: the session's earlier command (`command_seq`) is a program waiting
+   * for input at its own prompt (a REPL, a nested shell), which `send` answers.
+   */
+  not_run?: boolean;
 }
 
 export interface KillResult {
@@ -109,6 +123,7 @@ export interface SendResult {
   exit_code: number | null;
   waited: WaitOutcome | null;
   secret?: boolean;
+  input_kind?: InputKind;
 }
 
 export type ReadView = 'new' | 'screen' | 'history' | 'command';
@@ -141,4 +156,5 @@ export interface ReadResult {
   waited: WaitOutcome | null;
   seq?: number;
   secret?: boolean;
+  input_kind?: InputKind;
 }

@@ -4,6 +4,7 @@
  * model only one of them still tells it what to do. Each names the exact call, arguments as JSON,
  * so a model can copy it.
  */
+import type { InputKind } from '../core/index.js';
 
 /** `tool {"arg":…}`: a call as the text and `next` write it. */
 export function call(tool: string, args: Record<string, unknown>): string {
@@ -16,12 +17,23 @@ export function waitForCommand(session: string, seq: number | undefined): string
   return `wait for it with ${read}, or stop it with ${call('kill', { session })}`;
 }
 
-/** The foreground program waits for the keyboard. */
-export function answerInput(session: string, secret: boolean | undefined): string {
-  if (secret) {
-    return `it is a password prompt, which agents may not answer: ask the person to type it in Switchboard, or stop it with ${call('kill', { session })}`;
+/**
+ * The foreground program waits for the keyboard (docs/design.md §2.6): a line is typed and
+ * entered; a full-screen program takes keys and is looked at; a password is the person's.
+ */
+export function answerInput(session: string, kind: InputKind | undefined): string {
+  const stop = `stop it with ${call('kill', { session })}`;
+  if (kind === 'secret') return `it is a password prompt, which agents may not answer: ask the person to type it in Switchboard, or ${stop}`;
+  if (kind === 'screen') {
+    return `it is a full-screen program: press keys with ${call('send', { session, keys: ['…'] })} and look with ${call('read', { session, view: 'screen' })}, or ${stop}`;
   }
-  return `answer with ${call('send', { session, text: '…', keys: ['enter'] })}, or stop it with ${call('kill', { session })}`;
+  return `answer with ${call('send', { session, text: '…', keys: ['enter'] })}, or ${stop}`;
+}
+
+/** How a result names what the program waits for (the text says it as `input_kind` does). */
+export function describeInput(kind: InputKind | undefined): string {
+  if (kind === 'secret') return 'at a password prompt (input_kind secret)';
+  return `waiting for input (input_kind ${kind ?? 'line'})`;
 }
 
 /** A session just opened: a shell takes commands, a program keys. */

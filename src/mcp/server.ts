@@ -70,7 +70,7 @@ const INSTRUCTIONS = [
   'Switchboard runs your commands in real terminal sessions that a person can watch and take over.',
   'Use execute for shell commands: it returns the exact output and exit_code; without session it reuses your idle shell (per cwd) or opens one, so cd and variables persist.',
   'execute status "running" (timeout or background): the command goes on; wait with read {view:"command", wait:{exit:true}} or stop it with kill.',
-  'status "awaiting_input": it wants keyboard input; answer with send (text, keys:["enter"]); if secret is true it is a password: ask the person to type it in Switchboard.',
+  'status "awaiting_input": it wants keyboard input, of input_kind "line" (send text, keys:["enter"]), "screen" (a full-screen program: send keys, read view "screen") or "secret" (a password: ask the person to type it in Switchboard).',
   'For interactive programs (python3, vim, ssh, htop) use open, then send keys and read the screen.',
   'list shows sessions; kill stops a command, kill with close:true ends a session you no longer need.',
 ].join(' ');

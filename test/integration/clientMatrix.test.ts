@@ -114,6 +114,9 @@ function expectStandsAlone(tool: string, answer: ToolAnswer): void {
   if (sc.status === 'running') expect(text, context).toContain('still running');
   if (sc.status === 'awaiting_input' || sc.state === 'awaiting_input') {
     expect(text, context).toMatch(sc.secret === true ? /password prompt/ : /waiting for (keyboard )?input/);
+    // What kind of input, in both: the key, and the text naming it.
+    expect(['line', 'secret', 'screen'], context).toContain(sc.input_kind);
+    expect(text, context).toContain(`input_kind ${sc.input_kind as string}`);
   }
   if (typeof sc.state === 'string' && tool !== 'kill') expect(text, context).toContain(sc.state === 'exited' ? 'exited' : sc.state);
   // The next step: a call the text names is in `next`, and `next` is in the text.
@@ -202,7 +205,7 @@ describe.each(VARIANTS)('the agent scenarios through the $name', (variant) => {
 
   it('execute awaiting_input, then send answers it', async () => {
     const asked = await ok('execute', { command: 'read -p "Name? " name && echo "hello $name"', cwd: work });
-    expect(asked).toMatchObject({ status: 'awaiting_input', exit_code: null, secret: false });
+    expect(asked).toMatchObject({ status: 'awaiting_input', input_kind: 'line', exit_code: null, secret: false });
     const session = asked.session as string;
     expect(asked.output).toContain('Name?');
     expect(asked.next).toContain(`send {"session":"${session}","text":"…","keys":["enter"]}`);
@@ -215,13 +218,30 @@ describe.each(VARIANTS)('the agent scenarios through the $name', (variant) => {
 
   it('a password prompt is the person\'s: SECRET_PROMPT for the agent, and kill ends it', async () => {
     const asked = await ok('execute', { command: 'read -s -p "Password: " pw', cwd: work });
-    expect(asked).toMatchObject({ status: 'awaiting_input', secret: true });
+    expect(asked).toMatchObject({ status: 'awaiting_input', input_kind: 'secret', secret: true });
     const session = asked.session as string;
     expect(asked.next).toMatch(/ask the person/);
     const typed = await refused('send', { session, text: 'hunter2', keys: ['enter'] }, 'SECRET_PROMPT');
     expect(typed.text).toMatch(/^SECRET_PROMPT: Session \w+ is at a password prompt/);
     const killed = await ok('kill', { session });
     expect(killed).toMatchObject({ ended_by: 'SIGINT', state: 'idle', session });
+  });
+
+  it('a pager is input_kind screen; an execute into a REPL at its prompt is not run and says how to answer', async () => {
+    const paged = await ok('execute', { command: 'seq 1 200 | less', cwd: work, timeout_ms: 20_000 });
+    expect(paged).toMatchObject({ status: 'awaiting_input', input_kind: 'screen', secret: false });
+    const session = paged.session as string;
+    expect(paged.next).toContain(`read {"session":"${session}","view":"screen"}`);
+    expect(await ok('send', { session, keys: ['q'], wait: { exit: true } })).toMatchObject({ state: 'idle', waited: 'exit' });
+
+    const repl = await ok('execute', { command: 'python3 -q', session, timeout_ms: 20_000 });
+    expect(repl).toMatchObject({ status: 'awaiting_input', input_kind: 'line' });
+    const notRun = await ok('execute', { command: 'echo typed?', session });
+    expect(notRun).toMatchObject({ status: 'awaiting_input', input_kind: 'line', not_run: true, command_seq: repl.command_seq });
+    expect(notRun.next).toContain(`send {"session":"${session}","text":"…","keys":["enter"]}`);
+    const listed = (await ok('list', {})).sessions as { id: string; input_kind?: string }[];
+    expect(listed.find((s) => s.id === session)?.input_kind).toBe('line');
+    expect(await ok('send', { session, text: 'exit()', keys: ['enter'], wait: { exit: true } })).toMatchObject({ state: 'idle' });
   });
 
   it('open a program, send it a line, read the screen', async () => {

@@ -1,53 +1,93 @@
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import { promisify } from 'node:util';
+import type { InputKind } from '../types.js';
+import { judgeWait, parseEpollInputs, parseSyscall, parseTerminalModes, type TerminalModes, type WaitingProcess } from './terminalWait.js';
 
 const execFileAsync = promisify(execFile);
 
 /**
- * Is the terminal's foreground job blocked reading the terminal, and is echo off?
+ * Does the terminal's foreground job wait for the terminal, and in which mode is the terminal?
  * (docs/design.md §2.6.) Asked only after output has been quiet, so the cost (a few /proc
  * reads, one `stty`) never lands on the byte path.
  *
- * Linux: a process of the foreground group whose current syscall (/proc/<pid>/syscall) is a
- * read on a descriptor that is this terminal. Programs that wait in poll/epoll (Node's
- * readline, for one) are not detected: they could as well be waiting on the network.
- * macOS: `ps` reports `ttyin` as the wait channel of a process reading its terminal.
+ * Linux: a thread of a process of the foreground group blocked in a read of the terminal, or in
+ * select/poll/epoll with the terminal among what it waits on (judgeWait in terminalWait.ts).
+ * macOS: `ps` wait channels: `ttyin` is a read of the terminal; `select` (select and poll) and
+ * `kqread` (kqueue) count when the terminal is out of canonical mode. Neither can tell which
+ * descriptors a select or kqueue holds.
  */
 export interface InputProbe {
   reading: boolean;
-  /** Terminal echo is off (a password prompt); only meaningful when `reading`. */
+  /** Echo off in canonical mode (a password prompt); only meaningful when `reading`. */
   secret: boolean;
 }
 
-/** read, readv, pread64, preadv per architecture. */
-const READ_SYSCALLS: Record<string, readonly number[]> = {
-  x64: [0, 17, 19, 295],
-  arm64: [63, 65, 67, 69],
-};
-
-export async function probeTerminalInput(foregroundGroup: number, ttyPath: string): Promise<InputProbe> {
-  const reading =
-    process.platform === 'linux'
-      ? await linuxGroupReadsTerminal(foregroundGroup, ttyPath)
-      : process.platform === 'darwin'
-        ? await macGroupReadsTerminal(foregroundGroup)
-        : false;
-  if (!reading) return { reading: false, secret: false };
-  return { reading: true, secret: await echoIsOff(ttyPath) };
+/**
+ * What kind of input a job waiting on the terminal wants: a secret (echo off, canonical), keys
+ * for a full-screen program (the alternate screen is up), else a line (a canonical read, or a
+ * line editor at its prompt). A raw-mode program is never a password prompt.
+ */
+export function inputKind(probe: Pick<InputProbe, 'secret'>, fullScreen: boolean): InputKind {
+  if (probe.secret) return 'secret';
+  return fullScreen ? 'screen' : 'line';
 }
 
-async function linuxGroupReadsTerminal(pgid: number, ttyPath: string): Promise<boolean> {
-  const reads = READ_SYSCALLS[process.arch] ?? READ_SYSCALLS.x64!;
+export async function probeTerminalInput(foregroundGroup: number, ttyPath: string): Promise<InputProbe> {
+  const wait =
+    process.platform === 'linux'
+      ? await linuxGroupWait(foregroundGroup, ttyPath)
+      : process.platform === 'darwin'
+        ? await macGroupWait(foregroundGroup)
+        : 'no';
+  if (wait === 'no') return { reading: false, secret: false };
+  const modes = await terminalModes(ttyPath);
+  // Without the mode, only a wait known to include the terminal counts, and it is no secret.
+  if (!modes) return wait === 'yes' ? { reading: true, secret: false } : { reading: false, secret: false };
+  if (wait === 'if-raw' && modes.canonical) return { reading: false, secret: false };
+  return { reading: true, secret: modes.canonical && !modes.echo };
+}
+
+async function linuxGroupWait(pgid: number, ttyPath: string): Promise<'yes' | 'if-raw' | 'no'> {
+  let found: 'if-raw' | 'no' = 'no';
   for (const pid of await groupMembers(pgid)) {
-    const syscall = await fs.readFile(`/proc/${pid}/syscall`, 'utf8').catch(() => '');
-    const [nr, fdHex] = syscall.trim().split(' ');
-    if (nr === undefined || !reads.includes(Number(nr)) || fdHex === undefined) continue;
-    const fd = Number.parseInt(fdHex, 16);
-    const target = await fs.readlink(`/proc/${pid}/fd/${fd}`).catch(() => '');
-    if (target === ttyPath || target === '/dev/tty') return true;
+    const tasks = await fs.readdir(`/proc/${pid}/task`).catch(() => [String(pid)]);
+    const waiter = waitingProcess(pid, ttyPath);
+    for (const task of tasks) {
+      const line = await fs.readFile(`/proc/${pid}/task/${task}/syscall`, 'utf8').catch(() => '');
+      const blocked = parseSyscall(line, process.arch);
+      if (!blocked) continue;
+      const verdict = await judgeWait(blocked, waiter);
+      if (verdict === 'yes') return 'yes';
+      if (verdict === 'if-raw') found = 'if-raw';
+    }
   }
-  return false;
+  return found;
+}
+
+/** A process's descriptors as judgeWait asks about them, each looked up once. */
+function waitingProcess(pid: number, ttyPath: string): WaitingProcess {
+  const known = new Map<number, Promise<boolean>>();
+  const isTerminal = (fd: number): Promise<boolean> => {
+    let answer = known.get(fd);
+    if (!answer) {
+      answer = fs.readlink(`/proc/${pid}/fd/${fd}`).then((target) => target === ttyPath || target === '/dev/tty', () => false);
+      known.set(fd, answer);
+    }
+    return answer;
+  };
+  return {
+    isTerminal,
+    async hasTerminalBelow(limit) {
+      const fds = (await fs.readdir(`/proc/${pid}/fd`).catch(() => [] as string[])).map(Number).filter((fd) => fd < limit);
+      // The terminal is nearly always 0: one lookup in the common case.
+      for (const fd of fds.sort((a, b) => a - b)) if (await isTerminal(fd)) return true;
+      return false;
+    },
+    async epollInputs(epfd) {
+      return parseEpollInputs(await fs.readFile(`/proc/${pid}/fdinfo/${epfd}`, 'utf8').catch(() => ''));
+    },
+  };
 }
 
 /** Members of a process group: the leader first (the common case), then a /proc scan. */
@@ -64,21 +104,28 @@ async function groupMembers(pgid: number): Promise<number[]> {
   return members;
 }
 
-async function macGroupReadsTerminal(pgid: number): Promise<boolean> {
+/** Untested here (Linux CI): wait channels of the group's processes, from one `ps` of all. */
+async function macGroupWait(pgid: number): Promise<'yes' | 'if-raw' | 'no'> {
   try {
-    const { stdout } = await execFileAsync('ps', ['-g', String(pgid), '-o', 'wchan=']);
-    return stdout.split('\n').some((line) => line.trim() === 'ttyin');
+    const { stdout } = await execFileAsync('ps', ['-A', '-o', 'pgid=,wchan=']);
+    const channels = stdout
+      .split('\n')
+      .map((line) => line.trim().split(/\s+/))
+      .filter(([group]) => Number(group) === pgid)
+      .map(([, wchan]) => wchan ?? '');
+    if (channels.includes('ttyin')) return 'yes';
+    return channels.some((wchan) => wchan === 'select' || wchan === 'kqread') ? 'if-raw' : 'no';
   } catch {
-    return false;
+    return 'no';
   }
 }
 
-async function echoIsOff(ttyPath: string): Promise<boolean> {
+async function terminalModes(ttyPath: string): Promise<TerminalModes | null> {
   try {
     const flag = process.platform === 'darwin' ? '-f' : '-F';
-    const { stdout } = await execFileAsync('stty', [flag, ttyPath]);
-    return /(^|\s)-echo(\s|$)/.test(stdout);
+    const { stdout } = await execFileAsync('stty', [flag, ttyPath, '-a']);
+    return parseTerminalModes(stdout);
   } catch {
-    return false;
+    return null;
   }
 }

@@ -4,7 +4,7 @@ import { nextEvent, type Event } from '../event.js';
 import { fitOutput } from '../output/outputWindow.js';
 import type { TrackedCommand } from '../shell/commandTracker.js';
 import { wrapCommand } from '../shell/shellIntegration.js';
-import type { Detection, ExecuteOptions, ExecuteResult, ShellKind } from '../types.js';
+import type { Detection, ExecuteOptions, ExecuteResult, InputKind, ShellKind } from '../types.js';
 import { raceOutcome, type ExitWatch, type Outcome } from './raceOutcome.js';
 
 /** Lines of the screen an `awaiting_input`/`running` result shows when there is no output yet. */
@@ -39,8 +39,10 @@ export interface CommandRunnerOptions {
   watchExit: () => ExitWatch;
   /** The foreground job started waiting for terminal input. */
   onDidAwaitInput: Event<unknown>;
-  /** The job awaiting input is at an echo-off prompt. */
-  awaitingSecret: () => boolean;
+  /** What the job awaiting input wants; null while it does not. */
+  awaiting: () => { secret: boolean; kind: InputKind } | null;
+  /** Is the running job waiting on the terminal right now (no quiet period)? Held as the session's state. */
+  probeInput: () => Promise<{ secret: boolean; kind: InputKind } | null>;
   /** Once the session ended: the exit code a command that ended the shell gets (null when a signal ended it). */
   endingExitCode: () => number | null;
   /** A command was launched: the session's state changed. */
@@ -88,13 +90,13 @@ export class CommandRunner {
     if (this.options.shellKind === null) {
       throw new SwitchboardError(ErrorCode.InvalidArgument, `Session ${id} runs ${this.options.program}, ${this.options.notShell ?? 'not a shell'}; use send to type into it.`);
     }
-    if (tracker.runningCommand || this.launchingValue) throw this.busyError();
     const startedAt = Date.now();
+    if (tracker.runningCommand || this.launchingValue) return this.refuse(startedAt, options.maxLines);
     // Before the command counts as launched: a shell waiting at its prompt reads the terminal,
     // which the input probe would otherwise report as the command awaiting input.
     await this.untilPromptDrawn();
     this.options.assertWritable();
-    if (tracker.runningCommand || this.launchingValue) throw this.busyError();
+    if (tracker.runningCommand || this.launchingValue) return this.refuse(startedAt, options.maxLines);
     const seq = tracker.nextSeq;
     const finished = nextEvent(tracker.onDidFinishCommand, (command) => command.seq === seq);
     const awaiting = nextEvent(this.options.onDidAwaitInput);
@@ -115,7 +117,8 @@ export class CommandRunner {
       }
       if (outcome === 'awaiting') {
         const result = this.result('awaiting_input', tracker.runningCommand, null, duration, options.maxLines, seq);
-        return { ...result, secret: this.options.awaitingSecret() };
+        const awaiting = this.options.awaiting();
+        return { ...result, input_kind: awaiting?.kind ?? 'line', secret: awaiting?.secret ?? false };
       }
       if (outcome === 'finished') {
         const command = tracker.lastCommand;
@@ -145,6 +148,20 @@ export class CommandRunner {
       this.options.onWarning(`session ${this.options.id}: ${this.options.program} showed no prompt within ${timeoutMs} ms`);
     }
     return outcome;
+  }
+
+  /**
+   * The session's earlier command still runs. When it is a program waiting at its own prompt (a
+   * REPL, a nested shell, an editor), the command is not typed — into python3 it would be
+   * Python — and the answer says so: awaiting_input, with what that program wants. Otherwise
+   * SESSION_BUSY naming the command (docs/design.md §3.4).
+   */
+  private async refuse(startedAt: number, maxLines: number): Promise<ExecuteResult> {
+    const running = this.options.emulator.tracker.runningCommand;
+    const awaiting = running ? (this.options.awaiting() ?? (await this.options.probeInput())) : null;
+    if (!running || !awaiting) throw this.busyError();
+    const result = this.result('awaiting_input', null, null, Date.now() - startedAt, maxLines, running.seq);
+    return { ...result, input_kind: awaiting.kind, secret: awaiting.secret, not_run: true };
   }
 
   private busyError(): SwitchboardError {

@@ -61,8 +61,8 @@ export class InputSender {
       const { lines } = emulator.linesSince(since);
       const output = lines.join('\n');
       const screen = emulator.screenLines().join('\n').trimEnd();
-      const { state, exit_code, ...secret } = this.options.status();
-      return { output, screen, state, exit_code, waited, ...secret };
+      const { state, exit_code, ...awaiting } = this.options.status();
+      return { output, screen, state, exit_code, waited, ...awaiting };
     } finally {
       since.marker?.dispose();
     }

@@ -4,7 +4,7 @@ import type { TrackedCommand } from '../shell/commandTracker.js';
 import { RECENT_OUTPUT_BYTES, type RecentOutput } from '../transcript/recentOutput.js';
 import { replayCommandPage, replayHistory } from '../transcript/replay.js';
 import { recordOutcome, type Transcript } from '../transcript/transcript.js';
-import type { ReadRequest, ReadResult, SessionState } from '../types.js';
+import type { InputKind, ReadRequest, ReadResult, SessionState } from '../types.js';
 import type { CommandRecords } from './commandRecords.js';
 import { waitFor, type WaitSources } from './waitFor.js';
 
@@ -18,6 +18,8 @@ export interface SessionStatus {
   exit_code: number | null;
   /** Present while the job awaits input: whether the prompt has echo off. */
   secret?: boolean;
+  /** Present while the job awaits input: what kind of input it wants. */
+  input_kind?: InputKind;
 }
 
 /** The session's end, as a command that ended with it sees it. */

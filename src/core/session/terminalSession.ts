@@ -6,7 +6,7 @@ import { sessionWaitSources, type WaitableSession } from './waitFor.js';
 import { CallQueue } from './callQueue.js';
 import { SessionExit } from './sessionExit.js';
 import { TerminalHold } from './terminalHold.js';
-import { InputWatcher, probeForegroundInput } from './inputWatcher.js';
+import { InputWatcher, probeForegroundInput, type AwaitedInput } from './inputWatcher.js';
 import { CommandRecords } from './commandRecords.js';
 import { SessionReader, type SessionStatus } from './sessionReader.js';
 import { CommandRunner } from './commandRunner.js';
@@ -164,6 +164,7 @@ export class TerminalSession {
       lastOutputAt: () => this.pipe.lastOutputAt,
       closed: () => this.exit.at !== null,
       jobRunning: () => this.jobRunning,
+      fullScreen: () => this.emulator.isAlternateScreen,
       probe: () => probeForegroundInput(this.pid, this.ttyPath, this.shellKind === null),
       onDidChange: () => this.onDidChangeEmitter.fire(),
     });
@@ -179,7 +180,8 @@ export class TerminalSession {
       assertWritable: () => this.assertWritable(),
       watchExit: () => this.exit.watch(),
       onDidAwaitInput: this.inputWatcher.onDidAwaitInput,
-      awaitingSecret: () => this.inputWatcher.awaiting?.secret ?? false,
+      awaiting: () => this.inputWatcher.awaiting,
+      probeInput: () => this.inputWatcher.probeNow(),
       endingExitCode: () => this.exit.commandExitCode,
       onDidLaunch: () => this.onDidChangeEmitter.fire(),
       onWarning: options.onWarning,
@@ -312,8 +314,8 @@ export class TerminalSession {
     return this.runner.busy;
   }
 
-  /** The foreground job started waiting for terminal input (output quiet + blocked read). */
-  get onDidAwaitInput(): Event<{ secret: boolean }> {
+  /** The foreground job started waiting for terminal input (output quiet + a wait on the terminal). */
+  get onDidAwaitInput(): Event<AwaitedInput> {
     return this.inputWatcher.onDidAwaitInput;
   }
 
@@ -350,6 +352,7 @@ export class TerminalSession {
       title: this.title,
       created_at: this.createdAt.toISOString(),
       ...(this.exit.at ? { closed_at: this.exit.at.toISOString() } : {}),
+      ...(this.inputWatcher.awaiting ? { input_kind: this.inputWatcher.awaiting.kind } : {}),
     };
   }
 
@@ -484,12 +487,13 @@ export class TerminalSession {
     return this.reader.read(request);
   }
 
-  /** What every send and read result says of the session: its state, the program's exit code, a secret prompt. */
+  /** What every send and read result says of the session: its state, the program's exit code, the input it awaits. */
   private status(): SessionStatus {
+    const awaiting = this.inputWatcher.awaiting;
     return {
       state: this.state,
       exit_code: this.exit.at ? this.exit.exitCode : null,
-      ...(this.inputWatcher.awaiting ? { secret: this.inputWatcher.awaiting.secret } : {}),
+      ...(awaiting ? { secret: awaiting.secret, input_kind: awaiting.kind } : {}),
     };
   }
 

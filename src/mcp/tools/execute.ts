@@ -8,7 +8,7 @@ import { ErrorCode, SwitchboardError, type ExecuteResult, type TerminalSession }
 import { startProgress } from '../progress.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, type InputSpec } from '../schemas.js';
 import type { ToolDeps } from '../server.js';
-import { answerInput, waitForCommand } from '../nextStep.js';
+import { answerInput, describeInput, waitForCommand } from '../nextStep.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
 
 function inputSpec(defaults: { executeTimeoutMs: number; maxLines: number }) {
@@ -52,8 +52,8 @@ function inputSpec(defaults: { executeTimeoutMs: number; maxLines: number }) {
 }
 
 // Every ExecuteResult key of docs/design.md §3.2 is sent; the schema names the ones a client relies
-// on and stays loose for the rest (truncated, total_lines, duration_ms, command_seq, detection, and
-// fields the core adds later such as `secret`), so the listing stays short.
+// on and stays loose for the rest (truncated, total_lines, duration_ms, command_seq, detection,
+// input_kind, secret, not_run), so the listing stays short.
 const outputSchema = z.looseObject({
   status: z.enum(['completed', 'running', 'awaiting_input']),
   exit_code: z.number().nullable(),
@@ -65,7 +65,7 @@ const outputSchema = z.looseObject({
 const DESCRIPTION =
   'Run a shell command; returns its exact output and exit_code. cwd and env persist per session. ' +
   'status "running" (timeout/background): it goes on; read with wait.exit, or kill. ' +
-  '"awaiting_input": it wants input; answer with send (if secret: true, ask the person), or kill.';
+  '"awaiting_input": it wants input (input_kind line/screen/secret); follow next, or kill.';
 
 /**
  * The listing names the defaults in force; the person may change them while agents are
@@ -146,9 +146,13 @@ export function renderExecute(result: ExecuteResult): Rendering {
       return { text: `${output}\n[still running after ${took} (${where}, seq ${result.command_seq}); ${next}]`, next };
     }
     case 'awaiting_input': {
-      const next = answerInput(result.session, result.secret);
-      const what = result.secret ? 'at a password prompt' : 'waiting for keyboard input';
-      return { text: `${output}\n[${what} after ${took} (${where}, seq ${result.command_seq}); ${next}]`, next };
+      const answer = answerInput(result.session, result.input_kind);
+      if (result.not_run) {
+        // The session's earlier command is a program at its own prompt: this command was not typed.
+        const next = `your command was not run: command ${result.command_seq} of session ${result.session} is ${describeInput(result.input_kind)}; ${answer}`;
+        return { text: `${output}\n[${next}]`, next };
+      }
+      return { text: `${output}\n[${describeInput(result.input_kind)} after ${took} (${where}, seq ${result.command_seq}); ${answer}]`, next: answer };
     }
   }
 }

@@ -61,7 +61,7 @@ export function renderList(sessions: readonly SessionInfo[]): Rendering {
 
 function renderSession(s: SessionInfo): string {
   const who = s.creator.kind === 'agent' ? `agent ${s.creator.client}` : 'user';
-  const parts = [`${s.id}${s.name ? ` (${s.name})` : ''}`, s.state];
+  const parts = [`${s.id}${s.name ? ` (${s.name})` : ''}`, s.state === 'awaiting_input' ? `${s.state} (input_kind ${s.input_kind ?? 'line'})` : s.state];
   if (s.state === 'exited') parts.push(`exit ${s.exit_code ?? 'unknown'}`);
   if (s.command) parts.push(`running \`${s.command}\` for ${Math.round((s.running_ms ?? 0) / 1000)} s`);
   if (s.cwd) parts.push(`cwd ${s.cwd}`);

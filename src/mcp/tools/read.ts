@@ -50,7 +50,7 @@ const spec: InputSpec<typeof schema.shape> = {
 };
 
 // Every ReadResult key of docs/design.md §3.2 is sent (lines, truncated, cursor, waited, seq,
-// secret too); the advertised schema names the ones a client relies on and stays loose for the
+// secret, input_kind too); the advertised schema names the ones a client relies on and stays loose for the
 // rest.
 const outputSchema = z.looseObject({
   content: z.string(),

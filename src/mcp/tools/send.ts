@@ -1,11 +1,11 @@
 /** `send` (docs/design.md §3.2): type text and keys into a session, then wait for what it answers. */
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { SendResult } from '../../core/index.js';
+import type { InputKind, SendResult } from '../../core/index.js';
 import { startProgress } from '../progress.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, WAIT_ALIASES, waitSchema, type InputSpec } from '../schemas.js';
 import type { ToolDeps } from '../server.js';
-import { answerInput } from '../nextStep.js';
+import { answerInput, describeInput } from '../nextStep.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
 
 const schema = z.object({
@@ -36,7 +36,7 @@ export const sendSpec: InputSpec<typeof schema.shape> = {
   nested: { wait: { aliases: WAIT_ALIASES } },
 };
 
-// Every SendResult key is sent (waited, secret too); the advertised schema names the main ones.
+// Every SendResult key is sent (waited, secret, input_kind too); the advertised schema names the main ones.
 const outputSchema = z.looseObject({
   output: z.string(),
   screen: z.string(),
@@ -94,7 +94,7 @@ export function renderSend(id: string, result: SendResult): Rendering {
  * The footer `send` and `read` share: state, exit code, how the wait ended, and what to do
  * when the program waits for the keyboard.
  */
-export function renderState(id: string, r: { state: string; exit_code?: number | null; waited: string | null; secret?: boolean }): Rendering {
+export function renderState(id: string, r: { state: string; exit_code?: number | null; waited: string | null; input_kind?: InputKind }): Rendering {
   // exit_code undefined: the session's own is not known here (read view command carries the command's).
   const exited = r.exit_code === undefined ? 'exited' : `exited with code ${r.exit_code ?? 'unknown'}`;
   const parts = [`session ${id}`, r.state === 'exited' ? exited : r.state];
@@ -102,7 +102,7 @@ export function renderState(id: string, r: { state: string; exit_code?: number |
   else if (r.waited === 'cancelled') parts.push('wait cancelled');
   else if (r.waited) parts.push(`waited until ${r.waited}`);
   if (r.state !== 'awaiting_input') return { text: parts.join(', ') };
-  const next = answerInput(id, r.secret);
-  parts.push(r.secret ? 'at a password prompt' : 'waiting for input', next);
+  const next = answerInput(id, r.input_kind);
+  parts.push(describeInput(r.input_kind), next);
   return { text: parts.join(', '), next };
 }

@@ -11,7 +11,7 @@ import { Emulator, loadEmulator } from '../../../../src/core/emulation/emulator.
 import { EventEmitter } from '../../../../src/core/event.js';
 import { CommandRunner } from '../../../../src/core/session/commandRunner.js';
 import { wrapCommand } from '../../../../src/core/shell/shellIntegration.js';
-import type { ExecuteResult, ShellKind } from '../../../../src/core/types.js';
+import type { ExecuteResult, InputKind, ShellKind } from '../../../../src/core/types.js';
 
 const NONCE = 'n0nce';
 
@@ -27,13 +27,27 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-function setup(shellKind: ShellKind | 'unknown' | null = 'unknown'): { runner: CommandRunner; emulator: Emulator; typed: string[]; warnings: string[] } {
+/** What the input watch answers the runner: the job's wait now, and what a probe on demand finds. */
+interface InputAnswers {
+  awaiting: { secret: boolean; kind: InputKind } | null;
+  probed: { secret: boolean; kind: InputKind } | null;
+  probes: number;
+}
+
+function setup(shellKind: ShellKind | 'unknown' | null = 'unknown'): {
+  runner: CommandRunner;
+  emulator: Emulator;
+  typed: string[];
+  warnings: string[];
+  input: InputAnswers;
+} {
   const emulator = new Emulator({ cols: 80, rows: 10, scrollback: 100, nonce: NONCE, headLines: 50 });
   const exit = new EventEmitter<void>();
   const awaitInput = new EventEmitter<void>();
   disposables.push(emulator, exit, awaitInput);
   const typed: string[] = [];
   const warnings: string[] = [];
+  const input: InputAnswers = { awaiting: null, probed: null, probes: 0 };
   const runner = new CommandRunner({
     id: 'k3f9q2',
     shellKind,
@@ -46,12 +60,16 @@ function setup(shellKind: ShellKind | 'unknown' | null = 'unknown'): { runner: C
     assertWritable: () => {},
     watchExit: () => ({ promise: new Promise<void>((resolve) => exit.event(() => resolve())), dispose: () => {} }),
     onDidAwaitInput: awaitInput.event,
-    awaitingSecret: () => false,
+    awaiting: () => input.awaiting,
+    probeInput: async () => {
+      input.probes++;
+      return (input.awaiting ??= input.probed);
+    },
     endingExitCode: () => null,
     onDidLaunch: () => {},
     onWarning: (message) => warnings.push(message),
   });
-  return { runner, emulator, typed, warnings };
+  return { runner, emulator, typed, warnings, input };
 }
 
 /** Runs `command` with a short timeout; no shell answers, so it ends `running` once the fake clock passes it. */
@@ -184,5 +202,49 @@ describe('CommandRunner: launching, prompts, cancelling', () => {
     expect(settled).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
     expect(await running).toMatchObject({ status: 'running' });
+  });
+});
+
+describe('CommandRunner: into a program waiting at its own prompt (issue 30 item 5)', () => {
+  /** A command that started (its C mark) and runs on: what execute finds when it comes again. */
+  async function started(kind: ShellKind = 'bash'): Promise<ReturnType<typeof setup>> {
+    const harness = setup(kind);
+    harness.emulator.write(`\x1b]133;A;nonce=${NONCE}\x07$ \x1b]133;B;nonce=${NONCE}\x07`, 0, 0);
+    await runUntilTimeout(harness.runner, 'python3');
+    harness.emulator.write(`\x1b]133;C;nonce=${NONCE}\x07>>> `, 0, 0);
+    await vi.advanceTimersByTimeAsync(100);
+    harness.runner.launched();
+    expect(harness.emulator.tracker.runningCommand?.commandLine).toBe('python3');
+    harness.typed.length = 0;
+    return harness;
+  }
+
+  it('answers awaiting_input with its kind and not_run, typing nothing, when the running program waits for input', async () => {
+    const { runner, typed, input } = await started();
+    input.awaiting = { secret: false, kind: 'line' };
+    const result = await runner.run({ command: 'echo hi', timeoutMs: 100, maxLines: 50 });
+    expect(result).toMatchObject({ status: 'awaiting_input', input_kind: 'line', secret: false, not_run: true, exit_code: null, command_seq: 1 });
+    expect(result.output).toContain('>>>');
+    expect(typed).toEqual([]);
+    expect(input.probes).toBe(0); // the watch already knew
+  });
+
+  it('asks the probe at once when the watch has not seen the wait yet (output not quiet long enough)', async () => {
+    const { runner, typed, input } = await started();
+    input.probed = { secret: false, kind: 'screen' };
+    const result = await runner.run({ command: 'echo hi', timeoutMs: 100, maxLines: 50 });
+    expect(result).toMatchObject({ status: 'awaiting_input', input_kind: 'screen', not_run: true });
+    expect(input.probes).toBe(1);
+    expect(typed).toEqual([]);
+  });
+
+  it('still refuses with SESSION_BUSY naming the command when it does not wait for input', async () => {
+    const { runner, typed, input } = await started();
+    await expect(runner.run({ command: 'echo hi', timeoutMs: 100, maxLines: 50 })).rejects.toMatchObject({
+      code: 'SESSION_BUSY',
+      message: expect.stringContaining('is still running `python3`'),
+    });
+    expect(input.probes).toBe(1);
+    expect(typed).toEqual([]);
   });
 });

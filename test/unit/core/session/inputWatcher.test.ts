@@ -2,8 +2,8 @@
  * The watch for a job waiting on the terminal (src/core/session/inputWatcher.ts, docs/design.md
  * §2.6), on fake timers with a stand-in probe: when it probes (quietMs after the last output or
  * probe, never back to back, never two at once, never for an idle shell or a closed session),
- * what a probe's answer does (awaiting, secret, events in order), and what ends it (output,
- * typing, the exit). That a real blocked `read` is found is the integration tests' part
+ * what a probe's answer does (awaiting, its kind, events in order), and what ends it (output,
+ * typing, the exit; for a full-screen program, a probe after its redraw). That a real blocked `read` is found is the integration tests' part
  * (interactive.test.ts, "awaiting input").
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -15,7 +15,7 @@ const QUIET_MS = 500;
 /** The session as the watcher sees it, settable by the test, and what the watcher did. */
 interface Harness {
   watcher: InputWatcher;
-  session: { lastOutputAt: number; closed: boolean; jobRunning: boolean };
+  session: { lastOutputAt: number; closed: boolean; jobRunning: boolean; fullScreen: boolean };
   /** What the next probe answers (a promise: the test may hold it). */
   answer: () => Promise<InputProbe | undefined>;
   probes: number;
@@ -28,7 +28,7 @@ const watchers: InputWatcher[] = [];
 function watch(): Harness {
   const h: Harness = {
     watcher: undefined as unknown as InputWatcher,
-    session: { lastOutputAt: Date.now(), closed: false, jobRunning: true },
+    session: { lastOutputAt: Date.now(), closed: false, jobRunning: true, fullScreen: false },
     answer: async () => ({ reading: false, secret: false }),
     probes: 0,
     events: [],
@@ -38,6 +38,7 @@ function watch(): Harness {
     lastOutputAt: () => h.session.lastOutputAt,
     closed: () => h.session.closed,
     jobRunning: () => h.session.jobRunning,
+    fullScreen: () => h.session.fullScreen,
     probe: () => {
       h.probes++;
       return h.answer();
@@ -216,5 +217,92 @@ describe('InputWatcher: what a probe finds', () => {
     harness.watcher.set(null);
     harness.watcher.set(null);
     expect(harness.events).toEqual(['await input (secret: false)', 'change (awaiting: true)', 'change (awaiting: false)']);
+  });
+});
+
+describe('InputWatcher: the kind of input, and full-screen programs', () => {
+  it('a line read is `line`, echo off in canonical mode `secret`, and the event says which', async () => {
+    harness.answer = async () => ({ reading: true, secret: false });
+    harness.watcher.schedule();
+    await vi.advanceTimersByTimeAsync(QUIET_MS);
+    expect(harness.watcher.awaiting).toMatchObject({ kind: 'line', secret: false });
+    output();
+    harness.answer = async () => ({ reading: true, secret: true });
+    const kinds: string[] = [];
+    harness.watcher.onDidAwaitInput(({ kind }) => kinds.push(kind));
+    await vi.advanceTimersByTimeAsync(QUIET_MS);
+    expect(harness.watcher.awaiting).toMatchObject({ kind: 'secret', secret: true });
+    expect(kinds).toEqual(['secret']);
+  });
+
+  it('in the alternate screen a wait is `screen`, after a shorter quiet', async () => {
+    harness.session.fullScreen = true;
+    harness.answer = async () => ({ reading: true, secret: false });
+    harness.watcher.schedule();
+    await vi.advanceTimersByTimeAsync(299);
+    expect(harness.probes).toBe(0);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(harness.probes).toBe(1);
+    expect(harness.watcher.awaiting).toMatchObject({ kind: 'screen', secret: false });
+  });
+
+  it('a password prompt in the alternate screen is still `secret`', async () => {
+    harness.session.fullScreen = true;
+    harness.answer = async () => ({ reading: true, secret: true });
+    harness.watcher.schedule();
+    await vi.advanceTimersByTimeAsync(QUIET_MS);
+    expect(harness.watcher.awaiting).toMatchObject({ kind: 'secret', secret: true });
+  });
+
+  it("a full-screen program's redraws do not end its wait; a probe after them that finds no wait does", async () => {
+    harness.session.fullScreen = true;
+    harness.answer = async () => ({ reading: true, secret: false });
+    harness.watcher.schedule();
+    await vi.advanceTimersByTimeAsync(QUIET_MS);
+    const since = harness.watcher.awaiting?.since;
+    harness.events.length = 0;
+    await vi.advanceTimersByTimeAsync(1_000);
+    output(); // htop redraws its meters
+    expect(harness.watcher.awaiting).toMatchObject({ kind: 'screen', since });
+    await vi.advanceTimersByTimeAsync(QUIET_MS);
+    expect(harness.probes).toBe(2); // checked on after the redraw: still waiting, nothing said
+    expect(harness.watcher.awaiting).toMatchObject({ kind: 'screen', since });
+    expect(harness.events).toEqual([]);
+    harness.answer = async () => ({ reading: false, secret: false }); // it runs something now
+    output();
+    await vi.advanceTimersByTimeAsync(QUIET_MS);
+    expect(harness.watcher.awaiting).toBeNull();
+    expect(harness.events).toEqual(['change (awaiting: false)']);
+  });
+
+  it('leaving the alternate screen (output) ends a screen wait at once', async () => {
+    harness.session.fullScreen = true;
+    harness.answer = async () => ({ reading: true, secret: false });
+    harness.watcher.schedule();
+    await vi.advanceTimersByTimeAsync(QUIET_MS);
+    harness.session.fullScreen = false;
+    output();
+    expect(harness.watcher.awaiting).toBeNull();
+  });
+
+  it('probeNow asks at once, without the quiet period, and holds what it finds', async () => {
+    harness.answer = async () => ({ reading: true, secret: false });
+    output();
+    expect(await harness.watcher.probeNow()).toMatchObject({ kind: 'line' });
+    expect(harness.probes).toBe(1);
+    expect(harness.watcher.awaiting).toMatchObject({ kind: 'line' });
+    expect(harness.events).toEqual(['await input (secret: false)', 'change (awaiting: true)']);
+    expect(await harness.watcher.probeNow()).toMatchObject({ kind: 'line' });
+    expect(harness.probes).toBe(1); // already known: not asked again
+  });
+
+  it('probeNow finds nothing when no job runs or the job does not wait', async () => {
+    harness.answer = async () => ({ reading: false, secret: false });
+    expect(await harness.watcher.probeNow()).toBeNull();
+    harness.session.jobRunning = false;
+    harness.answer = async () => ({ reading: true, secret: false });
+    expect(await harness.watcher.probeNow()).toBeNull();
+    expect(harness.probes).toBe(1);
+    expect(harness.watcher.awaiting).toBeNull();
   });
 });
