@@ -8,7 +8,8 @@ export type Controller = 'agent' | 'user';
 export type SessionState = 'idle' | 'running' | 'awaiting_input' | 'exited';
 export type ShellKind = 'bash' | 'zsh' | 'fish' | 'sh';
 /** How a command's completion was detected. */
-export type Detection = 'shell_integration' | 'command_wrapper';
+/** How a command's end was found (docs/design.md §2.5): its marks, or the shell seen back at its prompt. */
+export type Detection = 'shell_integration' | 'command_wrapper' | 'prompt_fallback';
 
 export interface SessionInfo {
   id: string;

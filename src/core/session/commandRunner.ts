@@ -222,7 +222,7 @@ export class CommandRunner {
       cwd: emulator.tracker.cwd,
       session: id,
       command_seq: seq,
-      detection: this.options.detection,
+      detection: command?.byFallback ? 'prompt_fallback' : this.options.detection,
     };
   }
 }
