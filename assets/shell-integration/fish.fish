@@ -66,7 +66,8 @@ if test -n "$__sb_nonce"
 
     # Wrap the person's prompt in A/B. Their prompt still sees the command's $status.
     function __sb_wrap_prompt
-        if test "$__sb_prompt_body" = (functions fish_prompt | string collect)
+        set -l now (functions fish_prompt | string collect)
+        if test "$__sb_prompt_body" = "$now"
             return # ours already (re-arming this same fish)
         end
         if functions -q fish_prompt
@@ -97,7 +98,9 @@ if test -n "$__sb_nonce"
             __sb_handlers
             __sb_done $st
         end
-        if test "$__sb_prompt_body" != (functions fish_prompt | string collect)
+        # Empty once erased: `functions` does not autoload fish's default (`functions -q` does).
+        set -l now (functions fish_prompt | string collect)
+        if test "$__sb_prompt_body" != "$now"
             __sb_wrap_prompt
         end
     end

@@ -12,6 +12,7 @@ import type { TerminalSession } from '../../src/core/session/terminalSession.js'
 import type { ExecuteResult } from '../../src/core/types.js';
 import { agent, managersPerTest } from './helpers/core.js';
 import { shellPath, type ShellName } from './helpers/shells.js';
+import { within } from './helpers/within.js';
 
 const { manager } = managersPerTest();
 
@@ -19,18 +20,45 @@ function run(session: TerminalSession, command: string, timeoutMs = 15_000): Pro
   return session.execute({ command, timeoutMs, maxLines: 200 });
 }
 
+/** Warnings of the session under test: a prompt that lost its A/B marks is warned about. */
+let warnings: string[] = [];
+
 async function open(shell: ShellName, rcFiles: Record<string, string> = {}): Promise<{ session: TerminalSession; home: string }> {
-  const { manager: m, home } = manager({ shell: shellPath(shell), rcFiles });
+  warnings = [];
+  const { manager: m, home } = manager({ shell: shellPath(shell), rcFiles, onWarning: (message) => warnings.push(message) });
   return { session: await m.open({ creator: agent }), home };
 }
 
-/** The integration works after a reset: exact output, exit code, marks; and the session is free again. */
+/**
+ * The integration works after a reset: exact output, exit code, marks (each prompt drew its B
+ * mark: no warning); and the session is free again.
+ */
 async function expectIntegrated(session: TerminalSession): Promise<void> {
   const after = await run(session, 'echo ok; false');
   expect(after).toMatchObject({ status: 'completed', output: 'ok', exit_code: 1, detection: 'shell_integration' });
   const again = await run(session, 'echo again');
   expect(again).toMatchObject({ status: 'completed', output: 'again', exit_code: 0, detection: 'shell_integration' });
   expect(session.state).toBe('idle');
+  expect(warnings).toEqual([]);
+}
+
+function read(session: TerminalSession, pattern: string): ReturnType<TerminalSession['read']> {
+  return session.read({ clientId: 'test', view: 'screen', format: 'plain', wait: { pattern, timeout_ms: 10_000 } });
+}
+
+function nextProbes(session: TerminalSession, count: number): Promise<void> {
+  return within(
+    new Promise<void>((resolve) => {
+      let seen = 0;
+      const subscription = session.onDidProbeInput(() => {
+        if (++seen < count) return;
+        subscription.dispose();
+        resolve();
+      });
+    }),
+    20_000,
+    `${count} input probes`,
+  );
 }
 
 describe('bash keeps its marks', () => {
@@ -76,6 +104,8 @@ describe('bash keeps its marks', () => {
     await expectIntegrated(session);
     const screen = await session.read({ clientId: 'test', view: 'screen', format: 'plain' });
     expect(screen.content).toMatch(/^\(venv\) /m);
+    // activate prefixed our wrapped PS1: it is wrapped anew, once, not inside the old marks.
+    expect(await run(session, 'printf %s "$PS1" | grep -o "133;A;" | wc -l')).toMatchObject({ output: '1' });
     // Our wrapped PS1 carries the nonce: a child process must not get it (activate exports PS1).
     expect(await run(session, 'env | grep -c "^PS1=" || true')).toMatchObject({ output: '0' });
     expect(await run(session, 'deactivate')).toMatchObject({ status: 'completed', exit_code: 0 });
@@ -99,6 +129,39 @@ describe('bash falls back to its prompt', () => {
     const reset = await run(session, 'echo sourcing; source ~/.bashrc');
     expect(reset).toMatchObject({ status: 'completed', exit_code: 0, output: 'sourcing', detection: 'prompt_fallback' });
     await expectIntegrated(session);
+  });
+});
+
+describe('zsh and fish fall back to their prompt', () => {
+  it.each(['zsh', 'fish'] as const)('after exec %s', async (shell) => {
+    const { session } = await open(shell);
+    const reset = await run(session, `exec ${shell}`);
+    expect(reset).toMatchObject({ status: 'completed', exit_code: null, detection: 'prompt_fallback' });
+    await expectIntegrated(session);
+  });
+});
+
+describe('the shell itself reading the terminal is no prompt', () => {
+  it('a builtin read still awaits input (canonical mode), and its answer ends it with its marks', async () => {
+    const { session } = await open('bash');
+    const asked = await run(session, 'read -r x; echo "got:$x"');
+    expect(asked.status).toBe('awaiting_input');
+    const answered = await session.send({ clientId: 'test', text: 'abc', keys: ['enter'], wait: { exit: true } });
+    expect(answered.output).toContain('got:abc');
+    await expectIntegrated(session);
+  });
+
+  it('a program replacing the shell (exec python3) is not taken for it, though its REPL reads as a line editor does', async () => {
+    const { session } = await open('bash');
+    const repl = run(session, 'exec python3 -q', 60_000);
+    // Probes (and the fallback's check before each) run once output is quiet: after two of them
+    // at the REPL's prompt, a fallback would have ended the command.
+    expect((await read(session, '^>>>')).waited).toBe('pattern');
+    await nextProbes(session, 2);
+    expect(session.state).toBe('running');
+    // The REPL took the shell's place: closing the session ends it, and the execute with it.
+    await session.close();
+    expect((await repl).status).toBe('completed');
   });
 });
 
