@@ -13,7 +13,8 @@ export type ShellKind = 'bash' | 'zsh' | 'fish' | 'sh';
  */
 export type InputKind = 'line' | 'secret' | 'screen';
 /** How a command's completion was detected. */
-export type Detection = 'shell_integration' | 'command_wrapper';
+/** How a command's end was found (docs/design.md §2.5): its marks, or the shell seen back at its prompt. */
+export type Detection = 'shell_integration' | 'command_wrapper' | 'prompt_fallback';
 
 export interface SessionInfo {
   id: string;

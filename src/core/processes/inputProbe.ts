@@ -21,6 +21,11 @@ export interface InputProbe {
   reading: boolean;
   /** Echo off in canonical mode (a password prompt); only meaningful when `reading`. */
   secret: boolean;
+  /**
+   * Canonical mode and echo both off while reading: what a line editor (readline, zle, fish's
+   * reader) or a full-screen program sets while it waits for keys. Absent when the mode is unknown.
+   */
+  keyByKey?: boolean;
 }
 
 /**
@@ -45,7 +50,7 @@ export async function probeTerminalInput(foregroundGroup: number, ttyPath: strin
   // Without the mode, only a wait known to include the terminal counts, and it is no secret.
   if (!modes) return wait === 'yes' ? { reading: true, secret: false } : { reading: false, secret: false };
   if (wait === 'if-raw' && modes.canonical) return { reading: false, secret: false };
-  return { reading: true, secret: modes.canonical && !modes.echo };
+  return { reading: true, secret: modes.canonical && !modes.echo, keyByKey: !modes.canonical && !modes.echo };
 }
 
 async function linuxGroupWait(pgid: number, ttyPath: string): Promise<'yes' | 'if-raw' | 'no'> {

@@ -239,7 +239,7 @@ export class CommandRunner {
       cwd: emulator.tracker.cwd,
       session: id,
       command_seq: seq,
-      detection: this.options.detection,
+      detection: command?.byFallback ? 'prompt_fallback' : this.options.detection,
     };
   }
 }

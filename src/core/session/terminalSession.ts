@@ -7,6 +7,7 @@ import { CallQueue } from './callQueue.js';
 import { SessionExit } from './sessionExit.js';
 import { TerminalHold } from './terminalHold.js';
 import { InputWatcher, probeForegroundInput, type AwaitedInput } from './inputWatcher.js';
+import { PromptFallback } from './promptFallback.js';
 import { CommandRecords } from './commandRecords.js';
 import { SessionReader, type SessionStatus } from './sessionReader.js';
 import { CommandRunner } from './commandRunner.js';
@@ -111,6 +112,8 @@ export class TerminalSession {
   private title = '';
   /** Whether the foreground job waits for terminal input (docs/design.md §2.6). */
   private readonly inputWatcher: InputWatcher;
+  /** A command whose marks were lost, with the shell back at its prompt (docs/design.md §2.5). */
+  private readonly fallback: PromptFallback;
   /** Raw output for `read` view `new` in `ansi` format (from output.log). */
   private readonly recent: RecentOutput;
   /** `read`: its views and each client's cursor. */
@@ -159,13 +162,26 @@ export class TerminalSession {
     this.commandRecords = new CommandRecords(options.transcript);
     this.input = new TerminalInput(ptyProcess);
     this.hold = new TerminalHold({ ttyPath: this.ttyPath, pid: this.pid, output: this.pipe, stopTyping: () => this.input.dispose() });
+    this.fallback = new PromptFallback({
+      shellKind: this.shellKind,
+      pid: this.pid,
+      ttyPath: this.ttyPath,
+      nonce,
+      emulator: this.emulator,
+      byteCount: () => this.pipe.byteCount,
+      quiet: () => Date.now() - this.pipe.lastOutputAt >= options.quietMs,
+      mayType: () => this.exit.at === null && this.controller === 'agent',
+      write: (data) => this.input.write(data),
+      watchExit: () => this.exit.watch(),
+    });
     this.inputWatcher = new InputWatcher({
       quietMs: options.quietMs,
       lastOutputAt: () => this.pipe.lastOutputAt,
       closed: () => this.exit.at !== null,
       jobRunning: () => this.jobRunning,
       fullScreen: () => this.emulator.isAlternateScreen,
-      probe: () => probeForegroundInput(this.pid, this.ttyPath, this.shellKind === null),
+      // The shell itself back at its prompt is no command awaiting input: the fallback ends the command.
+      probe: async () => ((await this.fallback.check()) ? undefined : probeForegroundInput(this.pid, this.ttyPath, this.shellKind === null)),
       onDidChange: () => this.onDidChangeEmitter.fire(),
     });
     this.runner = new CommandRunner({

@@ -35,6 +35,8 @@ export interface TrackedCommand {
    */
   startByte: number;
   endByte: number | null;
+  /** Ended by the prompt fallback (the shell was back at its prompt without a D mark). */
+  byFallback: boolean;
 }
 
 export interface CommandTrackerOptions {
@@ -80,6 +82,9 @@ export class CommandTracker {
   readonly onDidPrompt: Event<void> = this.onDidPromptEmitter.event;
   private readonly onDidChangeCwdEmitter = new EventEmitter<string>();
   readonly onDidChangeCwd: Event<string> = this.onDidChangeCwdEmitter.event;
+  private readonly onDidRearmEmitter = new EventEmitter<number | null>();
+  /** The shell re-installed its integration (R mark), saying the previous command's exit code. */
+  readonly onDidRearm: Event<number | null> = this.onDidRearmEmitter.event;
 
   constructor(private readonly options: CommandTrackerOptions) {}
 
@@ -150,6 +155,7 @@ export class CommandTracker {
     this.onDidFinishCommandEmitter.dispose();
     this.onDidPromptEmitter.dispose();
     this.onDidChangeCwdEmitter.dispose();
+    this.onDidRearmEmitter.dispose();
   }
 
   private handleFinalTerm(data: string): boolean {
@@ -183,6 +189,11 @@ export class CommandTracker {
     const parts = data.split(';');
     if (parts[0] === 'G' && parts[1] === this.options.nonce && this.inputStarts.length > 0) {
       this.markInputStart();
+      return true;
+    }
+    if (parts[0] === 'R' && parts.length === 3 && parts[2] === this.options.nonce) {
+      const exit = parts[1] === '' ? NaN : Number(parts[1]);
+      this.onDidRearmEmitter.fire(Number.isInteger(exit) ? exit : null);
       return true;
     }
     // What the session typed itself wins over the shell's report (history may be off or
@@ -260,6 +271,7 @@ export class CommandTracker {
       lineFeeds: 0,
       startByte: this.options.chunkStart(),
       endByte: null,
+      byFallback: false,
     };
     this.pendingCommandLine = null;
     this.ownCommandLine = false;
@@ -297,7 +309,23 @@ export class CommandTracker {
     return lines.join('\n').trim();
   }
 
-  private finishCommand(exitCode: number | null): void {
+  /**
+   * The prompt fallback (docs/design.md §2.5): the shell is back at its prompt and no D mark
+   * came. Ends the running command at `end` (the start of the prompt's row, which the output
+   * leaves out) and transcript offset `endByte`, both taken once everything received was parsed.
+   */
+  finishByFallback(exitCode: number | null, end: MarkPosition, endByte: number): TrackedCommand | null {
+    const command = this.current;
+    if (!command) {
+      end.marker?.dispose();
+      return null;
+    }
+    command.byFallback = true;
+    this.finishCommand(exitCode, end, '', endByte);
+    return command;
+  }
+
+  private finishCommand(exitCode: number | null, end?: MarkPosition, endRowText?: string, endByte?: number): void {
     const command = this.current;
     const terminal = this.terminal;
     if (!command || !terminal) return;
@@ -305,9 +333,9 @@ export class CommandTracker {
     command.endedAt = Date.now();
     command.cwd = this.cwdValue;
     const buffer = terminal.buffer.active;
-    command.end = { marker: terminal.registerMarker(0), col: buffer.cursorX };
-    command.endRowText = (buffer.getLine(buffer.baseY + buffer.cursorY)?.translateToString(true) ?? '').trimEnd();
-    command.endByte = this.options.chunkEnd();
+    command.end = end ?? { marker: terminal.registerMarker(0), col: buffer.cursorX };
+    command.endRowText = endRowText ?? (buffer.getLine(buffer.baseY + buffer.cursorY)?.translateToString(true) ?? '').trimEnd();
+    command.endByte = endByte ?? this.options.chunkEnd();
     this.current = null;
     if (this.last) disposeMarkers(this.last);
     this.last = command;

@@ -8,6 +8,8 @@
  *   OSC 133 ; C ; nonce=<n>          command output starts
  *   OSC 7   ; file://<host><path>    cwd (emitted before D and before the first prompt)
  *   OSC 133 ; D ; <exit> ; nonce=<n> command finished with <exit>
+ *   OSC 633 ; R ; <exit> ; <n>      re-armed: the integration is installed again, and the
+ *                                    command that ran before had <exit> (empty: unknown)
  *
  * Order around one command: E, C, <output>, OSC 7, D, A, <prompt>, B.
  * bash prints no E (it would cost a fork per command): the command line is read from the
@@ -24,7 +26,7 @@ export const NONCE_ENV = 'SWITCHBOARD_NONCE';
 /** Marks every process of a session so close can find double-forked and setsid children. */
 export const SESSION_ENV = 'SWITCHBOARD_SESSION';
 
-export type MarkKind = 'A' | 'B' | 'C' | 'D' | 'E';
+export type MarkKind = 'A' | 'B' | 'C' | 'D' | 'E' | 'R';
 
 /** Unescapes the OSC 633;E command line: `\\` → `\`, `\xNN` → char. */
 export function unescapeCommandLine(value: string): string {

@@ -239,3 +239,25 @@ function shQuote(text: string): string {
 function fishQuote(text: string): string {
   return `'${text.replace(/[\\']/g, (ch) => `\\${ch}`)}'`;
 }
+
+/**
+ * The line (without the Enter) that re-arms the integration of a shell back at its prompt
+ * without its marks (docs/design.md §2.5): it sources the shell's script again, skipping the
+ * person's rc files, and the script answers with an R mark carrying the status of the command
+ * before it. The leading space keeps it out of a history that ignores such lines (bash's script
+ * also deletes its own entry). null for shells without hooks (the wrapper is typed per command).
+ */
+export function rearmCommand(kind: ShellKind | 'unknown', nonce: string): string | null {
+  if (!NONCE_PATTERN.test(nonce)) throw new Error('shell integration nonce must be 1-128 characters of [A-Za-z0-9_-]');
+  const scripts = join(assetsDir(), 'shell-integration');
+  switch (kind) {
+    case 'bash':
+      return ` builtin source ${shQuote(join(scripts, 'bash.sh'))} --rearm ${nonce} $?`;
+    case 'zsh':
+      return ` builtin source ${shQuote(join(scripts, 'zsh', 'integration.zsh'))} --rearm ${nonce} $?`;
+    case 'fish':
+      return ` source ${fishQuote(join(scripts, 'fish.fish'))} --rearm ${nonce} $status`;
+    default:
+      return null;
+  }
+}

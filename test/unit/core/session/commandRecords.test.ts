@@ -21,6 +21,7 @@ function finished(seq: number, extra: Partial<TrackedCommand> = {}): TrackedComm
     end: { marker: undefined, col: 0 },
     endRowText: null,
     headLines: [],
+    byFallback: false,
     lineFeeds: 1,
     startByte: 100 * seq,
     endByte: 100 * seq + 50,

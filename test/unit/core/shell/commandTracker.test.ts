@@ -5,7 +5,7 @@
  * Where the streams come from. The marks are built from src/core/shell/marks.ts's constants in the
  * exact shape each script in assets/shell-integration/ prints them, every mark ending in BEL:
  *  - A, B: `\e]133;A;nonce=N\a` … `\e]133;B;nonce=N\a` around the prompt — bash.sh
- *    (__sb_postcmd wraps PS1), zsh/.zshrc (__sb_prompt), fish.fish (fish_prompt), sh.sh (__sb_A/B);
+ *    (__sb_postcmd wraps PS1), zsh/integration.zsh (__sb_prompt), fish.fish (fish_prompt), sh.sh (__sb_A/B);
  *  - C: `\e]133;C;nonce=N\a` — bash.sh's PS0 (__sb_cmark), zsh and fish's preexec, sh.sh's __sb_exec;
  *  - E: `\e]633;E;<line>;N\a` right before C — zsh and fish's preexec, the line escaped as their
  *    __sb_escape does (`\` → `\\`, `;` → `\x3b`, controls → `\xNN`: zsh upper-case hex, fish lower);
@@ -39,6 +39,8 @@ const mark = {
   E: (escapedLine: string, nonce = NONCE) => osc(OSC_VSCODE, `E;${escapedLine};${nonce}`),
   F: (nonce = NONCE) => osc(OSC_VSCODE, `F;${nonce}`),
   G: (nonce = NONCE) => osc(OSC_VSCODE, `G;${nonce}`),
+  /** The re-arm line's answer (bash.sh, zsh/integration.zsh, fish.fish with --rearm). */
+  R: (exit: number | string, nonce = NONCE) => osc(OSC_VSCODE, `R;${exit};${nonce}`),
   /** OSC 7, the path encoded as the scripts' __sb_cwd does. */
   cwd: (path: string, host = HOST) => osc(OSC_CWD, `file://${host}${percentEncoded(path)}`),
 };
@@ -201,6 +203,22 @@ describe('CommandTracker: the nonce', () => {
     await h.feed(finished(1));
     expect(h.finished).toHaveLength(1);
     expect(h.finished[0]).toMatchObject({ exitCode: 1, headLines: ['still running'] });
+  });
+
+  it('prompt fallback: ends the running command at the given row (the prompt left out), and hears R only with the nonce', async () => {
+    const h = harness();
+    const rearms: (number | null)[] = [];
+    h.tracker.onDidRearm((exit) => rearms.push(exit));
+    await h.feed(`${mark.cwd('/home/u')}${prompt()}`);
+    await h.feed(`exec bash\r\n${mark.C()}out 1\r\nbash-5.2$ `);
+    await h.feed(`${mark.R(0, OTHER)}\x1b]633;R;0\x07${mark.R('')}${mark.R(7)}`);
+    expect(rearms).toEqual([null, 7]);
+    expect(h.tracker.runningCommand).not.toBeNull();
+    const finishedCommand = h.tracker.finishByFallback(7, { marker: h.term.registerMarker(0), col: 0 }, 42);
+    expect(finishedCommand).toMatchObject({ exitCode: 7, byFallback: true, endByte: 42, endRowText: '' });
+    expect(h.finished).toEqual([finishedCommand]);
+    expect(h.tracker.runningCommand).toBeNull();
+    expect(h.tracker.finishByFallback(0, { marker: h.term.registerMarker(0), col: 0 }, 50)).toBeNull();
   });
 
   it('ignores a C with another nonce at the prompt, and an E or G with another nonce', async () => {

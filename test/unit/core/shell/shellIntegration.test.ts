@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NONCE_ENV } from '../../../../src/core/shell/marks.js';
-import { assetsDir, planLaunch, planProgramShell } from '../../../../src/core/shell/shellIntegration.js';
+import { assetsDir, planLaunch, planProgramShell, rearmCommand } from '../../../../src/core/shell/shellIntegration.js';
 
 const scripts = join(assetsDir(), 'shell-integration');
 const env = { PATH: '/usr/bin:/bin', HOME: '/home/u' };
@@ -98,5 +98,15 @@ describe('planLaunch', () => {
       detection: 'command_wrapper',
       notShell: expect.stringContaining('"-c"'),
     });
+  });
+});
+
+describe('rearmCommand', () => {
+  it("sources each hooked shell's script with the nonce and the status before it, after a space; none for sh", () => {
+    expect(rearmCommand('bash', 'n1')).toBe(` builtin source '${join(scripts, 'bash.sh')}' --rearm n1 $?`);
+    expect(rearmCommand('zsh', 'n1')).toBe(` builtin source '${join(scripts, 'zsh', 'integration.zsh')}' --rearm n1 $?`);
+    expect(rearmCommand('fish', 'n1')).toBe(` source '${join(scripts, 'fish.fish')}' --rearm n1 $status`);
+    expect(rearmCommand('sh', 'n1')).toBeNull();
+    expect(() => rearmCommand('bash', 'n1; rm -rf ~')).toThrow(/nonce/);
   });
 });
