@@ -41,10 +41,6 @@ async function expectIntegrated(session: TerminalSession): Promise<void> {
   expect(warnings).toEqual([]);
 }
 
-function read(session: TerminalSession, pattern: string): ReturnType<TerminalSession['read']> {
-  return session.read({ clientId: 'test', view: 'screen', format: 'plain', wait: { pattern, timeout_ms: 10_000 } });
-}
-
 describe('bash keeps its marks', () => {
   it('after PROMPT_COMMAND= (a string): PS1 prints the D, then our entries are put back', async () => {
     const { session } = await open('bash');
