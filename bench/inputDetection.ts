@@ -45,6 +45,11 @@ function cpuWithChildrenMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 1000) / 100;
 }
 
+/** The kernel counts CPU in 10 ms ticks: none in a window means less than one. */
+function cpu(value: number): string {
+  return value === 0 ? '0 ms (under one 10 ms tick)' : ms(value);
+}
+
 async function cpuOver(hub: BenchHub, windowMs: number): Promise<number> {
   const before = cpuWithChildrenMs(hub.pid);
   await sleep(windowMs);
@@ -100,15 +105,15 @@ export async function inputDetection(rows: Row[], runs: number, windowMs: number
     rows.push(
       {
         case: `hub CPU over ${window} with ${SESSIONS} shells idle at their prompt (all threads and reaped children)`,
-        value: ms(idleCpu),
-        baseline: `${ms(empty)} (the same hub, no session, same window)`,
-        ratio: ratio(idleCpu, empty),
+        value: cpu(idleCpu),
+        baseline: `${cpu(empty)} (the same hub, no session, same window)`,
+        ratio: empty > 0 ? ratio(idleCpu, empty) : '—',
       },
       {
         case: `… with ${SESSIONS} more sessions each waiting in \`read\` (awaiting_input)`,
-        value: ms(waitingCpu),
-        baseline: `${ms(empty)} (no session)`,
-        ratio: ratio(waitingCpu, empty),
+        value: cpu(waitingCpu),
+        baseline: `${cpu(empty)} (no session)`,
+        ratio: empty > 0 ? ratio(waitingCpu, empty) : '—',
       },
     );
     for (const session of [...idle, ...waiting]) await tool(agent, 'kill', { session, close: true });
