@@ -12,6 +12,7 @@ import * as pty from 'node-pty';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { probeTerminalInput } from '../../src/core/processes/inputProbe.js';
+import { slavePath } from '../../src/core/pty/nodePtyInternals.js';
 import { markOptions, OSC_CWD, OSC_FINAL_TERM, OSC_VSCODE, unescapeCommandLine } from '../../src/core/shell/marks.js';
 import {
   detectShellKind,
@@ -221,7 +222,8 @@ class ShellUnderTest {
    * kernel's): polled, through the product's own probe (inputProbe.ts).
    */
   async waitUntilReadingTerminal(timeoutMs = WAIT_MS): Promise<void> {
-    const ttyPath = (this.proc as unknown as { _pty: string })._pty;
+    const ttyPath = slavePath(this.proc);
+    if (!ttyPath) throw new Error('node-pty gave no terminal path for this shell');
     await pollUntil(async () => (await probeTerminalInput(this.proc.pid, ttyPath)).reading, 'the shell reading its terminal', {
       timeoutMs,
       detail: () => `raw tail: ${JSON.stringify(this.raw)}`,
@@ -437,13 +439,13 @@ describe.each(cases)('$name integration', ({ name, shell, rc, exit42, hasE }) =>
     // Ctrl-C on a half-typed line redraws the prompt in bash and zsh; fish 3 clears the line in
     // place and dash just gets the interrupt, so there Enter on the (now empty) line prompts.
     const redraws = name === 'bash' || name === 'zsh';
-    // The half-typed line first, until it shows; in zsh, ^C only once its line editor waits in
-    // read(): a SIGINT that lands while zsh is between reads (setting up, or drawing the echo)
-    // is taken by zsh itself, the kernel drops the queued input, and no prompt follows (seen
-    // twice under the full suite). bash's readline waits in pselect(), which the probe does not
-    // count as reading, and it redraws either way.
+    // The half-typed line first, until it shows; then ^C only once the shell waits for keys
+    // again (zsh in read(), bash's readline in pselect(), fish in poll(), dash in a canonical
+    // read(): the probe sees each): a SIGINT that lands while the shell is between reads (setting up, or drawing the
+    // echo) is taken by the shell itself, the kernel drops the queued input, and no prompt
+    // follows (seen in zsh and bash under the full suite).
     await s.typeUntilEchoed('abc', 'abc');
-    if (name === 'zsh') await s.waitUntilReadingTerminal();
+    await s.waitUntilReadingTerminal();
     const ctrlC = await s.typeUntilPrompt(redraws ? '\x03' : '\x03\r');
     expect(kinds(s, ctrlC)).not.toContain('D');
     expect(kinds(s, ctrlC)).not.toContain('C');
