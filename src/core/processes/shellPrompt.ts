@@ -37,6 +37,16 @@ export async function probeShellPrompt(shellPid: number, ttyPath: string, startC
   return { atPrompt: true, replaced: startCommandLine !== undefined && now !== undefined && now !== startCommandLine };
 }
 
+/**
+ * The command line a process started as `file args…` shows (as `commandLine` reads it): node-pty
+ * execs `file` with itself as argv[0]. Known from the launch, not read from the process after
+ * it: that read could come late, after the shell already ran `exec`.
+ */
+export function launchedCommandLine(file: string, args: readonly string[]): string {
+  const argv = [file, ...args];
+  return process.platform === 'linux' ? argv.map((arg) => `${arg}\0`).join('') : argv.join(' ');
+}
+
 /** The process's command line (its arguments, NUL-joined on Linux), or undefined when it cannot be read. */
 export async function commandLine(pid: number): Promise<string | undefined> {
   if (process.platform === 'linux') return fs.readFile(`/proc/${pid}/cmdline`, 'latin1').catch(() => undefined);

@@ -1,6 +1,6 @@
 import type { Emulator } from '../emulation/emulator.js';
 import { nextEvent } from '../event.js';
-import { commandLine, probeShellPrompt } from '../processes/shellPrompt.js';
+import { commandLine, launchedCommandLine, probeShellPrompt } from '../processes/shellPrompt.js';
 import { detectShellKind, rearmCommand } from '../shell/shellIntegration.js';
 import type { ShellKind } from '../types.js';
 import { raceOutcome, type ExitWatch } from './raceOutcome.js';
@@ -11,6 +11,8 @@ const REARM_WAIT_MS = 2_000;
 export interface PromptFallbackOptions {
   shellKind: ShellKind | 'unknown' | null;
   pid: number;
+  /** What the shell was started as (a different command line later means it ran `exec`). */
+  launched: { file: string; args: readonly string[] };
   ttyPath: string | undefined;
   nonce: string;
   emulator: Pick<Emulator, 'tracker' | 'whenParsed' | 'position'>;
@@ -34,10 +36,10 @@ export interface PromptFallbackOptions {
 export class PromptFallback {
   private checking = false;
   /** The shell's command line as started: a different one later means it ran `exec`. */
-  private startCommandLine: Promise<string | undefined>;
+  private readonly startCommandLine: string;
 
   constructor(private readonly options: PromptFallbackOptions) {
-    this.startCommandLine = commandLine(options.pid);
+    this.startCommandLine = launchedCommandLine(options.launched.file, options.launched.args);
   }
 
   /**
@@ -50,7 +52,7 @@ export class PromptFallback {
     if (this.checking || !ttyPath || !tracker.runningCommand || !hasHooks(this.options.shellKind)) return false;
     this.checking = true;
     try {
-      const probe = await probeShellPrompt(pid, ttyPath, await this.startCommandLine);
+      const probe = await probeShellPrompt(pid, ttyPath, this.startCommandLine);
       if (!probe.atPrompt) return false;
       // The shell now in front: after `exec zsh` in bash, zsh (re-armed as zsh); after
       // `exec python3`, no shell at all (its REPL awaits input, as any program's would).

@@ -165,6 +165,7 @@ export class TerminalSession {
     this.fallback = new PromptFallback({
       shellKind: this.shellKind,
       pid: this.pid,
+      launched: launch,
       ttyPath: this.ttyPath,
       nonce,
       emulator: this.emulator,

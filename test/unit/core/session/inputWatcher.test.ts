@@ -76,6 +76,17 @@ describe('InputWatcher: when it probes', () => {
     expect(harness.probes).toBe(1);
   });
 
+  it('looks sooner once the program enters the alternate screen, though the timer was armed for quietMs', async () => {
+    harness.watcher.schedule();
+    await vi.advanceTimersByTimeAsync(50);
+    harness.session.fullScreen = true; // vim drew its screen
+    output();
+    await vi.advanceTimersByTimeAsync(299);
+    expect(harness.probes).toBe(0);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(harness.probes).toBe(1);
+  });
+
   it('probes a quiet job that is not reading again every quietMs, not back to back', async () => {
     let probed = 0;
     harness.watcher.onDidProbeInput(() => probed++);
