@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { ErrorCode, SwitchboardError, type ExecuteResult, type TerminalSession } from '../../core/index.js';
 import { startProgress } from '../progress.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, type InputSpec } from '../schemas.js';
-import type { ToolDeps } from '../server.js';
+import type { ToolDeps } from '../toolHost.js';
 import { answerInput, describeInput, waitForCommand } from '../nextStep.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
 

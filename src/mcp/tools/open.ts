@@ -3,7 +3,7 @@ import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { SessionInfo } from '../../core/index.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, type InputSpec } from '../schemas.js';
-import type { ToolDeps } from '../server.js';
+import type { ToolDeps } from '../toolHost.js';
 import { useSession } from '../nextStep.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { ReadRequest, ReadResult } from '../../core/index.js';
 import { startProgress } from '../progress.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, WAIT_ALIASES, waitSchema, type InputSpec } from '../schemas.js';
-import type { ToolDeps } from '../server.js';
+import type { ToolDeps } from '../toolHost.js';
 import { call, waitForCommand } from '../nextStep.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
 import { renderState } from './send.js';
