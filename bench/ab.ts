@@ -31,7 +31,7 @@ import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { bareThroughput } from './baseline.js';
 import { httpClient, processCpuMs, ROOT, rss, shimClient, sleep, startHub, stopAllHubs, tool, type BenchHub } from './hubProcess.js';
-import { collectGarbage, DEFAULT_COLS, fillScrollbacks, LONG_SCROLLBACK, openSessions, SESSIONS, warmUp } from './memory.js';
+import { collectGarbage, DEFAULT_COLS, LONG_SCROLLBACK, scrollbackPerSession, SESSIONS } from './memory.js';
 import { median, now, percentile } from './stats.js';
 import { floodDir, openCatSession, transcriptCap, writeFlood, type CatSession } from './sustained.js';
 
@@ -155,25 +155,7 @@ async function sustained(): Promise<void> {
 
 /** RSS per session holding LONG_SCROLLBACK rows (`width` 0: `seq`; else rows full to that width), after a full GC, in a fresh hub of `side`. */
 async function scrollbackRss(side: Side, width: number): Promise<number> {
-  const hub = await startHub({ SWITCHBOARD_AGENT_SCROLLBACK: String(LONG_SCROLLBACK), ...side.env }, ['--inspect=127.0.0.1:0'], side.root, side.node);
-  try {
-    const agent = await httpClient(hub, 'bench-ab-scrollback');
-    try {
-      await warmUp(agent);
-      await collectGarbage(hub);
-      await sleep(1_000);
-      const warm = rss(hub.pid);
-      const sessions = await openSessions(agent, 'long');
-      await fillScrollbacks(hub, agent, sessions, width);
-      await collectGarbage(hub);
-      await sleep(1_000);
-      return (rss(hub.pid) - warm) / SESSIONS;
-    } finally {
-      await agent.close();
-    }
-  } finally {
-    await hub.stop();
-  }
+  return (await scrollbackPerSession(width, 'bench-ab-scrollback', side)).collected;
 }
 
 async function scrollback(): Promise<void> {

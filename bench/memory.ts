@@ -201,16 +201,22 @@ export async function collectGarbage(hub: BenchHub): Promise<void> {
   }
 }
 
+/** Where a scrollback hub runs: environment over the defaults, the checkout and the Node binary (bench/ab.ts compares two). */
+export interface HubSide {
+  env?: Record<string, string>;
+  root?: string;
+  node?: string;
+}
+
 /**
- * Per session at LONG_SCROLLBACK lines, in a hub of its own: 1 s after the fill, and after a
- * full GC; beside the same terminals in a bare `@xterm/headless` process measured the same way.
- * `width`: 0 for `seq`'s lines, else lines of that many columns (fillScrollbacks).
+ * RSS per session holding LONG_SCROLLBACK rows, in a hub of its own started with the inspector:
+ * 1 s after the fill, and after a full GC. `width`: 0 for `seq`'s lines, else lines of that many
+ * columns (fillScrollbacks).
  */
-async function longScrollback(width: number): Promise<Row[]> {
-  const bare = await xtermAlone(DEFAULT_COLS, DEFAULT_ROWS, LONG_SCROLLBACK, width);
-  const hub = await startHub({ SWITCHBOARD_AGENT_SCROLLBACK: String(LONG_SCROLLBACK) }, ['--inspect=127.0.0.1:0']);
+export async function scrollbackPerSession(width: number, client: string, side: HubSide = {}): Promise<{ afterFill: number; collected: number }> {
+  const hub = await startHub({ SWITCHBOARD_AGENT_SCROLLBACK: String(LONG_SCROLLBACK), ...side.env }, ['--inspect=127.0.0.1:0'], side.root, side.node);
   try {
-    const agent = await httpClient(hub, 'bench-memory-long');
+    const agent = await httpClient(hub, client);
     try {
       await warmUp(agent);
       await collectGarbage(hub);
@@ -220,29 +226,36 @@ async function longScrollback(width: number): Promise<Row[]> {
       const withFull = await fillScrollbacks(hub, agent, sessions, width);
       await collectGarbage(hub);
       await sleep(1_000);
-      const collected = rss(hub.pid);
-      const perFull = (withFull - warm) / SESSIONS;
-      const perCollected = (collected - warm) / SESSIONS;
-      const lines = width > 0 ? `\`seq -f '%0${width}g'\`: every row full to the last column` : '`seq`';
-      const label = `(${DEFAULT_COLS}×${DEFAULT_ROWS}, a person's session with scrollback = ${LONG_SCROLLBACK}; ${lines}; delta / ${SESSIONS})`;
-      return [
-        {
-          case: `RSS per session at ${LONG_SCROLLBACK} lines of scrollback, full, 1 s after ${label}`,
-          value: mib(perFull),
-          baseline: `${mib(bare.afterFill)} (bare \`@xterm/headless\`, same terminals, 1 s after)`,
-          ratio: ratio(perFull, bare.afterFill),
-        },
-        {
-          case: '… after a full GC (what the session holds; V8 gets there by itself 15–40 s later)',
-          value: mib(perCollected),
-          baseline: `${mib(bare.collected)} (bare \`@xterm/headless\`, after a full GC)`,
-          ratio: ratio(perCollected, bare.collected),
-        },
-      ];
+      return { afterFill: (withFull - warm) / SESSIONS, collected: (rss(hub.pid) - warm) / SESSIONS };
     } finally {
       await agent.close();
     }
   } finally {
     await hub.stop();
   }
+}
+
+/**
+ * Per session at LONG_SCROLLBACK lines (scrollbackPerSession) beside the same terminals in a
+ * bare `@xterm/headless` process measured the same way.
+ */
+async function longScrollback(width: number): Promise<Row[]> {
+  const bare = await xtermAlone(DEFAULT_COLS, DEFAULT_ROWS, LONG_SCROLLBACK, width);
+  const { afterFill: perFull, collected: perCollected } = await scrollbackPerSession(width, 'bench-memory-long');
+  const lines = width > 0 ? `\`seq -f '%0${width}g'\`: every row full to the last column` : '`seq`';
+  const label = `(${DEFAULT_COLS}×${DEFAULT_ROWS}, a person's session with scrollback = ${LONG_SCROLLBACK}; ${lines}; delta / ${SESSIONS})`;
+  return [
+    {
+      case: `RSS per session at ${LONG_SCROLLBACK} lines of scrollback, full, 1 s after ${label}`,
+      value: mib(perFull),
+      baseline: `${mib(bare.afterFill)} (bare \`@xterm/headless\`, same terminals, 1 s after)`,
+      ratio: ratio(perFull, bare.afterFill),
+    },
+    {
+      case: '… after a full GC (what the session holds; V8 gets there by itself 15–40 s later)',
+      value: mib(perCollected),
+      baseline: `${mib(bare.collected)} (bare \`@xterm/headless\`, after a full GC)`,
+      ratio: ratio(perCollected, bare.collected),
+    },
+  ];
 }
