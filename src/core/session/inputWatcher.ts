@@ -50,8 +50,8 @@ export interface InputWatcherOptions {
 export class InputWatcher {
   private current: Awaiting | null = null;
   private probeTimer: NodeJS.Timeout | null = null;
-  /** When the armed probe timer fires (Date.now() time). */
-  private probeDueAt = 0;
+  /** The quiet period the armed probe timer counts. */
+  private armedQuietMs = 0;
   /** When the last probe for a blocked terminal read finished (0: none yet). */
   private lastProbeAt = 0;
   private probing = false;
@@ -83,7 +83,7 @@ export class InputWatcher {
   noteOutput(): void {
     if (this.current && !this.redrawing) this.set(null);
     // A program that just entered the alternate screen needs less quiet than the timer was armed for.
-    if (this.probeTimer && this.probeDueAt > Date.now() + this.quietMs) {
+    if (this.probeTimer && this.armedQuietMs > this.quietMs) {
       clearTimeout(this.probeTimer);
       this.probeTimer = null;
     }
@@ -99,7 +99,7 @@ export class InputWatcher {
   schedule(): void {
     if (this.probeTimer || this.options.closed()) return;
     const due = Math.max(this.options.lastOutputAt(), this.lastProbeAt) + this.quietMs - Date.now();
-    this.probeDueAt = Date.now() + Math.max(0, due);
+    this.armedQuietMs = this.quietMs;
     this.probeTimer = setTimeout(() => {
       this.probeTimer = null;
       void this.probeInput();
