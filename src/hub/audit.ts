@@ -55,6 +55,8 @@ export class AuditLog {
         ...(entry.session !== undefined ? { session: entry.session } : {}),
         ...(entry.bytes !== undefined ? { bytes: entry.bytes } : {}),
         ...(entry.settings !== undefined ? { settings: entry.settings } : {}),
+        ...(entry.client !== undefined ? { client: entry.client } : {}),
+        ...(entry.sessions !== undefined ? { sessions: entry.sessions } : {}),
       });
   }
 
