@@ -134,6 +134,8 @@ export const UiSessionSchema = z.object({
   closed_at: z.string().optional(),
   /** With state `awaiting_input`: the prompt has echo off, the person must answer ("needs you"). */
   secret: z.boolean().optional(),
+  /** With state `awaiting_input`: what it waits for — a line, a secret, or keys (docs/design.md §2.6). */
+  input_kind: z.enum(['line', 'secret', 'screen']).optional(),
 });
 export type UiSession = z.infer<typeof UiSessionSchema>;
 

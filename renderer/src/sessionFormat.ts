@@ -73,7 +73,7 @@ export function stateBadge(entry: SessionEntry, now: number): StateBadge {
     case 'awaiting_input':
       return isNeedsYou(info)
         ? { text: 'needs you', tone: 'alert', title: 'A password or secret prompt is waiting: take over and type it (never recorded).' }
-        : { text: 'awaiting input', tone: 'attention', title: 'The program is waiting for input from the terminal.' };
+        : { text: 'awaiting input', tone: 'attention', title: awaitingTitle(info.input_kind) };
     case 'running': {
       const elapsed = runningMs(entry, now);
       return {
@@ -85,6 +85,12 @@ export function stateBadge(entry: SessionEntry, now: number): StateBadge {
     default:
       return { text: 'idle', tone: 'neutral', title: 'At the shell prompt.' };
   }
+}
+
+function awaitingTitle(kind: UiSession['input_kind']): string {
+  if (kind === 'screen') return 'A full-screen program is waiting for keys.';
+  if (kind === 'line') return 'The program is waiting for a line of input.';
+  return 'The program is waiting for input from the terminal.';
 }
 
 /** A finished command's duration: `7ms`, `850ms`, `1.2s`, `12s`, `3m 04s`, `2h 00m`. */
