@@ -97,12 +97,14 @@ export interface KillResult {
 export interface WaitSpec {
   exit?: boolean;
   pattern?: string;
+  /** Until this regex is no longer on the screen (a spinner gone). */
+  absent?: string;
   idle_ms?: number;
   timeout_ms?: number;
 }
 
 /** How a wait ended; `timeout` is an honest answer, not an error. */
-export type WaitOutcome = 'exit' | 'pattern' | 'idle' | 'timeout' | 'awaiting_input' | 'cancelled';
+export type WaitOutcome = 'exit' | 'pattern' | 'absent' | 'idle' | 'timeout' | 'awaiting_input' | 'cancelled';
 
 export interface SendRequest {
   /** Who reads: `new` output is tracked per client. */
