@@ -132,6 +132,8 @@ export const UiSessionSchema = z.object({
   closed_at: z.string().optional(),
   /** With state `awaiting_input`: the prompt has echo off, the person must answer ("needs you"). */
   secret: z.boolean().optional(),
+  /** An agent resized the session (`send` `resize`) and nobody has since: who, to what, when (ISO). */
+  resized_by: z.object({ client: z.string(), cols: z.number(), rows: z.number(), at: z.string() }).optional(),
 });
 export type UiSession = z.infer<typeof UiSessionSchema>;
 
