@@ -364,7 +364,8 @@ export const waitSchema = z
   .object({
     exit: z.boolean().optional().describe('Until it exits.'),
     pattern: z.string().min(1).max(1_000).optional().describe('Until this regex shows.'),
-    absent: z.string().min(1).max(1_000).optional().describe('Until this regex is off the screen.'),
+    // Its length is bounded by the core (PatternMatcher): not advertised, to keep tools/list short.
+    absent: z.string().min(1).optional().describe('Until this regex is gone.'),
     idle_ms: z.number().int().min(1).max(MAX_WAIT_MS).optional().describe('Until quiet this long.'),
     timeout_ms: z.number().int().min(1).max(MAX_WAIT_MS).optional().describe('At most (default 10000).'),
   })

@@ -19,7 +19,7 @@ const schema = z.object({
   resize: z
     .object({ rows: z.number().int().min(2).max(500), cols: z.number().int().min(10).max(1_000) })
     .optional()
-    .describe('Resize the terminal first (the program redraws).'),
+    .describe('Resize first.'),
   wait: waitSchema.describe('Then wait (default: until output settles, ≤3 s).'),
 });
 
