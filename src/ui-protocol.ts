@@ -136,6 +136,8 @@ export const UiSessionSchema = z.object({
   secret: z.boolean().optional(),
   /** With state `awaiting_input`: what it waits for — a line, a secret, or keys (docs/design.md §2.6). */
   input_kind: z.enum(['line', 'secret', 'screen']).optional(),
+  /** An agent resized the session (`send` `resize`) and nobody has since: who, to what, when (ISO). */
+  resized_by: z.object({ client: z.string(), cols: z.number(), rows: z.number(), at: z.string() }).optional(),
 });
 export type UiSession = z.infer<typeof UiSessionSchema>;
 

@@ -22,10 +22,14 @@ export interface StateBadge {
 
 /** `claude-code 1.2.3` → `claude-code`; the person's own sessions → `You`. */
 export function creatorName(info: UiSession): string {
-  if (info.creator.kind === 'user') return 'You';
-  const client = info.creator.client.trim();
-  const space = client.lastIndexOf(' ');
-  return space > 0 && /\d/.test(client.slice(space + 1)) ? client.slice(0, space) : client || 'agent';
+  return info.creator.kind === 'user' ? 'You' : clientName(info.creator.client);
+}
+
+/** An MCP client's name without its version: `claude-code 1.2.3` → `claude-code`. */
+export function clientName(client: string): string {
+  const trimmed = client.trim();
+  const space = trimmed.lastIndexOf(' ');
+  return space > 0 && /\d/.test(trimmed.slice(space + 1)) ? trimmed.slice(0, space) : trimmed || 'agent';
 }
 
 /** The agent's full client string (with version), for tooltips and group headers. */
