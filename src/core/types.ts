@@ -112,8 +112,25 @@ export interface SendRequest {
   keys?: string[];
   /** Bracketed paste; default: on for multi-line text when the program enabled it. */
   paste?: boolean;
+  /** A mouse action, sent after text and keys (docs/design.md §3.3). */
+  mouse?: MouseRequest;
   wait?: WaitSpec;
   signal?: AbortSignal;
+}
+
+/** `send`'s `mouse` (docs/design.md §3.3): rows and columns count from 1. */
+export interface MouseRequest {
+  action: 'click' | 'double_click' | 'drag' | 'scroll';
+  row: number;
+  col: number;
+  /** Where a drag ends. */
+  to_row?: number;
+  to_col?: number;
+  /** Default left. */
+  button?: 'left' | 'middle' | 'right';
+  /** Wheel steps of a scroll (default 1); negative scrolls up. */
+  amount?: number;
+  modifiers?: ('ctrl' | 'alt' | 'shift')[];
 }
 
 export interface SendResult {

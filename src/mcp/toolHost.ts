@@ -21,6 +21,8 @@ export interface ToolAuditEvent {
   /** `send` only: UTF-8 bytes of text typed and keys pressed (never what). */
   bytes?: number;
   keys?: number;
+  /** `send` only: the mouse action (click, drag, …), never where. */
+  mouse?: string;
 }
 
 /**
