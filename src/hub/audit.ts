@@ -42,6 +42,7 @@ export class AuditLog {
       duration_ms: event.duration_ms,
       ...(event.bytes !== undefined ? { bytes: event.bytes } : {}),
       ...(event.keys !== undefined ? { keys: event.keys } : {}),
+      ...(event.mouse !== undefined ? { mouse: event.mouse } : {}),
     });
   }
 

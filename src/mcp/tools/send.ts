@@ -6,6 +6,7 @@ import { startProgress } from '../progress.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, WAIT_ALIASES, waitSchema, type InputSpec } from '../schemas.js';
 import type { ToolDeps } from '../toolHost.js';
 import { answerInput, describeInput } from '../nextStep.js';
+import { MOUSE_ALIASES, mouseSchema, normalizeMouse } from '../mouseSchema.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
 
 const schema = z.object({
@@ -16,6 +17,7 @@ const schema = z.object({
     .optional()
     .describe('Pressed after text: enter, tab, escape, backspace, up, pageup, f1…f12, ctrl+c, alt+b, shift+tab. Send escape in its own call.'),
   paste: z.boolean().optional().describe('Bracketed paste (default: on for multi-line text).'),
+  mouse: mouseSchema,
   wait: waitSchema.describe('Then wait (default: until output settles, ≤3 s).'),
 });
 
@@ -33,7 +35,8 @@ export const sendSpec: InputSpec<typeof schema.shape> = {
     wait_for: 'wait',
     until: 'wait',
   },
-  nested: { wait: { aliases: WAIT_ALIASES } },
+  normalize: { mouse: normalizeMouse },
+  nested: { wait: { aliases: WAIT_ALIASES }, mouse: { aliases: MOUSE_ALIASES } },
 };
 
 // Every SendResult key is sent (waited, secret, input_kind too); the advertised schema names the main ones.
@@ -45,7 +48,7 @@ const outputSchema = z.looseObject({
 });
 
 const DESCRIPTION =
-  'Type into a session (answer a prompt, drive python3 or vim) and return what appeared. ' +
+  'Type or click into a session (answer a prompt, drive python3 or vim) and return what appeared. ' +
   'Use wait to return on a regex, on exit or after quiet output.';
 
 export function registerSend(server: McpServer, deps: ToolDeps): RegisteredTool {
@@ -77,11 +80,12 @@ export function registerSend(server: McpServer, deps: ToolDeps): RegisteredTool 
   );
 }
 
-/** For the audit log: how many bytes of text were typed (never the text), and how many keys. */
-export function sendAuditFacts(raw: unknown): { bytes: number; keys: number } | undefined {
+/** For the audit log: how many bytes of text were typed (never the text), how many keys, and the mouse action. */
+export function sendAuditFacts(raw: unknown): { bytes: number; keys: number; mouse?: string } | undefined {
   const input = parseInput(sendSpec, raw);
   if (!input.ok) return undefined;
-  return { bytes: Buffer.byteLength(input.value.text ?? '', 'utf8'), keys: input.value.keys?.length ?? 0 };
+  const { text, keys, mouse } = input.value;
+  return { bytes: Buffer.byteLength(text ?? '', 'utf8'), keys: keys?.length ?? 0, ...(mouse ? { mouse: mouse.action } : {}) };
 }
 
 export function renderSend(id: string, result: SendResult): Rendering {
