@@ -1,6 +1,7 @@
 /**
  * `send`'s `mouse` (docs/design.md §3.3) against real programs on real PTYs: vim with
- * `set mouse=a` (a click moves the cursor to the cell, a drag selects, the wheel scrolls),
+ * `set mouse=a` (a click moves the cursor to the cell, a drag selects, the wheel scrolls), htop's
+ * function bar clicked,
  * `less --mouse` scrolled by the wheel, a Python curses program (ncurses) that prints the mouse
  * events it decodes, the wheel turned into arrow keys in the alternate screen where xterm.js
  * does that, and the refusals: no mouse reporting, outside the screen, the person in control.
@@ -145,6 +146,19 @@ describe('send mouse, other programs', () => {
       'mouse x=4 y=8 BUTTON4_PRESSED #5',
       'mouse x=4 y=8 BUTTON5_PRESSED #6',
     ]);
+  });
+
+  it('htop: a click on F1Help in its function bar opens its help screen', async () => {
+    const { manager: m, home } = manager();
+    const session = await m.open({ creator: agent, program: 'htop', args: [], cwd: home, rows: 24, cols: 100 });
+    const screen = await screenWith(session, 'F1Help');
+    const bar = screen.content.split('\n').length;
+    expect(bar).toBe(24); // the function bar is htop's last row
+    const col = screen.content.split('\n').at(-1)!.indexOf('Help') + 1;
+    expect(col).toBeGreaterThan(0);
+    const helped = await mouse(session, { action: 'click', row: bar, col }, 'Process state:');
+    expect(helped.waited).toBe('pattern');
+    expect(helped.screen).toMatch(/^htop \d.* - \(C\)/);
   });
 
   it('the wheel becomes arrow keys in the alternate screen when the program takes no mouse (less without --mouse), as in xterm.js', async () => {
