@@ -1,10 +1,11 @@
 /**
  * `send`'s `mouse` (docs/design.md §3.3) against real programs on real PTYs: vim with
- * `set mouse=a` (a click moves the cursor to the cell, a drag selects, the wheel scrolls), htop's
- * function bar clicked,
- * `less --mouse` scrolled by the wheel, a Python curses program (ncurses) that prints the mouse
- * events it decodes, the wheel turned into arrow keys in the alternate screen where xterm.js
- * does that, and the refusals: no mouse reporting, outside the screen, the person in control.
+ * `set mouse=a` (a click moves the cursor to the cell, also in the default encoding; a drag
+ * selects; the wheel scrolls), `less --mouse` scrolled by the wheel, htop's function bar clicked,
+ * a Python curses program (ncurses) that prints the mouse events it decodes, a program that
+ * prints the raw reports it reads (motion, X10, bytes past 127), the wheel turned into arrow keys
+ * in the alternate screen where xterm.js does that, and the refusals: no mouse reporting, outside
+ * the screen, the person in control.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
