@@ -132,8 +132,25 @@ export interface SendRequest {
   resize?: TerminalSize;
   /** The caller's client name, told to the person with a resize. */
   clientName?: string;
+  /** A mouse action, sent after text and keys (docs/design.md §3.3). */
+  mouse?: MouseRequest;
   wait?: WaitSpec;
   signal?: AbortSignal;
+}
+
+/** `send`'s `mouse` (docs/design.md §3.3): rows and columns count from 1. */
+export interface MouseRequest {
+  action: 'click' | 'double_click' | 'drag' | 'scroll';
+  row: number;
+  col: number;
+  /** Where a drag ends. */
+  to_row?: number;
+  to_col?: number;
+  /** Default left. */
+  button?: 'left' | 'middle' | 'right';
+  /** Wheel steps of a scroll (default 1); negative scrolls up. */
+  amount?: number;
+  modifiers?: ('ctrl' | 'alt' | 'shift')[];
 }
 
 export interface SendResult {

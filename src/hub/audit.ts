@@ -43,6 +43,7 @@ export class AuditLog {
       ...(event.bytes !== undefined ? { bytes: event.bytes } : {}),
       ...(event.keys !== undefined ? { keys: event.keys } : {}),
       ...(event.resize !== undefined ? { resize: { rows: event.resize.rows, cols: event.resize.cols } } : {}),
+      ...(event.mouse !== undefined ? { mouse: event.mouse } : {}),
     });
   }
 

@@ -23,6 +23,8 @@ export interface ToolAuditEvent {
   keys?: number;
   /** `send` only: the size a resize asked for (`outcome` says whether it was applied). */
   resize?: { rows: number; cols: number };
+  /** `send` only: the mouse action (click, drag, …), never where. */
+  mouse?: string;
 }
 
 /**

@@ -80,8 +80,8 @@ describe('the six tools through the shim', () => {
     expect(byName.get('read')?.annotations?.readOnlyHint).toBe(true);
     expect(byName.get('list')?.annotations?.readOnlyHint).toBe(true);
     // docs/design.md §3.6: `tools/list` stays under 10 000 characters of JSON; the six tools built
-    // so far, under 8 000.
-    expect(JSON.stringify(listed).length).toBeLessThan(8_000);
+    // so far (send with its mouse), under 8 500.
+    expect(JSON.stringify(listed).length).toBeLessThan(8_500);
     expect(a.client.getInstructions()).toMatch(/awaiting_input/);
   });
 
@@ -107,6 +107,29 @@ describe('the six tools through the shim', () => {
     const quit = await a.ok('send', { session: opened.session, text: ':wq', keys: ['enter'], wait: { exit: true, timeout_ms: 8_000 } });
     expect(quit).toMatchObject({ state: 'exited', exit_code: 0, waited: 'exit' });
     expect(readFileSync(file, 'utf8')).toBe('added by agent\nfirst line\n');
+  });
+
+  it('vim with set mouse=a: a mouse click (given as x/y, "left-click") moves the cursor to that cell; an error where no mouse is on', async () => {
+    const file = path.join(work, 'mouse.txt');
+    writeFileSync(file, 'one\ntwo\nthree words here\n');
+    const opened = await a.ok('open', { program: 'vim', args: ['-N', '-u', 'NONE', '-i', 'NONE', '-n', '-c', 'set mouse=a', file], rows: 24, cols: 80 });
+    const session = opened.session;
+    await a.ok('read', { session, view: 'screen', wait: { pattern: 'three words', timeout_ms: 8_000 } });
+    // vim reads the first input after start-up as answers to its terminal queries: a command first.
+    await a.ok('send', { session, text: ':echo "ready"', keys: ['enter'], wait: { pattern: '^ready', timeout_ms: 8_000 } });
+    const clicked = await a.call('send', { session, mouse: { type: 'left-click', y: 3, x: 7 } });
+    expect(clicked.isError, clicked.text).toBe(false);
+    const at = await a.ok('read', { session, view: 'screen' });
+    expect(at.cursor).toEqual({ row: 2, col: 6 });
+    await a.ok('kill', { session, close: true });
+
+    const shell = await a.ok('open', { cwd: work });
+    const refused = await a.call('send', { session: shell.session, mouse: { action: 'click', row: 1, col: 1 } });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toMatch(/^INVALID_ARGUMENT: The program in session \S+ has not turned on mouse reporting/);
+    const bad = await a.call('send', { session: shell.session, mouse: { action: 'tap-dance', row: 1, col: 1 } });
+    expect(bad.text).toMatch(/^INVALID_ARGUMENT: mouse\.action: "tap-dance" is not allowed; use one of click, double_click, drag, scroll/);
+    await a.ok('kill', { session: shell.session, close: true });
   });
 
   it('read -r: execute returns awaiting_input, not at its timeout; send abc + Enter shows got:abc', async () => {
@@ -248,8 +271,10 @@ describe('the six tools through the shim', () => {
       expect(line).toMatchObject({ time: expect.any(String), client: `${CLIENT.name} ${CLIENT.version}`, tool: expect.any(String), duration_ms: expect.any(Number) });
       expect(['ok', 'error', 'cancelled']).toContain(line.outcome);
     }
-    expect(lines.find((l) => l.tool === 'send' && l.outcome === 'error')).toMatchObject({ code: 'SECRET_PROMPT', bytes: 7, keys: 1 });
+    expect(lines.find((l) => l.tool === 'send' && l.code === 'SECRET_PROMPT')).toMatchObject({ code: 'SECRET_PROMPT', bytes: 7, keys: 1 });
     expect(lines.find((l) => l.tool === 'open' && l.outcome === 'error')).toMatchObject({ code: 'INVALID_ARGUMENT', session: null });
+    // A mouse send names its action, never where.
+    expect(lines.find((l) => l.tool === 'send' && l.mouse !== undefined)).toEqual({ time: expect.any(String), actor: 'agent', client: expect.any(String), tool: 'send', session: expect.any(String), outcome: 'ok', duration_ms: expect.any(Number), bytes: 0, keys: 0, mouse: 'click' });
     const raw = readFileSync(path.join(home, 'audit.jsonl'), 'utf8');
     for (const secret of ['hunter2', 'getpass', 'got:', '6*7', 'seq 1', 'added by agent', 'never-shows-up']) expect(raw).not.toContain(secret);
   });

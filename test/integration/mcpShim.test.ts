@@ -171,8 +171,8 @@ describe('the MCP contract through the shim (bash)', () => {
     expect(byName.get('read')?.annotations?.readOnlyHint).toBe(true);
     expect(byName.get('kill')?.annotations?.destructiveHint).toBe(true);
     // docs/design.md §3.6: `tools/list` stays under 10 000 characters of JSON; the six tools built
-    // so far, under 8 000.
-    expect(JSON.stringify(tools).length).toBeLessThan(8_000);
+    // so far (send with its mouse), under 8 500.
+    expect(JSON.stringify(tools).length).toBeLessThan(8_500);
     expect(shim.client.getInstructions()).toMatch(/execute/);
   });
 

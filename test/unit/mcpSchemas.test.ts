@@ -59,3 +59,30 @@ describe('parseInput', () => {
     if (!r.ok) expect(r.error.message).toMatch(/^wait: true is not allowed; use an object with keys exit, pattern, absent, idle_ms, timeout_ms/);
   });
 });
+
+describe("send's mouse (src/mcp/mouseSchema.ts)", () => {
+  it('takes the names and spellings models use: x/y, type, double-click, right_click, wheel, lines, one modifier, JSON text', async () => {
+    const { sendSpec } = await import('../../src/mcp/tools/send.js');
+    const mouse = (value: unknown): unknown => {
+      const r = parseInput(sendSpec, { session: 's', mouse: value });
+      if (!r.ok) throw r.error;
+      return r.value.mouse;
+    };
+    expect(mouse({ type: 'left-click', x: '7', y: 3 })).toEqual({ action: 'click', row: 3, col: 7 });
+    expect(mouse({ action: 'Double-Click', row: 1, column: 2 })).toEqual({ action: 'double_click', row: 1, col: 2 });
+    expect(mouse({ action: 'right_click', row: 1, col: 2, modifier: 'ctrl' })).toEqual({ action: 'click', row: 1, col: 2, button: 'right', modifiers: ['ctrl'] });
+    expect(mouse({ event: 'wheel', row: 4, col: 5, lines: -3 })).toEqual({ action: 'scroll', row: 4, col: 5, amount: -3 });
+    expect(mouse({ action: 'drag', row: 1, col: 1, end_row: 2, to_x: 9 })).toEqual({ action: 'drag', row: 1, col: 1, to_row: 2, to_col: 9 });
+    expect(mouse('{"action":"click","row":2,"col":3}')).toEqual({ action: 'click', row: 2, col: 3 });
+  });
+
+  it('names the field and what it allows', async () => {
+    const { sendSpec } = await import('../../src/mcp/tools/send.js');
+    const r = parseInput(sendSpec, { session: 's', mouse: { action: 'click', row: 1, col: 1, button: 'fourth' } });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.error.message).toBe('mouse.button: "fourth" is not allowed; use one of left, middle, right.');
+    const missing = parseInput(sendSpec, { session: 's', mouse: { action: 'scroll', amount: 2 } });
+    expect(!missing.ok && missing.error.message).toBe('mouse.row is required: pass an integer.');
+  });
+});

@@ -7,6 +7,8 @@ import { FeedScheduler } from './feedScheduler.js';
 import { FloodSignal } from './floodSignal.js';
 import type { OutputLines } from '../output/outputWindow.js';
 import { paddedRows, ScrollbackCompactor } from './scrollbackCompactor.js';
+import type { MouseEncoding, MouseState } from './mouseEncoding.js';
+import { mouseEncoding } from './xtermInternals.js';
 
 interface Xterm {
   Terminal: typeof HeadlessTerminal;
@@ -216,6 +218,28 @@ export class Emulator {
   get modes(): { applicationCursorKeys: boolean; bracketedPaste: boolean } {
     const modes = this.terminal.modes;
     return { applicationCursorKeys: modes.applicationCursorKeysMode, bracketedPaste: modes.bracketedPasteMode };
+  }
+
+  /**
+   * What a mouse report depends on (docs/design.md §3.3), once everything received before this
+   * call has been parsed (the program may have just turned reporting on). Like
+   * serializeWhenParsed, an endless flood cannot starve it.
+   */
+  mouseWhenParsed(): Promise<MouseState> {
+    if (this.disposed || this.feeder.backlog === 0) return Promise.resolve(this.mouseState());
+    return new Promise((resolve) => this.feeder.afterParsed(() => resolve(this.mouseState())));
+  }
+
+  private mouseState(): MouseState {
+    const encoding = mouseEncoding(this.terminal);
+    return {
+      tracking: this.terminal.modes.mouseTrackingMode,
+      encoding: encoding === 'DEFAULT' || encoding === 'SGR' || encoding === 'SGR_PIXELS' ? (encoding as MouseEncoding) : undefined,
+      alternate: this.isAlternateScreen,
+      applicationCursorKeys: this.terminal.modes.applicationCursorKeysMode,
+      rows: this.terminal.rows,
+      cols: this.terminal.cols,
+    };
   }
 
   /** The cursor on the visible screen (0-based). */

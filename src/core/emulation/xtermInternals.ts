@@ -3,7 +3,7 @@ import type { Terminal } from '@xterm/headless';
 /**
  * Everything Switchboard reads or writes of `@xterm/headless` beyond its public API, in one
  * place: the parser's state and the scroll region (emulator.ts: a flood may be fast-forwarded
- * only from a known state), and the rows of the normal buffer (scrollbackCompactor.ts: rows
+ * only from a known state), the mouse encoding (mouseEncoding.ts), and the rows of the normal buffer (scrollbackCompactor.ts: rows
  * entering the scrollback give back their blank cells). Callers get functions, never xterm's
  * objects' fields.
  *
@@ -42,8 +42,28 @@ interface PrivateBuffers {
   };
 }
 
+/** xterm's CoreMouseService: the mouse encoding the program turned on, and xterm's own reporting (tests). */
+interface PrivateMouseService {
+  activeEncoding?: unknown;
+  triggerMouseEvent?(event: PrivateMouseEvent): boolean;
+}
+
+/** xterm's ICoreMouseEvent: 0-based cell, pixel position, button and action codes (mouseEncoding.ts). */
+interface PrivateMouseEvent {
+  col: number;
+  row: number;
+  x: number;
+  y: number;
+  button: number;
+  action: number;
+  ctrl: boolean;
+  alt: boolean;
+  shift: boolean;
+}
+
 interface PrivateCore {
   buffers?: PrivateBuffers;
+  coreMouseService?: PrivateMouseService;
   /** The active buffer: its scroll region (DECSTBM margins). */
   buffer?: { scrollTop?: unknown; scrollBottom?: unknown };
   _inputHandler?: { _parser?: { currentState?: unknown } };
@@ -162,6 +182,27 @@ export function parserIsInGround(terminal: Terminal): boolean {
   return core(terminal)?._inputHandler?._parser?.currentState === PARSER_GROUND;
 }
 
+/**
+ * The mouse encoding the program turned on (`DEFAULT`, `SGR`, `SGR_PIXELS`, as xterm names
+ * them; docs/design.md §3.3); undefined where it cannot be read. Not public: xterm's API has
+ * the tracking mode (`modes.mouseTrackingMode`) but not the encoding.
+ */
+export function mouseEncoding(terminal: Terminal): string | undefined {
+  const encoding = core(terminal)?.coreMouseService?.activeEncoding;
+  return typeof encoding === 'string' ? encoding : undefined;
+}
+
+/**
+ * Has xterm's own CoreMouseService report a mouse event (0-based cell, xterm's button and action
+ * codes) through the terminal's onData/onBinary, as a browser's mouse would; returns whether the
+ * tracking mode reported it. For the test that proves mouseEncoding.ts sends the same bytes.
+ */
+export function xtermReportsMouseEvent(terminal: Terminal, event: Omit<PrivateMouseEvent, 'x' | 'y'>): boolean {
+  const service = core(terminal)?.coreMouseService;
+  if (typeof service?.triggerMouseEvent !== 'function') throw new Error('xterm has no _core.coreMouseService.triggerMouseEvent()');
+  return service.triggerMouseEvent({ ...event, x: 0, y: 0 });
+}
+
 /** Whether the active buffer's scroll region spans the screen (no DECSTBM margins); false where that cannot be read. */
 export function scrollRegionIsFullScreen(terminal: Terminal): boolean {
   const buffer = core(terminal)?.buffer;
@@ -197,5 +238,7 @@ export function shapeProblems(terminal: Terminal): string[] {
   if (typeof c.buffers?.normal?._memoryCleanupQueue?.clear !== 'function') problems.push('_core.buffers.normal._memoryCleanupQueue.clear() is missing');
   if (typeof c._inputHandler?._parser?.currentState !== 'number') problems.push('_core._inputHandler._parser.currentState is not a number');
   if (typeof c.buffer?.scrollTop !== 'number' || typeof c.buffer.scrollBottom !== 'number') problems.push('_core.buffer.scrollTop/scrollBottom are not numbers');
+  if (c.coreMouseService?.activeEncoding !== 'DEFAULT') problems.push(`_core.coreMouseService.activeEncoding is ${String(c.coreMouseService?.activeEncoding)}, not 'DEFAULT' on a fresh terminal`);
+  if (typeof c.coreMouseService?.triggerMouseEvent !== 'function') problems.push('_core.coreMouseService.triggerMouseEvent() is missing');
   return problems;
 }

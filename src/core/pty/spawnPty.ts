@@ -11,8 +11,8 @@ export interface HostedPty {
   readonly onData: Event<Uint8Array>;
   /** After the last output was delivered (node-pty reports exit once its reads ended). */
   readonly onExit: Event<{ exitCode: number; signal?: number }>;
-  /** Typed by node-pty, in order with `resize`. */
-  write(data: string): void;
+  /** Typed by node-pty, in order with `resize`: a string as UTF-8, bytes as they are. */
+  write(data: string | Uint8Array): void;
   resize(cols: number, rows: number): void;
   /** Flow control: stop reading until `resume` (the program blocks on a full terminal). */
   pause(): void;
@@ -67,7 +67,7 @@ export function spawnPty(file: string, args: string[], options: PtySpawnOptions)
     ptsName: slavePath(spawned),
     onData: output.event,
     onExit: (listener) => spawned.onExit(listener),
-    write: (data) => spawned.write(data),
+    write: (data) => spawned.write(typeof data === 'string' ? data : Buffer.from(data)),
     resize: (cols, rows) => spawned.resize(cols, rows),
     pause: () => spawned.pause(),
     resume: () => spawned.resume(),

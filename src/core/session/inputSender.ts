@@ -2,6 +2,7 @@ import type { Emulator, OutputPosition } from '../emulation/emulator.js';
 import { ErrorCode, SwitchboardError } from '../errors.js';
 import type { SendRequest, SendResult, TerminalSize, WaitSpec } from '../types.js';
 import { encodeKeys } from './keys.js';
+import { mouseInput } from './mouseInput.js';
 import type { SessionStatus } from './sessionReader.js';
 import { waitFor, type WaitSources } from './waitFor.js';
 
@@ -13,13 +14,13 @@ export interface InputSenderOptions {
   id: string;
   /** Let agents type into an echo-off (password) prompt (setting allowAgentSecretInput). */
   allowSecretInput: boolean;
-  emulator: Pick<Emulator, 'modes' | 'position' | 'linesSince' | 'screenLines'>;
+  emulator: Pick<Emulator, 'modes' | 'position' | 'linesSince' | 'screenLines' | 'mouseWhenParsed'>;
   /** Throws unless an agent may write now (the session is live and an agent controls it). */
   assertWritable: () => void;
   /** The job awaits input at an echo-off prompt. */
   atSecretPrompt: () => boolean;
-  /** Types into the terminal (the job no longer counts as awaiting input). */
-  type: (data: string) => void;
+  /** Types into the terminal (the job no longer counts as awaiting input); bytes as they are. */
+  type: (data: string | Uint8Array) => void;
   /** Resizes the PTY and the emulator together, as `client` asked. */
   resize: (size: TerminalSize, client: string) => void;
   /** What a send's wait waits on, from `since` (only what appeared after typing). */
@@ -31,7 +32,8 @@ export interface InputSenderOptions {
  * `send` (docs/design.md §3.2): resizes the terminal if asked (§3.3), types text and/or keys into
  * whatever runs — as a bracketed paste where the program asked for one, keys encoded for its
  * cursor mode — then waits as asked (default: until output settles) and says what appeared
- * since. Refused with SECRET_PROMPT at an echo-off prompt (§2.6).
+ * since. A mouse action (§3.3, mouseInput.ts) follows the text and keys in the same write.
+ * Refused with SECRET_PROMPT at an echo-off prompt (§2.6).
  */
 export class InputSender {
   constructor(private readonly options: InputSenderOptions) {}
@@ -53,11 +55,18 @@ export class InputSender {
       data += paste ? `\x1b[200~${request.text.replaceAll('\x1b[201~', '')}\x1b[201~` : request.text;
     }
     if (request.keys?.length) data += encodeKeys(request.keys, { applicationCursorKeys: modes.applicationCursorKeys });
+    let typed: string | Uint8Array = data;
+    if (request.mouse) {
+      // The program may have turned reporting on in output not parsed yet.
+      const mouse = mouseInput(this.options.id, request.mouse, await emulator.mouseWhenParsed());
+      this.options.assertWritable();
+      typed = Buffer.concat([Buffer.from(data, 'utf8'), mouse]);
+    }
     const since = emulator.position();
     try {
       // First, so the keys reach a program that already knows its new size; its redraw is output.
       if (request.resize) this.options.resize(request.resize, request.clientName ?? 'unknown client');
-      if (data) this.options.type(data);
+      if (typed.length > 0) this.options.type(typed);
       const waited = await waitFor(request.wait ?? SEND_SETTLE, this.options.waitSources(since), {
         nothingRunning: false,
         signal: request.signal,

@@ -10,7 +10,8 @@ export class TerminalInput {
 
   constructor(private readonly pty: Pick<HostedPty, 'write' | 'resize'>) {}
 
-  write(data: string): void {
+  /** A string is typed as UTF-8; bytes as they are (mouse reports, mouseInput.ts). */
+  write(data: string | Uint8Array): void {
     if (this.typing) this.pty.write(data);
   }
 

@@ -429,7 +429,7 @@ export class TerminalSession {
   }
 
   /** Types into the terminal: the job no longer awaits input, and is watched for it again. */
-  private type(data: string): void {
+  private type(data: string | Uint8Array): void {
     this.inputWatcher.set(null);
     this.input.write(data);
     this.inputWatcher.schedule();

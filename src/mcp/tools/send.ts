@@ -6,6 +6,7 @@ import { startProgress } from '../progress.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, WAIT_ALIASES, waitSchema, type InputSpec } from '../schemas.js';
 import type { ToolAuditEvent, ToolDeps } from '../toolHost.js';
 import { answerInput, describeInput } from '../nextStep.js';
+import { MOUSE_ALIASES, mouseSchema, normalizeMouse } from '../mouseSchema.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
 
 const schema = z.object({
@@ -20,6 +21,7 @@ const schema = z.object({
     .object({ rows: z.number().int().min(2).max(500), cols: z.number().int().min(10).max(1_000) })
     .optional()
     .describe('Resize first.'),
+  mouse: mouseSchema,
   wait: waitSchema.describe('Then wait (default: until output settles, ≤3 s).'),
 });
 
@@ -39,8 +41,12 @@ export const sendSpec: InputSpec<typeof schema.shape> = {
     size: 'resize',
     resize_to: 'resize',
   },
-  normalize: { resize: sizeFromText },
-  nested: { wait: { aliases: WAIT_ALIASES }, resize: { aliases: { height: 'rows', lines: 'rows', width: 'cols', columns: 'cols' } } },
+  normalize: { resize: sizeFromText, mouse: normalizeMouse },
+  nested: {
+    wait: { aliases: WAIT_ALIASES },
+    resize: { aliases: { height: 'rows', lines: 'rows', width: 'cols', columns: 'cols' } },
+    mouse: { aliases: MOUSE_ALIASES },
+  },
 };
 
 /** `"120x40"` (cols × rows, as terminals name sizes) → `{ cols: 120, rows: 40 }`; anything else as given. */
@@ -58,7 +64,7 @@ const outputSchema = z.looseObject({
 });
 
 const DESCRIPTION =
-  'Type into a session (answer a prompt, drive python3 or vim) and return what appeared. ' +
+  'Type or click into a session (answer a prompt, drive python3 or vim) and return what appeared. ' +
   'Use wait to return on a regex, on exit or after quiet output.';
 
 export function registerSend(server: McpServer, deps: ToolDeps): RegisteredTool {
@@ -90,12 +96,12 @@ export function registerSend(server: McpServer, deps: ToolDeps): RegisteredTool 
   );
 }
 
-/** For the audit log: how many bytes of text were typed (never the text), how many keys, the size asked for. */
-export function sendAuditFacts(raw: unknown): Pick<ToolAuditEvent, 'bytes' | 'keys' | 'resize'> | undefined {
+/** For the audit log: bytes of text typed (never the text), how many keys, the size asked for, the mouse action (never where). */
+export function sendAuditFacts(raw: unknown): Pick<ToolAuditEvent, 'bytes' | 'keys' | 'resize' | 'mouse'> | undefined {
   const input = parseInput(sendSpec, raw);
   if (!input.ok) return undefined;
-  const { text, keys, resize } = input.value;
-  return { bytes: Buffer.byteLength(text ?? '', 'utf8'), keys: keys?.length ?? 0, ...(resize ? { resize } : {}) };
+  const { text, keys, resize, mouse } = input.value;
+  return { bytes: Buffer.byteLength(text ?? '', 'utf8'), keys: keys?.length ?? 0, ...(resize ? { resize } : {}), ...(mouse ? { mouse: mouse.action } : {}) };
 }
 
 export function renderSend(id: string, result: SendResult): Rendering {

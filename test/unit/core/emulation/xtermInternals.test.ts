@@ -14,6 +14,7 @@ import {
   cells,
   isWrapped,
   maps,
+  mouseEncoding,
   ownMaps,
   parserIsInGround,
   rowLength,
@@ -23,6 +24,7 @@ import {
   shapeProblems,
   shareEmptyMaps,
   XTERM_HEADLESS_VERSION,
+  xtermReportsMouseEvent,
 } from '../../../../src/core/emulation/xtermInternals.js';
 
 const terminals: headless.Terminal[] = [];
@@ -136,5 +138,33 @@ describe('xterm internals', () => {
     store.cancelMemoryCleanup();
     store.flushMemoryCleanup();
     expect(t.buffer.normal.getLine(0)!.translateToString(true)).toBe('6');
+  });
+
+  it('read the mouse encoding the program turned on, as DECRQM answers for it', async () => {
+    const t = terminal(10, 5);
+    const answers: string[] = [];
+    t.onData((data) => answers.push(data));
+    expect(mouseEncoding(t)).toBe('DEFAULT');
+    await write(t, '\x1b[?1006h\x1b[?1006$p');
+    expect(mouseEncoding(t)).toBe('SGR');
+    expect(answers).toEqual(['\x1b[?1006;1$y']);
+    await write(t, '\x1b[?1016h');
+    expect(mouseEncoding(t)).toBe('SGR_PIXELS');
+    await write(t, '\x1b[?1016l');
+    expect(mouseEncoding(t)).toBe('DEFAULT');
+    // xterm.js does not support UTF-8 (1005) or URXVT (1015) reports: they leave the encoding as it was.
+    await write(t, '\x1b[?1005h\x1b[?1015h');
+    expect(mouseEncoding(t)).toBe('DEFAULT');
+  });
+
+  it("report a mouse event through xterm's own service, as a browser's mouse would", async () => {
+    const t = terminal(10, 5);
+    const sent: string[] = [];
+    t.onData((data) => sent.push(data));
+    const press = { col: 2, row: 1, button: 0, action: 1, ctrl: false, alt: false, shift: false };
+    expect(xtermReportsMouseEvent(t, { ...press })).toBe(false);
+    await write(t, '\x1b[?1000h\x1b[?1006h');
+    expect(xtermReportsMouseEvent(t, { ...press })).toBe(true);
+    expect(sent).toEqual(['\x1b[<0;3;2M']);
   });
 });

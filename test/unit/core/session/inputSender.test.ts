@@ -47,7 +47,7 @@ function setup(allowSecretInput = false): Setup {
     emulator,
     assertWritable: () => {},
     atSecretPrompt: () => session.secretPrompt,
-    type: (data) => typed.push(data),
+    type: (data) => typed.push(typeof data === 'string' ? data : Buffer.from(data).toString('latin1')),
     resize: (size, client) => typed.push(`<resize ${size.cols}x${size.rows} by ${client}>`),
     waitSources: (since) => ({
       watchExit: () => ({ promise: new Promise(() => {}), dispose: () => {} }),
@@ -122,6 +122,20 @@ describe('InputSender: what it types', () => {
     const allowed = setup(true);
     allowed.session.secretPrompt = true;
     expect(await typedFor(allowed, { text: 'hunter2', keys: ['enter'] })).toEqual(['hunter2\r']);
+  });
+});
+
+describe('InputSender: the mouse', () => {
+  it('sends a mouse action after the text and keys, in the same write, in the modes output parsed before it set', async () => {
+    const s = setup();
+    await s.output('\x1b[?1000h\x1b[?1006h');
+    expect(await typedFor(s, { text: 'ab', keys: ['enter'], mouse: { action: 'click', row: 2, col: 3 } })).toEqual(['ab\r\x1b[<0;3;2M\x1b[<0;3;2m']);
+  });
+
+  it('refuses a mouse action the program would not get, typing nothing of the call', async () => {
+    const s = setup();
+    await expect(s.sender.send({ clientId: 'a', text: 'ab', mouse: { action: 'click', row: 2, col: 3 } })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(s.typed).toEqual([]);
   });
 });
 
