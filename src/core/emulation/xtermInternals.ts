@@ -4,7 +4,8 @@ import type { Terminal } from '@xterm/headless';
  * Everything Switchboard reads or writes of `@xterm/headless` beyond its public API, in one
  * place: the parser's state and the scroll region (emulator.ts: a flood may be fast-forwarded
  * only from a known state), and the rows of the normal buffer (scrollbackCompactor.ts: rows
- * entering the scrollback give back their blank cells). Callers get functions, never xterm's
+ * entering the scrollback give back their blank cells), and whether the cursor is hidden
+ * (styledScreen's screenshot). Callers get functions, never xterm's
  * objects' fields.
  *
  * package.json pins @xterm/headless to the version this was checked against;
@@ -44,6 +45,8 @@ interface PrivateBuffers {
 
 interface PrivateCore {
   buffers?: PrivateBuffers;
+  /** DECTCEM: whether the program hid the cursor (CSI ? 25 l). */
+  coreService?: { isCursorHidden?: unknown };
   /** The active buffer: its scroll region (DECSTBM margins). */
   buffer?: { scrollTop?: unknown; scrollBottom?: unknown };
   _inputHandler?: { _parser?: { currentState?: unknown } };
@@ -168,6 +171,11 @@ export function scrollRegionIsFullScreen(terminal: Terminal): boolean {
   return buffer?.scrollTop === 0 && buffer.scrollBottom === terminal.rows - 1;
 }
 
+/** Whether the program hid the cursor (DECTCEM, `CSI ? 25 l`); false where that cannot be read. */
+export function cursorHidden(terminal: Terminal): boolean {
+  return core(terminal)?.coreService?.isCursorHidden === true;
+}
+
 /** Why the normal buffer's rows are not as expected, or undefined. Read on a terminal with a blank first row. */
 function rowsProblem(terminal: Terminal, buffers: PrivateBuffers | undefined): string | undefined {
   if (!buffers) return '_core.buffers is missing';
@@ -196,6 +204,7 @@ export function shapeProblems(terminal: Terminal): string[] {
   if (rows) problems.push(rows);
   if (typeof c.buffers?.normal?._memoryCleanupQueue?.clear !== 'function') problems.push('_core.buffers.normal._memoryCleanupQueue.clear() is missing');
   if (typeof c._inputHandler?._parser?.currentState !== 'number') problems.push('_core._inputHandler._parser.currentState is not a number');
+  if (typeof c.coreService?.isCursorHidden !== 'boolean') problems.push('_core.coreService.isCursorHidden is not a boolean');
   if (typeof c.buffer?.scrollTop !== 'number' || typeof c.buffer.scrollBottom !== 'number') problems.push('_core.buffer.scrollTop/scrollBottom are not numbers');
   return problems;
 }
