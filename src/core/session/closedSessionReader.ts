@@ -5,7 +5,7 @@ import { ErrorCode, SwitchboardError } from '../errors.js';
 import { replayCommandPage, replayHistory } from '../transcript/replay.js';
 import type { SessionStore } from '../transcript/sessionStore.js';
 import { cutOf, OUTPUT_LOG, recordOutcome, type SessionMeta } from '../transcript/transcript.js';
-import type { ReadRequest, ReadResult } from '../types.js';
+import type { ReadRequest, ReadResult, StyledScreen } from '../types.js';
 import { notHeldStyled } from './sessionReader.js';
 
 /** A closed session's screen is rebuilt from at most this much of its transcript's end (history: replay.ts). */
@@ -85,6 +85,18 @@ export async function readClosedSession(store: SessionStore, ref: string, reques
   const replay = await replayHistory({ file, cols: meta.cols, rows: meta.rows, offset, limit });
   const older = replay.total - offset - replay.lines.length > 0 || !replay.fromStart;
   return { ...base, content: replay.lines.join('\n'), lines: replay.lines.length, total_lines: replay.total, truncated: older || offset > 0 };
+}
+
+/** A closed session's last screen as style runs, replayed from its transcript's end (the screenshot). */
+export async function closedStyledScreen(store: SessionStore, ref: string, scrollback: number): Promise<{ session: string; screen: StyledScreen }> {
+  const meta = store.find(ref);
+  if (!meta) throw new SwitchboardError(ErrorCode.SessionNotFound, `No session "${ref}". Call list with include_closed to see the sessions, or open a new one.`);
+  const emulator = await replayTail(path.join(store.sessionDir(meta.id), OUTPUT_LOG), meta, scrollback);
+  try {
+    return { session: meta.id, screen: emulator.styledScreen() };
+  } finally {
+    emulator.dispose();
+  }
 }
 
 /** Where replayTail starts reading the transcript. */

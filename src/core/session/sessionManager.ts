@@ -3,13 +3,13 @@ import * as path from 'node:path';
 import { ErrorCode, SwitchboardError } from '../errors.js';
 import { EventEmitter, type Event } from '../event.js';
 import { newSessionId } from '../ids.js';
-import { readClosedSession } from './closedSessionReader.js';
+import { closedStyledScreen, readClosedSession } from './closedSessionReader.js';
 import { loadEmulator } from '../emulation/emulator.js';
 import { buildSessionEnv } from './sessionEnv.js';
 import { DEFAULT_RETENTION_BYTES, DEFAULT_RETENTION_DAYS, SessionStore } from '../transcript/sessionStore.js';
 import { TerminalSession } from './terminalSession.js';
 import { DEFAULT_TRANSCRIPT_MAX_BYTES, Transcript, sessionMeta } from '../transcript/transcript.js';
-import type { Creator, ReadRequest, ReadResult, SessionInfo } from '../types.js';
+import type { Creator, ReadRequest, ReadResult, SessionInfo, StyledScreen } from '../types.js';
 
 /** The limits and defaults the core needs; the hub fills them from settings. */
 export interface CoreSettings {
@@ -205,6 +205,14 @@ export class SessionManager {
     if (live) return live.read(request);
     if (!this.sessionStore) return this.get(ref).read(request); // throws the right error
     return readClosedSession(this.sessionStore, ref, request, this.options.settings.scrollback);
+  }
+
+  /** Any session's screen as style runs (the screenshot): a live one's emulator, a closed one replayed from its transcript. */
+  async styledScreen(ref: string): Promise<{ session: string; screen: StyledScreen }> {
+    const live = this.live.get(ref) ?? [...this.live.values()].find((s) => s.name === ref);
+    if (live) return { session: live.id, screen: live.styledScreen() };
+    if (!this.sessionStore) this.get(ref); // throws the right error
+    return closedStyledScreen(this.sessionStore!, ref, this.options.settings.scrollback);
   }
 
   list(includeClosed = false): SessionInfo[] {
