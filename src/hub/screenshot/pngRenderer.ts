@@ -12,6 +12,7 @@
 import type { StyledColor, StyledRun, StyledScreen } from '../../core/index.js';
 import { palette256, terminalColors, type TerminalColors, type TerminalThemeName } from '../../terminalThemes.js';
 import { registerScreenshotFonts, SCREENSHOT_FONT_FAMILY } from './fonts.js';
+import { encodePng } from './pngEncoder.js';
 
 type Canvas = typeof import('@napi-rs/canvas');
 type Context = ReturnType<ReturnType<Canvas['createCanvas']>['getContext']>;
@@ -70,7 +71,7 @@ export async function renderScreenshot(screen: StyledScreen, options: RenderOpti
     // The cursor past the row's last run sits on a blank.
     if (cursor.visible && cursor.row === y && cursor.col >= col && cursor.col < screen.cols) painter.cursorBlock(y, cursor.col, 1);
   });
-  return image.encode('png');
+  return encodePng(ctx.getImageData(0, 0, width, height).data, width, height);
 }
 
 class Painter {
