@@ -95,7 +95,7 @@ describe('screenshot', () => {
     fs.writeFileSync(path.join(dir, 'run.sh'), '#!/bin/sh\n', { mode: 0o755 });
     fs.writeFileSync(path.join(dir, 'notes.txt'), 'x');
     const session = await m.open({ creator: agent, cwd: dir });
-    const done = await session.execute({ command: 'ls --color=always -1', timeoutMs: 10_000 });
+    const done = await session.execute({ command: 'ls --color=always -1', timeoutMs: 10_000, maxLines: 200 });
     expect(done.exit_code).toBe(0);
     const content = (await session.read({ clientId: 'test', view: 'command', format: 'styled' })).content as StyledContent;
     expect(content.rows).toEqual([[{ text: 'notes.txt' }], [{ text: 'run.sh', fg: 2, bold: true }], [{ text: 'subdir', fg: 4, bold: true }]]);
