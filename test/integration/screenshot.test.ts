@@ -14,6 +14,7 @@ import { SCREENSHOT_GEOMETRY, screenshotSize } from '../../src/hub/screenshot/pn
 import { takeScreenshot } from '../../src/hub/screenshot/takeScreenshot.js';
 import { palette256, DARK_TERMINAL, LIGHT_TERMINAL } from '../../src/terminalThemes.js';
 import { agent, managersPerTest } from './helpers/core.js';
+import { pollUntil } from './helpers/poll.js';
 
 const SHOTS = '/tmp/shots';
 const { manager } = managersPerTest();
@@ -141,6 +142,36 @@ describe('screenshot', () => {
     expect(runs(content).some((run) => run.bg !== undefined)).toBe(true);
     const shot = await takeScreenshot(m, htop.id, { path: path.join(SHOTS, 'htop.png') });
     expect(shot.width).toBe(screenshotSize(120, 32).width);
+  });
+
+  it('read styled pages history held in memory, and says so when a page would come from the transcript', async () => {
+    const { manager: m } = manager({ settings: { scrollback: 50, agentScrollback: 50 } });
+    const session = await m.open({ creator: agent });
+    await session.execute({ command: "for i in $(seq 1 300); do printf '\\033[32m%s\\033[0m\\n' $i; done", timeoutMs: 10_000, maxLines: 10 });
+    const page = await session.read({ clientId: 'test', view: 'history', format: 'styled', offset: 2, limit: 3 });
+    const plainPage = await session.read({ clientId: 'test', view: 'history', offset: 2, limit: 3 });
+    // The same lines as the plain page, each in green.
+    expect((page.content as StyledContent).rows).toEqual((plainPage.content as string).split('\n').map((text) => [{ text, fg: 2 }]));
+    expect(plainPage.content).toMatch(/^\d+\n\d+\n\d+$/);
+    expect({ lines: page.lines, total: page.total_lines, truncated: page.truncated }).toEqual({ lines: 3, total: plainPage.total_lines, truncated: true });
+    await expect(session.read({ clientId: 'test', view: 'history', format: 'styled', limit: 1_000 })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringMatching(/read back from the transcript as text only\. Read them with format "plain" or "ansi"/),
+    });
+    const plain = await session.read({ clientId: 'test', view: 'history', limit: 1_000 });
+    expect(plain.content as string).toMatch(/^1$/m);
+  });
+
+  it('takes a closed session\'s last screen from its transcript', async () => {
+    const { manager: m } = manager();
+    const session = await m.open({ creator: agent, program: 'sh', args: ['-c', "printf '\\033[41mlast words\\033[0m\\n'"] });
+    await session.read({ clientId: 'test', view: 'screen', wait: { exit: true, timeout_ms: 10_000 } });
+    await pollUntil(() => m.list(false).every((s) => s.id !== session.id), 'the session is closed');
+    const shot = await takeScreenshot(m, session.id);
+    expect(shot.screen.rows[0]).toEqual([{ text: 'last words', bg: 1 }]);
+    expect((await decode(shot.png)).at(0, 0, 1, 1)).toBe(DARK_TERMINAL.red);
+    const styled = await m.read(session.id, { clientId: 'test', view: 'screen', format: 'styled' });
+    expect((styled.content as StyledContent).rows[0]).toEqual([{ text: 'last words', bg: 1 }]);
   });
 
   it('refuses a relative or unwritable path, and an unknown session, with what to do', async () => {

@@ -94,6 +94,8 @@ export class SessionManager {
     return this.options.settings;
   }
 
+  /** Disposals of sessions that exited, until their transcripts are closed. */
+  private readonly retiring = new Set<Promise<void>>();
   /** Every session's transcript on disk, closed ones included; null when no state dir is kept. */
   get store(): SessionStore | null {
     return this.sessionStore;
@@ -204,6 +206,7 @@ export class SessionManager {
     const live = this.live.get(ref) ?? [...this.live.values()].find((s) => s.name === ref);
     if (live) return live.read(request);
     if (!this.sessionStore) return this.get(ref).read(request); // throws the right error
+    await this.retired();
     return readClosedSession(this.sessionStore, ref, request, this.options.settings.scrollback);
   }
 
@@ -212,6 +215,7 @@ export class SessionManager {
     const live = this.live.get(ref) ?? [...this.live.values()].find((s) => s.name === ref);
     if (live) return { session: live.id, screen: live.styledScreen() };
     if (!this.sessionStore) this.get(ref); // throws the right error
+    await this.retired();
     return closedStyledScreen(this.sessionStore!, ref, this.options.settings.scrollback);
   }
 
@@ -250,7 +254,14 @@ export class SessionManager {
     this.closed.set(session.id, session.info());
     this.live.delete(session.id);
     this.onDidChangeEmitter.fire(session.id);
-    await session.dispose();
+    const disposed = session.dispose().finally(() => this.retiring.delete(disposed));
+    this.retiring.add(disposed);
+    await disposed;
+  }
+
+  /** Sessions that just left `live` write their transcript's last bytes: a read of a closed one waits for them. */
+  private async retired(): Promise<void> {
+    await Promise.allSettled([...this.retiring]);
   }
 
   /** Removes old and surplus closed transcripts (settings retentionDays, retentionBytes). */
