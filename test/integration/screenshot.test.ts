@@ -149,7 +149,7 @@ describe('screenshot', () => {
     const session = await m.open({ creator: agent });
     await session.execute({ command: "for i in $(seq 1 300); do printf '\\033[32m%s\\033[0m\\n' $i; done", timeoutMs: 10_000, maxLines: 10 });
     const page = await session.read({ clientId: 'test', view: 'history', format: 'styled', offset: 2, limit: 3 });
-    const plainPage = await session.read({ clientId: 'test', view: 'history', offset: 2, limit: 3 });
+    const plainPage = await session.read({ clientId: 'test', view: 'history', format: 'plain', offset: 2, limit: 3 });
     // The same lines as the plain page, each in green.
     expect((page.content as StyledContent).rows).toEqual((plainPage.content as string).split('\n').map((text) => [{ text, fg: 2 }]));
     expect(plainPage.content).toMatch(/^\d+\n\d+\n\d+$/);
@@ -158,14 +158,14 @@ describe('screenshot', () => {
       code: 'INVALID_ARGUMENT',
       message: expect.stringMatching(/read back from the transcript as text only\. Read them with format "plain" or "ansi"/),
     });
-    const plain = await session.read({ clientId: 'test', view: 'history', limit: 1_000 });
+    const plain = await session.read({ clientId: 'test', view: 'history', format: 'plain', limit: 1_000 });
     expect(plain.content as string).toMatch(/^1$/m);
   });
 
   it('takes a closed session\'s last screen from its transcript', async () => {
     const { manager: m } = manager();
     const session = await m.open({ creator: agent, program: 'sh', args: ['-c', "printf '\\033[41mlast words\\033[0m\\n'"] });
-    await session.read({ clientId: 'test', view: 'screen', wait: { exit: true, timeout_ms: 10_000 } });
+    await session.read({ clientId: 'test', view: 'screen', format: 'plain', wait: { exit: true, timeout_ms: 10_000 } });
     await pollUntil(() => m.list(false).every((s) => s.id !== session.id), 'the session is closed');
     const shot = await takeScreenshot(m, session.id);
     expect(shot.screen.rows[0]).toEqual([{ text: 'last words', bg: 1 }]);
