@@ -38,6 +38,7 @@ const AREAS = [
   { category: 'cli', pattern: 'src/cli.ts' },
   { category: 'ui-protocol', pattern: 'src/ui-protocol.ts' },
   { category: 'package-info', pattern: 'src/packageInfo.ts' },
+  { category: 'terminal-themes', pattern: 'src/terminalThemes.ts' },
   { category: 'main', pattern: 'main/**' },
   { category: 'renderer', pattern: 'renderer/**' },
 ];
@@ -82,7 +83,7 @@ const M = {
   shimCore: `${RULE}: src/shim/ loads no core and no MCP code (docs/design.md §4.4); ${WHAT} is refused. It forwards JSON-RPC lines: the hub does the work.`,
   rendererNode: `${RULE}: renderer/ runs in a sandboxed browser and never imports a Node module; ${WHAT} is refused. Ask the hub through the Bridge.`,
   rendererElectron: `${RULE}: renderer/ never imports electron; ${WHAT} is refused. The preload exposes a Bridge instead.`,
-  rendererSrc: `${RULE}: renderer/ may import from src/ only src/ui-protocol.ts; ${WHAT} is refused. Ask the hub through the Bridge.`,
+  rendererSrc: `${RULE}: renderer/ may import from src/ only src/ui-protocol.ts and src/terminalThemes.ts; ${WHAT} is refused. Ask the hub through the Bridge.`,
   rendererMain: `${RULE}: renderer/ never imports main/; ${WHAT} is refused. The page and main are separate builds talking over IPC (the Bridge).`,
 };
 
@@ -167,6 +168,12 @@ const LAYERS = [
     allow: [pkg('zod')],
   })],
 
+  // src/terminalThemes.ts: the terminal's colours, plain data the renderer and the hub share.
+  ['src/terminalThemes.ts', policiesFor(area('terminal-themes'), {
+    message: only('src/terminalThemes.ts', 'nothing', 'It is plain data the renderer and the hub share, so it pulls in neither Node nor the browser.'),
+    allow: [],
+  })],
+
   // src/packageInfo.ts: a leaf every Node layer may import.
   ['src/packageInfo.ts', policiesFor(area('package-info'), {
     message: only('src/packageInfo.ts', 'node', 'Every Node layer imports it, so it imports no layer.'),
@@ -177,7 +184,7 @@ const LAYERS = [
   ['src/hub/**', policiesFor(area('hub'), {
     message: only('src/hub/', 'src/core/index.ts, src/mcp/, src/ui-protocol.ts, src/packageInfo.ts, node and packages', 'Nothing in src/ imports src/commands/, src/cli.ts, main/ or renderer/: they depend on the hub.'),
     refuse: [[DEEP_CORE, M.deepCore]],
-    allow: [area('hub', 'mcp', 'core-entry', 'ui-protocol', 'package-info'), NODE, ANY_PACKAGE],
+    allow: [area('hub', 'mcp', 'core-entry', 'ui-protocol', 'package-info', 'terminal-themes'), NODE, ANY_PACKAGE],
     refuseAfterAllow: [[ELECTRON, M.electron], [NODE_PTY, M.nodePty]],
   })],
 
@@ -215,7 +222,7 @@ const LAYERS = [
 
   // renderer/: browser only.
   ['renderer/**', policiesFor(area('renderer'), {
-    message: only('renderer/', 'src/ui-protocol.ts and browser packages (@xterm/*, lit-html, zod)', 'It talks to the hub through a Bridge.'),
+    message: only('renderer/', 'src/ui-protocol.ts, src/terminalThemes.ts and browser packages (@xterm/*, lit-html, zod)', 'It talks to the hub through a Bridge.'),
     refuse: [
       [NODE, M.rendererNode],
       [ELECTRON, M.rendererElectron],
@@ -223,7 +230,7 @@ const LAYERS = [
       [area('main'), M.rendererMain],
       [{ file: { path: 'src/**' } }, M.rendererSrc],
     ],
-    allow: [area('renderer', 'ui-protocol'), pkg('@xterm/*', 'lit-html', 'zod')],
+    allow: [area('renderer', 'ui-protocol', 'terminal-themes'), pkg('@xterm/*', 'lit-html', 'zod')],
   })],
 ];
 

@@ -25,6 +25,7 @@ export { AGENT_ENV_DEFAULTS, agentEnvEntryProblem } from './session/agentEnviron
 
 export type { OutputFrame } from './session/outputPipe.js';
 export { Utf8Pieces, wellFormedUtf8 } from './output/utf8.js';
+export { styledText } from './emulation/styledScreen.js';
 
 export { DEFAULT_TRANSCRIPT_MAX_BYTES } from './transcript/transcript.js';
 export { DEFAULT_RETENTION_BYTES, DEFAULT_RETENTION_DAYS, SessionStore } from './transcript/sessionStore.js';

@@ -165,7 +165,42 @@ export interface SendResult {
 }
 
 export type ReadView = 'new' | 'screen' | 'history' | 'command';
-export type ReadFormat = 'plain' | 'ansi';
+export type ReadFormat = 'plain' | 'ansi' | 'styled';
+
+/** A colour: a palette index (0–15 the theme's, 16–255 xterm's cube and greys) or true colour `#rrggbb`. */
+export type StyledColor = number | string;
+
+/**
+ * Cells of one style in a row (`read` format `styled`, docs/design.md §3.2): only the attributes
+ * that are set are present. `wide`: each character takes two cells (CJK, most emoji).
+ */
+export interface StyledRun {
+  text: string;
+  fg?: StyledColor;
+  bg?: StyledColor;
+  bold?: true;
+  dim?: true;
+  italic?: true;
+  underline?: true;
+  inverse?: true;
+  wide?: true;
+}
+
+export type StyledRow = StyledRun[];
+
+/** `content` of a `read` in format `styled`: rows of runs, trailing default blanks left out. */
+export interface StyledContent {
+  rows: StyledRow[];
+}
+
+/** The visible screen as runs, with what a picture of it needs besides (the screenshot). */
+export interface StyledScreen extends StyledContent {
+  cols: number;
+  /** Screen rows: `rows.length`. */
+  height: number;
+  /** 0-based; `visible` false while the program hid it (DECTCEM). */
+  cursor: { row: number; col: number; visible: boolean };
+}
 
 export interface ReadRequest {
   clientId: string;
@@ -181,7 +216,8 @@ export interface ReadRequest {
 }
 
 export interface ReadResult {
-  content: string;
+  /** Text, or with format `styled` the rows of runs. */
+  content: string | StyledContent;
   lines: number;
   total_lines: number;
   truncated: boolean;

@@ -1,7 +1,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { EventEmitter, SessionManager, type CoreSettings, type Disposable } from '../core/index.js';
-import { createMcpServer, packageVersion, type ToolAuditEvent } from '../mcp/server.js';
+import { createMcpServer, packageVersion, type Screenshot, type ScreenshotRequest, type ToolAuditEvent } from '../mcp/server.js';
 import { AuditLog } from './audit.js';
 import { removeHubInfo, writeHubInfo } from './hubInfo.js';
 import { startHttpServer, type HttpServer } from './httpServer.js';
@@ -13,6 +13,7 @@ import { loadSettings, removedSettingsIn, type Settings } from './settings.js';
 import { LIVE_SETTINGS, SettingsEditor } from './settingsEditor.js';
 import { SOCKET_FILE, type LoginCodeMessage } from './socketProtocol.js';
 import { startSocketServer, type SocketServer } from './socketServer.js';
+import { takeScreenshot } from './screenshot/takeScreenshot.js';
 import { ensureStateDir } from './stateDir.js';
 import { ensureToken, replaceToken, tokenWrittenAt } from './token.js';
 import { UiHost } from './uiHost.js';
@@ -172,6 +173,11 @@ export class Hub {
   /** The bearer token of the endpoints (only `serve` shows it, to the person, in the UI address). */
   get token(): string | undefined {
     return this.tokenValue;
+  }
+
+  /** ToolHost: a PNG of a session's screen (the `screenshot` tool, the UI's "Save screenshot"). */
+  screenshot(ref: string, request: ScreenshotRequest = {}): Promise<Screenshot> {
+    return takeScreenshot(this.manager, ref, request);
   }
 
   /** ToolHost: one line per MCP tool call in audit.jsonl (never the arguments). */

@@ -20,10 +20,11 @@ import { registerKill } from './tools/kill.js';
 import { registerList } from './tools/list.js';
 import { registerOpen } from './tools/open.js';
 import { registerRead } from './tools/read.js';
+import { registerScreenshot } from './tools/screenshot.js';
 import { registerSend, sendAuditFacts } from './tools/send.js';
 import { packageVersion } from '../packageInfo.js';
 
-export type { ToolAuditEvent, ToolDeps, ToolHost } from './toolHost.js';
+export type { Screenshot, ScreenshotRequest, ToolAuditEvent, ToolDeps, ToolHost } from './toolHost.js';
 
 const INSTRUCTIONS = [
   'Switchboard runs your commands in real terminal sessions that a person can watch and take over.',
@@ -58,6 +59,7 @@ export function createMcpServer(host: ToolHost): McpServer {
     read: registerRead(server, deps),
     list: registerList(server, deps),
     kill: registerKill(server, deps),
+    screenshot: registerScreenshot(server, deps),
   };
   if (host.audit) {
     for (const [tool, registered] of Object.entries(tools)) registered.update({ callback: audited(tool, registered, host, name) });

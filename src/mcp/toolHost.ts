@@ -3,7 +3,7 @@
  * call. Apart from server.ts, which registers the tools, so the tools need not import it.
  */
 import type { ServerContext } from '@modelcontextprotocol/server';
-import type { Event, SessionManager } from '../core/index.js';
+import type { Event, SessionManager, StyledScreen } from '../core/index.js';
 
 /** One tool call as the audit log records it (docs/design.md §4.6): who, what, on which session, how it ended — never the arguments. */
 export interface ToolAuditEvent {
@@ -27,6 +27,24 @@ export interface ToolAuditEvent {
   mouse?: string;
 }
 
+/** A PNG of a session's screen (`screenshot`), and what it shows. */
+export interface Screenshot {
+  /** The session's id. */
+  session: string;
+  screen: StyledScreen;
+  png: Buffer;
+  width: number;
+  height: number;
+  /** Where the PNG was written, when a path was given. */
+  path?: string;
+}
+
+export interface ScreenshotRequest {
+  theme?: 'dark' | 'light';
+  /** Absolute; the PNG is written there too. */
+  path?: string;
+}
+
 /**
  * What the tools need from the hub. `src/mcp/` may not import `src/hub/` (docs/design.md §1.2,
  * enforced by lint), so this is the structural slice of `Hub` the tools use; a `Hub` satisfies it.
@@ -35,6 +53,8 @@ export interface ToolHost {
   readonly manager: SessionManager;
   readonly settings: { readonly executeTimeoutMs: number; readonly maxLines: number };
   readonly logger: { error(message: string): void };
+  /** A PNG of a session's screen, drawn in the hub (src/hub/screenshot/); coded errors for a bad path or session. */
+  screenshot(ref: string, request: ScreenshotRequest): Promise<Screenshot>;
   /** Called once per tool call after it ended (the hub appends it to audit.jsonl); must not throw. */
   audit?(event: ToolAuditEvent): void;
   /** Fires when `settings.executeTimeoutMs` or `settings.maxLines` changed (the listing names them). */

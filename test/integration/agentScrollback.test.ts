@@ -37,7 +37,7 @@ describe('agent sessions: short scrollback, full history', () => {
 
     const fromMemory = await read(personSession, { limit: 100_000 });
     const fromDisk = await read(agentSession, { limit: 100_000 });
-    const lines = fromDisk.content.split('\n');
+    const lines = (fromDisk.content as string).split('\n');
     expect(lines).toContain('w'.repeat(250));
     const numbers = lines.filter((line) => /^\d+$/.test(line)).map(Number);
     expect(numbers).toEqual(Array.from({ length: 3000 }, (_, i) => i + 1));
@@ -54,7 +54,7 @@ describe('agent sessions: short scrollback, full history', () => {
     }
     // The last page from memory still says there is more (on disk).
     const recent = await read(agentSession, { limit: 10 });
-    expect(recent.content.split('\n')).toHaveLength(10);
+    expect((recent.content as string).split('\n')).toHaveLength(10);
     expect(recent.truncated).toBe(true);
   });
 

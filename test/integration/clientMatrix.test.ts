@@ -19,7 +19,7 @@
  * Each client gets its own real hub (`switchboard serve`, real shells), so the session limit and
  * the sessions seen are its own. Runs against dist/: `npm run build` first (`npm test` does).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -35,7 +35,7 @@ import { toolAnswer, type ToolAnswer } from './helpers/toolAnswer.js';
 import { personCookie, UiClient } from './helpers/uiClient.js';
 
 const MAX_SESSIONS = 8;
-const TOOLS = ['execute', 'kill', 'list', 'open', 'read', 'send'];
+const TOOLS = ['execute', 'kill', 'list', 'open', 'read', 'screenshot', 'send'];
 
 /** What the suite needs of a client, whichever SDK line and transport it is. */
 interface AgentClient {
@@ -164,7 +164,8 @@ describe.each(VARIANTS)('the agent scenarios through the $name', (variant) => {
     // As every host does before calling: the 1.x client keeps the output schemas it lists.
     const tools = await agent.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);
-    for (const tool of tools) expect(tool.outputSchema, tool.name).toBeDefined();
+    // screenshot alone has none: hosts drop an image that comes with structured content (§3.1).
+    for (const tool of tools) expect(tool.outputSchema !== undefined, tool.name).toBe(tool.name !== 'screenshot');
   }, 30_000);
 
   afterAll(async () => {
@@ -258,6 +259,38 @@ describe.each(VARIANTS)('the agent scenarios through the $name', (variant) => {
     expect(await ok('kill', { session, close: true })).toMatchObject({ state: 'exited' });
   });
 
+  it('screenshot: the PNG arrives as image content with one line of text and no structuredContent; read styled gives rows of runs', async () => {
+    const opened = await ok('open', { program: 'sh', args: ['-c', "printf '\\033[1;31mFAIL\\033[0m ok\\n'; exec cat"], cwd: work });
+    const session = opened.session as string;
+    const styled = await ok('read', { session, view: 'screen', format: 'styled', wait: { pattern: 'FAIL' } });
+    expect((styled.content as { rows: unknown[][] }).rows[0]).toEqual([{ text: 'FAIL', fg: 1, bold: true }, { text: ' ok' }]);
+    expect(styled.cursor).toEqual({ row: 1, col: 0 });
+    const text = await agent.call('read', { session, view: 'screen', format: 'styled' });
+    expect(text.text).toMatch(/^⟦fg=1,bold⟧FAIL⟦\/⟧ ok\n/);
+
+    const file = path.join(work, 'shot.png');
+    const shot = await agent.call('screenshot', { session, path: file });
+    expect(shot.isError, shot.text).toBe(false);
+    expect(shot.structured).toBe(false);
+    expect(shot.content.map((c) => c.type).sort()).toEqual(['image', 'text']);
+    const image = shot.content.find((c) => c.type === 'image')!;
+    expect(image.mimeType).toBe('image/png');
+    const png = Buffer.from(image.data!, 'base64');
+    expect(png.subarray(1, 4).toString()).toBe('PNG');
+    expect(readFileSync(file).equals(png)).toBe(true);
+    expect(shot.text).toBe(`Screenshot of session ${session}: 120×32 cells, 1096×560 px PNG, cursor row 1 col 0; written to ${file}.`);
+    expect(shot.text.split('\n')).toHaveLength(1);
+
+    const relative = await agent.call('screenshot', { session, path: 'shot.png' });
+    expect(relative.error?.code).toBe('INVALID_ARGUMENT');
+    expect(relative.text).toMatch(/^INVALID_ARGUMENT: path: "shot.png" is not absolute/);
+    const unwritable = await agent.call('screenshot', { session, path: path.join(work, 'no', 'dir', 'x.png') });
+    expect(unwritable.text).toMatch(/^INVALID_ARGUMENT: path: cannot write .* its folder does not exist/);
+    const missing = await agent.call('screenshot', { session: 'no-such-session' });
+    expect(missing.error?.code).toBe('SESSION_NOT_FOUND');
+    await ok('kill', { session, close: true });
+  });
+
   it('kill stops a running command and says which signal ended it', async () => {
     const running = await ok('execute', { command: 'sleep 60', cwd: work, timeout_ms: 300 });
     expect(running.status).toBe('running');
@@ -302,6 +335,8 @@ describe.each(VARIANTS)('the agent scenarios through the $name', (variant) => {
       ['send', { session, resize: { rows: 1, cols: 80 } }, /^INVALID_ARGUMENT: resize\.rows: 1 .*integer from 2 to 500/],
       ['list', { include_closed: 'perhaps' }, /^INVALID_ARGUMENT: include_closed: "perhaps" /],
       ['kill', { session, signal: 'SIGFOO' }, /^INVALID_ARGUMENT: signal: "SIGFOO" /],
+      ['screenshot', { session, theme: 'neon' }, /^INVALID_ARGUMENT: theme: "neon" /],
+      ['read', { session, format: 'fancy' }, /^INVALID_ARGUMENT: format: "fancy" .*styled/],
     ];
     for (const [tool, args, text] of cases) {
       const answer = await refused(tool, args, 'INVALID_ARGUMENT');

@@ -149,14 +149,14 @@ describe('read views', () => {
     const session = await manager().manager.open({ creator: agent });
     await session.execute({ command: 'seq 1 300', timeoutMs: 5_000, maxLines: 10 });
     const all = await read(session, { view: 'history', limit: 100_000, wait: { idle_ms: 200 } }); // the prompt is drawn
-    const lines = all.content.split('\n');
+    const lines = (all.content as string).split('\n');
     const last = lines.lastIndexOf('300');
     const offset = lines.length - 1 - last; // lines after `300`: the new prompt
     const page = await read(session, { view: 'history', offset, limit: 5 });
-    expect(page.content.split('\n')).toEqual(['296', '297', '298', '299', '300']);
+    expect((page.content as string).split('\n')).toEqual(['296', '297', '298', '299', '300']);
     expect(page.truncated).toBe(true);
     const back = await read(session, { view: 'history', offset: offset + 5, limit: 5 });
-    expect(back.content.split('\n')).toEqual(['291', '292', '293', '294', '295']);
+    expect((back.content as string).split('\n')).toEqual(['291', '292', '293', '294', '295']);
   });
 
   it('pages a 200 000-line command output fully, beyond the scrollback', async () => {
@@ -166,7 +166,7 @@ describe('read views', () => {
     let seen = 0;
     for (let offset = 0; offset < 200000; offset += 50000) {
       const page = await read(session, { view: 'command', seq: result.command_seq, offset, limit: 50000 });
-      const lines = page.content.split('\n');
+      const lines = (page.content as string).split('\n');
       expect(lines[0]).toBe(String(offset + 1));
       expect(lines.at(-1)).toBe(String(offset + 50000));
       expect(page.total_lines).toBe(200000);
@@ -210,7 +210,7 @@ describe('closed sessions', () => {
     track(restarted);
     expect(restarted.list(true).find((s) => s.id === session.id)?.state).toBe('exited');
     const page = await restarted.read(session.id, { clientId: 'x', view: 'command', format: 'plain', seq: first.command_seq, offset: 2990, limit: 20 });
-    expect(page.content.split('\n')).toEqual(['2991', '2992', '2993', '2994', '2995', '2996', '2997', '2998', '2999', '3000']);
+    expect((page.content as string).split('\n')).toEqual(['2991', '2992', '2993', '2994', '2995', '2996', '2997', '2998', '2999', '3000']);
     expect(page.total_lines).toBe(3000);
     const history = await restarted.read(session.id, { clientId: 'x', view: 'history', format: 'plain', limit: 50 });
     expect(history.content).toContain('last-words');

@@ -153,9 +153,10 @@ describe('send mouse, other programs', () => {
     const { manager: m, home } = manager();
     const session = await m.open({ creator: agent, program: 'htop', args: [], cwd: home, rows: 24, cols: 100 });
     const screen = await screenWith(session, 'F1Help');
-    const bar = screen.content.split('\n').length;
+    const text = screen.content as string; // plain
+    const bar = text.split('\n').length;
     expect(bar).toBe(24); // the function bar is htop's last row
-    const col = screen.content.split('\n').at(-1)!.indexOf('Help') + 1;
+    const col = text.split('\n').at(-1)!.indexOf('Help') + 1;
     expect(col).toBeGreaterThan(0);
     const helped = await mouse(session, { action: 'click', row: bar, col }, 'Process state:');
     expect(helped.waited).toBe('pattern');

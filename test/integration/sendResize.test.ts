@@ -42,7 +42,7 @@ describe('send resize', () => {
     const vim = await m.open({ creator: agent, program: 'vim', args: ['-N', '-u', 'NONE', '-i', 'NONE', '-n', '-c', 'set nowrap ruler laststatus=0', file], rows: 24, cols: 80, cwd: home });
     const before = await read(vim, { wait: { pattern: '1,1', timeout_ms: 10_000 } });
     const rows = (content: string): string[] => content.split('\n');
-    expect(rows(before.content)[0]).toBe('x'.repeat(80));
+    expect(rows(before.content as string)[0]).toBe('x'.repeat(80));
 
     // Vim's ruler shows the cursor; moving it after the resize proves vim draws at the new size.
     const resized = await vim.send({ clientId: 'test', resize: { rows: 30, cols: 100 }, keys: ['j'], wait: { pattern: '2,1', timeout_ms: 10_000 } });
@@ -52,7 +52,7 @@ describe('send resize', () => {
     const lines = vim.info();
     expect({ rows: lines.rows, cols: lines.cols }).toEqual({ rows: 30, cols: 100 });
     // The whole screen (untrimmed rows) as vim drew it at 100 columns.
-    const drawn = rows(after.content);
+    const drawn = rows(after.content as string);
     expect(drawn[0]).toBe('x'.repeat(100));
     expect(drawn[1]).toBe('second');
     expect(drawn[2]).toBe('~');

@@ -120,7 +120,7 @@ describe('execute output', () => {
     await run(session, 'echo one');
     await run(session, 'echo two');
     const screen = await session.read({ clientId: 'test', format: 'plain', view: 'screen' });
-    expect(screen.content.split('\n').filter((line) => line.includes('echo two'))).toEqual(['$ echo two']);
+    expect((screen.content as string).split('\n').filter((line) => line.includes('echo two'))).toEqual(['$ echo two']);
   });
 
   it('stops waiting for a prompt that lost its marks, with one warning, and goes on', async () => {

@@ -217,8 +217,8 @@ describe('transcripts', () => {
     await run(session, 'true'); // so that command 2 is no longer the one on screen
     const page = await session.read({ clientId: 'test', view: 'command', format: 'plain', seq: 1, offset: 0, limit: 5000 });
     expect(page.truncated).toBe(true);
-    expect(page.content.split('\n')[0]).toMatch(/output\.log stops inside this command's output \(it reached the transcriptMaxBytes setting\)/);
-    expect(page.content.split('\n').slice(1, 4)).toEqual(['1', '2', '3']);
+    expect((page.content as string).split('\n')[0]).toMatch(/output\.log stops inside this command's output \(it reached the transcriptMaxBytes setting\)/);
+    expect((page.content as string).split('\n').slice(1, 4)).toEqual(['1', '2', '3']);
     await expect(session.read({ clientId: 'test', view: 'command', format: 'plain', seq: 2, offset: 0, limit: 10 })).rejects.toThrow(
       /not on disk: session \w+'s output\.log stops at byte 20000 because it reached the transcriptMaxBytes setting/,
     );

@@ -151,6 +151,10 @@ const refused: Refused[] = [
   { file: 'src/ui-protocol.ts', specifier: '../renderer/src/bridge.js', because: PROTOCOL_ONLY },
   { file: 'src/ui-protocol.ts', specifier: 'node:fs', because: PROTOCOL_ONLY },
   { file: 'src/ui-protocol.ts', specifier: 'node-pty', because: PROTOCOL_ONLY },
+  // src/terminalThemes.ts: plain data, imports nothing (renderer/ and the hub import it).
+  { file: 'src/terminalThemes.ts', specifier: 'zod', because: 'src/terminalThemes.ts may import only nothing' },
+  { file: 'src/terminalThemes.ts', specifier: 'node:fs', because: 'src/terminalThemes.ts may import only nothing' },
+  { file: 'src/mcp/server.ts', specifier: '../terminalThemes.js', because: MCP_ONLY },
   // src/packageInfo.ts: a leaf, node only.
   { file: 'src/packageInfo.ts', specifier: './core/index.js', because: 'src/packageInfo.ts may import only node' },
   // main/ reaches the core only through src/hub/.
@@ -208,6 +212,7 @@ const allowed: { file: string; specifier: string }[] = [
   { file: 'src/hub/hub.ts', specifier: '../mcp/server.js' },
   { file: 'src/hub/hub.ts', specifier: '../ui-protocol.js' },
   { file: 'src/hub/hub.ts', specifier: './hostConfig.js' },
+  { file: 'src/hub/hub.ts', specifier: '../terminalThemes.js' },
   { file: 'src/hub/httpServer.ts', specifier: 'node:http' },
   { file: 'src/hub/uiWebSocket.ts', specifier: 'ws' },
   { file: 'src/hub/mcpHttpEndpoint.ts', specifier: '@modelcontextprotocol/node' },
@@ -240,6 +245,7 @@ const allowed: { file: string; specifier: string }[] = [
   { file: 'main/index.ts', specifier: './app.js' },
   // renderer/
   { file: 'renderer/src/app.ts', specifier: '../../src/ui-protocol.js' },
+  { file: 'renderer/src/theme.ts', specifier: '../../src/terminalThemes.js' },
   { file: 'renderer/src/app.ts', specifier: '@xterm/xterm' },
   { file: 'renderer/src/terminalView.ts', specifier: '@xterm/addon-fit' },
   { file: 'renderer/src/app.ts', specifier: 'lit-html' },

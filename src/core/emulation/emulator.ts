@@ -9,6 +9,9 @@ import type { OutputLines } from '../output/outputWindow.js';
 import { paddedRows, ScrollbackCompactor } from './scrollbackCompactor.js';
 import type { MouseEncoding, MouseState } from './mouseEncoding.js';
 import { mouseEncoding } from './xtermInternals.js';
+import type { StyledRow, StyledScreen } from '../types.js';
+import { logicalLineStarts, styledLines, styledRow } from './styledScreen.js';
+import { cursorHidden } from './xtermInternals.js';
 
 interface Xterm {
   Terminal: typeof HeadlessTerminal;
@@ -269,10 +272,15 @@ export class Emulator {
 
   /** Every logical line of the normal buffer (scrollback + screen), for `read history`. */
   historyLines(): string[] {
+    return readLines(this.terminal.buffer.normal, 0, 0, this.lastHistoryRow());
+  }
+
+  /** The normal buffer's last row with text (0 when none has). */
+  private lastHistoryRow(): number {
     const buffer = this.terminal.buffer.normal;
     let last = buffer.length - 1;
     while (last > 0 && (buffer.getLine(last)?.translateToString(true) ?? '') === '') last--;
-    return readLines(buffer, 0, 0, last);
+    return last;
   }
 
   /**
@@ -324,6 +332,45 @@ export class Emulator {
       rows.push({ text: line?.translateToString(false) ?? '', wrapped: line?.isWrapped ?? false });
     }
     return rows;
+  }
+
+  /** The visible screen as style runs, with the cursor (`format: styled`; the screenshot). */
+  styledScreen(): StyledScreen {
+    const buffer = this.terminal.buffer.active;
+    const cell = buffer.getNullCell();
+    const rows: StyledRow[] = [];
+    for (let row = 0; row < this.terminal.rows; row++) rows.push(styledRow(buffer, buffer.baseY + row, cell));
+    return { rows, cols: this.terminal.cols, height: this.terminal.rows, cursor: { row: buffer.cursorY, col: buffer.cursorX, visible: !cursorHidden(this.terminal) } };
+  }
+
+  /** Lines [from, to) of `historyLines()` as style runs. */
+  styledHistory(from: number, to: number): StyledRow[] {
+    const buffer = this.terminal.buffer.normal;
+    const last = this.lastHistoryRow();
+    const starts = logicalLineStarts(buffer, last);
+    if (from >= Math.min(to, starts.length)) return [];
+    const endRow = to < starts.length ? starts[to]! - 1 : last;
+    return styledLines(buffer, starts[from]!, 0, endRow);
+  }
+
+  /** `linesSince` as style runs. */
+  styledSince(from: OutputPosition): { rows: StyledRow[]; complete: boolean } {
+    const buffer = this.terminal.buffer.active;
+    const endRow = buffer.baseY + buffer.cursorY;
+    if (from.alternate !== this.isAlternateScreen) return { rows: this.styledScreen().rows, complete: false };
+    const startRow = from.marker?.line ?? -1;
+    if (startRow < 0) return { rows: styledLines(buffer, 0, 0, endRow), complete: false };
+    return { rows: styledLines(buffer, startRow, from.col, endRow), complete: true };
+  }
+
+  /** A command's output as style runs while the buffer still holds all of it, else null. */
+  styledCommandOutput(command: TrackedCommand): StyledRow[] | null {
+    const buffer = this.terminal.buffer.active;
+    const endRow = command.end ? (command.end.marker?.line ?? -1) : buffer.baseY + buffer.cursorY;
+    const startRow = command.start.marker?.line ?? -1;
+    if (startRow < 0 || endRow < startRow) return null;
+    // Finished: its last row ends at the D mark, before the prompt drawn after it.
+    return styledLines(buffer, startRow, command.start.col, endRow, command.end ? command.end.col : undefined);
   }
 
   /** The screen with colours and cursor as escape sequences (`format: ansi`). */

@@ -3,8 +3,9 @@ import type { Terminal } from '@xterm/headless';
 /**
  * Everything Switchboard reads or writes of `@xterm/headless` beyond its public API, in one
  * place: the parser's state and the scroll region (emulator.ts: a flood may be fast-forwarded
- * only from a known state), the mouse encoding (mouseEncoding.ts), and the rows of the normal buffer (scrollbackCompactor.ts: rows
- * entering the scrollback give back their blank cells). Callers get functions, never xterm's
+ * only from a known state), the mouse encoding (mouseEncoding.ts), the rows of the normal buffer
+ * (scrollbackCompactor.ts: rows entering the scrollback give back their blank cells), and whether
+ * the cursor is hidden (styledScreen's screenshot). Callers get functions, never xterm's
  * objects' fields.
  *
  * package.json pins @xterm/headless to the version this was checked against;
@@ -64,6 +65,8 @@ interface PrivateMouseEvent {
 interface PrivateCore {
   buffers?: PrivateBuffers;
   coreMouseService?: PrivateMouseService;
+  /** DECTCEM: whether the program hid the cursor (CSI ? 25 l). */
+  coreService?: { isCursorHidden?: unknown };
   /** The active buffer: its scroll region (DECSTBM margins). */
   buffer?: { scrollTop?: unknown; scrollBottom?: unknown };
   _inputHandler?: { _parser?: { currentState?: unknown } };
@@ -209,6 +212,11 @@ export function scrollRegionIsFullScreen(terminal: Terminal): boolean {
   return buffer?.scrollTop === 0 && buffer.scrollBottom === terminal.rows - 1;
 }
 
+/** Whether the program hid the cursor (DECTCEM, `CSI ? 25 l`); false where that cannot be read. */
+export function cursorHidden(terminal: Terminal): boolean {
+  return core(terminal)?.coreService?.isCursorHidden === true;
+}
+
 /** Why the normal buffer's rows are not as expected, or undefined. Read on a terminal with a blank first row. */
 function rowsProblem(terminal: Terminal, buffers: PrivateBuffers | undefined): string | undefined {
   if (!buffers) return '_core.buffers is missing';
@@ -237,6 +245,7 @@ export function shapeProblems(terminal: Terminal): string[] {
   if (rows) problems.push(rows);
   if (typeof c.buffers?.normal?._memoryCleanupQueue?.clear !== 'function') problems.push('_core.buffers.normal._memoryCleanupQueue.clear() is missing');
   if (typeof c._inputHandler?._parser?.currentState !== 'number') problems.push('_core._inputHandler._parser.currentState is not a number');
+  if (typeof c.coreService?.isCursorHidden !== 'boolean') problems.push('_core.coreService.isCursorHidden is not a boolean');
   if (typeof c.buffer?.scrollTop !== 'number' || typeof c.buffer.scrollBottom !== 'number') problems.push('_core.buffer.scrollTop/scrollBottom are not numbers');
   if (c.coreMouseService?.activeEncoding !== 'DEFAULT') problems.push(`_core.coreMouseService.activeEncoding is ${String(c.coreMouseService?.activeEncoding)}, not 'DEFAULT' on a fresh terminal`);
   if (typeof c.coreMouseService?.triggerMouseEvent !== 'function') problems.push('_core.coreMouseService.triggerMouseEvent() is missing');

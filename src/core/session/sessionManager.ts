@@ -3,13 +3,13 @@ import * as path from 'node:path';
 import { ErrorCode, SwitchboardError } from '../errors.js';
 import { EventEmitter, type Event } from '../event.js';
 import { newSessionId } from '../ids.js';
-import { readClosedSession } from './closedSessionReader.js';
+import { closedStyledScreen, readClosedSession } from './closedSessionReader.js';
 import { loadEmulator } from '../emulation/emulator.js';
 import { buildSessionEnv } from './sessionEnv.js';
 import { DEFAULT_RETENTION_BYTES, DEFAULT_RETENTION_DAYS, SessionStore } from '../transcript/sessionStore.js';
 import { TerminalSession } from './terminalSession.js';
 import { DEFAULT_TRANSCRIPT_MAX_BYTES, Transcript, sessionMeta } from '../transcript/transcript.js';
-import type { Creator, ReadRequest, ReadResult, SessionInfo } from '../types.js';
+import type { Creator, ReadRequest, ReadResult, SessionInfo, StyledScreen } from '../types.js';
 
 /** The limits and defaults the core needs; the hub fills them from settings. */
 export interface CoreSettings {
@@ -94,6 +94,8 @@ export class SessionManager {
     return this.options.settings;
   }
 
+  /** Disposals of sessions that exited, until their transcripts are closed. */
+  private readonly retiring = new Set<Promise<void>>();
   /** Every session's transcript on disk, closed ones included; null when no state dir is kept. */
   get store(): SessionStore | null {
     return this.sessionStore;
@@ -204,7 +206,17 @@ export class SessionManager {
     const live = this.live.get(ref) ?? [...this.live.values()].find((s) => s.name === ref);
     if (live) return live.read(request);
     if (!this.sessionStore) return this.get(ref).read(request); // throws the right error
+    await this.retired();
     return readClosedSession(this.sessionStore, ref, request, this.options.settings.scrollback);
+  }
+
+  /** Any session's screen as style runs (the screenshot): a live one's emulator, a closed one replayed from its transcript. */
+  async styledScreen(ref: string): Promise<{ session: string; screen: StyledScreen }> {
+    const live = this.live.get(ref) ?? [...this.live.values()].find((s) => s.name === ref);
+    if (live) return { session: live.id, screen: live.styledScreen() };
+    if (!this.sessionStore) this.get(ref); // throws the right error
+    await this.retired();
+    return closedStyledScreen(this.sessionStore!, ref, this.options.settings.scrollback);
   }
 
   list(includeClosed = false): SessionInfo[] {
@@ -247,7 +259,14 @@ export class SessionManager {
     this.closed.set(session.id, session.info());
     this.live.delete(session.id);
     this.onDidChangeEmitter.fire(session.id);
-    await session.dispose();
+    const disposed = session.dispose().finally(() => this.retiring.delete(disposed));
+    this.retiring.add(disposed);
+    await disposed;
+  }
+
+  /** Sessions that just left `live` write their transcript's last bytes: a read of a closed one waits for them. */
+  private async retired(): Promise<void> {
+    await Promise.allSettled([...this.retiring]);
   }
 
   /** Removes old and surplus closed transcripts (settings retentionDays, retentionBytes). */

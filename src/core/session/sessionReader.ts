@@ -32,7 +32,21 @@ export interface SessionEnd {
 /** What the reader reads of the emulator: the screen, the history, positions, command output. */
 export type ReadableEmulator = Pick<
   Emulator,
-  'tracker' | 'screenLines' | 'serializeScreen' | 'cursor' | 'historyLines' | 'historyTrimmed' | 'cols' | 'rows' | 'position' | 'linesSince' | 'commandOutput'
+  | 'tracker'
+  | 'screenLines'
+  | 'serializeScreen'
+  | 'cursor'
+  | 'historyLines'
+  | 'historyTrimmed'
+  | 'cols'
+  | 'rows'
+  | 'position'
+  | 'linesSince'
+  | 'commandOutput'
+  | 'styledScreen'
+  | 'styledHistory'
+  | 'styledSince'
+  | 'styledCommandOutput'
 >;
 
 export interface SessionReaderOptions {
@@ -108,16 +122,20 @@ export class SessionReader {
     const limit = request.limit ?? DEFAULT_READ_LIMIT;
     switch (request.view) {
       case 'screen': {
+        if (request.format === 'styled') {
+          const screen = emulator.styledScreen();
+          return { ...base, content: { rows: screen.rows }, lines: screen.height, total_lines: screen.height, truncated: false, cursor: emulator.cursor };
+        }
         const lines = emulator.screenLines();
         const content = request.format === 'ansi' ? emulator.serializeScreen() : lines.join('\n').trimEnd();
         return { ...base, content, lines: lines.length, total_lines: lines.length, truncated: false, cursor: emulator.cursor };
       }
       case 'history':
-        return { ...base, ...(await this.readHistory(request.offset ?? 0, limit)) };
+        return { ...base, ...(await this.readHistory(request.offset ?? 0, limit, request.format === 'styled')) };
       case 'new':
         return { ...base, ...(await this.readNew(request.clientId, request.format, limit)) };
       case 'command':
-        return { ...base, ...(await this.readCommand(request.seq, request.offset ?? 0, limit)) };
+        return { ...base, ...(await this.readCommand(request.seq, request.offset ?? 0, limit, request.format === 'styled')) };
     }
   }
 
@@ -126,21 +144,24 @@ export class SessionReader {
    * reaches past its oldest line and that line is not the session's first (agent sessions keep
    * a short scrollback, setting agentScrollback), from the transcript on disk.
    */
-  private async readHistory(offset: number, limit: number): Promise<Pick<ReadResult, 'content' | 'lines' | 'total_lines' | 'truncated'>> {
+  private async readHistory(offset: number, limit: number, styled: boolean): Promise<Pick<ReadResult, 'content' | 'lines' | 'total_lines' | 'truncated'>> {
     const emulator = this.options.emulator;
     const all = emulator.historyLines();
     const trimmed = emulator.historyTrimmed;
     const transcript = this.options.transcript;
     if (offset + limit >= all.length && trimmed && transcript && !transcript.cut) {
+      if (styled) throw notHeldStyled(`this page reaches past the ${all.length} lines of history session ${this.options.id} holds in memory`, `offset + limit under ${all.length}`);
       await transcript.flush();
       const replay = await replayHistory({ file: transcript.outputFile, cols: emulator.cols, rows: emulator.rows, offset, limit });
       const older = replay.total - offset - replay.lines.length > 0 || !replay.fromStart;
       return { content: replay.lines.join('\n'), lines: replay.lines.length, total_lines: replay.total, truncated: older || offset > 0 };
     }
     const end = Math.max(0, all.length - offset);
-    const page = all.slice(Math.max(0, end - limit), end);
+    const first = Math.max(0, end - limit);
+    const page = all.slice(first, end);
+    const content = styled ? { rows: emulator.styledHistory(first, end) } : page.join('\n');
     // Lines older than the scrollback are on disk: the page is not the whole history.
-    return { content: page.join('\n'), lines: page.length, total_lines: all.length, truncated: end - page.length > 0 || offset > 0 || trimmed };
+    return { content, lines: page.length, total_lines: all.length, truncated: end - page.length > 0 || offset > 0 || trimmed };
   }
 
   /** `read` view `new`: what appeared since this client's last read of it (its first: everything held). */
@@ -162,6 +183,12 @@ export class SessionReader {
       // Every character since the last read up to that bound, whatever `limit`.
       return { content: note + text, lines: lines.length, total_lines: lines.length, truncated: skipped > 0 };
     }
+    if (format === 'styled') {
+      const since = cursor.position ? emulator.styledSince(cursor.position) : { rows: emulator.styledHistory(0, Number.MAX_SAFE_INTEGER), complete: true };
+      cursor.position?.marker?.dispose();
+      const rows = since.rows.slice(-limit);
+      return { content: { rows }, lines: rows.length, total_lines: since.rows.length, truncated: !since.complete || since.rows.length > rows.length };
+    }
     const since = cursor.position ? emulator.linesSince(cursor.position) : { lines: emulator.historyLines(), complete: true };
     cursor.position?.marker?.dispose();
     const lines = since.lines;
@@ -176,7 +203,7 @@ export class SessionReader {
    * `read` view `command`: a page of the output of command `seq`, with that command's exit code
    * and duration once it finished (docs/design.md §3.2), so a `wait.exit` read needs no second call.
    */
-  private async readCommand(seq: number | undefined, offset: number, limit: number): Promise<Pick<ReadResult, 'content' | 'lines' | 'total_lines' | 'truncated' | 'seq' | 'exit_code' | 'duration_ms'>> {
+  private async readCommand(seq: number | undefined, offset: number, limit: number, styled: boolean): Promise<Pick<ReadResult, 'content' | 'lines' | 'total_lines' | 'truncated' | 'seq' | 'exit_code' | 'duration_ms'>> {
     const { emulator, transcript, id } = this.options;
     const tracker = emulator.tracker;
     const live = tracker.runningCommand ?? tracker.lastCommand;
@@ -188,11 +215,17 @@ export class SessionReader {
     const outcome = wanted === live.seq ? this.trackedOutcome(live) : record ? recordOutcome(record) : { exit_code: null };
     if (wanted === live.seq) {
       const output = emulator.commandOutput(live);
-      if (output.complete || offset + limit <= output.head.length) {
+      const rows = styled ? emulator.styledCommandOutput(live) : null;
+      if (rows) {
+        const page = rows.slice(offset, offset + limit);
+        return { content: { rows: page }, lines: page.length, total_lines: rows.length, truncated: offset + page.length < rows.length, seq: wanted, ...outcome };
+      }
+      if (!styled && (output.complete || offset + limit <= output.head.length)) {
         const page = output.head.slice(offset, offset + limit);
         return { content: page.join('\n'), lines: page.length, total_lines: output.total, truncated: offset + page.length < output.total, seq: wanted, ...outcome };
       }
     }
+    if (styled) throw notHeldStyled(`the output of command ${wanted} is not on screen or in the scrollback`, 'view=history or screen');
     const file = transcript?.outputFile;
     // A running command whose output outgrew the scrollback and the head lines: what it printed so far is on disk.
     const range = record
@@ -231,4 +264,15 @@ export class SessionReader {
     if (ended) return { exit_code: ended.commandExitCode, duration_ms: Math.max(0, ended.at.getTime() - command.startedAt) };
     return { exit_code: null };
   }
+}
+
+/**
+ * Styles are read from the emulator's cells; a page replayed from output.log is rendered as
+ * text only (the replays keep text, not cells: docs/design.md §3.2).
+ */
+export function notHeldStyled(why: string, instead: string): SwitchboardError {
+  return new SwitchboardError(
+    ErrorCode.InvalidArgument,
+    `format: "styled" reads the cells the hub holds in memory, and ${why}: those lines are read back from the transcript as text only. Read them with format "plain" or "ansi", or use styled with ${instead}.`,
+  );
 }

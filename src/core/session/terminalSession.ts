@@ -34,6 +34,7 @@ import type {
   SendRequest,
   SendResult,
   SessionInfo,
+  StyledScreen,
   SessionState,
   ShellKind,
 } from '../types.js';
@@ -510,6 +511,11 @@ export class TerminalSession {
   /** Reads the session (docs/design.md §3.2 `read`); never queued behind writers, never refused for control. */
   read(request: ReadRequest): Promise<ReadResult> {
     return this.reader.read(request);
+  }
+
+  /** The visible screen as style runs, with the cursor (the screenshot). */
+  styledScreen(): StyledScreen {
+    return this.emulator.styledScreen();
   }
 
   /** What every send and read result says of the session: its state, the program's exit code, the input it awaits. */

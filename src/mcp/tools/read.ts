@@ -1,7 +1,7 @@
 /** `read` (docs/design.md §3.2): what a session shows or showed, optionally after waiting for something. */
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { ReadRequest, ReadResult } from '../../core/index.js';
+import { styledText, type ReadRequest, type ReadResult } from '../../core/index.js';
 import { startProgress } from '../progress.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, WAIT_ALIASES, waitSchema, type InputSpec } from '../schemas.js';
 import type { ToolDeps } from '../toolHost.js';
@@ -15,7 +15,7 @@ const schema = z.object({
     .enum(['new', 'screen', 'history', 'command'])
     .optional()
     .describe('new (default): since your last read; screen: grid + cursor; history: scrollback; command: output of command seq.'),
-  format: z.enum(['plain', 'ansi']).optional().describe('Default plain.'),
+  format: z.enum(['plain', 'ansi', 'styled']).optional().describe('Default plain; styled: rows of style runs (colours, bold, …).'),
   seq: z.number().int().min(1).optional().describe('Command number (default: the last).'),
   offset: z.number().int().min(0).optional().describe('history: lines back from the end; command: from its start.'),
   limit: z.number().int().min(1).max(100_000).optional().describe('Max lines (default 200).'),
@@ -53,7 +53,7 @@ const spec: InputSpec<typeof schema.shape> = {
 // secret, input_kind too); the advertised schema names the ones a client relies on and stays loose for the
 // rest.
 const outputSchema = z.looseObject({
-  content: z.string(),
+  content: z.union([z.string(), z.looseObject({ rows: z.array(z.array(z.looseObject({ text: z.string() }))) })]),
   total_lines: z.number(),
   state: z.string(),
   exit_code: z.number().nullable(),
@@ -104,7 +104,9 @@ export function renderRead(id: string, request: ReadRequest, result: ReadResult)
   if (result.cursor) parts.push(`cursor row ${result.cursor.row} col ${result.cursor.col}`);
   // In view command exit_code is the command's: the footer must not give it as the session's.
   const state = renderState(id, command && result.state === 'exited' ? { ...result, exit_code: undefined } : result);
-  const body = result.content.length > 0 ? result.content : '(nothing)';
+  // Styled rows in their text form (styledScreen.ts): ⟦fg=1,bold⟧text⟦/⟧.
+  const content = typeof result.content === 'string' ? result.content : styledText(result.content.rows);
+  const body = content.length > 0 ? content : '(nothing)';
   // One next step: input wanted first, then a command still running, then the next page.
   let next = state.next;
   let running = '';

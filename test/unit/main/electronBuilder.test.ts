@@ -62,6 +62,13 @@ describe('electron-builder.yml', () => {
     expect(config.asar).toBe(true);
   });
 
+  it('unpacks the screenshot rasteriser (native) and its font files', () => {
+    expect(config.asarUnpack).toEqual(expect.arrayContaining(['node_modules/@napi-rs/canvas/**', 'node_modules/@napi-rs/canvas-*/**', 'node_modules/dejavu-fonts-ttf/ttf/DejaVuSansMono*.ttf']));
+    // The globs name what the hub loads: the platform package with the binary, and the four faces.
+    expect(fs.readdirSync(path.join(ROOT, 'node_modules/@napi-rs')).some((name) => name.startsWith('canvas-'))).toBe(true);
+    expect(fs.readdirSync(path.join(ROOT, 'node_modules/dejavu-fonts-ttf/ttf')).filter((name) => /^DejaVuSansMono.*\.ttf$/.test(name))).toHaveLength(4);
+  });
+
   it('ships main, the preload, the renderer, the shim and the tray icons at stable paths', () => {
     expect(config.extraMetadata.main).toBe('dist/main/index.js');
     expect(config.files).toEqual(expect.arrayContaining(['dist/**', 'assets/**', 'bin/switchboard.js', 'package.json']));

@@ -12,6 +12,7 @@ import {
   BLANK_CELL_CONTENT,
   CELL_WORDS,
   cells,
+  cursorHidden,
   isWrapped,
   maps,
   mouseEncoding,
@@ -62,6 +63,15 @@ describe('xterm internals', () => {
     expect(parserIsInGround(t)).toBe(false);
     await write(t, '1m red');
     expect(parserIsInGround(t)).toBe(true);
+  });
+
+  it('tell whether the program hid the cursor (DECTCEM)', async () => {
+    const t = terminal();
+    expect(cursorHidden(t)).toBe(false);
+    await write(t, '\x1b[?25l');
+    expect(cursorHidden(t)).toBe(true);
+    await write(t, '\x1b[?25h');
+    expect(cursorHidden(t)).toBe(false);
   });
 
   it('tell whether the scroll region spans the screen', async () => {
