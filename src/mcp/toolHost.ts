@@ -3,7 +3,7 @@
  * call. Apart from server.ts, which registers the tools, so the tools need not import it.
  */
 import type { ServerContext } from '@modelcontextprotocol/server';
-import type { Event, SessionManager } from '../core/index.js';
+import type { Event, HistoryPage, HistoryQuery, SessionManager } from '../core/index.js';
 
 /** One tool call as the audit log records it (docs/design.md §4.6): who, what, on which session, how it ended — never the arguments. */
 export interface ToolAuditEvent {
@@ -31,6 +31,8 @@ export interface ToolHost {
   readonly manager: SessionManager;
   readonly settings: { readonly executeTimeoutMs: number; readonly maxLines: number };
   readonly logger: { error(message: string): void };
+  /** The history index (docs/design.md §2.7); absent where no state dir is kept. Never rejects: trouble is a `note`. */
+  readonly history?: { search(query: HistoryQuery): Promise<HistoryPage> };
   /** Called once per tool call after it ended (the hub appends it to audit.jsonl); must not throw. */
   audit?(event: ToolAuditEvent): void;
   /** Fires when `settings.executeTimeoutMs` or `settings.maxLines` changed (the listing names them). */
