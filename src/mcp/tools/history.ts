@@ -11,12 +11,12 @@ export const HISTORY_DEFAULT_LIMIT = 20;
 export const HISTORY_MAX_LIMIT = 200;
 
 const schema = z.object({
-  query: z.string().max(1_000).optional().describe('Words in the command line.'),
-  cwd: z.string().min(1).optional().describe('Absolute folder: commands run in it or below.'),
-  session: z.string().min(1).optional().describe('Session id or name.'),
+  query: z.string().max(1_000).optional().describe('Words of the command.'),
+  cwd: z.string().min(1).optional().describe('Folder and below.'),
+  session: z.string().min(1).optional().describe('Id or name.'),
   status: z.enum(['failed', 'succeeded', 'any']).optional().describe('Default any.'),
-  client: z.string().min(1).optional().describe('Agent client name, or "person".'),
-  since: z.string().min(1).optional().describe('ISO time, or an age: 30m, 2h, 7d.'),
+  client: z.string().min(1).optional().describe('Agent name or "person".'),
+  since: z.string().min(1).optional().describe('ISO time or 30m, 2h, 7d.'),
   limit: z.number().int().min(1).max(HISTORY_MAX_LIMIT).optional().describe(`Default ${HISTORY_DEFAULT_LIMIT}.`),
 });
 
@@ -53,11 +53,11 @@ const spec: InputSpec<typeof schema.shape> = {
 };
 
 const outputSchema = z.looseObject({
-  commands: z.array(z.looseObject({ session: z.string(), seq: z.number(), command: z.string() })),
+  commands: z.array(z.looseObject({ session: z.string(), seq: z.number() })),
   total: z.number(),
 });
 
-const DESCRIPTION = 'Search finished commands of all sessions (closed ones too), newest first: text, cwd, status, time. Each row names the read call for its whole output.';
+const DESCRIPTION = 'Search earlier commands of every session, closed ones too, newest first; each names the read call for its output.';
 
 /** One unit of an age: `30m`, `2h`, `7d`. */
 const AGE_UNITS_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
