@@ -54,6 +54,7 @@ CREATE TABLE IF NOT EXISTS commands (
 );
 CREATE INDEX IF NOT EXISTS commands_started ON commands (started_at);
 CREATE INDEX IF NOT EXISTS commands_cwd ON commands (cwd);
+CREATE INDEX IF NOT EXISTS commands_failed ON commands (started_at) WHERE exit_code IS NOT NULL AND exit_code <> 0;
 CREATE VIRTUAL TABLE IF NOT EXISTS commands_fts USING fts5 (command, content = 'commands', content_rowid = 'id');
 CREATE TRIGGER IF NOT EXISTS commands_ai AFTER INSERT ON commands BEGIN
   INSERT INTO commands_fts (rowid, command) VALUES (new.id, new.command);
@@ -62,6 +63,9 @@ CREATE TRIGGER IF NOT EXISTS commands_ad AFTER DELETE ON commands BEGIN
   INSERT INTO commands_fts (commands_fts, rowid, command) VALUES ('delete', old.id, old.command);
 END;
 `;
+
+/** Words matching more than 1/MANY_MATCHES of all commands do not drive a search (see `search`). */
+const MANY_MATCHES = 50;
 
 const COLUMNS = 'session, seq, command, cwd, exit_code, started_at, duration_ms, creator, output_head';
 
@@ -76,6 +80,8 @@ export class HistoryDb {
   private readonly removeSession: StatementSyncInstance;
   /** The file's identity when opened: a file deleted or replaced under us is noticed (`isStale`). */
   private readonly inode: number;
+  /** Rows in the table, kept as rows are added and removed (for the query plan of `search`). */
+  private rows: number;
 
   constructor(
     readonly file: string,
@@ -96,6 +102,7 @@ export class HistoryDb {
       );
       this.removeSession = this.db.prepare('DELETE FROM commands WHERE session = ?');
       this.inode = fs.statSync(file).ino;
+      this.rows = (this.db.prepare('SELECT count(*) AS n FROM commands').get() as { n: number }).n;
     } catch (error) {
       this.db.close();
       throw error;
@@ -133,13 +140,14 @@ export class HistoryDb {
         added += Number(result.changes);
       }
     });
+    this.rows += added;
     return added;
   }
 
   /** Forgets these sessions' commands (retention removed their transcripts). */
   remove(sessions: readonly string[]): void {
     this.transaction(() => {
-      for (const session of sessions) this.removeSession.run(session);
+      for (const session of sessions) this.rows -= Number(this.removeSession.run(session).changes);
     });
   }
 
@@ -157,8 +165,13 @@ export class HistoryDb {
     const where: string[] = [];
     const params: (string | number)[] = [];
     const words = query.text ? ftsQuery(query.text) : { match: null, literals: [] };
+    // SQLite cannot know how many commands the words match; the full-text index can, cheaply.
+    // Few: the matches drive the query. Many: the other filters' indexes do, or the time index
+    // walked newest first, each match checked against the words' set (`+id`: not used to look up).
+    const matched = words.match === null ? 0 : (this.db.prepare('SELECT count(*) AS n FROM commands_fts WHERE commands_fts MATCH ?').get(words.match) as { n: number }).n;
+    const wordsDrive = matched * MANY_MATCHES <= this.rows;
     if (words.match !== null) {
-      where.push('id IN (SELECT rowid FROM commands_fts WHERE commands_fts MATCH ?)');
+      where.push(`${wordsDrive ? 'id' : '+id'} IN (SELECT rowid FROM commands_fts WHERE commands_fts MATCH ?)`);
       params.push(words.match);
     }
     for (const literal of words.literals) {
@@ -187,9 +200,11 @@ export class HistoryDb {
       params.push(query.since);
     }
     const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
-    const total = (this.db.prepare(`SELECT count(*) AS n FROM commands ${clause}`).get(...params) as { n: number }).n;
+    const onlyWords = words.match !== null && where.length === 1;
+    const total = onlyWords ? matched : (this.db.prepare(`SELECT count(*) AS n FROM commands ${clause}`).get(...params) as { n: number }).n;
+    const walk = onlyWords && !wordsDrive ? 'INDEXED BY commands_started' : '';
     const rows = this.db
-      .prepare(`SELECT ${COLUMNS} FROM commands ${clause} ORDER BY started_at DESC, id DESC LIMIT ?`)
+      .prepare(`SELECT ${COLUMNS} FROM commands ${walk} ${clause} ORDER BY started_at DESC LIMIT ?`)
       .all(...params, query.limit) as (Omit<HistoryEntry, 'started_at'> & { started_at: number })[];
     return { commands: rows.map((row) => ({ ...row, started_at: new Date(row.started_at).toISOString() })), total };
   }

@@ -23,6 +23,8 @@ export const HISTORY_DB = 'history.db';
 const BUSY_TIMEOUT_MS = 5_000;
 /** While the database is out of reach, how often to try again. */
 const RETRY_MS = 30_000;
+/** How long a closing worker may take to leave by itself. */
+const CLOSE_WAIT_MS = 5_000;
 /** Rows per message when filling the index from transcripts. */
 const FILL_BATCH = 2_000;
 
@@ -97,9 +99,14 @@ export class HistoryIndex implements HistorySearch {
     this.flush();
     this.disposed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
-    if (this.worker) {
+    const worker = this.worker;
+    if (worker) {
+      const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
       await this.request({ op: 'close' });
-      await this.worker.terminate();
+      // The worker leaves by itself after `close` (see historyWorker.ts); terminate only one that does not.
+      const timer = setTimeout(() => void worker.terminate(), CLOSE_WAIT_MS);
+      await exited;
+      clearTimeout(timer);
       this.worker = null;
     }
   }
@@ -220,8 +227,8 @@ export class HistoryIndex implements HistorySearch {
   }
 
   private ensureWorker(): Worker {
-    if (this.disposed) throw new Error('the hub is shutting down');
     if (this.worker) return this.worker;
+    if (this.disposed) throw new Error('the hub is shutting down');
     const data: HistoryWorkerData = { file: this.file, busyTimeoutMs: BUSY_TIMEOUT_MS };
     const worker = new Worker(this.options.workerFile ?? workerScript(), { workerData: data });
     worker.unref();

@@ -105,6 +105,9 @@ parentPort!.on('message', (request: HistoryRequest) => {
     reply = { id: request.id, ok: false, reason: describe(error) };
   }
   parentPort!.postMessage(reply);
+  // Ends the thread by emptying its loop: a terminate() that lands while a statement runs can
+  // abort the whole process (the SQLite binding throws during its teardown).
+  if (request.op === 'close') parentPort!.close();
 });
 
 function isCorrupt(error: unknown): boolean {
