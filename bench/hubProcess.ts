@@ -47,7 +47,8 @@ const running = new Set<BenchHub>();
 export async function startHub(extraEnv: Record<string, string> = {}, nodeArgs: string[] = [], root = ROOT, node = process.execPath): Promise<BenchHub> {
   const bin = path.join(root, 'bin', 'switchboard.js');
   nodeArgs = [...nodeArgs, ...(process.env.SB_BENCH_HUB_ARGS?.split(' ').filter(Boolean) ?? [])];
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bench-hub-'));
+  // A home given in `extraEnv` (a state dir the case filled first) is used, and removed at stop.
+  const home = extraEnv.SWITCHBOARD_HOME ?? fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bench-hub-'));
   // HOME is an empty folder: the sessions' bash reads no rc files of the machine's user (a
   // `pyenv init` there costs seconds per shell under load and would be measured instead of us).
   const env = cleanEnv({ SWITCHBOARD_HOME: home, SWITCHBOARD_PORT: '0', SWITCHBOARD_KILL_WAIT_MS: '300', HOME: home, ...extraEnv });

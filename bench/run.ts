@@ -13,6 +13,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { bareRoundTrips } from './baseline.js';
 import { bigOutput } from './bigOutput.js';
+import { historyAtScale } from './history.js';
 import { inputDetection } from './inputDetection.js';
 import { interruptUnderFlood } from './interrupt.js';
 import { stopAllHubs } from './hubProcess.js';
@@ -132,6 +133,7 @@ async function main(): Promise<void> {
     ['interrupt', () => interruptUnderFlood(rows, full ? 5 : 3, full ? 10_000 : 1_000)],
     ['input', () => inputDetection(rows, full ? 10 : 3, full ? 10_000 : 5_000)],
     ['screenshot', () => screenshotCost(rows, full ? 100 : 30)],
+    ['history', () => historyAtScale(rows, 1_000, 100, full ? 500 : 200)],
   ];
   for (const [name, run] of cases) {
     if (only && !only.includes(name)) continue;

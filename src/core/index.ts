@@ -18,7 +18,7 @@ export { ErrorCode, SwitchboardError, isSwitchboardError } from './errors.js';
 export { EventEmitter, nextEvent, type Disposable, type Event } from './event.js';
 export type * from './types.js';
 
-export { SessionManager, findExecutable, type CoreSettings } from './session/sessionManager.js';
+export { SessionManager, findExecutable, type CoreSettings, type FinishedCommand } from './session/sessionManager.js';
 export type { TerminalSession } from './session/terminalSession.js';
 export { DEFAULT_SECRET_PATTERNS } from './session/sessionEnv.js';
 export { AGENT_ENV_DEFAULTS, agentEnvEntryProblem } from './session/agentEnvironment.js';

@@ -53,6 +53,12 @@ export interface CommandRecord {
   output_end_byte: number | null;
   /** Logical output lines (line feeds, plus a final unterminated line). */
   total_lines: number;
+  /**
+   * The first lines of the output as the screen showed them (bounded: OUTPUT_HEAD_LINES of at
+   * most OUTPUT_HEAD_CHARS each), for the history index (docs/design.md §2.7); absent in records
+   * written before it existed.
+   */
+  output_head?: string;
 }
 
 export interface ExecuteOptions {
@@ -231,4 +237,47 @@ export interface ReadResult {
   seq?: number;
   secret?: boolean;
   input_kind?: InputKind;
+}
+
+/**
+ * A `history` search (docs/design.md §2.7, §3.2), its inputs already checked and normalized by
+ * the tool: every given filter must hold.
+ */
+export interface HistoryQuery {
+  /** Words of the command line; each must start a word of it (punctuation-only words match as text). */
+  text?: string;
+  /** An absolute folder: commands run in it or below. */
+  cwd?: string;
+  /** A session id or name. */
+  session?: string;
+  status: 'failed' | 'succeeded' | 'any';
+  /** An agent client's name (its version optional), or `person`. */
+  client?: string;
+  /** Epoch ms: commands started at or after it. */
+  since?: number;
+  limit: number;
+}
+
+/** One finished command as the history index holds it. */
+export interface HistoryEntry {
+  session: string;
+  seq: number;
+  command: string;
+  cwd: string | null;
+  exit_code: number | null;
+  /** ISO 8601. */
+  started_at: string;
+  duration_ms: number | null;
+  /** The agent client that opened the session (`"<name> <version>"`), or `person`. */
+  creator: string;
+  /** The first lines of its output (bounded); the whole of it is `read` view `command`. */
+  output_head: string;
+}
+
+/** A `history` answer: the newest matches first, how many match in all, and why it may be partial. */
+export interface HistoryPage {
+  commands: HistoryEntry[];
+  total: number;
+  /** Set when the index is unavailable or still catching up, saying why. */
+  note?: string;
 }

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { EventEmitter, SessionManager, type CoreSettings, type Disposable } from '../core/index.js';
 import { createMcpServer, packageVersion, type Screenshot, type ScreenshotRequest, type ToolAuditEvent } from '../mcp/server.js';
 import { AuditLog } from './audit.js';
+import { HistoryIndex } from './historyIndex.js';
 import { removeHubInfo, writeHubInfo } from './hubInfo.js';
 import { startHttpServer, type HttpServer } from './httpServer.js';
 import { acquireHubLock, type HubLock } from './lock.js';
@@ -52,6 +53,8 @@ export class Hub {
   readonly logger: Logger;
   /** The person's side: one UiBridge per connected UI (`/ws` in a browser, IPC in the app's window). */
   readonly ui: UiHost;
+  /** `<state>/history.db`: every finished command of every session, searchable (ToolHost.history). */
+  readonly history: HistoryIndex;
   /** `<state>/audit.jsonl`: every tool call (ToolHost.audit). */
   private readonly auditLog: AuditLog;
   private disposed = false;
@@ -105,6 +108,9 @@ export class Hub {
       baseEnv: env,
       onWarning: (message) => this.logger.warn(message),
     });
+    this.history = new HistoryIndex({ stateDir: this.stateDir, store: this.manager.store!, logger: this.logger });
+    this.manager.onDidFinishCommand((finished) => this.history.add(finished));
+    this.manager.onDidRemoveTranscripts((ids) => this.history.remove(ids));
     this.auditLog = new AuditLog(this.stateDir, this.logger);
     const settingsEditor = new SettingsEditor({ stateDir: this.stateDir, env, inForce: () => this.settings, apply: (saved) => this.applySettings(saved, env) });
     this.ui = new UiHost({
@@ -277,6 +283,7 @@ export class Hub {
     await step(() => this.socketServer?.close());
     await step(() => this.ui.dispose());
     await step(() => this.manager.dispose());
+    await step(() => this.history.dispose());
     this.onDidChangeToolDefaultsEmitter.dispose();
     this.auditLog.flush();
     if (this.lock) {

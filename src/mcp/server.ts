@@ -16,6 +16,7 @@ import type { ToolAuditEvent, ToolDeps, ToolHost } from './toolHost.js';
 import { SESSION_ALIASES } from './schemas.js';
 import { errorMeta, INTERNAL_ERROR } from './toolResult.js';
 import { refreshExecuteDefaults, registerExecute } from './tools/execute.js';
+import { registerHistory } from './tools/history.js';
 import { registerKill } from './tools/kill.js';
 import { registerList } from './tools/list.js';
 import { registerOpen } from './tools/open.js';
@@ -33,6 +34,7 @@ const INSTRUCTIONS = [
   'status "awaiting_input": it wants keyboard input, of input_kind "line" (send text, keys:["enter"]), "screen" (a full-screen program: send keys, read view "screen") or "secret" (a password: ask the person to type it in Switchboard).',
   'For interactive programs (python3, vim, ssh, htop) use open, then send keys and read the screen.',
   'list shows sessions; kill stops a command, kill with close:true ends a session you no longer need.',
+  'history finds commands run earlier in any session, closed ones too.',
 ].join(' ');
 
 /** Serial numbers of MCP connections in this process (one McpServer per connection). */
@@ -60,6 +62,7 @@ export function createMcpServer(host: ToolHost): McpServer {
     list: registerList(server, deps),
     kill: registerKill(server, deps),
     screenshot: registerScreenshot(server, deps),
+    history: registerHistory(server, deps),
   };
   if (host.audit) {
     for (const [tool, registered] of Object.entries(tools)) registered.update({ callback: audited(tool, registered, host, name) });

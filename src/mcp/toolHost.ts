@@ -3,7 +3,7 @@
  * call. Apart from server.ts, which registers the tools, so the tools need not import it.
  */
 import type { ServerContext } from '@modelcontextprotocol/server';
-import type { Event, SessionManager, StyledScreen } from '../core/index.js';
+import type { Event, HistoryPage, HistoryQuery, SessionManager, StyledScreen } from '../core/index.js';
 
 /** One tool call as the audit log records it (docs/design.md §4.6): who, what, on which session, how it ended — never the arguments. */
 export interface ToolAuditEvent {
@@ -55,6 +55,8 @@ export interface ToolHost {
   readonly logger: { error(message: string): void };
   /** A PNG of a session's screen, drawn in the hub (src/hub/screenshot/); coded errors for a bad path or session. */
   screenshot(ref: string, request: ScreenshotRequest): Promise<Screenshot>;
+  /** The history index (docs/design.md §2.7); absent where no state dir is kept. Never rejects: trouble is a `note`. */
+  readonly history?: { search(query: HistoryQuery): Promise<HistoryPage> };
   /** Called once per tool call after it ended (the hub appends it to audit.jsonl); must not throw. */
   audit?(event: ToolAuditEvent): void;
   /** Fires when `settings.executeTimeoutMs` or `settings.maxLines` changed (the listing names them). */

@@ -35,7 +35,7 @@ import { toolAnswer, type ToolAnswer } from './helpers/toolAnswer.js';
 import { personCookie, UiClient } from './helpers/uiClient.js';
 
 const MAX_SESSIONS = 8;
-const TOOLS = ['execute', 'kill', 'list', 'open', 'read', 'screenshot', 'send'];
+const TOOLS = ['execute', 'history', 'kill', 'list', 'open', 'read', 'screenshot', 'send'];
 
 /** What the suite needs of a client, whichever SDK line and transport it is. */
 interface AgentClient {
@@ -299,6 +299,16 @@ describe.each(VARIANTS)('the agent scenarios through the $name', (variant) => {
     expect(killed.text).toContain('ended by SIGINT');
   });
 
+  it('history finds an earlier command and names the read call that returns its whole output', async () => {
+    const found = await ok('history', { query: "printf alpha", cwd: work });
+    const commands = found.commands as { session: string; seq: number; command: string; exit_code: number; output_head: string; next: string }[];
+    expect(found.total).toBe(1);
+    expect(commands[0]).toMatchObject({ command: "printf 'alpha\\nbeta\\n'", exit_code: 0, output_head: 'alpha\nbeta' });
+    expect(found.next).toContain(commands[0]!.next);
+    const { session, seq } = commands[0]!;
+    expect(await ok('read', { session, view: 'command', seq })).toMatchObject({ content: 'alpha\nbeta', exit_code: 0 });
+  });
+
   it('warns about a parameter it does not know, in both renderings', async () => {
     const answer = await call('execute', { command: 'true', cwd: work, colour: 'blue' });
     expect(answer.sc.warnings).toEqual([expect.stringContaining('colour')]);
@@ -337,6 +347,7 @@ describe.each(VARIANTS)('the agent scenarios through the $name', (variant) => {
       ['kill', { session, signal: 'SIGFOO' }, /^INVALID_ARGUMENT: signal: "SIGFOO" /],
       ['screenshot', { session, theme: 'neon' }, /^INVALID_ARGUMENT: theme: "neon" /],
       ['read', { session, format: 'fancy' }, /^INVALID_ARGUMENT: format: "fancy" .*styled/],
+      ['history', { since: 'last week' }, /^INVALID_ARGUMENT: since: "last week" is not a time; .*30m, 2h, 7d/],
     ];
     for (const [tool, args, text] of cases) {
       const answer = await refused(tool, args, 'INVALID_ARGUMENT');

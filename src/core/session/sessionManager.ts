@@ -9,7 +9,7 @@ import { buildSessionEnv } from './sessionEnv.js';
 import { DEFAULT_RETENTION_BYTES, DEFAULT_RETENTION_DAYS, SessionStore } from '../transcript/sessionStore.js';
 import { TerminalSession } from './terminalSession.js';
 import { DEFAULT_TRANSCRIPT_MAX_BYTES, Transcript, sessionMeta } from '../transcript/transcript.js';
-import type { Creator, ReadRequest, ReadResult, SessionInfo, StyledScreen } from '../types.js';
+import type { CommandRecord, Creator, ReadRequest, ReadResult, SessionInfo, StyledScreen } from '../types.js';
 
 /** The limits and defaults the core needs; the hub fills them from settings. */
 export interface CoreSettings {
@@ -42,6 +42,14 @@ export interface CoreSettings {
   retentionBytes?: number;
   /** Per session: output.log stops growing past this. */
   transcriptMaxBytes?: number;
+}
+
+/** A command some live session finished, with whose session it is (for the history index). */
+export interface FinishedCommand {
+  session: string;
+  name: string | null;
+  creator: Creator;
+  record: CommandRecord;
 }
 
 /** How often retention runs after the one at startup. */
@@ -79,6 +87,12 @@ export class SessionManager {
   private readonly onDidChangeEmitter = new EventEmitter<string>();
   /** A session was added, changed, or exited (fires with its id). */
   readonly onDidChange: Event<string> = this.onDidChangeEmitter.event;
+  private readonly onDidFinishCommandEmitter = new EventEmitter<FinishedCommand>();
+  /** A command of a live session finished (its record is on its way to commands.jsonl). */
+  readonly onDidFinishCommand: Event<FinishedCommand> = this.onDidFinishCommandEmitter.event;
+  private readonly onDidRemoveTranscriptsEmitter = new EventEmitter<string[]>();
+  /** Retention removed these sessions' transcripts. */
+  readonly onDidRemoveTranscripts: Event<string[]> = this.onDidRemoveTranscriptsEmitter.event;
 
   constructor(private readonly options: SessionManagerOptions) {
     // Transcripts and history: load the store, apply retention now and then hourly.
@@ -167,6 +181,7 @@ export class SessionManager {
     // meta.json: written now, finalized (closed_at, exit_code) when the session exits.
     transcript?.writeMeta(sessionMeta(session.info(), cwd, session.integrationNonce));
     session.onDidChange(() => this.onDidChangeEmitter.fire(id));
+    session.onDidFinishCommand((record) => this.onDidFinishCommandEmitter.fire({ session: id, name: session.name, creator: request.creator, record }));
     session.onDidExit(() => {
       transcript?.writeMeta(sessionMeta(session.info(), cwd, session.integrationNonce));
       void this.retire(session);
@@ -253,6 +268,8 @@ export class SessionManager {
     await Promise.all([...this.live.values()].map((s) => s.close().catch(() => undefined)));
     this.live.clear();
     this.onDidChangeEmitter.dispose();
+    this.onDidFinishCommandEmitter.dispose();
+    this.onDidRemoveTranscriptsEmitter.dispose();
   }
 
   private async retire(session: TerminalSession): Promise<void> {
@@ -277,6 +294,7 @@ export class SessionManager {
         bytes: this.options.settings.retentionBytes ?? DEFAULT_RETENTION_BYTES,
       });
       for (const id of result?.removed ?? []) this.closed.delete(id);
+      if (result && result.removed.length > 0) this.onDidRemoveTranscriptsEmitter.fire(result.removed);
     } catch (error) {
       this.options.onWarning(`transcript retention failed: ${(error as Error).message}`);
     }

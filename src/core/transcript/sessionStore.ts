@@ -120,16 +120,22 @@ export class SessionStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw error;
     }
-    const records: CommandRecord[] = [];
-    for (const line of text.split('\n')) {
-      if (line.length === 0) continue;
-      try {
-        records.push(JSON.parse(line) as CommandRecord);
-      } catch {
-        // Torn write: ignore the fragment.
-      }
+    return parseCommands(text);
+  }
+
+  /** As `commands`, read without blocking (the history index reads every session's at start); [] when gone. */
+  async readCommands(id: string): Promise<CommandRecord[]> {
+    try {
+      return parseCommands(await fs.promises.readFile(path.join(this.sessionDir(id), COMMANDS_LOG), 'utf8'));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
     }
-    return records;
+  }
+
+  /** Every session directory's id, live and closed. */
+  ids(): string[] {
+    return this.scan().map((stored) => stored.id);
   }
 
   /** Size of the session's output.log in bytes. */
@@ -259,6 +265,19 @@ export class SessionStore {
     this.metaCache.set(id, { mtimeMs: stat.mtimeMs, size: stat.size, meta });
     return meta;
   }
+}
+
+function parseCommands(text: string): CommandRecord[] {
+  const records: CommandRecord[] = [];
+  for (const line of text.split('\n')) {
+    if (line.length === 0) continue;
+    try {
+      records.push(JSON.parse(line) as CommandRecord);
+    } catch {
+      // Torn write: ignore the fragment.
+    }
+  }
+  return records;
 }
 
 function toInfo(stored: StoredSession): SessionInfo {

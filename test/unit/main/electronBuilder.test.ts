@@ -57,7 +57,7 @@ describe('electron-builder.yml', () => {
   });
 
   it('unpacks node-pty (native module + spawn-helper) and the shell integration; no rebuild', () => {
-    expect(config.asarUnpack).toEqual(expect.arrayContaining(['node_modules/node-pty/**', 'assets/shell-integration/**']));
+    expect(config.asarUnpack).toEqual(expect.arrayContaining(['node_modules/node-pty/**', 'assets/shell-integration/**', 'node_modules/@photostructure/sqlite/prebuilds/**']));
     expect(config.npmRebuild).toBe(false);
     expect(config.asar).toBe(true);
   });

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { TrackedCommand } from '../../../../src/core/shell/commandTracker.js';
-import { CommandRecords, MAX_COMMAND_RECORDS } from '../../../../src/core/session/commandRecords.js';
+import { CommandRecords, MAX_COMMAND_RECORDS, OUTPUT_HEAD_CHARS } from '../../../../src/core/session/commandRecords.js';
 import type { CommandRecord } from '../../../../src/core/types.js';
 
 /** A command as the tracker hands it over at its D mark. */
@@ -44,12 +44,24 @@ describe('CommandRecords', () => {
       output_start_byte: 100,
       output_end_byte: 150,
       total_lines: 4, // three line feeds and a last line without one
+      output_head: 'no newline at the end',
     });
     const second = records.add(finished(2, { lineFeeds: 3, endRowText: '' }));
     expect(second.total_lines).toBe(3);
     expect(written).toEqual([first, second]);
     expect(records.get(1)).toEqual(first);
     expect(records.all()).toEqual([first, second]);
+  });
+
+  it('keeps the first lines of the output as output_head: at most five, each cut, the unterminated last line when it is among them', () => {
+    const records = new CommandRecords(null);
+    const short = records.add(finished(1, { headLines: ['one', 'two   '], endRowText: 'three' }));
+    expect(short.output_head).toBe('one\ntwo\nthree');
+    const long = records.add(finished(2, { headLines: ['a', 'b', 'c', 'd', 'e', 'f', 'x'.repeat(500)], endRowText: 'tail' }));
+    expect(long.output_head).toBe('a\nb\nc\nd\ne');
+    const wide = records.add(finished(3, { headLines: ['y'.repeat(500)] }));
+    expect(wide.output_head).toBe(`${'y'.repeat(OUTPUT_HEAD_CHARS - 1)}…`);
+    expect(records.add(finished(4)).output_head).toBe('');
   });
 
   it('keeps records without a transcript too', () => {
