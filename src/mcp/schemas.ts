@@ -84,19 +84,29 @@ export function compactOutputSchema<Output>(schema: z.ZodType<Output>): Standard
 
 function compact(json: Record<string, unknown>): Record<string, unknown> {
   const { $schema: _dialect, ...rest } = json;
-  return withoutSafeIntegerBounds(rest) as Record<string, unknown>;
+  return withoutNoise(rest) as Record<string, unknown>;
 }
 
-/** Drops the ±2^53-1 bounds zod gives every `.int()`: they say nothing and models pay for them. */
-function withoutSafeIntegerBounds(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutSafeIntegerBounds);
+/**
+ * Drops what says nothing a model needs, since it pays for every listed token: the ±2^53-1
+ * bounds zod gives every `.int()`, `additionalProperties: {}` (an open object is JSON Schema's
+ * default), and `minLength: 1` (the handler refuses an empty value with a clear error anyway).
+ */
+function withoutNoise(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNoise);
   if (typeof value !== 'object' || value === null) return value;
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value)) {
     if ((key === 'minimum' || key === 'maximum') && typeof inner === 'number' && Math.abs(inner) === Number.MAX_SAFE_INTEGER) continue;
-    out[key] = withoutSafeIntegerBounds(inner);
+    if (key === 'additionalProperties' && isEmptyObject(inner)) continue;
+    if (key === 'minLength' && inner === 1) continue;
+    out[key] = withoutNoise(inner);
   }
   return out;
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
 }
 
 /** Where each normalized value came from, keyed by dotted path (`wait.timeout_ms`), for error messages. */

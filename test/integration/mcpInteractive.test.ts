@@ -85,6 +85,13 @@ describe('the tools through the shim', () => {
     expect(a.client.getInstructions()).toMatch(/awaiting_input/);
   });
 
+  it('the whole tools/list answer (every tool, description and schema) stays under 10 000 characters of JSON', async () => {
+    // docs/design.md §3.6: models pay for every word on every turn. The figure is recorded there.
+    const size = JSON.stringify(await a.client.listTools()).length;
+    console.info(`tools/list: ${size} characters of JSON for 8 tools`);
+    expect(size).toBeLessThan(10_000);
+  });
+
   it('python3 REPL: open, send 6*7 + Enter, wait for 42', async () => {
     const opened = await a.ok('open', { program: 'python3', cwd: work });
     expect(opened).toMatchObject({ program: 'python3', state: 'running', session: expect.any(String), pid: expect.any(Number) });

@@ -65,7 +65,7 @@ const outputSchema = z.looseObject({
 const DESCRIPTION =
   'Run a shell command; returns its exact output and exit_code. cwd and env persist per session. ' +
   'status "running" (timeout/background): it goes on; read with wait.exit, or kill. ' +
-  '"awaiting_input": it wants input (input_kind line/screen/secret); follow next, or kill.';
+  '"awaiting_input": it wants input (input_kind); follow next, or kill.';
 
 /**
  * The listing names the defaults in force; the person may change them while agents are

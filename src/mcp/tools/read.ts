@@ -53,7 +53,9 @@ const spec: InputSpec<typeof schema.shape> = {
 // secret, input_kind too); the advertised schema names the ones a client relies on and stays loose for the
 // rest.
 const outputSchema = z.looseObject({
-  content: z.union([z.string(), z.looseObject({ rows: z.array(z.array(z.looseObject({ text: z.string() }))) })]),
+  // Text, or with format styled `{ rows: [[{ text, fg?, … }]] }` (docs/design.md §3.2), described
+  // there rather than here: models pay for every advertised token on every turn.
+  content: z.union([z.string(), z.looseObject({})]),
   total_lines: z.number(),
   state: z.string(),
   exit_code: z.number().nullable(),
