@@ -13,19 +13,10 @@ import { BIN, cleanEnv, removeHome, ROOT, startHub, tempHome, type HubProcess } 
 import { pollUntil } from './helpers/poll.js';
 import { toolAnswer, type ToolAnswer } from './helpers/toolAnswer.js';
 import { personCookie, UiClient } from './helpers/uiClient.js';
+import type { HistoryEntry } from '../../src/core/types.js';
 
-interface Row {
-  session: string;
-  seq: number;
-  command: string;
-  cwd: string | null;
-  exit_code: number | null;
-  started_at: string;
-  duration_ms: number | null;
-  creator: string;
-  output_head: string;
-  next: string;
-}
+/** A row as the tool sends it: the index's entry and the `read` call for its output. */
+type Row = HistoryEntry & { next: string };
 
 interface Agent {
   call(tool: string, args: Record<string, unknown>): Promise<ToolAnswer>;
