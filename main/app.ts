@@ -145,6 +145,8 @@ export class SwitchboardApp {
       case 'kill':
       case 'close':
         return this.request(sessionMessage(action));
+      case 'stopClient':
+        return this.request({ type: 'stopClient', client: action.client });
       case 'newTerminal':
         return this.request({ type: 'openTerminal', cols: this.hub.settings.defaultCols, rows: this.hub.settings.defaultRows });
       case 'copyMcpConfig':

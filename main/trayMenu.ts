@@ -7,8 +7,9 @@
  *   ─────
  *   <badge> <client> — <state>[ · <command> · <running time>]   ▸ Watch
  *   …one per session (agents' first, then the person's)           Take over | Hand back
- *   ─────                                                          Interrupt
- *   New terminal                                                   Kill
+ *   Stop everything <client> started (N)   …one per agent client   Interrupt
+ *   ─────                                  with live sessions      Kill
+ *   New terminal
  *   Copy MCP config ▸ Claude Code, Cursor, Claude Desktop, VS Code Close
  *   Settings…
  *   Start at login ✓
@@ -35,6 +36,8 @@ export type TrayAction =
   | { type: 'interrupt'; session: string }
   | { type: 'kill'; session: string }
   | { type: 'close'; session: string }
+  /** Close every live session this agent client opened (docs/design.md §2.8). */
+  | { type: 'stopClient'; client: string }
   | { type: 'newTerminal' }
   | { type: 'copyMcpConfig'; host: McpHost }
   | { type: 'settings' }
@@ -195,6 +198,28 @@ function menuOrder(sessions: readonly UiSession[]): UiSession[] {
   return [...sessions].sort((a, b) => rank(a) - rank(b) || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
 }
 
+/** How many live sessions each agent client opened, clients by name. */
+export function liveSessionsByClient(sessions: readonly UiSession[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const s of sessions) {
+    if (s.creator.kind !== 'agent' || s.state === 'exited' || s.closed_at !== undefined) continue;
+    counts.set(s.creator.client, (counts.get(s.creator.client) ?? 0) + 1);
+  }
+  return new Map([...counts].sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** "Stop everything <client> started", one per agent client with live sessions. */
+function stopClientItems(sessions: readonly UiSession[]): MenuItemModel[] {
+  return [...liveSessionsByClient(sessions)].map(([client, count]) => ({
+    kind: 'item' as const,
+    id: `stopClient:${client}`,
+    label: `Stop everything ${truncate(client || 'agent', 32)} started (${count} ${count === 1 ? 'session' : 'sessions'})`,
+    enabled: true,
+    action: { type: 'stopClient' as const, client },
+    toolTip: 'Closes every session this agent opened, with everything running in them.',
+  }));
+}
+
 /** The whole tray menu for the hub's current sessions. */
 export function buildTrayMenu(sessions: readonly UiSession[], options: TrayMenuOptions): MenuModel {
   const max = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
@@ -217,6 +242,7 @@ export function buildTrayMenu(sessions: readonly UiSession[], options: TrayMenuO
   if (ordered.length > max) {
     menu.push({ kind: 'item', id: 'more-sessions', label: `… and ${ordered.length - max} more (Open Switchboard)`, enabled: true, action: { type: 'open' } });
   }
+  menu.push(...stopClientItems(sessions));
 
   menu.push(
     { kind: 'separator' },

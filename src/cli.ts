@@ -46,11 +46,14 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${packageVersion()}\n`);
     return 0;
   }
+  if (name === '--help' || name === '-h' || name === 'help') {
+    // Asked for: the usage is the answer (stdout, success), as `git --help` does.
+    process.stdout.write(USAGE);
+    return 0;
+  }
   const command = name === undefined ? undefined : COMMANDS[name];
   if (!command) {
-    if (name !== undefined && name !== '--help' && name !== '-h' && name !== 'help') {
-      process.stderr.write(`switchboard: unknown command "${name}"\n\n`);
-    }
+    if (name !== undefined) process.stderr.write(`switchboard: unknown command "${name}"\n\n`);
     process.stderr.write(USAGE);
     return 2;
   }

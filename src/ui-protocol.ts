@@ -28,6 +28,8 @@
  *                                              watching never resizes an agent's PTY (the view scales or
  *                                              scrolls client-side); after take over the person's size
  *                                              wins, and hand back keeps it (no reply either way)
+ *   client → stopClient {client}               closes every live session that agent client opened
+ *                                              (docs/design.md §2.8); hub → done {for, sessions}
  *   client → openTerminal {cwd?, cols, rows}   hub → done {for: 'openTerminal', session} (the new id)
  *   client → getSettings                       hub → hubSettings {file, settings}   (the hub's settings)
  *   client → setSettings {changes}             hub → hubSettings … (to every UI), done {for: 'setSettings'};
@@ -132,6 +134,10 @@ export const UiSessionSchema = z.object({
   closed_at: z.string().optional(),
   /** With state `awaiting_input`: the prompt has echo off, the person must answer ("needs you"). */
   secret: z.boolean().optional(),
+  /** With state `awaiting_input`: what it waits for — a line, a secret, or keys (docs/design.md §2.6). */
+  input_kind: z.enum(['line', 'secret', 'screen']).optional(),
+  /** An agent resized the session (`send` `resize`) and nobody has since: who, to what, when (ISO). */
+  resized_by: z.object({ client: z.string(), cols: z.number(), rows: z.number(), at: z.string() }).optional(),
 });
 export type UiSession = z.infer<typeof UiSessionSchema>;
 
@@ -166,6 +172,7 @@ export const ClientMessageSchema = z.discriminatedUnion('type', [
   onSession('interrupt'),
   onSession('kill'),
   onSession('close'),
+  z.object({ type: z.literal('stopClient'), client: z.string().min(1).max(256), req }),
   z.object({ type: z.literal('openTerminal'), cwd: z.string().min(1).max(4096).optional(), cols, rows, req }),
   z.object({ type: z.literal('ack'), session: sessionRef, bytes: z.number().int().nonnegative(), req }),
   z.object({ type: z.literal('getSettings'), req }),
@@ -190,6 +197,7 @@ export const CLIENT_MESSAGE_TYPES = [
   'interrupt',
   'kill',
   'close',
+  'stopClient',
   'openTerminal',
   'ack',
   'getSettings',
@@ -281,6 +289,8 @@ export const HubMessageSchema = z.discriminatedUnion('type', [
     session: z.string().optional(),
     req,
     ended_by: z.enum(['SIGINT', 'SIGTERM', 'SIGKILL']).nullable().optional(),
+    /** stopClient: the sessions it closed. */
+    sessions: z.array(z.string()).optional(),
   }),
   z.object({
     type: z.literal('error'),

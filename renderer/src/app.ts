@@ -197,6 +197,18 @@ export class App {
     this.bridge.send({ type: 'close', session: id });
   }
 
+  /** Everything one agent client started, closed in one action (docs/design.md §2.8). */
+  private async stopClient(client: string, live: number): Promise<void> {
+    const answer = await confirmDialog({
+      title: `Stop everything ${client} started?`,
+      body: `${live === 1 ? 'Its session closes' : `Its ${live} sessions close`} now, with everything still running in them; ${client} will get SESSION_NOT_FOUND if it uses them again.`,
+      confirm: 'Stop and close',
+      danger: true,
+    });
+    if (!answer.ok) return;
+    this.bridge.send({ type: 'stopClient', client });
+  }
+
   private newTerminal(): void {
     const area = this.el.terminals.getBoundingClientRect();
     const cell = measureCell(1.15);
@@ -273,6 +285,7 @@ export class App {
         now,
         onOpen: (id) => this.dispatch({ type: 'openTab', session: id }),
         onGroupMode: (mode) => this.setPrefs({ groupMode: mode }),
+        onStopClient: (client, live) => void this.stopClient(client, live),
       }),
       this.el.sidebar,
     );

@@ -22,10 +22,14 @@ export interface StateBadge {
 
 /** `claude-code 1.2.3` → `claude-code`; the person's own sessions → `You`. */
 export function creatorName(info: UiSession): string {
-  if (info.creator.kind === 'user') return 'You';
-  const client = info.creator.client.trim();
-  const space = client.lastIndexOf(' ');
-  return space > 0 && /\d/.test(client.slice(space + 1)) ? client.slice(0, space) : client || 'agent';
+  return info.creator.kind === 'user' ? 'You' : clientName(info.creator.client);
+}
+
+/** An MCP client's name without its version: `claude-code 1.2.3` → `claude-code`. */
+export function clientName(client: string): string {
+  const trimmed = client.trim();
+  const space = trimmed.lastIndexOf(' ');
+  return space > 0 && /\d/.test(trimmed.slice(space + 1)) ? trimmed.slice(0, space) : trimmed || 'agent';
 }
 
 /** The agent's full client string (with version), for tooltips and group headers. */
@@ -73,7 +77,7 @@ export function stateBadge(entry: SessionEntry, now: number): StateBadge {
     case 'awaiting_input':
       return isNeedsYou(info)
         ? { text: 'needs you', tone: 'alert', title: 'A password or secret prompt is waiting: take over and type it (never recorded).' }
-        : { text: 'awaiting input', tone: 'attention', title: 'The program is waiting for input from the terminal.' };
+        : { text: 'awaiting input', tone: 'attention', title: awaitingTitle(info.input_kind) };
     case 'running': {
       const elapsed = runningMs(entry, now);
       return {
@@ -85,6 +89,12 @@ export function stateBadge(entry: SessionEntry, now: number): StateBadge {
     default:
       return { text: 'idle', tone: 'neutral', title: 'At the shell prompt.' };
   }
+}
+
+function awaitingTitle(kind: UiSession['input_kind']): string {
+  if (kind === 'screen') return 'A full-screen program is waiting for keys.';
+  if (kind === 'line') return 'The program is waiting for a line of input.';
+  return 'The program is waiting for input from the terminal.';
 }
 
 /** A finished command's duration: `7ms`, `850ms`, `1.2s`, `12s`, `3m 04s`, `2h 00m`. */

@@ -7,6 +7,7 @@
  */
 import { html, type TemplateResult } from 'lit-html';
 import { repeat } from 'lit-html/directives/repeat.js';
+import { icon } from './icons.js';
 import { creatorDetail, creatorName, isAgentSession, isNeedsYou, sessionTitle, shortPath, stateBadge, type SessionEntry } from './sessionFormat.js';
 import { groupSessions, type GroupMode, type SessionGroup } from './sessionGroups.js';
 
@@ -19,6 +20,8 @@ export interface SessionListProps {
   now: number;
   onOpen(id: string): void;
   onGroupMode(mode: GroupMode): void;
+  /** Stop everything this agent client started (docs/design.md §2.8). */
+  onStopClient(client: string, live: number): void;
 }
 
 export function sessionListView(props: SessionListProps): TemplateResult {
@@ -37,11 +40,23 @@ export function sessionListView(props: SessionListProps): TemplateResult {
 
 function groupView(group: SessionGroup, props: SessionListProps): TemplateResult {
   const attention = group.entries.filter((entry) => isNeedsYou(entry.info)).length;
-  return html`<section class="session-group" data-group-key=${group.key}><header class="group-head" title=${group.detail}><span class="group-title">${group.title}</span><span class="group-alert" title="Sessions that need you" ?hidden=${attention === 0}>${attention}</span><span class="group-count">${group.entries.length}</span></header>${repeat(
+  return html`<section class="session-group" data-group-key=${group.key}><header class="group-head" title=${group.detail}><span class="group-title">${group.title}</span><span class="group-alert" title="Sessions that need you" ?hidden=${attention === 0}>${attention}</span><span class="group-count">${group.entries.length}</span>${stopClientButton(group, props)}</header>${repeat(
     group.entries,
     (entry) => entry.info.id,
     (entry) => rowView(entry, props),
   )}</section>`;
+}
+
+/** In an agent's group (grouped by agent): stop every live session that agent opened. */
+function stopClientButton(group: SessionGroup, props: SessionListProps): TemplateResult | null {
+  if (props.mode !== 'agent' || !group.key.startsWith('agent:')) return null;
+  const client = group.key.slice('agent:'.length);
+  const live = group.entries.filter((entry) => entry.info.state !== 'exited').length;
+  if (live === 0) return null;
+  return html`<button class="icon-btn small group-stop" type="button" data-stop-client=${client} title=${`Stop everything ${client} started (${live} live)`} aria-label=${`Stop everything ${client} started`} @click=${(event: Event) => {
+    event.stopPropagation();
+    props.onStopClient(client, live);
+  }}>${icon('stop')}</button>`;
 }
 
 function rowView(entry: SessionEntry, props: SessionListProps): TemplateResult {

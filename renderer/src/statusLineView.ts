@@ -3,7 +3,7 @@
  * how the view shows it (watching at the agent's size, or fitted while the person controls it).
  */
 import { html, nothing, render } from 'lit-html';
-import { shortPath, stateBadge, type SessionEntry } from './sessionFormat.js';
+import { clientName, shortPath, stateBadge, type SessionEntry } from './sessionFormat.js';
 import type { ViewMode } from './terminalView.js';
 
 export interface StatusLineProps {
@@ -11,6 +11,13 @@ export interface StatusLineProps {
   /** How the terminal in front shows the session (null: no view yet). */
   view: { mode: ViewMode; fontSize: number; baseFontSize: number } | null;
   now: number;
+}
+
+/** An agent's resize (send `resize`), until anyone resizes the session again. */
+function resizedBy(resize: SessionEntry['info']['resized_by']): unknown {
+  if (!resize) return nothing;
+  const title = `${resize.client} resized this session to ${resize.cols}×${resize.rows} at ${new Date(resize.at).toLocaleTimeString()}`;
+  return html`<span class="status-item resized-by" title=${title}>${`resized by ${clientName(resize.client)} to ${resize.cols}×${resize.rows}`}</span>`;
 }
 
 export function renderStatusLine(host: HTMLElement, { entry, view, now }: StatusLineProps): void {
@@ -31,7 +38,7 @@ export function renderStatusLine(host: HTMLElement, { entry, view, now }: Status
       info.command ? html`<span class="status-item command mono" title=${info.command}>${`$ ${info.command}`}</span>` : nothing
     }<span class="status-spacer"></span>${
       last !== null ? html`<span class=${`status-item last-exit ${last === 0 ? 'tone-ok' : 'tone-fail'}`} title="Exit code of the last command">${`last exit ${last}`}</span>` : nothing
-    }<span class="status-item size mono" title="The session’s terminal size">${`${info.cols}×${info.rows}`}</span>${viewMode}<span class="status-item pid mono" title="Process id of the session">${`pid ${info.pid}`}</span>`,
+    }<span class="status-item size mono" title="The session’s terminal size">${`${info.cols}×${info.rows}`}</span>${resizedBy(info.resized_by)}${viewMode}<span class="status-item pid mono" title="Process id of the session">${`pid ${info.pid}`}</span>`,
     host,
   );
 }

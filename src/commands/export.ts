@@ -22,7 +22,7 @@ State directory: $SWITCHBOARD_HOME, else the platform's app-data folder.
 
 export async function run(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    process.stderr.write(USAGE);
+    process.stdout.write(USAGE);
     return 0;
   }
   const positional = argv.filter((arg) => arg === '-' || !arg.startsWith('-'));

@@ -17,7 +17,7 @@ else the platform's app-data folder.
 
 export async function run(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    process.stderr.write(USAGE);
+    process.stdout.write(USAGE);
     return 0;
   }
   if (argv.length > 0) {

@@ -51,7 +51,7 @@ export const LISTENING_PREFIX = 'switchboard: hub listening';
 
 export async function run(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    process.stderr.write(USAGE);
+    process.stdout.write(USAGE);
     return 0;
   }
   const args = parseServeArgs(argv);

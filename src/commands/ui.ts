@@ -28,7 +28,7 @@ The browser: $BROWSER (commands separated by ":", "%s" stands for the link), els
 
 export async function run(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    process.stderr.write(USAGE);
+    process.stdout.write(USAGE);
     return 0;
   }
   const unknown = argv.filter((arg) => arg !== '--print');

@@ -97,12 +97,28 @@ export interface KillResult {
 export interface WaitSpec {
   exit?: boolean;
   pattern?: string;
+  /** Until this regex is no longer on the screen (a spinner gone). */
+  absent?: string;
   idle_ms?: number;
   timeout_ms?: number;
 }
 
 /** How a wait ended; `timeout` is an honest answer, not an error. */
-export type WaitOutcome = 'exit' | 'pattern' | 'idle' | 'timeout' | 'awaiting_input' | 'cancelled';
+export type WaitOutcome = 'exit' | 'pattern' | 'absent' | 'idle' | 'timeout' | 'awaiting_input' | 'cancelled';
+
+/** A terminal's size in character cells. */
+export interface TerminalSize {
+  rows: number;
+  cols: number;
+}
+
+/** The latest resize an agent made, shown to the person (docs/design.md §5.2). */
+export interface AgentResize extends TerminalSize {
+  /** The agent's client name. */
+  client: string;
+  /** ISO 8601. */
+  at: string;
+}
 
 export interface SendRequest {
   /** Who reads: `new` output is tracked per client. */
@@ -112,6 +128,10 @@ export interface SendRequest {
   keys?: string[];
   /** Bracketed paste; default: on for multi-line text when the program enabled it. */
   paste?: boolean;
+  /** Resized first (docs/design.md §3.3): the program gets SIGWINCH. */
+  resize?: TerminalSize;
+  /** The caller's client name, told to the person with a resize. */
+  clientName?: string;
   wait?: WaitSpec;
   signal?: AbortSignal;
 }

@@ -29,7 +29,7 @@ export class AuditLog {
     this.file = path.join(stateDir, AUDIT_FILE);
   }
 
-  /** A tool call, keys in a fixed order: time, actor, client, tool, session, outcome, code?, duration_ms, bytes?, keys?. */
+  /** A tool call, keys in a fixed order: time, actor, client, tool, session, outcome, code?, duration_ms, bytes?, keys?, resize?. */
   toolCall(event: ToolAuditEvent): void {
     this.append({
       time: event.time,
@@ -42,6 +42,7 @@ export class AuditLog {
       duration_ms: event.duration_ms,
       ...(event.bytes !== undefined ? { bytes: event.bytes } : {}),
       ...(event.keys !== undefined ? { keys: event.keys } : {}),
+      ...(event.resize !== undefined ? { resize: { rows: event.resize.rows, cols: event.resize.cols } } : {}),
     });
   }
 
@@ -55,6 +56,8 @@ export class AuditLog {
         ...(entry.session !== undefined ? { session: entry.session } : {}),
         ...(entry.bytes !== undefined ? { bytes: entry.bytes } : {}),
         ...(entry.settings !== undefined ? { settings: entry.settings } : {}),
+        ...(entry.client !== undefined ? { client: entry.client } : {}),
+        ...(entry.sessions !== undefined ? { sessions: entry.sessions } : {}),
       });
   }
 

@@ -2,7 +2,7 @@
 export const AUDIT_FILE = 'audit.jsonl';
 
 /** What the person did in the UI. Typing is a byte count, never the bytes (docs/design.md §4.6). */
-export type PersonActionName = 'take_over' | 'hand_back' | 'interrupt' | 'kill' | 'close' | 'open_terminal' | 'input' | 'change_settings' | 'rotate_token';
+export type PersonActionName = 'take_over' | 'hand_back' | 'interrupt' | 'kill' | 'close' | 'open_terminal' | 'input' | 'change_settings' | 'rotate_token' | 'stop_client';
 
 /**
  * One person action; `AuditLog.personSink()` (audit.ts) writes it as
@@ -10,12 +10,15 @@ export type PersonActionName = 'take_over' | 'hand_back' | 'interrupt' | 'kill' 
  */
 export interface PersonAction {
   action: PersonActionName;
-  /** Every action but `change_settings` and `rotate_token` is on a session. */
+  /** Every action but `change_settings`, `rotate_token` and `stop_client` is on a session. */
   session?: string;
   /** `input`: how many bytes (UTF-8) were typed. */
   bytes?: number;
   /** `change_settings`: the names of the settings changed (not their values). */
   settings?: string[];
+  /** `stop_client`: the agent client whose sessions were closed, and which they were. */
+  client?: string;
+  sessions?: string[];
 }
 
 /** How the UI bridge records person actions (the bridge never sees the file). */

@@ -130,6 +130,8 @@ export class UiBridge implements Disposable {
         return this.kill(message);
       case 'close':
         return this.close(message);
+      case 'stopClient':
+        return this.stopClient(message);
       case 'openTerminal':
         return this.openTerminal(message);
       case 'getSettings':
@@ -269,6 +271,21 @@ export class UiBridge implements Disposable {
     await live.close();
     this.host.dismiss(live.id);
     this.done(message, live.id);
+  }
+
+  /**
+   * Everything one agent client started, stopped in one action (docs/design.md §2.8): every live
+   * session it opened is closed (the process tree, nothing left running) and leaves the list,
+   * the ones the person took over too — the person asked for all of it.
+   */
+  private async stopClient(message: MessageOf<'stopClient'>): Promise<void> {
+    const sessions = this.host.manager.sessionsOpenedBy(message.client);
+    const ids = sessions.map((session) => session.id);
+    this.host.audit({ action: 'stop_client', client: message.client, sessions: ids });
+    for (const id of ids) this.flushTyped(id);
+    await Promise.all(sessions.map((session) => session.close()));
+    for (const id of ids) this.host.dismiss(id);
+    this.send({ type: 'done', for: message.type, sessions: ids, ...(message.req !== undefined ? { req: message.req } : {}) });
   }
 
   private async openTerminal(message: MessageOf<'openTerminal'>): Promise<void> {

@@ -161,6 +161,11 @@ export class UiHost implements Disposable {
   }
 
   private toUi(info: SessionInfo): UiSession {
-    return this.secret.has(info.id) && info.state === 'awaiting_input' ? { ...info, secret: true } : { ...info };
+    const resized = this.watched.get(info.id)?.session.agentResize;
+    return {
+      ...info,
+      ...(this.secret.has(info.id) && info.state === 'awaiting_input' ? { secret: true } : {}),
+      ...(resized ? { resized_by: { ...resized } } : {}),
+    };
   }
 }

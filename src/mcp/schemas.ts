@@ -364,6 +364,8 @@ export const waitSchema = z
   .object({
     exit: z.boolean().optional().describe('Until it exits.'),
     pattern: z.string().min(1).max(1_000).optional().describe('Until this regex shows.'),
+    // Its length is bounded by the core (PatternMatcher): not advertised, to keep tools/list short.
+    absent: z.string().min(1).optional().describe('Until this regex is gone.'),
     idle_ms: z.number().int().min(1).max(MAX_WAIT_MS).optional().describe('Until quiet this long.'),
     timeout_ms: z.number().int().min(1).max(MAX_WAIT_MS).optional().describe('At most (default 10000).'),
   })
@@ -377,6 +379,11 @@ export const WAIT_ALIASES: Record<string, string | Alias> = {
   match: 'pattern',
   until: 'pattern',
   expect: 'pattern',
+  gone: 'absent',
+  until_gone: 'absent',
+  disappears: 'absent',
+  until_absent: 'absent',
+  not_present: 'absent',
   idle: 'idle_ms',
   quiet_ms: 'idle_ms',
   idle_seconds: { to: 'idle_ms', scale: 1000 },

@@ -21,6 +21,8 @@ export interface ToolAuditEvent {
   /** `send` only: UTF-8 bytes of text typed and keys pressed (never what). */
   bytes?: number;
   keys?: number;
+  /** `send` only: the size a resize asked for (`outcome` says whether it was applied). */
+  resize?: { rows: number; cols: number };
 }
 
 /**

@@ -568,6 +568,40 @@ describe('the UI in a browser against switchboard serve', () => {
     }
   });
 
+  it('Stop everything an agent started: one click in its group closes its sessions and what runs in them; other agents keep theirs', async () => {
+    const rogue = await agentOverHttp(hub.port, hub.token, { name: 'stop-e2e-agent', version: '2.0.0' });
+    try {
+      const answer = async (args: Record<string, unknown>): Promise<ToolAnswer> => toolAnswer(await rogue.callTool({ name: 'execute', arguments: args }));
+      const first = await answer({ command: 'sleep 300', timeout_ms: 300 });
+      expect(first.sc).toMatchObject({ status: 'running' });
+      const second = await answer({ command: 'sleep 300', timeout_ms: 300 });
+      expect(second.sc.session).not.toBe(first.sc.session); // the first is busy: a second session
+      const ids = [String(first.sc.session), String(second.sc.session)];
+      for (const id of ids) await page.locator(`.session-row[data-session="${id}"]`).waitFor({ timeout: 10_000 });
+      const stop = page.locator('[data-stop-client="stop-e2e-agent 2.0.0"]');
+      expect(await stop.getAttribute('title', { timeout: 10_000 })).toBe('Stop everything stop-e2e-agent 2.0.0 started (2 live)');
+      await stop.hover();
+      await screenshot('stop-client-button');
+
+      await stop.click();
+      const dialog = page.locator('.dialog');
+      expect(await dialog.textContent()).toContain('Its 2 sessions close now');
+      await screenshot('stop-client-confirm');
+      await dialog.locator('[data-dialog="confirm"]').click();
+      for (const id of ids) await page.locator(`.session-row[data-session="${id}"]`).waitFor({ state: 'detached' });
+      expect(await page.locator('[data-stop-client="stop-e2e-agent 2.0.0"]').count()).toBe(0);
+      // The agent is told its sessions are gone; the first agent's session is untouched.
+      const after = toolAnswer(await rogue.callTool({ name: 'read', arguments: { session: ids[0], view: 'screen' } }));
+      expect(after.isError).toBe(false); // closed sessions stay readable from their transcript
+      const refused = await answer({ command: 'echo again', session: ids[0] });
+      expect(refused.isError).toBe(true);
+      expect(refused.text).toMatch(/^SESSION_(NOT_FOUND|EXITED)/);
+      expect(await listed(session)).toMatchObject({ state: 'idle' });
+    } finally {
+      await rogue.close().catch(() => undefined);
+    }
+  });
+
   // Last: the agent's HTTP client holds the old token.
   it('Replace now swaps the token: the page renews its login and survives a reload; the old token opens nothing', async () => {
     const old = hub.token;

@@ -253,6 +253,8 @@ describe.each(VARIANTS)('the agent scenarios through the $name', (variant) => {
     const screen = await ok('read', { session, view: 'screen' });
     expect((screen.content as string).split('\n')).toContain('42');
     expect(screen.cursor).toEqual({ row: expect.any(Number), col: expect.any(Number) });
+    expect(await ok('send', { session, resize: { rows: 30, cols: 90 }, wait: { absent: 'Traceback' } })).toMatchObject({ waited: 'absent' });
+    expect(await ok('read', { session, view: 'screen' })).toMatchObject({ lines: 30 });
     expect(await ok('kill', { session, close: true })).toMatchObject({ state: 'exited' });
   });
 
@@ -296,6 +298,8 @@ describe.each(VARIANTS)('the agent scenarios through the $name', (variant) => {
       ['send', { session, keys: ['ctrl+q+z'] }, /^INVALID_ARGUMENT: keys/],
       ['read', { session, view: 'sideways' }, /^INVALID_ARGUMENT: view: "sideways" /],
       ['read', { session, wait: { pattern: '(unclosed' } }, /^INVALID_ARGUMENT: wait\.pattern/],
+      ['read', { session, wait: { absent: '(unclosed' } }, /^INVALID_ARGUMENT: wait\.absent/],
+      ['send', { session, resize: { rows: 1, cols: 80 } }, /^INVALID_ARGUMENT: resize\.rows: 1 .*integer from 2 to 500/],
       ['list', { include_closed: 'perhaps' }, /^INVALID_ARGUMENT: include_closed: "perhaps" /],
       ['kill', { session, signal: 'SIGFOO' }, /^INVALID_ARGUMENT: signal: "SIGFOO" /],
     ];
@@ -314,6 +318,7 @@ describe.each(VARIANTS)('the agent scenarios through the $name', (variant) => {
       const execute = await refused('execute', { command: 'echo again', session }, 'SESSION_CONTROLLED_BY_USER');
       expect(execute.text).toMatch(/^SESSION_CONTROLLED_BY_USER: The person has taken over session/);
       await refused('send', { session, text: 'x' }, 'SESSION_CONTROLLED_BY_USER');
+      await refused('send', { session, resize: { rows: 30, cols: 90 } }, 'SESSION_CONTROLLED_BY_USER');
       expect(await ok('read', { session, view: 'command' })).toMatchObject({ content: 'mine', exit_code: 0 });
       expect(await person.request({ type: 'handBack', session })).toMatchObject({ type: 'done' });
       expect(await ok('execute', { command: 'echo back', session })).toMatchObject({ output: 'back' });

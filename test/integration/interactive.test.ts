@@ -5,6 +5,7 @@ import type { TerminalSession } from '../../src/core/session/terminalSession.js'
 import type { ReadRequest } from '../../src/core/types.js';
 import { SessionManager as Manager } from '../../src/core/session/sessionManager.js';
 import { agent, managersPerTest, testSettings } from './helpers/core.js';
+import { within } from './helpers/within.js';
 
 const { manager, track } = managersPerTest();
 
@@ -116,6 +117,14 @@ describe('awaiting input', () => {
 
     const after = await session.execute({ command: 'echo still here', timeoutMs: 10_000, maxLines: 50 });
     expect(after).toMatchObject({ status: 'completed', exit_code: 0, output: 'still here' });
+  });
+
+  it('a program ended by a signal reports 128 + the signal, as $? does, never 0', async () => {
+    const session = await manager().manager.open({ creator: agent, program: 'sleep', args: ['300'] });
+    const exited = new Promise<number | null>((resolve) => session.onDidExit(resolve));
+    await session.kill('SIGKILL');
+    expect(await within(exited, 10_000, 'sleep to exit after SIGKILL')).toBe(137);
+    expect(session.info()).toMatchObject({ state: 'exited', exit_code: 137 });
   });
 });
 

@@ -186,11 +186,18 @@ describe('switchboard serve --port', () => {
   it('--help lists --port, and the command list names serve [--port N] and ui', async () => {
     const help = await runCli(['serve', '--help'], { SWITCHBOARD_HOME: home() });
     expect(help.code).toBe(0);
-    expect(help.stderr).toContain('--port N');
-    expect(help.stderr).toContain('0 for a free one');
+    expect(help.stdout).toContain('--port N');
+    expect(help.stdout).toContain('0 for a free one');
     const usage = await runCli(['--help'], {});
-    expect(usage.stderr).toContain('serve [--port N]');
-    expect(usage.stderr).toMatch(/^ {2}ui {8}Open the running hub's UI/m);
+    expect(usage.code).toBe(0); // asked for: success, on stdout
+    expect(usage.stdout).toContain('serve [--port N]');
+    expect(usage.stdout).toMatch(/^ {2}ui {8}Open the running hub's UI/m);
+    const bare = await runCli([], {});
+    expect(bare.code).toBe(2); // no command: a usage error, on stderr
+    expect(bare.stderr).toContain('Usage: switchboard <command>');
+    const unknown = await runCli(['frobnicate'], {});
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown command "frobnicate"');
   });
 });
 

@@ -306,7 +306,7 @@ describe('the UI bridge on /ws', () => {
     const asked = await call('execute', { command: "read -rs -p 'pw: ' pw; echo; echo got-${#pw}-chars", session, timeout_ms: 15_000 });
     expect(asked.sc.status).toBe('awaiting_input');
     expect(asked.sc.secret).toBe(true);
-    await ui.waitFor((m) => m.type === 'sessionChanged' && m.session.id === session && m.session.secret === true, 'needs you', { from });
+    await ui.waitFor((m) => m.type === 'sessionChanged' && m.session.id === session && m.session.secret === true && m.session.input_kind === 'secret', 'needs you', { from });
     expect(await ui.request({ type: 'takeOver', session })).toMatchObject({ type: 'done' });
     const typed = ui.mark();
     ui.send({ type: 'input', session, data: 'hunter2-not-logged\r' });

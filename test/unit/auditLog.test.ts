@@ -31,6 +31,17 @@ describe('AuditLog', () => {
     expect(statSync(log.file).mode & 0o777).toBe(0o600);
   });
 
+  it('records the size a send asked to resize to, after the key count', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'sb-audit-'));
+    dirs.push(dir);
+    const log = new AuditLog(dir, { warn: () => undefined });
+    log.toolCall({ ...event, outcome: 'ok', code: undefined, bytes: 0, keys: 0, resize: { rows: 30, cols: 100 } });
+    log.flush();
+    expect(readFileSync(log.file, 'utf8').trimEnd()).toBe(
+      '{"time":"2026-01-01T00:00:00.000Z","actor":"agent","client":"host 1.0","tool":"send","session":"abc123","outcome":"ok","duration_ms":4,"bytes":0,"keys":0,"resize":{"rows":30,"cols":100}}',
+    );
+  });
+
   it('writes by itself once the turn is over, in order', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'sb-audit-'));
     dirs.push(dir);

@@ -18,6 +18,14 @@ describe('parseInput', () => {
     expect(r.warnings.join('\n')).toContain('"wait.colour"');
   });
 
+  it('reads gone, until_gone and disappears as wait.absent', () => {
+    for (const alias of ['gone', 'until_gone', 'disappears', 'untilGone']) {
+      expect(parseInput(spec, { session: 's', wait: { [alias]: 'Loading' } }), alias).toMatchObject({ ok: true, value: { wait: { absent: 'Loading' } } });
+    }
+    const empty = parseInput(spec, { session: 's', wait: { absent: '' } });
+    expect(!empty.ok && empty.error.message).toMatch(/^wait\.absent: "" is not allowed; use a non-empty string/);
+  });
+
   it('converts wait.timeout_seconds to milliseconds and says so', () => {
     const r = parseInput(spec, { session: 's', wait: { timeout_seconds: 2 } });
     expect(r.ok && r.value.wait).toEqual({ timeout_ms: 2_000 });
@@ -48,6 +56,6 @@ describe('parseInput', () => {
   it('says what a wait that is not an object should be', () => {
     const r = parseInput(spec, { session: 's', wait: true });
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.error.message).toMatch(/^wait: true is not allowed; use an object with keys exit, pattern, idle_ms, timeout_ms/);
+    if (!r.ok) expect(r.error.message).toMatch(/^wait: true is not allowed; use an object with keys exit, pattern, absent, idle_ms, timeout_ms/);
   });
 });

@@ -1,6 +1,6 @@
 import type { Emulator, OutputPosition } from '../emulation/emulator.js';
 import { ErrorCode, SwitchboardError } from '../errors.js';
-import type { SendRequest, SendResult, WaitSpec } from '../types.js';
+import type { SendRequest, SendResult, TerminalSize, WaitSpec } from '../types.js';
 import { encodeKeys } from './keys.js';
 import type { SessionStatus } from './sessionReader.js';
 import { waitFor, type WaitSources } from './waitFor.js';
@@ -20,16 +20,18 @@ export interface InputSenderOptions {
   atSecretPrompt: () => boolean;
   /** Types into the terminal (the job no longer counts as awaiting input). */
   type: (data: string) => void;
+  /** Resizes the PTY and the emulator together, as `client` asked. */
+  resize: (size: TerminalSize, client: string) => void;
   /** What a send's wait waits on, from `since` (only what appeared after typing). */
   waitSources: (since: OutputPosition) => WaitSources;
   status: () => SessionStatus;
 }
 
 /**
- * `send` (docs/design.md §3.2): types text and/or keys into whatever runs — as a bracketed paste
- * where the program asked for one, keys encoded for its cursor mode — then waits as asked
- * (default: until output settles) and says what appeared since. Refused with SECRET_PROMPT at an
- * echo-off prompt (§2.6).
+ * `send` (docs/design.md §3.2): resizes the terminal if asked (§3.3), types text and/or keys into
+ * whatever runs — as a bracketed paste where the program asked for one, keys encoded for its
+ * cursor mode — then waits as asked (default: until output settles) and says what appeared
+ * since. Refused with SECRET_PROMPT at an echo-off prompt (§2.6).
  */
 export class InputSender {
   constructor(private readonly options: InputSenderOptions) {}
@@ -53,6 +55,8 @@ export class InputSender {
     if (request.keys?.length) data += encodeKeys(request.keys, { applicationCursorKeys: modes.applicationCursorKeys });
     const since = emulator.position();
     try {
+      // First, so the keys reach a program that already knows its new size; its redraw is output.
+      if (request.resize) this.options.resize(request.resize, request.clientName ?? 'unknown client');
       if (data) this.options.type(data);
       const waited = await waitFor(request.wait ?? SEND_SETTLE, this.options.waitSources(since), {
         nothingRunning: false,

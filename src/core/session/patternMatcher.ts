@@ -10,17 +10,20 @@ const MAX_PATTERN_LENGTH = 1_000;
 const MAX_STARVED_RETRIES = 3;
 
 /**
- * A `wait.pattern` regex that can never stall the hub: compiled once (an invalid pattern is
- * INVALID_ARGUMENT), tested in a vm context with a timeout — V8 interrupts a runaway
- * backtracking match — against bounded text.
+ * A `wait.pattern` (or `wait.absent`) regex that can never stall the hub: compiled once (an
+ * invalid pattern is INVALID_ARGUMENT, naming `parameter`), tested in a vm context with a
+ * timeout — V8 interrupts a runaway backtracking match — against bounded text.
  */
 export class PatternMatcher {
   private readonly context: vm.Context;
   private readonly script = new vm.Script('regex.test(input)');
 
-  constructor(readonly source: string) {
+  constructor(
+    readonly source: string,
+    private readonly parameter = 'wait.pattern',
+  ) {
     if (source.length > MAX_PATTERN_LENGTH) {
-      throw new SwitchboardError(ErrorCode.InvalidArgument, `wait.pattern: ${source.length} characters is too long; keep it under ${MAX_PATTERN_LENGTH}.`);
+      throw new SwitchboardError(ErrorCode.InvalidArgument, `${parameter}: ${source.length} characters is too long; keep it under ${MAX_PATTERN_LENGTH}.`);
     }
     let regex: RegExp;
     try {
@@ -28,7 +31,7 @@ export class PatternMatcher {
     } catch (error) {
       throw new SwitchboardError(
         ErrorCode.InvalidArgument,
-        `wait.pattern: "${source}" is not a valid regular expression (${(error as Error).message}). Escape special characters like ( [ * + ? with a backslash.`,
+        `${parameter}: "${source}" is not a valid regular expression (${(error as Error).message}). Escape special characters like ( [ * + ? with a backslash.`,
       );
     }
     this.context = vm.createContext({ regex, input: '' });
@@ -54,7 +57,7 @@ export class PatternMatcher {
       }
       throw new SwitchboardError(
         ErrorCode.InvalidArgument,
-        `wait.pattern: "${this.source}" took longer than ${PATTERN_TIME_BUDGET_MS} ms to match (catastrophic backtracking); use a simpler pattern, e.g. a literal word.`,
+        `${this.parameter}: "${this.source}" took longer than ${PATTERN_TIME_BUDGET_MS} ms to match (catastrophic backtracking); use a simpler pattern, e.g. a literal word.`,
       );
     }
   }

@@ -24,7 +24,10 @@ export class SessionExit {
     return this.closedAt;
   }
 
-  /** node-pty's exit code (0 when a signal ended the program); null while it runs. */
+  /**
+   * The program's exit code as a shell's `$?` reports it: 128 + the signal's number when a
+   * signal ended it (node-pty says 0 then, which must not read as success); null while it runs.
+   */
   get exitCode(): number | null {
     return this.code;
   }
@@ -45,11 +48,11 @@ export class SessionExit {
 
   /** Records the exit as node-pty reported it, then tells everyone waiting. */
   record(exitCode: number, signal: number | undefined): void {
-    this.code = exitCode;
     this.signal = signal || null;
+    this.code = this.signal === null ? exitCode : 128 + this.signal;
     this.closedAt = new Date();
     this.resolveExited();
-    this.onDidExitEmitter.fire(exitCode);
+    this.onDidExitEmitter.fire(this.code);
   }
 
   /**

@@ -217,6 +217,11 @@ export class SessionManager {
     return sessions;
   }
 
+  /** The live sessions an agent client opened (for stopping everything it started). */
+  sessionsOpenedBy(client: string): TerminalSession[] {
+    return [...this.live.values()].filter((s) => s.creator.kind === 'agent' && s.creator.client === client);
+  }
+
   /** This client's idle shell for `cwd` (any cwd when omitted), for `execute` without `session`. */
   findIdleShell(client: string, cwd: string | undefined): TerminalSession | undefined {
     const wanted = cwd === undefined ? undefined : path.resolve(cwd);

@@ -21,6 +21,7 @@ import { terminateSession, type KillSignal } from '../processes/processes.js';
 import { planLaunch, type LaunchPlan } from '../shell/shellIntegration.js';
 import type { Transcript } from '../transcript/transcript.js';
 import type {
+  AgentResize,
   CommandRecord,
   Controller,
   Creator,
@@ -93,6 +94,8 @@ export class TerminalSession {
    */
   readonly configuredShell: boolean;
   private controllerValue: Controller;
+  /** The latest resize an agent made (docs/design.md §5.2); null once anyone else resizes. */
+  agentResize: AgentResize | null = null;
 
   private readonly ptyProcess: HostedPty;
   /** What is typed into the terminal (keys, commands, Ctrl-C), in order. */
@@ -227,6 +230,7 @@ export class TerminalSession {
       assertWritable: () => this.assertWritable(),
       atSecretPrompt: () => this.inputWatcher.awaiting?.secret ?? false,
       type: (data) => this.type(data),
+      resize: (size, client) => this.resize(size.cols, size.rows, client),
       waitSources: (since) => sessionWaitSources(waitable, since, false),
       status: () => this.status(),
     });
@@ -436,9 +440,13 @@ export class TerminalSession {
     if (!this.exit.at) this.input.write('\x03');
   }
 
-  /** Resizes the PTY and the emulator (the person's tab size wins while they control it). */
-  resize(cols: number, rows: number): void {
+  /**
+   * Resizes the PTY and the emulator (the person's tab size wins while they control it);
+   * `agent` names the client of an agent's resize, kept for the person until the next resize.
+   */
+  resize(cols: number, rows: number, agent?: string): void {
     if (this.exit.at || (cols === this.emulator.cols && rows === this.emulator.rows)) return;
+    this.agentResize = agent ? { client: agent, cols, rows, at: new Date().toISOString() } : null;
     this.input.resize(cols, rows);
     this.emulator.resize(cols, rows);
     this.options.transcript?.resize(cols, rows);

@@ -23,11 +23,15 @@ export interface WaitSources {
   lastOutputAt: () => number;
   /** Text the pattern is tested against: new output since the wait began (bounded). */
   text: () => string;
+  /** The visible screen, which `absent` is tested against. */
+  screen: () => string;
+  /** Output arrived that the emulator has not parsed yet: the screen is not current. */
+  parsing: () => boolean;
 }
 
 /** What a session's waits are made of: its emulator, its exit, its input watch, its output's pace. */
 export interface WaitableSession {
-  emulator: Pick<Emulator, 'tracker' | 'onDidParse' | 'isAlternateScreen' | 'screenLines' | 'linesSince'>;
+  emulator: Pick<Emulator, 'tracker' | 'onDidParse' | 'isAlternateScreen' | 'screenLines' | 'linesSince' | 'backlog'>;
   watchExit: () => ExitWatch;
   onDidAwaitInput: Event<unknown>;
   lastOutputAt: () => number;
@@ -52,6 +56,9 @@ export function sessionWaitSources(session: WaitableSession, since: OutputPositi
       const fresh = emulator.linesSince(since, PATTERN_ROWS).lines.join('\n');
       return includeScreen ? `${emulator.screenLines().join('\n')}\n${fresh}` : fresh;
     },
+    // A screen larger than the matcher's input bound is tested on its last part.
+    screen: () => emulator.screenLines().join('\n'),
+    parsing: () => emulator.backlog > 0,
   };
 }
 
@@ -62,12 +69,13 @@ export interface WaitOptions {
 }
 
 /**
- * Races the wait's conditions (docs/design.md §3.3 `wait`): exit, pattern, idle, awaiting input,
- * timeout, cancellation — whichever first. A timeout is an answer, not an error. An invalid
- * or runaway pattern rejects with INVALID_ARGUMENT.
+ * Races the wait's conditions (docs/design.md §3.3 `wait`): exit, pattern, absent, idle,
+ * awaiting input, timeout, cancellation — whichever first. A timeout is an answer, not an error.
+ * An invalid or runaway pattern rejects with INVALID_ARGUMENT.
  */
 export function waitFor(spec: WaitSpec, sources: WaitSources, options: WaitOptions): Promise<WaitOutcome> {
   const matcher = spec.pattern !== undefined ? new PatternMatcher(spec.pattern) : null;
+  const absent = spec.absent !== undefined ? new PatternMatcher(spec.absent, 'wait.absent') : null;
   if (spec.exit && options.nothingRunning) return Promise.resolve('exit');
   const store = new DisposableStore();
   return new Promise<WaitOutcome>((resolve, reject) => {
@@ -100,12 +108,14 @@ export function waitFor(spec: WaitSpec, sources: WaitSources, options: WaitOptio
     if (spec.exit) store.add(sources.onDidFinishCommand(() => finish('exit')));
     store.add(sources.onDidAwaitInput(() => finish('awaiting_input')));
 
-    if (matcher) {
+    if (matcher || absent) {
       let scheduled: NodeJS.Timeout | null = null;
       const check = (): void => {
         scheduled = null;
         try {
-          if (matcher.test(sources.text())) finish('pattern');
+          if (matcher?.test(sources.text())) finish('pattern');
+          // Only a parsed screen can say the text is gone: output still in flight may draw it.
+          else if (absent && !sources.parsing() && !absent.test(sources.screen())) finish('absent');
         } catch (error) {
           fail(error);
         }

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { InputKind, SendResult } from '../../core/index.js';
 import { startProgress } from '../progress.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, WAIT_ALIASES, waitSchema, type InputSpec } from '../schemas.js';
-import type { ToolDeps } from '../toolHost.js';
+import type { ToolAuditEvent, ToolDeps } from '../toolHost.js';
 import { answerInput, describeInput } from '../nextStep.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
 
@@ -16,6 +16,10 @@ const schema = z.object({
     .optional()
     .describe('Pressed after text: enter, tab, escape, backspace, up, pageup, f1…f12, ctrl+c, alt+b, shift+tab. Send escape in its own call.'),
   paste: z.boolean().optional().describe('Bracketed paste (default: on for multi-line text).'),
+  resize: z
+    .object({ rows: z.number().int().min(2).max(500), cols: z.number().int().min(10).max(1_000) })
+    .optional()
+    .describe('Resize first.'),
   wait: waitSchema.describe('Then wait (default: until output settles, ≤3 s).'),
 });
 
@@ -32,9 +36,18 @@ export const sendSpec: InputSpec<typeof schema.shape> = {
     bracketed_paste: 'paste',
     wait_for: 'wait',
     until: 'wait',
+    size: 'resize',
+    resize_to: 'resize',
   },
-  nested: { wait: { aliases: WAIT_ALIASES } },
+  normalize: { resize: sizeFromText },
+  nested: { wait: { aliases: WAIT_ALIASES }, resize: { aliases: { height: 'rows', lines: 'rows', width: 'cols', columns: 'cols' } } },
 };
+
+/** `"120x40"` (cols × rows, as terminals name sizes) → `{ cols: 120, rows: 40 }`; anything else as given. */
+function sizeFromText(value: unknown): unknown {
+  const match = typeof value === 'string' ? /^\s*(\d+)\s*[x×*]\s*(\d+)\s*$/i.exec(value) : null;
+  return match ? { cols: Number(match[1]), rows: Number(match[2]) } : value;
+}
 
 // Every SendResult key is sent (waited, secret, input_kind too); the advertised schema names the main ones.
 const outputSchema = z.looseObject({
@@ -66,7 +79,7 @@ export function registerSend(server: McpServer, deps: ToolDeps): RegisteredTool 
       const progress = request.wait ? startProgress(ctx, 'waiting') : undefined;
       try {
         const session = host.manager.get(ref);
-        const result = await session.send({ ...request, clientId: deps.clientId(ctx), signal: ctx.mcpReq.signal });
+        const result = await session.send({ ...request, clientId: deps.clientId(ctx), clientName: deps.clientName(ctx), signal: ctx.mcpReq.signal });
         return success(result, renderSend(session.id, result), input.warnings);
       } catch (error) {
         return errorResult(error, host.logger, 'send', input.warnings);
@@ -77,11 +90,12 @@ export function registerSend(server: McpServer, deps: ToolDeps): RegisteredTool 
   );
 }
 
-/** For the audit log: how many bytes of text were typed (never the text), and how many keys. */
-export function sendAuditFacts(raw: unknown): { bytes: number; keys: number } | undefined {
+/** For the audit log: how many bytes of text were typed (never the text), how many keys, the size asked for. */
+export function sendAuditFacts(raw: unknown): Pick<ToolAuditEvent, 'bytes' | 'keys' | 'resize'> | undefined {
   const input = parseInput(sendSpec, raw);
   if (!input.ok) return undefined;
-  return { bytes: Buffer.byteLength(input.value.text ?? '', 'utf8'), keys: input.value.keys?.length ?? 0 };
+  const { text, keys, resize } = input.value;
+  return { bytes: Buffer.byteLength(text ?? '', 'utf8'), keys: keys?.length ?? 0, ...(resize ? { resize } : {}) };
 }
 
 export function renderSend(id: string, result: SendResult): Rendering {

@@ -188,6 +188,40 @@ describe('tray actions go through the hub’s UI bridge', () => {
     expect(audit()).toMatch(/"action":"take_over"/);
   });
 
+  it('Stop everything <client> started closes that agent’s sessions and what runs in them, and no other', async () => {
+    const ROGUE = { kind: 'agent' as const, client: 'rogue-agent 1' };
+    const first = await switchboard.hub.manager.open({ creator: ROGUE, cwd: stateDir });
+    const second = await switchboard.hub.manager.open({ creator: ROGUE, cwd: stateDir });
+    const background = await first.execute({ command: 'sleep 300 & echo "pid=$!"', timeoutMs: 10_000, maxLines: 10 });
+    const pid = Number(/pid=(\d+)/.exec(background.output)?.[1]);
+    expect(pid).toBeGreaterThan(0);
+    expect(await second.execute({ command: 'sleep 300', timeoutMs: 300, maxLines: 10 })).toMatchObject({ status: 'running' });
+    const item = (): Extract<(typeof switchboard.tray.model)[number], { kind: 'item' }> | undefined =>
+      switchboard.tray.model.find((i): i is Extract<typeof i, { kind: 'item' }> => i.kind === 'item' && i.id === 'stopClient:rogue-agent 1');
+    await until(() => item()?.label === 'Stop everything rogue-agent 1 started (2 sessions)', 'the stop item in the tray menu');
+    resetRecords();
+
+    switchboard.handleTrayAction(item()!.action!);
+    const gone = (): boolean => !switchboard.hub.manager.list(false).some((s) => s.id === first.id || s.id === second.id);
+    await until(gone, 'both sessions closed');
+    const alive = (): boolean => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    await until(() => !alive(), 'the background sleep to be gone');
+    await until(() => item() === undefined, 'the stop item to leave the menu');
+    expect(switchboard.hub.manager.list(false).some((s) => s.id === session.id)).toBe(true); // the other agent's session stays
+    expectNoStolenFocus();
+    const file = path.join(stateDir, 'audit.jsonl');
+    await until(() => fs.readFileSync(file, 'utf8').includes('"action":"stop_client"'), 'the action audited');
+    const line = fs.readFileSync(file, 'utf8').split('\n').find((l) => l.includes('"stop_client"'))!;
+    expect(JSON.parse(line)).toMatchObject({ actor: 'person', client: 'rogue-agent 1', sessions: expect.arrayContaining([first.id, second.id]) });
+  });
+
   it('Copy MCP config puts the host’s config on the clipboard', () => {
     switchboard.handleTrayAction({ type: 'copyMcpConfig', host: 'cursor' });
     const text = fake.clipboard.writeText.mock.calls.at(-1)![0] as string;

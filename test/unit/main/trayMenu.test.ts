@@ -116,10 +116,20 @@ describe('buildTrayMenu', () => {
       .filter((i) => i.id.startsWith('session:'))
       .map((i) => i.id.slice('session:'.length));
     expect(order).toEqual([awaiting.id, secret.id, failed.id, idle.id, running.id, takenOver.id, mine.id, exited.id]);
-    // Sessions sit between Open and New terminal, framed by separators.
+    // Sessions, then one stop item per agent client, sit between Open and New terminal, framed by separators.
     const lines = outline(menu);
     expect(lines.slice(0, 2)).toEqual(['Open Switchboard', '---']);
-    expect(lines.slice(10)).toEqual(['---', 'New terminal', 'Copy MCP config', 'Settings…', 'Start at login', '---', 'Quit Switchboard']);
+    expect(lines.slice(10)).toEqual([
+      'Stop everything claude-code 1.0.3 started (5 sessions)',
+      'Stop everything cursor 0.42 started (1 session)',
+      '---',
+      'New terminal',
+      'Copy MCP config',
+      'Settings…',
+      'Start at login',
+      '---',
+      'Quit Switchboard',
+    ]);
   });
 
   it('each session has Watch, Take over / Hand back, Interrupt, Kill, Close, enabled by state', () => {
@@ -158,6 +168,25 @@ describe('buildTrayMenu', () => {
       ['Kill', false, a('kill', exited)],
       ['Remove from list', true, a('close', exited)],
     ]);
+  });
+
+  it('offers to stop everything each agent client started, counting only its live sessions', () => {
+    const a1 = session({ creator: { kind: 'agent', client: 'cursor 2' } });
+    const a2 = session({ creator: { kind: 'agent', client: 'cursor 2' }, state: 'running', command: 'make', running_ms: 5 });
+    const ended = session({ creator: { kind: 'agent', client: 'cursor 2' }, state: 'exited', exit_code: 0 });
+    const b = session({ creator: { kind: 'agent', client: 'claude-code 1.0.3' } });
+    const mine = session({ creator: { kind: 'user' }, controller: 'agent' });
+    const menu = buildTrayMenu([a1, a2, ended, b, mine], OPTIONS);
+    const stops = items(menu).filter((i) => i.id.startsWith('stopClient:'));
+    expect(stops.map((i) => [i.label, i.action])).toEqual([
+      ['Stop everything claude-code 1.0.3 started (1 session)', { type: 'stopClient', client: 'claude-code 1.0.3' }],
+      ['Stop everything cursor 2 started (2 sessions)', { type: 'stopClient', client: 'cursor 2' }],
+    ]);
+    // After the sessions, before New terminal.
+    const ids = items(menu).map((i) => i.id);
+    expect(ids.indexOf('stopClient:cursor 2')).toBeGreaterThan(ids.indexOf(`session:${a1.id}`));
+    expect(ids.indexOf('stopClient:cursor 2')).toBeLessThan(ids.indexOf('newTerminal'));
+    expect(items(buildTrayMenu([ended, mine], OPTIONS)).some((i) => i.id.startsWith('stopClient:'))).toBe(false);
   });
 
   it('caps the list and points to the window for the rest', () => {

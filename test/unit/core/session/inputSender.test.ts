@@ -48,6 +48,7 @@ function setup(allowSecretInput = false): Setup {
     assertWritable: () => {},
     atSecretPrompt: () => session.secretPrompt,
     type: (data) => typed.push(data),
+    resize: (size, client) => typed.push(`<resize ${size.cols}x${size.rows} by ${client}>`),
     waitSources: (since) => ({
       watchExit: () => ({ promise: new Promise(() => {}), dispose: () => {} }),
       onDidFinishCommand: emulator.tracker.onDidFinishCommand,
@@ -55,6 +56,8 @@ function setup(allowSecretInput = false): Setup {
       onDidAwaitInput: awaitInput.event,
       lastOutputAt: () => lastOutputAt,
       text: () => emulator.linesSince(since).lines.join('\n'),
+      screen: () => emulator.screenLines().join('\n'),
+      parsing: () => emulator.backlog > 0,
     }),
     status: () => session.status,
   });
@@ -99,6 +102,12 @@ describe('InputSender: what it types', () => {
     expect(await typedFor(s, { text: 'one line' })).toEqual(['one line']);
     expect(await typedFor(s, { text: 'a\nb', paste: false })).toEqual(['a\nb']);
     expect(await typedFor(s, { text: 'x\x1b[201~; rm -rf ~\ny' })).toEqual(['\x1b[200~x; rm -rf ~\ny\x1b[201~']);
+  });
+
+  it('resizes before typing, named for the client that asked', async () => {
+    const s = setup();
+    expect(await typedFor(s, { resize: { rows: 30, cols: 100 }, clientName: 'host 1.0', text: 'stty size', keys: ['enter'] })).toEqual(['<resize 100x30 by host 1.0>', 'stty size\r']);
+    expect(await typedFor(s, { resize: { rows: 24, cols: 80 } })).toEqual(['<resize 80x24 by unknown client>']);
   });
 
   it('refuses agents at an echo-off prompt with SECRET_PROMPT, typing nothing, unless the setting allows it', async () => {

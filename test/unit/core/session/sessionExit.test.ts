@@ -25,10 +25,10 @@ describe('SessionExit', () => {
     expect(exit.end).toEqual({ at: exit.at, commandExitCode: 3 });
   });
 
-  it('reports no command exit code when a signal ended the shell (node-pty says 0 then)', () => {
+  it('reports 128 + the signal, as $? does, and no command exit code when a signal ended the shell (node-pty says 0 then)', () => {
     const exit = new SessionExit();
     exit.record(0, 9);
-    expect(exit.exitCode).toBe(0);
+    expect(exit.exitCode).toBe(137);
     expect(exit.commandExitCode).toBeNull();
     expect(exit.end?.commandExitCode).toBeNull();
   });

@@ -58,6 +58,8 @@ function setup(options: { rows?: number; scrollback?: number; recent?: Pick<Rece
         onDidAwaitInput: awaitInput.event,
         lastOutputAt: () => lastOutputAt,
         text: () => emulator.screenLines().join('\n'),
+        screen: () => emulator.screenLines().join('\n'),
+        parsing: () => emulator.backlog > 0,
       }),
     }),
     output: async (text) => {
