@@ -95,7 +95,7 @@ export function registerRead(server: McpServer, deps: ToolDeps): RegisteredTool 
             // Nothing of it is typed yet: no output to show, and the last command is not this one.
             const result = { content: '', lines: 0, total_lines: 0, truncated: false, state: live.state, exit_code: null, waited: 'timeout' };
             const note = approvalNote(through.pending);
-            return success(result, { text: `(not typed yet)\n[session ${live.id}, wait timed out (not an error), ${note.text}]`, next: note.next }, input.warnings);
+            return success(result, { text: `(not typed yet)\n[session ${live.id}, ${live.state}, wait timed out (not an error), ${note.text}]`, next: note.next }, input.warnings);
           }
           request.wait = { ...request.wait, timeout_ms: Math.max(1, budget - through.spentMs) };
         }
