@@ -113,7 +113,7 @@ describe('execute asks the person', () => {
     expect(await answer(approval.id, 'allow_once')).toMatchObject({ type: 'done', for: 'answerApproval', session });
     const result = await within(running, 15_000, 'the allowed execute');
     expect(result.sc).toMatchObject({ status: 'completed', exit_code: 0, output: 'approve-me once' });
-    await pollUntil(() => seen(session) && seen(session)!.approval === undefined, 'the banner gone from the window');
+    await pollUntil(() => seen(session)?.approval === undefined && seen(session) !== undefined, 'the banner gone from the window');
     // Answered once: a second answer is refused, clearly.
     expect(await answer(approval.id, 'deny')).toMatchObject({ type: 'error', code: 'UNKNOWN_APPROVAL', message: expect.stringContaining('already answered (allow_once)') });
     expect(await answer('ap-nothere', 'deny')).toMatchObject({ type: 'error', code: 'UNKNOWN_APPROVAL', message: expect.stringContaining('There is no approval ap-nothere') });
