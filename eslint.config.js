@@ -31,6 +31,7 @@ const AREAS = [
   { category: 'core-shared', pattern: 'src/core/{errors,event,ids,types}.ts' },
   { category: 'core-room', pattern: 'src/core/*/**/*', capture: ['room'] },
   { category: 'mcp', pattern: 'src/mcp/**' },
+  { category: 'policy', pattern: 'src/policy/**' },
   { category: 'hub-leaf', pattern: 'src/hub/{stateDir,socketProtocol,hubInfo,logger}.ts' },
   { category: 'hub', pattern: 'src/hub/**' },
   { category: 'shim', pattern: 'src/shim/**' },
@@ -162,6 +163,12 @@ const LAYERS = [
     allow: [area('mcp', 'core-entry', 'package-info'), MCP_SDK, pkg('zod')],
   })],
 
+  // src/policy/: the person's policy engine (docs/design.md §2.9): a parser and rules, no session.
+  ['src/policy/**', policiesFor(area('policy'), {
+    message: only('src/policy/', 'node, zod and @vscode/tree-sitter-wasm', 'It judges command lines; the hub asks it and acts on the answer.'),
+    allow: [area('policy'), NODE, pkg('zod', '@vscode/tree-sitter-wasm')],
+  })],
+
   // src/ui-protocol.ts: zod only (renderer/ imports it).
   ['src/ui-protocol.ts', policiesFor(area('ui-protocol'), {
     message: only('src/ui-protocol.ts', 'zod', 'renderer/ imports it, so it must stay browser-safe and pull in no other src/ module.'),
@@ -182,9 +189,9 @@ const LAYERS = [
 
   // src/hub/: the composition root.
   ['src/hub/**', policiesFor(area('hub'), {
-    message: only('src/hub/', 'src/core/index.ts, src/mcp/, src/ui-protocol.ts, src/packageInfo.ts, node and packages', 'Nothing in src/ imports src/commands/, src/cli.ts, main/ or renderer/: they depend on the hub.'),
+    message: only('src/hub/', 'src/core/index.ts, src/mcp/, src/policy/, src/ui-protocol.ts, src/packageInfo.ts, node and packages', 'Nothing in src/ imports src/commands/, src/cli.ts, main/ or renderer/: they depend on the hub.'),
     refuse: [[DEEP_CORE, M.deepCore]],
-    allow: [area('hub', 'mcp', 'core-entry', 'ui-protocol', 'package-info', 'terminal-themes'), NODE, ANY_PACKAGE],
+    allow: [area('hub', 'mcp', 'policy', 'core-entry', 'ui-protocol', 'package-info', 'terminal-themes'), NODE, ANY_PACKAGE],
     refuseAfterAllow: [[ELECTRON, M.electron], [NODE_PTY, M.nodePty]],
   })],
 

@@ -147,6 +147,8 @@ export class SwitchboardApp {
         return this.request(sessionMessage(action));
       case 'stopClient':
         return this.request({ type: 'stopClient', client: action.client });
+      case 'answerApproval':
+        return this.request({ type: 'answerApproval', id: action.approval, answer: action.answer });
       case 'newTerminal':
         return this.request({ type: 'openTerminal', cols: this.hub.settings.defaultCols, rows: this.hub.settings.defaultRows });
       case 'copyMcpConfig':

@@ -5,7 +5,8 @@
  *
  *   Open Switchboard
  *   ─────
- *   <badge> <client> — <state>[ · <command> · <running time>]   ▸ Watch
+ *   <badge> <client> — <state>[ · <command> · <running time>]   ▸ [Allow once | Allow for 30 min | Deny ─]
+ *                                                                   Watch
  *   …one per session (agents' first, then the person's)           Take over | Hand back
  *   Stop everything <client> started (N)   …one per agent client   Interrupt
  *   ─────                                  with live sessions      Kill
@@ -16,7 +17,7 @@
  *   ─────
  *   Quit Switchboard
  */
-import type { UiSession } from '../src/ui-protocol.js';
+import type { ApprovalAnswer, UiSession } from '../src/ui-protocol.js';
 
 /** The MCP hosts "Copy MCP config" offers, in menu order (`switchboard config <host>`). */
 export const MCP_HOSTS = [
@@ -36,6 +37,8 @@ export type TrayAction =
   | { type: 'interrupt'; session: string }
   | { type: 'kill'; session: string }
   | { type: 'close'; session: string }
+  /** The person's answer to a command waiting for approval (docs/design.md §2.9). */
+  | { type: 'answerApproval'; approval: string; answer: ApprovalAnswer }
   /** Close every live session this agent client opened (docs/design.md §2.8). */
   | { type: 'stopClient'; client: string }
   | { type: 'newTerminal' }
@@ -84,12 +87,14 @@ export function agentDriven(session: UiSession): boolean {
 /**
  * Whether a session needs the person. Only sessions an agent drives count: the person's
  * own terminal waiting for the person's own typing is not news.
- *  - `needs_you`: a secret (echo-off) prompt only the person may answer;
+ *  - `needs_you`: a command waiting for the person's approval, or a secret (echo-off) prompt
+ *    only the person may answer;
  *  - `awaiting_input`: the foreground program waits for the terminal;
  *  - `failed`: at its prompt after a command that exited non-zero (cleared by the next command).
  */
 export function sessionAttention(session: UiSession): Attention {
   if (!agentDriven(session) || session.closed_at !== undefined) return null;
+  if (session.approval) return 'needs_you';
   if (session.state === 'awaiting_input') return session.secret ? 'needs_you' : 'awaiting_input';
   if (session.state === 'idle' && session.last_exit_code !== null && session.last_exit_code !== 0) return 'failed';
   return null;
@@ -135,6 +140,7 @@ export function sessionWho(session: UiSession): string {
 /** The state part of a session's label. */
 export function sessionStateText(session: UiSession): string {
   const attention = sessionAttention(session);
+  if (attention === 'needs_you' && session.approval) return `needs you: approve ${truncate(session.approval.command, 40)}`;
   if (attention === 'needs_you') return 'needs you: password prompt';
   if (session.state === 'awaiting_input') return 'waiting for input';
   if (session.state === 'exited' || session.closed_at !== undefined) {
@@ -178,7 +184,25 @@ export function sessionSubmenu(session: UiSession): MenuItemModel[] {
           enabled: live,
           action: { type: 'handBack', session: id },
         };
+  const approval = live ? session.approval : undefined;
+  const answers: MenuItemModel[] = approval
+    ? [
+        { kind: 'item', id: `allowOnce:${id}`, label: 'Allow once', enabled: true, action: { type: 'answerApproval', approval: approval.id, answer: 'allow_once' } },
+        {
+          kind: 'item',
+          id: `allow30m:${id}`,
+          label: 'Allow for 30 min',
+          // A grant is for a rule: a line no rule judged can only be allowed once.
+          enabled: approval.rule !== null,
+          action: { type: 'answerApproval', approval: approval.id, answer: 'allow_30m' },
+          toolTip: approval.rule ? `This agent, rule ${approval.rule.index} (${approval.rule.match}), for 30 minutes.` : 'No rule matched: allow it once or deny it.',
+        },
+        { kind: 'item', id: `deny:${id}`, label: 'Deny', enabled: true, action: { type: 'answerApproval', approval: approval.id, answer: 'deny' } },
+        { kind: 'separator' },
+      ]
+    : [];
   return [
+    ...answers,
     { kind: 'item', id: `watch:${id}`, label: 'Watch', enabled: true, action: { type: 'watch', session: id } },
     control,
     { kind: 'separator' },
@@ -186,6 +210,12 @@ export function sessionSubmenu(session: UiSession): MenuItemModel[] {
     { kind: 'item', id: `kill:${id}`, label: 'Kill', enabled: busy, action: { type: 'kill', session: id } },
     { kind: 'item', id: `close:${id}`, label: live ? 'Close' : 'Remove from list', enabled: true, action: { type: 'close', session: id } },
   ];
+}
+
+/** What the person approves: the command, where, which agent, which rule. */
+function approvalToolTip(approval: NonNullable<UiSession['approval']>): string {
+  const rule = approval.rule ? `rule ${approval.rule.index} (${approval.rule.match})` : 'no rule matched';
+  return `${approval.command} — in ${approval.cwd ?? 'an unknown folder'} — asked by ${approval.client} — ${rule}: ${approval.reason}`;
 }
 
 /** Agents' sessions first (attention first among them), then the person's; oldest first within. */
@@ -236,7 +266,9 @@ export function buildTrayMenu(sessions: readonly UiSession[], options: TrayMenuO
       label: sessionLabel(session),
       enabled: true,
       submenu: sessionSubmenu(session),
-      toolTip: [session.cwd, session.command].filter((x): x is string => Boolean(x)).join(' — ') || session.id,
+      toolTip: session.approval
+        ? approvalToolTip(session.approval)
+        : [session.cwd, session.command].filter((x): x is string => Boolean(x)).join(' — ') || session.id,
     });
   }
   if (ordered.length > max) {

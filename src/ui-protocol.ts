@@ -30,6 +30,9 @@
  *                                              wins, and hand back keeps it (no reply either way)
  *   client → stopClient {client}               closes every live session that agent client opened
  *                                              (docs/design.md §2.8); hub → done {for, sessions}
+ *   client → answerApproval {id, answer, reason?}  the person's answer to a session's `approval`
+ *                                              (allow_once | allow_30m | deny; docs/design.md §2.9);
+ *                                              hub → done, or error for an unknown or answered id
  *   client → openTerminal {cwd?, cols, rows}   hub → done {for: 'openTerminal', session} (the new id)
  *   client → getSettings                       hub → hubSettings {file, settings}   (the hub's settings)
  *   client → setSettings {changes}             hub → hubSettings … (to every UI), done {for: 'setSettings'};
@@ -95,10 +98,16 @@ export const UiErrorCode = {
   NotInControl: 'NOT_IN_CONTROL',
   /** `hello` was not the first message, or a protocol version the hub does not speak. */
   Protocol: 'PROTOCOL',
+  /** `answerApproval` for an id that is not pending (unknown, answered or withdrawn). */
+  UnknownApproval: 'UNKNOWN_APPROVAL',
   Internal: 'INTERNAL',
 } as const;
 
 // ---- shared shapes -----------------------------------------------------------------------
+
+/** The person's answers to an approval: this once, this client and rule for 30 minutes, or no. */
+export const APPROVAL_ANSWERS = ['allow_once', 'allow_30m', 'deny'] as const;
+export type ApprovalAnswer = (typeof APPROVAL_ANSWERS)[number];
 
 const sessionRef = z.string().min(1).max(128);
 const req = z.number().int().nonnegative().optional();
@@ -138,6 +147,22 @@ export const UiSessionSchema = z.object({
   input_kind: z.enum(['line', 'secret', 'screen']).optional(),
   /** An agent resized the session (`send` `resize`) and nobody has since: who, to what, when (ISO). */
   resized_by: z.object({ client: z.string(), cols: z.number(), rows: z.number(), at: z.string() }).optional(),
+  /**
+   * A command an agent asked to run waits for the person (docs/design.md §2.9): nothing is typed
+   * until `answerApproval`. `rule`: the rule of the policy that asked (null: the line could not be
+   * judged, and cannot be allowed for 30 min); `client`: the agent's; `asked_at` ISO.
+   */
+  approval: z
+    .object({
+      id: z.string(),
+      command: z.string(),
+      cwd: z.string().nullable(),
+      client: z.string(),
+      rule: z.object({ index: z.number(), match: z.string() }).nullable(),
+      reason: z.string(),
+      asked_at: z.string(),
+    })
+    .optional(),
 });
 export type UiSession = z.infer<typeof UiSessionSchema>;
 
@@ -173,6 +198,13 @@ export const ClientMessageSchema = z.discriminatedUnion('type', [
   onSession('kill'),
   onSession('close'),
   z.object({ type: z.literal('stopClient'), client: z.string().min(1).max(256), req }),
+  z.object({
+    type: z.literal('answerApproval'),
+    id: z.string().min(1).max(64),
+    answer: z.enum(APPROVAL_ANSWERS),
+    reason: z.string().max(1_000).optional(),
+    req,
+  }),
   z.object({ type: z.literal('openTerminal'), cwd: z.string().min(1).max(4096).optional(), cols, rows, req }),
   z.object({ type: z.literal('ack'), session: sessionRef, bytes: z.number().int().nonnegative(), req }),
   z.object({ type: z.literal('getSettings'), req }),
@@ -198,6 +230,7 @@ export const CLIENT_MESSAGE_TYPES = [
   'kill',
   'close',
   'stopClient',
+  'answerApproval',
   'openTerminal',
   'ack',
   'getSettings',

@@ -316,6 +316,7 @@ export class App {
     renderBanner(this.el.banner, entry, {
       onTakeOver: (id) => this.takeOver(id),
       onHandBack: (id) => this.bridge.send({ type: 'handBack', session: id }),
+      onAnswer: (id, answer, reason) => this.bridge.send({ type: 'answerApproval', id, answer, ...(reason !== undefined ? { reason } : {}) }),
     });
     renderEmpty(this.el.empty, this.el.app, { noSessions: entries.length === 0, noTab: entry === null, onNewTerminal: () => this.newTerminal() });
     this.el.app.classList.toggle('timeline-closed', !this.prefs.timelineOpen || !entry);

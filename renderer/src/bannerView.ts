@@ -1,25 +1,30 @@
 /**
- * The banner over the terminal in front, when the session needs a word: a secret prompt waits
+ * The banner over the terminal in front, when the session needs a word: a command an agent
+ * asked to run waits for the person's approval (Allow once, Allow for 30 min, Deny with an
+ * optional reason; docs/design.md §2.9), a secret prompt waits
  * for the person ("needs you", with Take over), the person controls an agent's session (with
  * Hand back), or agents control the person's own session.
  */
 import { html, nothing, render, type TemplateResult } from 'lit-html';
 import { icon } from './icons.js';
 import { isAgentSession, isNeedsYou, type SessionEntry } from './sessionFormat.js';
-import type { UiSession } from '../../src/ui-protocol.js';
+import type { ApprovalAnswer, UiSession } from '../../src/ui-protocol.js';
 
-export type BannerKind = 'needs-you' | 'control' | 'handed';
+export type BannerKind = 'approval' | 'needs-you' | 'control' | 'handed';
 
-const KIND_CLASS: Record<BannerKind, string> = { 'needs-you': 'banner-alert', control: 'banner-control', handed: 'banner-info' };
+const KIND_CLASS: Record<BannerKind, string> = { approval: 'banner-alert banner-approval', 'needs-you': 'banner-alert', control: 'banner-control', handed: 'banner-info' };
 
 export interface BannerHandlers {
   onTakeOver(id: string): void;
   onHandBack(id: string): void;
+  /** The person's answer to an approval (`id` is the approval's). */
+  onAnswer(id: string, answer: ApprovalAnswer, reason?: string): void;
 }
 
 /** What the banner says about a live session (none for an ended one). */
 export function bannerKind(info: UiSession): BannerKind | null {
   if (info.state === 'exited') return null;
+  if (info.approval) return 'approval';
   if (isNeedsYou(info) && info.controller !== 'user') return 'needs-you';
   if (info.controller === 'user' && isAgentSession(info)) return 'control';
   if (info.controller === 'agent' && !isAgentSession(info)) return 'handed';
@@ -38,6 +43,8 @@ export function renderBanner(host: HTMLElement, entry: SessionEntry | null, hand
 
 function bannerView(kind: BannerKind, info: UiSession, handlers: BannerHandlers): TemplateResult {
   switch (kind) {
+    case 'approval':
+      return approvalView(info.approval!, handlers);
     case 'needs-you':
       return html`<strong>Needs you</strong><span class="banner-text">${info.command ? html`<code title=${info.command}>${clip(info.command, 48)}</code>` : 'The program'} is asking for a password or secret. Take over and type it here — it is never recorded.</span><button class="btn accent small" type="button" data-action="banner-take-over" @click=${() => handlers.onTakeOver(info.id)}>Take over</button>`;
     case 'control':
@@ -45,6 +52,17 @@ function bannerView(kind: BannerKind, info: UiSession, handlers: BannerHandlers)
     case 'handed':
       return html`<span>Agents control this session of yours — typing takes it back.</span>`;
   }
+}
+
+function approvalView(approval: NonNullable<UiSession['approval']>, handlers: BannerHandlers): TemplateResult {
+  const rule = approval.rule ? html`rule ${approval.rule.index} <code>${approval.rule.match}</code>` : html`no rule (the line could not be judged)`;
+  // The reason field's text goes with Deny; it stays as typed while the banner re-renders.
+  const reasonOf = (event: Event): string | undefined => {
+    const input = (event.currentTarget as HTMLElement).closest('.banner')?.querySelector<HTMLInputElement>('input.approval-reason');
+    const text = input?.value.trim();
+    return text ? text : undefined;
+  };
+  return html`<strong>Needs you</strong><span class="banner-text approval-text"><span class="approval-line">${approval.client} wants to run <code class="approval-command" title=${approval.command}>${clip(approval.command, 120)}</code></span><span class="approval-line approval-detail">in <code>${approval.cwd ?? 'an unknown folder'}</code> · ${rule}: ${approval.reason}</span></span><input class="approval-reason" type="text" placeholder="Reason (optional, for Deny)" aria-label="Reason for denying" maxlength="1000" /><button class="btn accent small" type="button" data-action="approval-allow-once" @click=${() => handlers.onAnswer(approval.id, 'allow_once')}>Allow once</button><button class="btn small" type="button" data-action="approval-allow-30m" ?disabled=${approval.rule === null} title=${approval.rule ? 'This agent, this rule, for 30 minutes' : 'No rule matched: allow it once or deny it'} @click=${() => handlers.onAnswer(approval.id, 'allow_30m')}>Allow for 30 min</button><button class="btn small danger" type="button" data-action="approval-deny" @click=${(event: Event) => handlers.onAnswer(approval.id, 'deny', reasonOf(event))}>Deny</button>`;
 }
 
 function clip(text: string, max: number): string {

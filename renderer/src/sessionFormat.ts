@@ -54,8 +54,9 @@ export function sessionTitle(info: UiSession): string {
   return `${program} ${info.id}`;
 }
 
+/** The person must act: a command waits for their approval, or a secret prompt for their typing. */
 export function isNeedsYou(info: UiSession): boolean {
-  return info.state === 'awaiting_input' && info.secret === true;
+  return (info.approval !== undefined && info.state !== 'exited') || (info.state === 'awaiting_input' && info.secret === true);
 }
 
 export function runningMs(entry: SessionEntry, now: number): number {
@@ -64,6 +65,9 @@ export function runningMs(entry: SessionEntry, now: number): number {
 
 export function stateBadge(entry: SessionEntry, now: number): StateBadge {
   const info = entry.info;
+  if (info.approval && info.state !== 'exited') {
+    return { text: 'needs you', tone: 'alert', title: `Waiting for your approval: ${info.approval.command}` };
+  }
   switch (info.state) {
     case 'exited': {
       const code = info.exit_code;

@@ -12,6 +12,8 @@ export const ErrorCode = {
   LimitReached: 'LIMIT_REACHED',
   InvalidArgument: 'INVALID_ARGUMENT',
   SpawnFailed: 'SPAWN_FAILED',
+  /** The person's policy, or the person, refused the command (docs/design.md §2.9). */
+  CommandDenied: 'COMMAND_DENIED',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -12,6 +12,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ToolAuditEvent } from '../mcp/server.js';
+import type { PolicyAuditEvent } from './commandGate.js';
 import type { Logger } from './logger.js';
 import { AUDIT_FILE, type PersonAction, type PersonAuditSink } from './personAudit.js';
 
@@ -59,7 +60,29 @@ export class AuditLog {
         ...(entry.settings !== undefined ? { settings: entry.settings } : {}),
         ...(entry.client !== undefined ? { client: entry.client } : {}),
         ...(entry.sessions !== undefined ? { sessions: entry.sessions } : {}),
+        ...(entry.approval !== undefined ? { approval: entry.approval } : {}),
+        ...(entry.answer !== undefined ? { answer: entry.answer } : {}),
+        ...(entry.reason !== undefined ? { reason: entry.reason } : {}),
       });
+  }
+
+  /**
+   * A decision of the person's policy (docs/design.md §2.9): the rule that answered, the grant
+   * or approval involved — never the command line. Keys: time, actor, client, tool, session,
+   * decision, rule?, approval?, grant?.
+   */
+  policy(event: PolicyAuditEvent): void {
+    this.append({
+      time: new Date().toISOString(),
+      actor: 'policy',
+      client: event.client,
+      tool: event.tool,
+      session: event.session,
+      decision: event.decision,
+      ...(event.rule ? { rule: { index: event.rule.index, match: event.rule.match } } : {}),
+      ...(event.approval !== undefined ? { approval: event.approval } : {}),
+      ...(event.grant ? { grant: true } : {}),
+    });
   }
 
   /** Appends one entry as a line (in this turn's batch); never throws. */

@@ -2,7 +2,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { EventEmitter, SessionManager, type CoreSettings, type Disposable } from '../core/index.js';
 import { createMcpServer, packageVersion, type Screenshot, type ScreenshotRequest, type ToolAuditEvent } from '../mcp/server.js';
+import { ApprovalBook } from './approvals.js';
 import { AuditLog } from './audit.js';
+import { PolicyGate } from './commandGate.js';
 import { HistoryIndex } from './historyIndex.js';
 import { removeHubInfo, writeHubInfo } from './hubInfo.js';
 import { startHttpServer, type HttpServer } from './httpServer.js';
@@ -31,6 +33,8 @@ export interface HubOptions {
    * SWITCHBOARD_PORT, and a busy port is an error rather than a move to a free one.
    */
   port?: number;
+  /** The clock of the person's 30-minute grants (tests pass a fake one). */
+  clock?: () => number;
 }
 
 export interface HubStartOptions extends HubOptions {
@@ -69,6 +73,11 @@ export class Hub {
   private readonly portGiven: boolean;
   /** settings.json edited by hand while the hub runs: applied like a change on the settings page. */
   private readonly settingsWatch: Disposable;
+  /** Commands waiting for the person's approval, and the grants answers left (docs/design.md §2.9). */
+  readonly approvals: ApprovalBook;
+  /** ToolHost: the person's policy, checked before a command line is typed. */
+  readonly gate: PolicyGate;
+  private readonly approvalWatch: Disposable;
   private readonly onDidChangeToolDefaultsEmitter = new EventEmitter<void>();
   /** ToolHost: a default the tools' descriptions name (executeTimeoutMs, maxLines) changed. */
   readonly onDidChangeToolDefaults = this.onDidChangeToolDefaultsEmitter.event;
@@ -112,6 +121,12 @@ export class Hub {
     this.manager.onDidFinishCommand((finished) => this.history.add(finished));
     this.manager.onDidRemoveTranscripts((ids) => this.history.remove(ids));
     this.auditLog = new AuditLog(this.stateDir, this.logger);
+    this.approvals = new ApprovalBook(options.clock);
+    this.gate = new PolicyGate({ settings: () => this.settings, book: this.approvals, audit: (event) => this.auditLog.policy(event), logger: this.logger });
+    // Closing a session withdraws the approval it waits for.
+    this.approvalWatch = this.manager.onDidChange((id) => {
+      if (this.approvals.pending(id)?.terminal.state === 'exited') this.gate.sessionClosed(id);
+    });
     const settingsEditor = new SettingsEditor({ stateDir: this.stateDir, env, inForce: () => this.settings, apply: (saved) => this.applySettings(saved, env) });
     this.ui = new UiHost({
       manager: this.manager,
@@ -120,6 +135,7 @@ export class Hub {
       version: packageVersion(),
       settings: settingsEditor,
       rotateToken: () => this.rotateToken('the person asked'),
+      approvals: this.approvals,
     });
     this.settingsWatch = settingsEditor.watch(
       (result) => {
@@ -283,6 +299,8 @@ export class Hub {
     await step(() => this.socketServer?.close());
     await step(() => this.ui.dispose());
     await step(() => this.manager.dispose());
+    this.approvalWatch.dispose();
+    this.approvals.dispose();
     await step(() => this.history.dispose());
     this.onDidChangeToolDefaultsEmitter.dispose();
     this.auditLog.flush();

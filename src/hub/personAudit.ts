@@ -2,7 +2,7 @@
 export const AUDIT_FILE = 'audit.jsonl';
 
 /** What the person did in the UI. Typing is a byte count, never the bytes (docs/design.md §4.6). */
-export type PersonActionName = 'take_over' | 'hand_back' | 'interrupt' | 'kill' | 'close' | 'open_terminal' | 'input' | 'change_settings' | 'rotate_token' | 'stop_client';
+export type PersonActionName = 'take_over' | 'hand_back' | 'interrupt' | 'kill' | 'close' | 'open_terminal' | 'input' | 'change_settings' | 'rotate_token' | 'stop_client' | 'answer_approval';
 
 /**
  * One person action; `AuditLog.personSink()` (audit.ts) writes it as
@@ -19,6 +19,10 @@ export interface PersonAction {
   /** `stop_client`: the agent client whose sessions were closed, and which they were. */
   client?: string;
   sessions?: string[];
+  /** `answer_approval`: which approval, the answer, and whether a reason was given (not its text: it may quote the command). */
+  approval?: string;
+  answer?: 'allow_once' | 'allow_30m' | 'deny';
+  reason?: boolean;
 }
 
 /** How the UI bridge records person actions (the bridge never sees the file). */

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { agentEnvEntryProblem, DEFAULT_RETENTION_BYTES, DEFAULT_RETENTION_DAYS, DEFAULT_SECRET_PATTERNS, DEFAULT_TRANSCRIPT_MAX_BYTES } from '../core/index.js';
+import { DEFAULT_POLICY, PolicyActionSchema, PolicyRuleSchema } from '../policy/index.js';
 import { DEFAULT_HTTP_STALL_MS } from './stalledResponses.js';
 
 const secretPattern = z.string().min(1).max(256);
@@ -84,6 +85,10 @@ export const SettingsSchema = z.object({
    * hourly); 0: never. Shims read the file at each connection; HTTP clients need the new one.
    */
   tokenRotationDays: z.number().int().min(0).max(3_650).default(0),
+  /** What agents may run (docs/design.md §2.9): ordered rules, the first that matches a command wins. */
+  policy: z.array(PolicyRuleSchema).default([...DEFAULT_POLICY]),
+  /** The answer for a command no rule matches. */
+  policyDefault: PolicyActionSchema.default('allow'),
 });
 
 export type Settings = z.infer<typeof SettingsSchema>;

@@ -6,7 +6,8 @@ import type { HubMessage, HubSetting } from '../ui-protocol.js';
 import { describeSettingsIssues, envOverrides, envVariableOf, parseSettingsText, readSettingsFile, SETTINGS_FILE, SettingsSchema, type Settings } from './settings.js';
 import { tokenWrittenAt } from './token.js';
 
-type Key = keyof Settings;
+/** The page's settings; the policy's rules are set in settings.json until the page shows them (docs/design.md §2.9). */
+type Key = Exclude<keyof Settings, 'policy' | 'policyDefault'>;
 
 /** How the settings page presents a setting, and when a change takes effect. */
 interface Presentation {

@@ -132,6 +132,8 @@ export class UiBridge implements Disposable {
         return this.close(message);
       case 'stopClient':
         return this.stopClient(message);
+      case 'answerApproval':
+        return this.answerApproval(message);
       case 'openTerminal':
         return this.openTerminal(message);
       case 'getSettings':
@@ -286,6 +288,23 @@ export class UiBridge implements Disposable {
     await Promise.all(sessions.map((session) => session.close()));
     for (const id of ids) this.host.dismiss(id);
     this.send({ type: 'done', for: message.type, sessions: ids, ...(message.req !== undefined ? { req: message.req } : {}) });
+  }
+
+  /** The person answers a command waiting for approval (docs/design.md §2.9), from the banner or the menu. */
+  private answerApproval(message: MessageOf<'answerApproval'>): void {
+    const approvals = this.host.approvals;
+    if (!approvals) {
+      return this.send({ type: 'error', code: UiErrorCode.UnknownApproval, message: 'This hub has no approvals.', for: message.type, ...ids(message) });
+    }
+    let approval;
+    try {
+      approval = approvals.answer(message.id, message.answer, message.reason);
+    } catch (error) {
+      return this.send({ type: 'error', code: UiErrorCode.UnknownApproval, message: (error as Error).message, for: message.type, ...ids(message) });
+    }
+    const reason = message.answer === 'deny' ? { reason: Boolean(message.reason?.trim()) } : {};
+    this.host.audit({ action: 'answer_approval', session: approval.session, approval: approval.id, answer: message.answer, ...reason });
+    this.done(message, approval.session);
   }
 
   private async openTerminal(message: MessageOf<'openTerminal'>): Promise<void> {

@@ -1,5 +1,6 @@
 import { EventEmitter, type Disposable, type Event, type SessionInfo, type SessionManager, type TerminalSession } from '../core/index.js';
 import type { UiSession } from '../ui-protocol.js';
+import type { ApprovalBook } from './approvals.js';
 import type { Logger } from './logger.js';
 import type { PersonAuditSink } from './personAudit.js';
 import type { HubSettingsView, SettingsEditor } from './settingsEditor.js';
@@ -15,6 +16,8 @@ export interface UiHostOptions {
   settings: SettingsEditor;
   /** Replaces the endpoints' token (the person asked); `tokenRotated` follows. */
   rotateToken: () => void;
+  /** Commands waiting for the person's approval (docs/design.md §2.9); none: no policy. */
+  approvals?: ApprovalBook;
 }
 
 /**
@@ -30,6 +33,7 @@ export class UiHost implements Disposable {
   readonly version: string;
   readonly settings: SettingsEditor;
   readonly rotateToken: () => void;
+  readonly approvals: ApprovalBook | undefined;
   private readonly bridges = new Set<UiBridge>();
   /** Live sessions we listen to (for `onDidAwaitInput`), by id. */
   private readonly watched = new Map<string, { session: TerminalSession; subscription: Disposable }>();
@@ -37,6 +41,7 @@ export class UiHost implements Disposable {
   /** Sessions that ended while this hub ran and the person has not closed yet. */
   private readonly ended = new Map<string, UiSession>();
   private readonly subscription: Disposable;
+  private readonly approvalSubscription: Disposable | undefined;
   private disposed = false;
 
   private readonly onDidChangeSessionEmitter = new EventEmitter<string>();
@@ -62,7 +67,12 @@ export class UiHost implements Disposable {
     this.version = options.version;
     this.settings = options.settings;
     this.rotateToken = options.rotateToken;
+    this.approvals = options.approvals;
     this.subscription = this.manager.onDidChange((id) => this.handleChange(id));
+    // An approval asked, answered or withdrawn changes the session as every UI shows it.
+    this.approvalSubscription = this.approvals?.onDidChange((id) => {
+      if (this.watched.has(id)) this.onDidChangeSessionEmitter.fire(id);
+    });
     for (const info of this.manager.list(false)) this.watch(info.id);
   }
 
@@ -106,6 +116,7 @@ export class UiHost implements Disposable {
     this.disposed = true;
     for (const bridge of [...this.bridges]) bridge.dispose();
     this.subscription.dispose();
+    this.approvalSubscription?.dispose();
     for (const { subscription } of this.watched.values()) subscription.dispose();
     this.watched.clear();
     this.onDidChangeSessionEmitter.dispose();
@@ -162,10 +173,14 @@ export class UiHost implements Disposable {
 
   private toUi(info: SessionInfo): UiSession {
     const resized = this.watched.get(info.id)?.session.agentResize;
+    const approval = info.state === 'exited' ? undefined : this.approvals?.pending(info.id);
     return {
       ...info,
       ...(this.secret.has(info.id) && info.state === 'awaiting_input' ? { secret: true } : {}),
       ...(resized ? { resized_by: { ...resized } } : {}),
+      ...(approval
+        ? { approval: { id: approval.id, command: approval.command, cwd: approval.cwd, client: approval.client, rule: approval.rule, reason: approval.reason, asked_at: approval.asked_at } }
+        : {}),
     };
   }
 }

@@ -42,3 +42,12 @@ export function useSession(session: string, shell: boolean): string {
   if (shell) return `run commands with ${call('execute', { session, command: '…' })}; see the screen with ${look}`;
   return `type with ${call('send', { session, text: '…' })}; see the screen with ${look}`;
 }
+
+/**
+ * The person has not yet answered the approval a command waits for (docs/design.md §2.9):
+ * nothing is typed; `read` with `wait.exit` waits through the answer, then the command.
+ */
+export function awaitApproval(session: string): string {
+  const read = call('read', { session, view: 'command', wait: { exit: true } });
+  return `it waits for the person's approval and was not typed yet; wait with ${read} (the command starts once allowed; a denial is COMMAND_DENIED)`;
+}

@@ -25,7 +25,7 @@ import { registerScreenshot } from './tools/screenshot.js';
 import { registerSend, sendAuditFacts } from './tools/send.js';
 import { packageVersion } from '../packageInfo.js';
 
-export type { Screenshot, ScreenshotRequest, ToolAuditEvent, ToolDeps, ToolHost } from './toolHost.js';
+export type { CommandGate, GatePass, GateRequest, GateRule, PendingApproval, Screenshot, ScreenshotRequest, ToolAuditEvent, ToolDeps, ToolHost } from './toolHost.js';
 
 const INSTRUCTIONS = [
   'Switchboard runs your commands in real terminal sessions that a person can watch and take over.',
@@ -50,6 +50,7 @@ export function createMcpServer(host: ToolHost): McpServer {
   const deps: ToolDeps = {
     host,
     clientName: name,
+    clientApp: (ctx) => clientInfo(server, ctx)?.name ?? 'unknown client',
     // A 2026-era request names its client itself and comes without a connection (one server per
     // request): readers of the same client name share a cursor then.
     clientId: (ctx) => (hasEnvelopeClient(ctx) ? name(ctx) : `${name(ctx)}#${connection}`),
@@ -143,11 +144,15 @@ function hasEnvelopeClient(ctx: ServerContext): boolean {
  * once, in `initialize`.
  */
 function clientName(server: McpServer, ctx: ServerContext): string {
-  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  const fromEnvelope = envelope?.[CLIENT_INFO_META_KEY];
-  const info = isImplementation(fromEnvelope) ? fromEnvelope : server.server.getClientVersion();
+  const info = clientInfo(server, ctx);
   if (!info) return 'unknown client';
   return `${info.name} ${info.version}`.trim();
+}
+
+function clientInfo(server: McpServer, ctx: ServerContext): { name: string; version: string } | undefined {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const fromEnvelope = envelope?.[CLIENT_INFO_META_KEY];
+  return isImplementation(fromEnvelope) ? fromEnvelope : server.server.getClientVersion();
 }
 
 function isImplementation(value: unknown): value is { name: string; version: string } {

@@ -3,7 +3,7 @@
  * call. Apart from server.ts, which registers the tools, so the tools need not import it.
  */
 import type { ServerContext } from '@modelcontextprotocol/server';
-import type { Event, HistoryPage, HistoryQuery, SessionManager, StyledScreen } from '../core/index.js';
+import type { Event, HistoryPage, HistoryQuery, SessionManager, StyledScreen, TerminalSession } from '../core/index.js';
 
 /** One tool call as the audit log records it (docs/design.md §4.6): who, what, on which session, how it ended — never the arguments. */
 export interface ToolAuditEvent {
@@ -61,6 +61,60 @@ export interface ToolHost {
   audit?(event: ToolAuditEvent): void;
   /** Fires when `settings.executeTimeoutMs` or `settings.maxLines` changed (the listing names them). */
   readonly onDidChangeToolDefaults?: Event<void>;
+  /** The person's policy (docs/design.md §2.9), checked before a command line is typed; none: everything runs. */
+  readonly gate?: CommandGate;
+}
+
+/** The rule of the person's policy that answered: its place in the list (from 0) and its pattern. */
+export interface GateRule {
+  index: number;
+  match: string;
+}
+
+/** A command line waiting for the person's answer; nothing of it is typed yet (docs/design.md §2.9). */
+export interface PendingApproval {
+  readonly id: string;
+  readonly session: string;
+  readonly command: string;
+  readonly rule: GateRule | null;
+  readonly reason: string;
+  /** ISO 8601. */
+  readonly asked_at: string;
+}
+
+/** A command line about to be typed into a shell at its prompt, and who asks. */
+export interface GateRequest {
+  session: TerminalSession;
+  command: string;
+  tool: 'execute' | 'send';
+  /** `"<name> <version>"`, as the audit log and the person see it. */
+  client: string;
+  /** `clientInfo.name`: what rules' `client` and the person's 30-minute grants are about. */
+  clientName: string;
+}
+
+/**
+ * What `execute` and `send` get from the gate: `allowed` (by the rules, a grant, or the person
+ * within `waitMs`; `ran` records the typing an approval waits through), or still `awaiting`
+ * the person (the command is typed by `later` if they allow it). A deny, by a rule or the
+ * person, is thrown as COMMAND_DENIED.
+ */
+export type GatePass =
+  | { outcome: 'allowed'; ran(typing: Promise<unknown>): void }
+  | { outcome: 'awaiting'; approval: PendingApproval };
+
+export interface CommandGate {
+  pass(request: GateRequest, waitMs: number, signal: AbortSignal, later: () => Promise<unknown>): Promise<GatePass>;
+  /** The approval pending on a session: it reserves the session for its command. */
+  pending(session: string): PendingApproval | undefined;
+  /**
+   * A `read` with a wait on a session: through its pending approval (a denial, or one not yet
+   * told, is thrown as COMMAND_DENIED), then until the allowed command is typed. `pending`: the
+   * person has not answered within `waitMs`.
+   */
+  waitThrough(session: string, waitMs: number, signal: AbortSignal): Promise<{ pending: PendingApproval | null; spentMs: number }>;
+  /** Text `send` typed at a shell's prompt without Enter: the line a later Enter runs. */
+  typedAtPrompt(session: string, text: string): void;
 }
 
 /** Everything a tool's registration gets: the hub and who is calling. */
@@ -68,6 +122,8 @@ export interface ToolDeps {
   host: ToolHost;
   /** `"<clientInfo.name> <clientInfo.version>"` of the caller: the `creator.client` of its sessions. */
   clientName(ctx: ServerContext): string;
+  /** `clientInfo.name` alone: what the person's policy calls the client. */
+  clientApp(ctx: ServerContext): string;
   /**
    * Who reads, for `read` view `new` (each reader has its own cursor): the client name plus this
    * connection's serial number, so two connections of one host never take each other's output.

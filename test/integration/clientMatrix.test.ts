@@ -159,7 +159,10 @@ describe.each(VARIANTS)('the agent scenarios through the $name', (variant) => {
 
   beforeAll(async () => {
     work = mkdtempSync(path.join(tmpdir(), 'sb-matrix-'));
-    hub = await startHub({ env: { SWITCHBOARD_MAX_SESSIONS: String(MAX_SESSIONS) } });
+    // The person's policy: harmless lines only (`true` ignores its words), one denied and one
+    // asked about (docs/design.md §2.9); no rule is about echo, which the suite's other lines use.
+    const policy = [{ match: 'true deny-me*', action: 'deny', reason: 'the matrix says no' }, { match: 'true approve-me*', action: 'ask' }];
+    hub = await startHub({ env: { SWITCHBOARD_MAX_SESSIONS: String(MAX_SESSIONS), SWITCHBOARD_POLICY: JSON.stringify(policy) } });
     agent = await variant.connect(hub);
     // As every host does before calling: the 1.x client keeps the output schemas it lists.
     const tools = await agent.listTools();
@@ -330,6 +333,27 @@ describe.each(VARIANTS)('the agent scenarios through the $name', (variant) => {
 
     const spawn = await refused('open', { program: '/no/such/program' }, 'SPAWN_FAILED');
     expect(spawn.text).toMatch(/^SPAWN_FAILED: program: "\/no\/such\/program" was not found/);
+  });
+
+  it('COMMAND_DENIED by a rule, with no UI open, arrives as CODE: sentence naming the rule; nothing is typed', async () => {
+    const denied = await refused('execute', { command: 'true deny-me please', cwd: work }, 'COMMAND_DENIED');
+    expect(denied.text).toMatch(/^COMMAND_DENIED: The person's policy denies this \(rule 0, true deny-me\*\): .*the matrix says no/);
+    expect(denied.error).toMatchObject({ by: 'policy', rule: { index: 0, match: 'true deny-me*' } });
+    const opened = await ok('open', { cwd: work });
+    await refused('send', { session: opened.session, text: 'true deny-me typed', keys: ['enter'] }, 'COMMAND_DENIED');
+    await ok('kill', { session: opened.session, close: true });
+  });
+
+  it('awaiting_approval passes the 1.x client’s schema check, says next in both renderings, and reserves the session', async () => {
+    const waiting = await ok('execute', { command: 'true approve-me matrix', cwd: work, timeout_ms: 100 });
+    expect(waiting).toMatchObject({ status: 'awaiting_approval', exit_code: null, output: '' });
+    expect(waiting.next).toContain(`read {"session":"${waiting.session as string}","view":"command","wait":{"exit":true}}`);
+    const busy = await refused('execute', { command: 'true', session: waiting.session }, 'SESSION_BUSY');
+    expect(busy.text).toContain((waiting.approval as { id: string }).id);
+    const read = await ok('read', { session: waiting.session, wait: { exit: true, timeout_ms: 100 } });
+    expect(read).toMatchObject({ waited: 'timeout' });
+    // Closing the session withdraws it.
+    await ok('kill', { session: waiting.session, close: true });
   });
 
   it('INVALID_ARGUMENT names the parameter, the value and what is allowed, for every tool', async () => {

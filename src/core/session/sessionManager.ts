@@ -249,13 +249,17 @@ export class SessionManager {
     return [...this.live.values()].filter((s) => s.creator.kind === 'agent' && s.creator.client === client);
   }
 
-  /** This client's idle shell for `cwd` (any cwd when omitted), for `execute` without `session`. */
-  findIdleShell(client: string, cwd: string | undefined): TerminalSession | undefined {
+  /**
+   * This client's idle shell for `cwd` (any cwd when omitted), for `execute` without `session`;
+   * `reserved` sessions are passed over (one waiting for the person's approval, docs/design.md §2.9).
+   */
+  findIdleShell(client: string, cwd: string | undefined, reserved?: (id: string) => boolean): TerminalSession | undefined {
     const wanted = cwd === undefined ? undefined : path.resolve(cwd);
     for (const session of this.live.values()) {
       if (session.creator.kind !== 'agent' || session.creator.client !== client) continue;
       if (!session.configuredShell || session.controller !== 'agent' || session.state !== 'idle' || session.hasPendingCalls) continue;
       if (wanted !== undefined && session.cwd !== wanted) continue;
+      if (reserved?.(session.id)) continue;
       return session;
     }
     return undefined;

@@ -350,6 +350,11 @@ export class TerminalSession {
     return this.emulator.tracker.cwd;
   }
 
+  /** The folder it was opened in: its project folder for the person's policy (docs/design.md §2.9). */
+  get openedIn(): string {
+    return this.options.cwd;
+  }
+
   info(): SessionInfo {
     const tracker = this.emulator.tracker;
     const running = tracker.runningCommand;

@@ -8,7 +8,9 @@ import { ErrorCode, SwitchboardError, type ExecuteResult, type TerminalSession }
 import { startProgress } from '../progress.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, type InputSpec } from '../schemas.js';
 import type { ToolDeps } from '../toolHost.js';
+import { approvalNote, assertNotReserved } from '../approvals.js';
 import { answerInput, describeInput, waitForCommand } from '../nextStep.js';
+import type { PendingApproval } from '../toolHost.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
 
 function inputSpec(defaults: { executeTimeoutMs: number; maxLines: number }) {
@@ -55,7 +57,7 @@ function inputSpec(defaults: { executeTimeoutMs: number; maxLines: number }) {
 // on and stays loose for the rest (truncated, total_lines, duration_ms, command_seq, detection,
 // input_kind, secret, not_run), so the listing stays short.
 const outputSchema = z.looseObject({
-  status: z.enum(['completed', 'running', 'awaiting_input']),
+  status: z.enum(['completed', 'running', 'awaiting_input', 'awaiting_approval']),
   exit_code: z.number().nullable(),
   output: z.string(),
   session: z.string(),
@@ -65,7 +67,8 @@ const outputSchema = z.looseObject({
 const DESCRIPTION =
   'Run a shell command; returns its exact output and exit_code. cwd and env persist per session. ' +
   'status "running" (timeout/background): it goes on; read with wait.exit, or kill. ' +
-  '"awaiting_input": it wants input (input_kind); follow next, or kill.';
+  '"awaiting_input": it wants input (input_kind); follow next, or kill. ' +
+  '"awaiting_approval": the person decides first; follow next.';
 
 /**
  * The listing names the defaults in force; the person may change them while agents are
@@ -95,13 +98,27 @@ export function registerExecute(server: McpServer, deps: ToolDeps): RegisteredTo
       const progress = startProgress(ctx, 'running');
       try {
         const session = await chooseSession(deps, ctx, args);
-        const result = await session.execute({
-          command: args.command,
-          timeoutMs: args.timeout_ms ?? host.settings.executeTimeoutMs,
-          maxLines: args.max_lines ?? host.settings.maxLines,
-          background: args.background,
-          signal: ctx.mcpReq.signal,
-        });
+        const startedAt = Date.now();
+        const timeoutMs = args.timeout_ms ?? host.settings.executeTimeoutMs;
+        const maxLines = args.max_lines ?? host.settings.maxLines;
+        const run = (ms: number) =>
+          session.execute({ command: args.command, timeoutMs: ms, maxLines, background: args.background, signal: ctx.mcpReq.signal });
+        if (!host.gate) {
+          const result = await run(timeoutMs);
+          return success(result, renderExecute(result), input.warnings);
+        }
+        // The person's policy, before anything is typed (docs/design.md §2.9); a deny throws.
+        const request = { session, command: args.command, tool: 'execute' as const, client: deps.clientName(ctx), clientName: deps.clientApp(ctx) };
+        // Allowed after this call returned: typed with the defaults, left running for read with wait.exit.
+        const later = () => session.execute({ command: args.command, timeoutMs: host.settings.executeTimeoutMs, maxLines, background: true });
+        const pass = await host.gate.pass(request, timeoutMs, ctx.mcpReq.signal, later);
+        if (pass.outcome === 'awaiting') {
+          const waiting = awaitingApproval(pass.approval, session.cwd, Date.now() - startedAt);
+          return success(waiting, renderAwaitingApproval(waiting, pass.approval), input.warnings);
+        }
+        const typing = run(Math.max(1, timeoutMs - (Date.now() - startedAt)));
+        pass.ran(typing);
+        const result = await typing;
         return success(result, renderExecute(result), input.warnings);
       } catch (error) {
         return errorResult(error, host.logger, 'execute', input.warnings);
@@ -128,10 +145,45 @@ async function chooseSession(deps: ToolDeps, ctx: ServerContext, args: { session
         { parameter: 'cwd', value: args.cwd },
       );
     }
-    return manager.get(args.session);
+    const session = manager.get(args.session);
+    assertNotReserved(deps.host, session.id);
+    return session;
   }
   const client = deps.clientName(ctx);
-  return manager.findIdleShell(client, args.cwd) ?? (await manager.open({ creator: { kind: 'agent', client }, cwd: args.cwd }));
+  const reserved = (id: string) => deps.host.gate?.pending(id) !== undefined;
+  return manager.findIdleShell(client, args.cwd, reserved) ?? (await manager.open({ creator: { kind: 'agent', client }, cwd: args.cwd }));
+}
+
+/** `execute`'s answer while the person has not decided: nothing typed, no output, the approval named. */
+export interface AwaitingApprovalResult {
+  status: 'awaiting_approval';
+  exit_code: null;
+  output: '';
+  truncated: false;
+  total_lines: 0;
+  duration_ms: number;
+  cwd: string | null;
+  session: string;
+  approval: { id: string; rule: { index: number; match: string } | null; reason: string };
+}
+
+function awaitingApproval(approval: PendingApproval, cwd: string | null, durationMs: number): AwaitingApprovalResult {
+  return {
+    status: 'awaiting_approval',
+    exit_code: null,
+    output: '',
+    truncated: false,
+    total_lines: 0,
+    duration_ms: durationMs,
+    cwd,
+    session: approval.session,
+    approval: { id: approval.id, rule: approval.rule, reason: approval.reason },
+  };
+}
+
+export function renderAwaitingApproval(result: AwaitingApprovalResult, approval: PendingApproval): Rendering {
+  const note = approvalNote(approval);
+  return { text: `(not run yet)\n[${note.text}]`, next: note.next };
 }
 
 export function renderExecute(result: ExecuteResult): Rendering {

@@ -5,6 +5,7 @@ import { styledText, type ReadRequest, type ReadResult } from '../../core/index.
 import { startProgress } from '../progress.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, WAIT_ALIASES, waitSchema, type InputSpec } from '../schemas.js';
 import type { ToolDeps } from '../toolHost.js';
+import { approvalNote } from '../approvals.js';
 import { call, waitForCommand } from '../nextStep.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
 import { renderState } from './send.js';
@@ -61,6 +62,9 @@ const outputSchema = z.looseObject({
   exit_code: z.number().nullable(),
 });
 
+/** `wait.timeout_ms` when omitted (docs/design.md §3.3). */
+const DEFAULT_WAIT_MS = 10_000;
+
 const DESCRIPTION =
   'Read a session without typing: new output, the screen, scrollback, or a command\'s full output paged with offset/limit. ' +
   'wait.exit waits for a running command.';
@@ -84,6 +88,19 @@ export function registerRead(server: McpServer, deps: ToolDeps): RegisteredTool 
       try {
         // Live sessions read themselves; closed ones (also an earlier hub's) read their transcript.
         const request: ReadRequest = { ...rest, view, format, clientId: deps.clientId(ctx), signal: ctx.mcpReq.signal };
+        const live = host.gate && request.wait ? host.manager.list(false).find((info) => info.id === ref || info.name === ref) : undefined;
+        if (host.gate && request.wait && live) {
+          // A command waiting for the person is waited through: first the answer, then the command (docs/design.md §2.9).
+          const budget = request.wait.timeout_ms ?? DEFAULT_WAIT_MS;
+          const through = await host.gate.waitThrough(live.id, budget, ctx.mcpReq.signal);
+          if (through.pending) {
+            // Nothing of it is typed yet: no output to show, and the last command is not this one.
+            const result = { content: '', lines: 0, total_lines: 0, truncated: false, state: live.state, exit_code: null, waited: 'timeout' };
+            const note = approvalNote(through.pending);
+            return success(result, { text: `(not typed yet)\n[session ${live.id}, ${live.state}, wait timed out (not an error), ${note.text}]`, next: note.next }, input.warnings);
+          }
+          request.wait = { ...request.wait, timeout_ms: Math.max(1, budget - through.spentMs) };
+        }
         const result = await host.manager.read(ref, request);
         return success(result, renderRead(ref, request, result), input.warnings);
       } catch (error) {

@@ -1,10 +1,11 @@
 /** `send` (docs/design.md §3.2): type text and keys into a session, then wait for what it answers. */
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { InputKind, SendResult } from '../../core/index.js';
+import type { InputKind, SendResult, TerminalSession } from '../../core/index.js';
+import { approvalNote, assertNotReserved } from '../approvals.js';
 import { startProgress } from '../progress.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, WAIT_ALIASES, waitSchema, type InputSpec } from '../schemas.js';
-import type { ToolAuditEvent, ToolDeps } from '../toolHost.js';
+import type { GatePass, ToolAuditEvent, ToolDeps } from '../toolHost.js';
 import { answerInput, describeInput } from '../nextStep.js';
 import { MOUSE_ALIASES, mouseSchema, normalizeMouse } from '../mouseSchema.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
@@ -85,7 +86,26 @@ export function registerSend(server: McpServer, deps: ToolDeps): RegisteredTool 
       const progress = request.wait ? startProgress(ctx, 'waiting') : undefined;
       try {
         const session = host.manager.get(ref);
-        const result = await session.send({ ...request, clientId: deps.clientId(ctx), clientName: deps.clientName(ctx), signal: ctx.mcpReq.signal });
+        const typed = { ...request, clientId: deps.clientId(ctx), clientName: deps.clientName(ctx) };
+        let pass: GatePass | undefined;
+        if (host.gate) {
+          assertNotReserved(host, session.id);
+          if (atShellPrompt(session) && request.text !== undefined && !entersLine(request)) host.gate.typedAtPrompt(session.id, request.text);
+          if (atShellPrompt(session) && entersLine(request)) {
+            // A line entered at a shell's prompt runs a command: the person's policy first (docs/design.md §2.9).
+            const gated = { session, command: request.text ?? '', tool: 'send' as const, client: typed.clientName, clientName: deps.clientApp(ctx) };
+            const later = () => session.send({ ...typed, wait: undefined });
+            pass = await host.gate.pass(gated, request.wait?.timeout_ms ?? host.settings.executeTimeoutMs, ctx.mcpReq.signal, later);
+            if (pass.outcome === 'awaiting') {
+              const note = approvalNote(pass.approval);
+              const waiting = { output: '', screen: '', state: session.state, exit_code: null, waited: 'awaiting_approval', approval: { id: pass.approval.id, rule: pass.approval.rule, reason: pass.approval.reason } };
+              return success(waiting, { text: `(not typed yet)\n[session ${session.id}, ${note.text}]`, next: note.next }, input.warnings);
+            }
+          }
+        }
+        const sending = session.send({ ...typed, signal: ctx.mcpReq.signal });
+        if (pass?.outcome === 'allowed') pass.ran(sending);
+        const result = await sending;
         return success(result, renderSend(session.id, result), input.warnings);
       } catch (error) {
         return errorResult(error, host.logger, 'send', input.warnings);
@@ -94,6 +114,18 @@ export function registerSend(server: McpServer, deps: ToolDeps): RegisteredTool 
       }
     },
   );
+}
+
+/** A shell with no command running: a line entered there is a command. */
+function atShellPrompt(session: TerminalSession): boolean {
+  return session.shellKind !== null && session.state === 'idle';
+}
+
+const ENTER_KEYS = new Set(['enter', 'return', 'ctrl+m', 'ctrl+j']);
+
+/** The send ends a line: an Enter key, or a line break in the text. */
+function entersLine(request: { text?: string; keys?: string[] }): boolean {
+  return /[\r\n]/.test(request.text ?? '') || (request.keys ?? []).some((key) => ENTER_KEYS.has(key.trim().toLowerCase()));
 }
 
 /** For the audit log: bytes of text typed (never the text), how many keys, the size asked for, the mouse action (never where). */

@@ -1,0 +1,33 @@
+/**
+ * What the tools say about the person's approvals (docs/design.md §2.9): a session reserved by
+ * a pending approval, and how a result names the rule that asked.
+ */
+import { ErrorCode, SwitchboardError } from '../core/index.js';
+import { awaitApproval } from './nextStep.js';
+import type { GateRule, PendingApproval, ToolHost } from './toolHost.js';
+
+/** `rule 3 (sudo *)`, or what asked when no rule did. */
+export function describeRule(rule: GateRule | null): string {
+  return rule ? `rule ${rule.index} (${rule.match})` : 'no rule (the line could not be judged)';
+}
+
+/**
+ * A session whose approval is pending is reserved for that command: another `execute` or
+ * `send` would type before it (or into it), so it is refused, naming the approval.
+ */
+export function assertNotReserved(host: ToolHost, session: string): void {
+  const approval = host.gate?.pending(session);
+  if (!approval) return;
+  const age = Math.max(0, Math.round((Date.now() - Date.parse(approval.asked_at)) / 1000));
+  throw new SwitchboardError(
+    ErrorCode.SessionBusy,
+    `Session ${session} is reserved for \`${approval.command}\`, which waits for the person's approval (${approval.id}, asked ${age}s ago); ${awaitApproval(session)}. Or run this in another session.`,
+    { approval: approval.id, command: approval.command },
+  );
+}
+
+/** The footer of a result whose command waits for the person, and its next step. */
+export function approvalNote(approval: PendingApproval): { text: string; next: string } {
+  const next = awaitApproval(approval.session);
+  return { text: `awaiting the person's approval (${approval.id}; ${describeRule(approval.rule)}: ${approval.reason}); ${next}`, next };
+}

@@ -1,0 +1,215 @@
+import * as path from 'node:path';
+import type { Parser } from '@vscode/tree-sitter-wasm';
+import { basename } from './pattern.js';
+import { withTree, type SyntaxNode } from './shellParser.js';
+import { evaluateWord, type Word } from './words.js';
+import { unwrap, type Stdin } from './wrappers.js';
+
+/** One simple command the line would run (docs/design.md §2.9). */
+export interface SeenCommand {
+  /** The program, then its arguments. */
+  words: Word[];
+  /** As written, or rebuilt from the words for a command a wrapper runs. */
+  text: string;
+  /** The wrappers it was found in, outermost first (`sudo`, `bash -c`). */
+  via: string[];
+  /** Why the engine cannot see what it runs, when it cannot. */
+  hidden?: string;
+  /** The folders it may run in; null: not known (a `cd` the engine could not follow). */
+  cwds: string[] | null;
+  /** The pipeline stage it is in, to match `A | B` rules. */
+  pipe?: { id: number; stage: number };
+}
+
+export interface Collected {
+  commands: SeenCommand[];
+  /** Set when the line, or a line inside it (`bash -c '…'`), does not parse. */
+  unparsable?: string;
+}
+
+/** Lines inside lines (`bash -c "eval '…'"`): deeper than this is not followed. */
+const MAX_SCRIPT_DEPTH = 8;
+/** Wrappers inside wrappers (`sudo env nice timeout 5 …`). */
+const MAX_WRAPPERS = 16;
+/** Syntax nested deeper than this (`$($($(…)))`) is not followed. */
+const MAX_NESTING = 200;
+/** A `cd` in `a || cd x; b` leaves two folders possible; past this many, the folder is unknown. */
+const MAX_CWDS = 8;
+
+interface Context {
+  depth: number;
+  via: string[];
+  pipe?: { id: number; stage: number };
+  /** Runs in the line's own shell, in order (not in a subshell, pipeline, loop or function). */
+  inOrder: boolean;
+  nesting: number;
+}
+
+class Collector {
+  readonly commands: SeenCommand[] = [];
+  unparsable: string | undefined;
+  private cwds: string[] | null;
+  private pipes = 0;
+
+  constructor(
+    private readonly parser: Parser,
+    cwd: string | undefined,
+  ) {
+    this.cwds = cwd !== undefined && path.isAbsolute(cwd) ? [path.resolve(cwd)] : null;
+  }
+
+  line(text: string, context: Context, owner?: SeenCommand): void {
+    withTree(this.parser, text, (root) => {
+      if (root.hasError) {
+        const problem = `${context.depth === 0 ? 'the line' : `the line given to ${context.via.at(-1) ?? 'a wrapper'}`} does not parse as shell${errorNear(root)}`;
+        this.unparsable ??= problem;
+        if (owner) owner.hidden ??= problem;
+      }
+      this.walk(root, context);
+    });
+  }
+
+  private walk(node: SyntaxNode, context: Context): void {
+    if (context.nesting > MAX_NESTING) {
+      this.unparsable ??= 'the line nests deeper than the engine follows';
+      return;
+    }
+    const inner: Context = { ...context, nesting: context.nesting + 1 };
+    switch (node.type) {
+      case 'command':
+        this.command(node, inner);
+        return;
+      case 'pipeline': {
+        const id = ++this.pipes;
+        let stage = 0;
+        for (const child of node.namedChildren) if (child) this.walk(child, { ...inner, pipe: { id, stage: stage++ }, inOrder: false });
+        return;
+      }
+      case 'program':
+      case 'list':
+      case 'redirected_statement':
+      case 'negated_command':
+        for (const child of node.namedChildren) if (child) this.walk(child, inner);
+        return;
+      case 'command_substitution':
+      case 'process_substitution':
+        this.children(node, { ...inner, pipe: undefined, inOrder: false });
+        return;
+      default:
+        this.children(node, { ...inner, inOrder: false });
+    }
+  }
+
+  private children(node: SyntaxNode, context: Context): void {
+    for (const child of node.namedChildren) if (child) this.walk(child, context);
+  }
+
+  /** A `command` node: its words, what it reads on standard input, and what is nested in it. */
+  private command(node: SyntaxNode, context: Context): void {
+    const nested: Context = { ...context, pipe: undefined, inOrder: false };
+    const words: Word[] = [];
+    let stdin: Stdin = stdinOf(node.parent);
+    for (const child of node.namedChildren) {
+      if (!child) continue;
+      if (child.type === 'command_name') {
+        const name = child.firstNamedChild ?? child;
+        this.walk(name, nested);
+        // `(( i++ ))` is arithmetic, not a program.
+        if (name.type === 'arithmetic_expansion') return;
+        words.push(evaluateWord(name));
+      } else if (child.type === 'variable_assignment') {
+        this.walk(child, nested);
+      } else if (child.type === 'herestring_redirect') {
+        this.walk(child, nested);
+        const word = child.namedChildren.find((part) => part !== null);
+        stdin = { text: word ? evaluateWord(word).value : null };
+      } else if (child.type.endsWith('_redirect')) {
+        this.walk(child, nested);
+        if (child.children.some((part) => part?.type === '<')) stdin = { file: true };
+      } else {
+        this.walk(child, nested);
+        words.push(evaluateWord(child));
+      }
+    }
+    if (words.length === 0) return;
+    this.add({ words, text: node.text, via: context.via, cwds: this.cwds, ...(context.pipe ? { pipe: context.pipe } : {}) }, stdin, context, 0);
+  }
+
+  private add(command: SeenCommand, stdin: Stdin, context: Context, wrappers: number): void {
+    this.commands.push(command);
+    const program = command.words[0] as Word;
+    if (program.value === null) {
+      command.hidden = `the program ${program.text} is known only when the line runs`;
+      return;
+    }
+    if (program.glob) {
+      command.hidden = `the shell expands ${program.text} into file names, so the program is not known`;
+      return;
+    }
+    const name = basename(program.value);
+    this.followCd(name, command, context);
+    for (const inner of unwrap(name, command.words.slice(1), stdin)) {
+      if (inner.kind === 'hidden') {
+        command.hidden ??= inner.reason;
+      } else if (inner.kind === 'command') {
+        if (wrappers >= MAX_WRAPPERS) {
+          command.hidden ??= 'it wraps more wrappers than the engine follows';
+          continue;
+        }
+        const via = [...command.via, inner.how];
+        const cwds = inner.cwdChanged ? null : command.cwds;
+        this.add({ words: inner.words, text: inner.words.map((word) => word.text).join(' '), via, cwds, ...(command.pipe ? { pipe: command.pipe } : {}) }, stdin, context, wrappers + 1);
+      } else if (context.depth >= MAX_SCRIPT_DEPTH) {
+        command.hidden ??= `${inner.how} nests lines deeper than the engine follows`;
+      } else {
+        // Its commands read what the wrapper reads: they stay in the wrapper's pipeline stage.
+        this.line(inner.text, { depth: context.depth + 1, via: [...command.via, inner.how], inOrder: false, nesting: 0, ...(command.pipe ? { pipe: command.pipe } : {}) }, command);
+      }
+    }
+  }
+
+  /**
+   * A `cd` in the line's own shell, in order, moves the commands after it: both folders stay
+   * possible (`cd x || rm -r y` runs rm where the line started). Anywhere else, or to a folder
+   * only running the line would tell, the folder becomes unknown.
+   */
+  private followCd(name: string, command: SeenCommand, context: Context): void {
+    if (name !== 'cd' && name !== 'pushd' && name !== 'popd') return;
+    const target = command.words.slice(1).find((word) => word.value === null || !word.value.startsWith('-') || word.value === '-');
+    if (name === 'popd' || !context.inOrder || context.depth > 0 || this.cwds === null || !target || target.value === null || target.glob || /^[~-]/.test(target.value)) {
+      this.cwds = null;
+      return;
+    }
+    const moved = this.cwds.map((cwd) => path.resolve(cwd, target.value as string));
+    const next = [...new Set([...this.cwds, ...moved])];
+    this.cwds = next.length > MAX_CWDS ? null : next;
+  }
+}
+
+/** What a command inside a `redirected_statement` reads on standard input (`<<EOF`, `< file`). */
+function stdinOf(parent: SyntaxNode | null): Stdin {
+  if (parent?.type !== 'redirected_statement') return undefined;
+  for (const child of parent.namedChildren) {
+    if (child?.type === 'heredoc_redirect') {
+      const body = child.namedChildren.find((part) => part?.type === 'heredoc_body');
+      if (!body) return { text: '' };
+      const dynamic = body.namedChildren.some((part) => part !== null && part.type !== 'heredoc_content');
+      return { text: dynamic ? null : body.text };
+    }
+    if (child?.type === 'file_redirect' && child.children.some((part) => part?.type === '<')) return { file: true };
+  }
+  return undefined;
+}
+
+function errorNear(root: SyntaxNode): string {
+  const error = root.descendantsOfType('ERROR')[0];
+  const near = error?.text.trim().slice(0, 40);
+  return near ? ` (near ${near})` : '';
+}
+
+/** Every simple command `line` would run, found as the shell would parse it. */
+export function collectCommands(parser: Parser, line: string, cwd: string | undefined): Collected {
+  const collector = new Collector(parser, cwd);
+  collector.line(line, { depth: 0, via: [], inOrder: true, nesting: 0 });
+  return { commands: collector.commands, ...(collector.unparsable ? { unparsable: collector.unparsable } : {}) };
+}
