@@ -283,6 +283,10 @@ describe('the tools through the shim', () => {
     // A mouse send names its action, never where.
     expect(lines.find((l) => l.tool === 'send' && l.mouse !== undefined)).toEqual({ time: expect.any(String), actor: 'agent', client: expect.any(String), tool: 'send', session: expect.any(String), outcome: 'ok', duration_ms: expect.any(Number), bytes: 0, keys: 0, mouse: 'click' });
     const raw = readFileSync(path.join(home, 'audit.jsonl'), 'utf8');
+    // Each checked command line has its policy decision beside it (docs/design.md §4.6), never the line.
+    const decisions = raw.split('\n').filter((l) => l.includes('"actor":"policy"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(decisions.length).toBeGreaterThan(0);
+    for (const decision of decisions) expect(decision).toMatchObject({ decision: 'allow' });
     for (const secret of ['hunter2', 'getpass', 'got:', '6*7', 'seq 1', 'added by agent', 'never-shows-up']) expect(raw).not.toContain(secret);
   });
 });
@@ -294,7 +298,7 @@ function auditLines(): Record<string, unknown>[] {
     .split('\n')
     .filter((line) => line.length > 0)
     .map((line) => JSON.parse(line) as Record<string, unknown>)
-    .filter((line) => line.actor !== 'person');
+    .filter((line) => line.actor === 'agent'); // tool calls; the person's actions and policy decisions are lines of their own
 }
 
 /** Resolves once `check` holds for audit.jsonl, re-checked as the hub writes it (no polling). */

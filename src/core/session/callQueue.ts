@@ -20,6 +20,20 @@ export class CallQueue {
     return run;
   }
 
+  /**
+   * Counts as a pending call until released: a caller that picked this session and must check
+   * something (the person's policy) before it queues keeps other callers from picking it too.
+   */
+  claim(): () => void {
+    this.pending++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.pending--;
+    };
+  }
+
   /** Settles (never rejects) once every call queued so far has settled. */
   whenIdle(): Promise<unknown> {
     return this.tail;

@@ -544,6 +544,11 @@ export class TerminalSession {
     return this.calls.hasPending;
   }
 
+  /** Keeps `execute` without `session` from picking this session until released (CallQueue.claim). */
+  claim(): () => void {
+    return this.calls.claim();
+  }
+
   private assertWritable(): void {
     if (this.exit.at) {
       throw new SwitchboardError(

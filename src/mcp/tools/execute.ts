@@ -96,8 +96,11 @@ export function registerExecute(server: McpServer, deps: ToolDeps): RegisteredTo
       if (!input.ok) return errorResult(input.error, host.logger, 'execute', input.warnings);
       const args = input.value;
       const progress = startProgress(ctx, 'running');
+      let release = (): void => undefined;
       try {
-        const session = await chooseSession(deps, ctx, args);
+        const chosen = await chooseSession(deps, ctx, args);
+        const session = chosen.session;
+        release = chosen.release;
         const startedAt = Date.now();
         const timeoutMs = args.timeout_ms ?? host.settings.executeTimeoutMs;
         const maxLines = args.max_lines ?? host.settings.maxLines;
@@ -123,6 +126,7 @@ export function registerExecute(server: McpServer, deps: ToolDeps): RegisteredTo
       } catch (error) {
         return errorResult(error, host.logger, 'execute', input.warnings);
       } finally {
+        release();
         progress.dispose();
       }
     },
@@ -135,7 +139,11 @@ export function registerExecute(server: McpServer, deps: ToolDeps): RegisteredTo
  * session it is refused rather than silently ignored or turned into a hidden `cd`, so the
  * command line the person sees in the tab is exactly the agent's.
  */
-async function chooseSession(deps: ToolDeps, ctx: ServerContext, args: { session?: string; cwd?: string }): Promise<TerminalSession> {
+async function chooseSession(
+  deps: ToolDeps,
+  ctx: ServerContext,
+  args: { session?: string; cwd?: string },
+): Promise<{ session: TerminalSession; release: () => void }> {
   const { manager } = deps.host;
   if (args.session !== undefined) {
     if (args.cwd !== undefined) {
@@ -147,11 +155,14 @@ async function chooseSession(deps: ToolDeps, ctx: ServerContext, args: { session
     }
     const session = manager.get(args.session);
     assertNotReserved(deps.host, session.id);
-    return session;
+    return { session, release: () => undefined };
   }
   const client = deps.clientName(ctx);
   const reserved = (id: string) => deps.host.gate?.pending(id) !== undefined;
-  return manager.findIdleShell(client, args.cwd, reserved) ?? (await manager.open({ creator: { kind: 'agent', client }, cwd: args.cwd }));
+  const session = manager.findIdleShell(client, args.cwd, reserved) ?? (await manager.open({ creator: { kind: 'agent', client }, cwd: args.cwd }));
+  // Claimed in the same turn it was picked: the policy check awaits before the command queues,
+  // and calls sent together must still get a shell each.
+  return { session, release: session.claim() };
 }
 
 /** `execute`'s answer while the person has not decided: nothing typed, no output, the approval named. */

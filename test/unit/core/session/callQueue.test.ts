@@ -89,4 +89,14 @@ describe('CallQueue', () => {
     await idle;
     expect(done).toBe(true);
   });
+
+  it('a claim counts as pending until released, once, so a session picked for a call is not picked again meanwhile', () => {
+    const queue = new CallQueue();
+    expect(queue.hasPending).toBe(false);
+    const release = queue.claim();
+    expect(queue.hasPending).toBe(true);
+    release();
+    release(); // twice is once
+    expect(queue.hasPending).toBe(false);
+  });
 });
