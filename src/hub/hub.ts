@@ -114,6 +114,7 @@ export class Hub {
       version: packageVersion(),
       settings: settingsEditor,
       rotateToken: () => this.rotateToken('the person asked'),
+      screenshot: (ref, request) => this.screenshot(ref, request),
     });
     this.settingsWatch = settingsEditor.watch(
       (result) => {

@@ -1,4 +1,5 @@
 import { EventEmitter, type Disposable, type Event, type SessionInfo, type SessionManager, type TerminalSession } from '../core/index.js';
+import type { Screenshot, ScreenshotRequest } from '../mcp/server.js';
 import type { UiSession } from '../ui-protocol.js';
 import type { Logger } from './logger.js';
 import type { PersonAuditSink } from './personAudit.js';
@@ -15,6 +16,8 @@ export interface UiHostOptions {
   settings: SettingsEditor;
   /** Replaces the endpoints' token (the person asked); `tokenRotated` follows. */
   rotateToken: () => void;
+  /** A PNG of a session's screen: the `screenshot` tool's own (Hub.screenshot). */
+  screenshot: (ref: string, request: ScreenshotRequest) => Promise<Screenshot>;
 }
 
 /**
@@ -30,6 +33,7 @@ export class UiHost implements Disposable {
   readonly version: string;
   readonly settings: SettingsEditor;
   readonly rotateToken: () => void;
+  readonly screenshot: (ref: string, request: ScreenshotRequest) => Promise<Screenshot>;
   private readonly bridges = new Set<UiBridge>();
   /** Live sessions we listen to (for `onDidAwaitInput`), by id. */
   private readonly watched = new Map<string, { session: TerminalSession; subscription: Disposable }>();
@@ -62,6 +66,7 @@ export class UiHost implements Disposable {
     this.version = options.version;
     this.settings = options.settings;
     this.rotateToken = options.rotateToken;
+    this.screenshot = options.screenshot;
     this.subscription = this.manager.onDidChange((id) => this.handleChange(id));
     for (const info of this.manager.list(false)) this.watch(info.id);
   }
