@@ -50,6 +50,11 @@ export function isAppUrl(url: string): boolean {
   }
 }
 
+/** Whether `url` is a blob the UI made itself (`blob:switchboard://ui/…`): a screenshot it saves. */
+export function isAppBlobUrl(url: string): boolean {
+  return url.startsWith('blob:') && isAppUrl(url.slice('blob:'.length));
+}
+
 /** Registers the scheme as standard + secure. Electron requires this before `app` is ready. */
 export function registerAppScheme(protocol: Pick<Protocol, 'registerSchemesAsPrivileged'>): void {
   protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, codeCache: true } }]);

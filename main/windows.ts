@@ -9,7 +9,7 @@
  */
 import { BrowserWindow, app, type WebContents } from 'electron';
 import type { Logger } from '../src/hub/logger.js';
-import { APP_URL, isAppUrl } from './appProtocol.js';
+import { APP_URL, isAppBlobUrl, isAppUrl } from './appProtocol.js';
 import { IPC_CHANNELS, type AppCommand } from './ipc.js';
 
 /** Why the window is shown: always something the person did. */
@@ -94,6 +94,22 @@ export class MainWindow {
     this.window = undefined;
   }
 
+  /**
+   * The page downloads only what it made itself (a saved screenshot, a blob of our origin),
+   * which gets the system's save dialog; anything else is cancelled. Once per session: every
+   * window shares the default one.
+   */
+  private guardDownloads(session: Electron.Session): void {
+    if (guardedSessions.has(session)) return;
+    guardedSessions.add(session);
+    session.on('will-download', (event, item) => {
+      const url = item.getURL();
+      if (isAppBlobUrl(url)) return;
+      event.preventDefault();
+      this.options.logger.warn(`window: blocked a download from ${safeOrigin(url)}`);
+    });
+  }
+
   private create(): BrowserWindow {
     const window = new BrowserWindow({
       title: 'Switchboard',
@@ -134,6 +150,7 @@ export class MainWindow {
     contents.on('will-attach-webview', (event) => event.preventDefault());
     contents.session.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
     contents.session.setPermissionCheckHandler(() => false);
+    this.guardDownloads(contents.session);
 
     contents.on('did-finish-load', () => {
       this.loaded = true;
@@ -157,6 +174,8 @@ export class MainWindow {
     return window;
   }
 }
+
+const guardedSessions = new WeakSet<Electron.Session>();
 
 function safeOrigin(url: string): string {
   try {

@@ -41,6 +41,9 @@
  *                                              each setting says when it applies (`applies`)
  *   client → rotateToken                       hub → tokenRotated {token?} (to every UI), done; the
  *                                              old token opens nothing from then on
+ *   client → screenshot {session, theme?}      hub → screenshotTaken {session, png, width, height} (the
+ *                                              `screenshot` tool's PNG, base64, at most
+ *                                              MAX_SCREENSHOT_BYTES), or error; one at a time per UI
  *
  * Snapshots and frames. A snapshot is the session's screen + scrollback serialized by the hub's
  * emulator at the session's size; write it into a reset terminal of `cols`×`rows`, then apply
@@ -89,6 +92,8 @@ export const FRAME_BATCH_MS = 16;
 export const MAX_INPUT_CHARS = 1_000_000;
 /** At most this many settings in one `setSettings`. */
 export const MAX_SETTING_CHANGES = 64;
+/** A screenshot's PNG larger than this is refused, not sent (it travels as base64 in JSON). */
+export const MAX_SCREENSHOT_BYTES = 16 * 1024 * 1024;
 
 /** Error codes of the protocol; the core's codes (SESSION_NOT_FOUND, …) pass through as is. */
 export const UiErrorCode = {
@@ -100,6 +105,10 @@ export const UiErrorCode = {
   Protocol: 'PROTOCOL',
   /** `answerApproval` for an id that is not pending (unknown, answered or withdrawn). */
   UnknownApproval: 'UNKNOWN_APPROVAL',
+  /** A screenshot is already being taken for this UI: wait for it. */
+  Busy: 'BUSY',
+  /** A screenshot over MAX_SCREENSHOT_BYTES. */
+  TooLarge: 'TOO_LARGE',
   Internal: 'INTERNAL',
 } as const;
 
@@ -209,6 +218,7 @@ export const ClientMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ack'), session: sessionRef, bytes: z.number().int().nonnegative(), req }),
   z.object({ type: z.literal('getSettings'), req }),
   z.object({ type: z.literal('rotateToken'), req }),
+  z.object({ type: z.literal('screenshot'), session: sessionRef, theme: z.enum(['dark', 'light']).optional(), req }),
   z.object({
     type: z.literal('setSettings'),
     // Values are checked by the hub against its settings schema (src/hub/settings.ts).
@@ -236,6 +246,7 @@ export const CLIENT_MESSAGE_TYPES = [
   'getSettings',
   'setSettings',
   'rotateToken',
+  'screenshot',
 ] as const satisfies readonly ClientMessageType[];
 
 /**
@@ -315,6 +326,15 @@ export const HubMessageSchema = z.discriminatedUnion('type', [
    * logs in with the token's cookie (a browser over /ws), so it can renew the cookie.
    */
   z.object({ type: z.literal('tokenRotated'), token: z.string().optional() }),
+  /** The answer to `screenshot`: the hub's PNG of the session's screen (`png`: base64), its size in pixels. */
+  z.object({
+    type: z.literal('screenshotTaken'),
+    session: z.string(),
+    png: z.string().max(Math.ceil(MAX_SCREENSHOT_BYTES / 3) * 4),
+    width: z.number().int(),
+    height: z.number().int(),
+    req,
+  }),
   /** A request finished: `session` is the new one for openTerminal; `ended_by` for kill. */
   z.object({
     type: z.literal('done'),

@@ -12,6 +12,7 @@ import { confirmDialog } from './dialog.js';
 import { renderEmpty } from './emptyView.js';
 import { loadPrefs, pageStorage, savePrefs, type Prefs } from './prefs.js';
 import { RenderScheduler } from './renderScheduler.js';
+import { ScreenshotSaver } from './screenshotSaver.js';
 import { ScrollbackSearch } from './scrollbackSearch.js';
 import { renderSessionBar } from './sessionBarView.js';
 import { creatorName, isAgentSession, runningMs } from './sessionFormat.js';
@@ -59,6 +60,10 @@ export class App {
   private readonly scheduler = new RenderScheduler(() => this.render());
   private readonly search = new ScrollbackSearch(() => this.scheduler.request());
   private readonly toasts = new Toasts(this.el.toasts);
+  private readonly screenshots = new ScreenshotSaver(
+    (message) => this.bridge.send(message),
+    () => this.scheduler.request(),
+  );
   private readonly theme = new ThemeController((theme) => {
     this.terminals.setTheme(theme);
     this.renderTopbar();
@@ -103,7 +108,10 @@ export class App {
     this.el.openSettings.addEventListener('click', () => this.dispatch({ type: 'showSettings', show: !this.state.settingsOpen }));
     document.addEventListener('keydown', (event) => this.onGlobalKey(event));
 
-    bridge.onStatus((status) => this.dispatch({ type: 'connection', status }));
+    bridge.onStatus((status) => {
+      if (status !== 'open') this.screenshots.reset();
+      this.dispatch({ type: 'connection', status });
+    });
     bridge.onMessage((message) => this.onMessage(message));
     bridge.onAppCommand?.((command) => this.dispatch({ type: 'appCommand', command }));
     bridge.onNotificationSettings?.((settings) => this.dispatch({ type: 'notificationSettings', settings }));
@@ -148,6 +156,7 @@ export class App {
   /** The hub's messages: the terminals' streams go to their views, everything goes through the reducer. */
   private onMessage(message: HubMessage): void {
     this.terminals.stream(message);
+    this.screenshots.receive(message);
     // A fresh screen can change the watched font size the status line shows.
     if (message.type === 'snapshot' && message.session === this.state.active) this.scheduler.request();
     this.dispatch({ type: 'hub', message, now: performance.now() });
@@ -305,12 +314,14 @@ export class App {
       entry,
       now,
       timelineOpen: this.prefs.timelineOpen,
+      shooting: entry ? this.screenshots.busy(entry.info.id) : false,
       search: this.search,
       onTakeOver: (id) => this.takeOver(id),
       onHandBack: (id) => this.bridge.send({ type: 'handBack', session: id }),
       onInterrupt: (id) => this.bridge.send({ type: 'interrupt', session: id }),
       onKill: (id) => this.bridge.send({ type: 'kill', session: id }),
       onClose: (id) => void this.closeSession(id),
+      onScreenshot: (id) => this.screenshots.save(id, this.state.sessions.get(id)?.info.name ?? null, this.theme.theme),
       onToggleTimeline: () => this.setPrefs({ timelineOpen: !this.prefs.timelineOpen }),
     });
     renderBanner(this.el.banner, entry, {

@@ -1,7 +1,7 @@
 /**
  * The bar over the terminal in front: who made the session, its name and state badge, the
- * scrollback search, and the buttons (take over or hand back, interrupt, kill, close, the
- * timeline toggle). Made anew only when another session comes to front; otherwise updated in
+ * scrollback search, and the buttons (take over or hand back, interrupt, kill, close, save a
+ * screenshot, the timeline toggle). Made anew only when another session comes to front; otherwise updated in
  * place, so the search box keeps its focus and a button being pressed stays the same element
  * while the agent works (its every command changes the session), or the session ends.
  */
@@ -16,12 +16,15 @@ export interface SessionBarProps {
   entry: SessionEntry | null;
   now: number;
   timelineOpen: boolean;
+  /** A screenshot of this session is on its way (the button waits). */
+  shooting: boolean;
   search: ScrollbackSearch;
   onTakeOver(id: string): void;
   onHandBack(id: string): void;
   onInterrupt(id: string): void;
   onKill(id: string): void;
   onClose(id: string): void;
+  onScreenshot(id: string): void;
   onToggleTimeline(): void;
 }
 
@@ -57,5 +60,5 @@ function actionsView(entry: SessionEntry, props: SessionBarProps): TemplateResul
     'danger-quiet',
     false,
     'End the session and everything in it',
-  )}<button class=${`icon-btn${props.timelineOpen ? ' on' : ''}`} type="button" title=${props.timelineOpen ? 'Hide the command timeline' : 'Show the command timeline'} data-action="toggle-timeline" @click=${() => props.onToggleTimeline()}>${icon('list')}</button>`;
+  )}<button class="icon-btn" type="button" data-action="screenshot" ?disabled=${!live || props.shooting} title=${live ? 'Save a screenshot of this screen (PNG, in this theme)' : 'The session has ended: the hub no longer has its screen'} @click=${() => props.onScreenshot(id)}>${icon('camera')}</button><button class=${`icon-btn${props.timelineOpen ? ' on' : ''}`} type="button" title=${props.timelineOpen ? 'Hide the command timeline' : 'Show the command timeline'} data-action="toggle-timeline" @click=${() => props.onToggleTimeline()}>${icon('list')}</button>`;
 }

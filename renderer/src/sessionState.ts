@@ -209,6 +209,7 @@ class Step {
         break;
       case 'snapshot':
       case 'behind':
+      case 'screenshotTaken': // saved by the page (screenshotSaver.ts)
         break;
       case 'commands':
         this.setRecords(message.session, [...message.records].sort((a, b) => a.seq - b.seq));

@@ -136,6 +136,7 @@ export class Hub {
       settings: settingsEditor,
       rotateToken: () => this.rotateToken('the person asked'),
       approvals: this.approvals,
+      screenshot: (ref, request) => this.screenshot(ref, request),
     });
     this.settingsWatch = settingsEditor.watch(
       (result) => {

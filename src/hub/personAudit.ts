@@ -2,7 +2,7 @@
 export const AUDIT_FILE = 'audit.jsonl';
 
 /** What the person did in the UI. Typing is a byte count, never the bytes (docs/design.md §4.6). */
-export type PersonActionName = 'take_over' | 'hand_back' | 'interrupt' | 'kill' | 'close' | 'open_terminal' | 'input' | 'change_settings' | 'rotate_token' | 'stop_client' | 'answer_approval';
+export type PersonActionName = 'take_over' | 'hand_back' | 'interrupt' | 'kill' | 'close' | 'open_terminal' | 'input' | 'change_settings' | 'rotate_token' | 'stop_client' | 'answer_approval' | 'screenshot';
 
 /**
  * One person action; `AuditLog.personSink()` (audit.ts) writes it as

@@ -3,6 +3,7 @@ import {
   FLOW_ACK_EVERY,
   FLOW_HIGH_WATERMARK,
   FLOW_LOW_WATERMARK,
+  MAX_SCREENSHOT_BYTES,
   UI_PROTOCOL_VERSION,
   UiErrorCode,
   parseClientMessage,
@@ -63,6 +64,8 @@ export class UiBridge implements Disposable {
   private readonly subscriptions: Disposable[] = [];
   private readonly ticker: NodeJS.Timeout;
   private stuckSince: number | null = null;
+  /** A screenshot is being drawn for this UI (one at a time: each is a render in the hub). */
+  private shooting = false;
 
   constructor(
     private readonly host: UiHost,
@@ -140,6 +143,8 @@ export class UiBridge implements Disposable {
         return this.send({ type: 'hubSettings', ...this.host.settings.describe(), ...ids(message) });
       case 'setSettings':
         return this.setSettings(message);
+      case 'screenshot':
+        return this.screenshot(message);
       case 'rotateToken':
         this.host.rotateToken();
         this.host.audit({ action: 'rotate_token' });
@@ -316,6 +321,32 @@ export class UiBridge implements Disposable {
     });
     this.audit('open_terminal', session.id);
     this.done(message, session.id);
+  }
+
+  /** The person's "Save screenshot": the `screenshot` tool's PNG of the live session's screen. */
+  private async screenshot(message: MessageOf<'screenshot'>): Promise<void> {
+    const session = this.session(message.session);
+    if (this.shooting) {
+      return this.send({ type: 'error', code: UiErrorCode.Busy, message: 'A screenshot is being taken: wait for it to be saved, then try again.', for: message.type, ...ids(message) });
+    }
+    this.shooting = true;
+    try {
+      const shot = await this.host.screenshot(session.id, message.theme ? { theme: message.theme } : {});
+      if (shot.png.length > MAX_SCREENSHOT_BYTES) {
+        const mb = (bytes: number): string => `${Math.ceil(bytes / (1024 * 1024))} MB`;
+        return this.send({
+          type: 'error',
+          code: UiErrorCode.TooLarge,
+          message: `The screenshot of session ${shot.session} is ${mb(shot.png.length)}, over the ${mb(MAX_SCREENSHOT_BYTES)} the page takes: make the session smaller (take over and shrink the window) and try again.`,
+          for: message.type,
+          ...ids(message),
+        });
+      }
+      this.audit('screenshot', shot.session);
+      this.send({ type: 'screenshotTaken', session: shot.session, png: shot.png.toString('base64'), width: shot.width, height: shot.height, ...(message.req !== undefined ? { req: message.req } : {}) });
+    } finally {
+      this.shooting = false;
+    }
   }
 
   private setSettings(message: MessageOf<'setSettings'>): void {

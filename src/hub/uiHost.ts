@@ -1,4 +1,5 @@
 import { EventEmitter, type Disposable, type Event, type SessionInfo, type SessionManager, type TerminalSession } from '../core/index.js';
+import type { Screenshot, ScreenshotRequest } from '../mcp/server.js';
 import type { UiSession } from '../ui-protocol.js';
 import type { ApprovalBook } from './approvals.js';
 import type { Logger } from './logger.js';
@@ -18,6 +19,8 @@ export interface UiHostOptions {
   rotateToken: () => void;
   /** Commands waiting for the person's approval (docs/design.md §2.9); none: no policy. */
   approvals?: ApprovalBook;
+  /** A PNG of a session's screen: the `screenshot` tool's own (Hub.screenshot). */
+  screenshot: (ref: string, request: ScreenshotRequest) => Promise<Screenshot>;
 }
 
 /**
@@ -34,6 +37,7 @@ export class UiHost implements Disposable {
   readonly settings: SettingsEditor;
   readonly rotateToken: () => void;
   readonly approvals: ApprovalBook | undefined;
+  readonly screenshot: (ref: string, request: ScreenshotRequest) => Promise<Screenshot>;
   private readonly bridges = new Set<UiBridge>();
   /** Live sessions we listen to (for `onDidAwaitInput`), by id. */
   private readonly watched = new Map<string, { session: TerminalSession; subscription: Disposable }>();
@@ -68,6 +72,7 @@ export class UiHost implements Disposable {
     this.settings = options.settings;
     this.rotateToken = options.rotateToken;
     this.approvals = options.approvals;
+    this.screenshot = options.screenshot;
     this.subscription = this.manager.onDidChange((id) => this.handleChange(id));
     // An approval asked, answered or withdrawn changes the session as every UI shows it.
     this.approvalSubscription = this.approvals?.onDidChange((id) => {

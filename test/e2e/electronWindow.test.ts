@@ -206,6 +206,19 @@ describe('the Electron window’s page over the preload and main’s IpcBridge',
     expect(cspComplaints).toEqual([]);
   });
 
+  it('Save screenshot works through the preload under the window’s CSP: the download is the hub’s PNG of that screen', async () => {
+    const id = await activeTab();
+    expect(id).not.toBeNull();
+    const [download] = await Promise.all([page.waitForEvent('download', { timeout: 20_000 }), page.locator('#session-bar [data-action="screenshot"]').click()]);
+    // An unnamed session: its id names the file.
+    expect(download.suggestedFilename()).toMatch(new RegExp(`^${id!}-\\d{8}-\\d{6}\\.png$`));
+    const saved = readFileSync(await download.path());
+    expect(saved.equals((await hub.screenshot(id!, { theme: 'dark' })).png), 'the download is the hub’s dark PNG').toBe(true);
+    // What main's will-download sees is a blob of the page's own origin (here the test's stand-in for it).
+    expect(download.url()).toMatch(new RegExp(`^blob:${PAGE_ORIGIN}/`));
+    expect(cspComplaints).toEqual([]);
+  });
+
   it('Watch from the tray brings a session’s tab to front, even one the page has not been told of yet; Settings opens the settings', async () => {
     const first = String((await execute({ command: 'echo first', cwd: '/tmp' })).session);
     await page.locator(`.tab[data-tab="${first}"]`).waitFor();

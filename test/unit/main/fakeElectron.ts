@@ -37,10 +37,11 @@ export class FakeWebContents extends EventEmitter {
   permissionRequestHandler: ((contents: unknown, permission: string, callback: (granted: boolean) => void) => void) | undefined;
   permissionCheckHandler: (() => boolean) | undefined;
   private destroyed = false;
-  readonly session = {
+  /** The window's session: its permission handlers, and its events (`will-download`). */
+  readonly session = Object.assign(new EventEmitter(), {
     setPermissionRequestHandler: (handler: FakeWebContents['permissionRequestHandler']) => (this.permissionRequestHandler = handler),
     setPermissionCheckHandler: (handler: FakeWebContents['permissionCheckHandler']) => (this.permissionCheckHandler = handler),
-  };
+  });
 
   send(channel: string, value?: unknown): void {
     if (this.destroyed) throw new Error('Object has been destroyed');
