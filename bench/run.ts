@@ -19,6 +19,7 @@ import { stopAllHubs } from './hubProcess.js';
 import { manyAgents } from './manyAgents.js';
 import { rawShimRoundTrips } from './rawShim.js';
 import { memory } from './memory.js';
+import { policyDecisions } from './policy.js';
 import { median, ms, now, percentile, type Row } from './stats.js';
 import { sustainedOutput } from './sustained.js';
 import { viewerUnderFlood } from './viewer.js';
@@ -130,6 +131,7 @@ async function main(): Promise<void> {
     ['viewer', () => viewerUnderFlood(rows, full ? 100 : 30)],
     ['interrupt', () => interruptUnderFlood(rows, full ? 5 : 3, full ? 10_000 : 1_000)],
     ['input', () => inputDetection(rows, full ? 10 : 3, full ? 10_000 : 5_000)],
+    ['policy', () => policyDecisions(rows, full ? 50 : 20)],
   ];
   for (const [name, run] of cases) {
     if (only && !only.includes(name)) continue;
