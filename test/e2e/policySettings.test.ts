@@ -99,7 +99,8 @@ describe('the policy on the settings page', () => {
     // Move it up once, then remove it.
     await added.locator('[data-rule-move="up"]').click();
     await savedWhen((s) => matches(s).at(-2) === 'npm publish*', 'the added rule moved up');
-    expect(await rule(DEFAULT_POLICY.length - 1).locator('input[name="match"]').inputValue()).toBe('npm publish*');
+    // The page draws on its next animation frame, which may come after the file is written.
+    await expect.poll(() => rule(DEFAULT_POLICY.length - 1).locator('input[name="match"]').inputValue()).toBe('npm publish*');
     await rule(DEFAULT_POLICY.length - 1).locator('[data-rule-remove]').click();
     settings = await savedWhen((s) => !matches(s).includes('npm publish*'), 'the added rule removed');
     expect(matches(settings)).toEqual(DEFAULT_POLICY.map((entry, index) => (index === 3 ? 'git push --force-with-lease*' : entry.match)));

@@ -52,6 +52,7 @@ describe('policy: decide()', () => {
   it('an allow rule needs a sure match: a word known only when the line runs does not satisfy it', async () => {
     const rules: PolicyRule[] = [{ match: 'git status', action: 'allow' }];
     expect(await action(rules, 'git status', 'deny')).toBe('allow');
+    expect(await action(rules, 'git $X', 'deny')).toBe('deny');
     expect(await action(rules, 'git $(echo status)', 'deny')).toBe('deny');
     expect(await action(rules, 'git status && curl x', 'deny')).toBe('deny');
   });
