@@ -78,6 +78,7 @@ const M = {
   nodePty: `${RULE}: only src/core/ imports node-pty; ${WHAT} is refused. Use sessions through src/core/index.ts.`,
   deepCore: `${RULE}: outside src/core/, the core is imported only through src/core/index.ts; ${WHAT} reaches inside it. Import '…/core/index.js' instead, and export what you need from src/core/index.ts.`,
   mcpInCore: `${RULE}: src/core/ knows nothing of MCP; ${WHAT} is refused. src/mcp/ adapts the core to MCP.`,
+  policyUp: `${RULE}: src/policy/ decides on a command line alone and imports no other layer; ${WHAT} is refused. The hub and src/mcp/ call decide() and act on its answer.`,
   upFromCore: `${RULE}: src/core/ may not import ${WHAT}: layers point one way (hub → mcp → core). Let the outer layer call the core, or move what both need into the core.`,
   entryFromCore: `${RULE}: inside src/core/, import the module you need, not the public entry; ${WHAT} is refused. src/core/index.ts is for the other layers, and importing it from a room makes a cycle.`,
   shimHub: `${RULE}: src/shim/ may import of src/hub/ only the leaf modules stateDir, socketProtocol, hubInfo and logger; ${WHAT} would load the hub (and the core) into the shim.`,
@@ -136,7 +137,7 @@ const LAYERS = [
       refuse: [
         [area('core-room'), `${RULE}: src/core/${name}/ may import only the rooms below it (${ROOMS.slice(index + 1).join(', ') || 'none'}); ${WHAT} is not one. Room order, top to bottom: ${ROOMS.join(' → ')}; move the shared piece down instead.`],
         [area('core-entry'), M.entryFromCore],
-        [area('mcp', 'hub', 'shim', 'commands', 'cli', 'ui-protocol', 'main', 'renderer'), M.upFromCore],
+        [area('mcp', 'policy', 'hub', 'shim', 'commands', 'cli', 'ui-protocol', 'main', 'renderer'), M.upFromCore],
         [MCP_SDK, M.mcpInCore],
         [ELECTRON, M.electron],
       ],
@@ -156,11 +157,18 @@ const LAYERS = [
     allow: [area('core-room', 'core-shared')],
   })],
 
-  // src/mcp/: the core (through its entry), the MCP SDK, zod.
+  // src/mcp/: the core (through its entry), the policy, the MCP SDK, zod.
   ['src/mcp/**', policiesFor(area('mcp'), {
-    message: only('src/mcp/', 'src/core/index.ts, src/packageInfo.ts, the MCP SDK and zod', 'The hub composes MCP, not the other way.'),
+    message: only('src/mcp/', 'src/core/index.ts, src/policy/, src/packageInfo.ts, the MCP SDK and zod', 'The hub composes MCP, not the other way.'),
     refuse: [[DEEP_CORE, M.deepCore], [ELECTRON, M.electron]],
-    allow: [area('mcp', 'core-entry', 'package-info'), MCP_SDK, pkg('zod')],
+    allow: [area('mcp', 'core-entry', 'policy', 'package-info'), MCP_SDK, pkg('zod')],
+  })],
+
+  // src/policy/: the person's policy (docs/design.md §2.9), a leaf layer: node, zod, the parser.
+  ['src/policy/**', policiesFor(area('policy'), {
+    message: only('src/policy/', 'node, zod and @vscode/tree-sitter-wasm', 'It decides on a command line alone; the hub and src/mcp/ import it, never the other way.'),
+    refuse: [[area('core-entry', 'core-room', 'core-shared', 'mcp', 'hub', 'hub-leaf', 'shim', 'commands', 'cli', 'ui-protocol', 'main', 'renderer'), M.policyUp], [ELECTRON, M.electron]],
+    allow: [area('policy'), NODE, pkg('zod', '@vscode/tree-sitter-wasm')],
   })],
 
   // src/policy/: the person's policy engine (docs/design.md §2.9): a parser and rules, no session.
@@ -200,7 +208,7 @@ const LAYERS = [
     message: only('src/shim/', 'node, src/packageInfo.ts and the leaf modules of src/hub/ (stateDir, socketProtocol, hubInfo, logger)', 'It forwards JSON-RPC lines to the hub and loads nothing else.'),
     refuse: [
       [area('hub'), M.shimHub],
-      [area('core-entry', 'core-room', 'core-shared', 'mcp'), M.shimCore],
+      [area('core-entry', 'core-room', 'core-shared', 'mcp', 'policy'), M.shimCore],
       [MCP_SDK, M.shimCore],
       [ELECTRON, M.electron],
     ],

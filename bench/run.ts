@@ -21,6 +21,7 @@ import { manyAgents } from './manyAgents.js';
 import { rawShimRoundTrips } from './rawShim.js';
 import { screenshotCost } from './screenshot.js';
 import { memory } from './memory.js';
+import { policyDecisions } from './policy.js';
 import { median, ms, now, percentile, type Row } from './stats.js';
 import { sustainedOutput } from './sustained.js';
 import { viewerUnderFlood } from './viewer.js';
@@ -134,6 +135,7 @@ async function main(): Promise<void> {
     ['input', () => inputDetection(rows, full ? 10 : 3, full ? 10_000 : 5_000)],
     ['screenshot', () => screenshotCost(rows, full ? 100 : 30)],
     ['history', () => historyAtScale(rows, 1_000, 100, full ? 500 : 200)],
+    ['policy', () => policyDecisions(rows, full ? 50 : 20)],
   ];
   for (const [name, run] of cases) {
     if (only && !only.includes(name)) continue;

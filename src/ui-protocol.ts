@@ -260,7 +260,9 @@ export const HubSettingSchema = z.object({
   group: z.string(),
   label: z.string(),
   hint: z.string().optional(),
-  kind: z.enum(['boolean', 'number', 'string', 'list']),
+  /** `choice`: one of `options`; `rules`: the policy's rules, a list of `{ match, action, … }` (docs/design.md §2.9). */
+  kind: z.enum(['boolean', 'number', 'string', 'list', 'choice', 'rules']),
+  options: z.array(z.string()).optional(),
   /** What a number counts: ms, bytes, days, lines, … */
   unit: z.string().optional(),
   min: z.number().optional(),

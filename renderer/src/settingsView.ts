@@ -13,6 +13,7 @@ import { html, nothing, render, type TemplateResult } from 'lit-html';
 import { live } from 'lit-html/directives/live.js';
 import type { NotificationSettings } from '../../src/ui-protocol.js';
 import { hubSettingsSection } from './hubSettingsView.js';
+import { forgetRuleDrafts } from './policyRulesView.js';
 import { FONT_SIZES } from './prefs.js';
 import type { GroupMode } from './sessionGroups.js';
 import type { HubSettingsMessage, Welcome } from './sessionState.js';
@@ -85,13 +86,16 @@ export class SettingsPage {
       }
       return;
     }
-    render(settingsView(this.props(), this.handlers), this.host);
+    render(settingsView(this.props(), this.handlers, () => this.render()), this.host);
   }
 }
 
-function settingsView(props: SettingsProps, handlers: SettingsHandlers): TemplateResult {
+function settingsView(props: SettingsProps, handlers: SettingsHandlers, redraw: () => void): TemplateResult {
   const { values, welcome } = props;
-  return html`<div class="settings-page"><header class="settings-head"><h1>Settings</h1><button class="btn" type="button" data-action="close-settings" @click=${() => handlers.onClose()}>Done</button></header><section class="settings-section"><h2>This window</h2>${row(
+  return html`<div class="settings-page"><header class="settings-head"><h1>Settings</h1><button class="btn" type="button" data-action="close-settings" @click=${() => {
+    forgetRuleDrafts();
+    handlers.onClose();
+  }}>Done</button></header><section class="settings-section"><h2>This window</h2>${row(
     'Theme',
     select<ThemePreference>(
       'theme',
@@ -130,6 +134,7 @@ function settingsView(props: SettingsProps, handlers: SettingsHandlers): Templat
   )}</section>${props.notifications ? notificationsSection(props.notifications, handlers) : nothing}${hubSettingsSection(props.hub, props.hubError, {
     change: (key, value) => handlers.onHubSetting(key, value),
     rotateToken: () => handlers.onRotateToken(),
+    redraw,
   })}<section class="settings-section"><h2>About the hub</h2>${readonly('Version', welcome?.version ?? '—')}${readonly('UI protocol', welcome ? String(welcome.protocol) : '—')}${readonly(
     'Flow control',
     welcome ? `ack every ${welcome.flow.ackEvery} · pause above ${welcome.flow.highWatermark} · resume below ${welcome.flow.lowWatermark} bytes` : '—',

@@ -57,6 +57,16 @@ export const SettingsSchema = z.object({
    * §2.2): `NAME=value` sets NAME, `NAME` alone keeps the inherited value. Not the person's sessions.
    */
   agentEnv: z.array(agentEnvEntry).max(1_000).default([]),
+  /**
+   * The person's rules for what agents may run (docs/design.md §2.9), in order: the first that
+   * matches a command answers for it. The default is a starting set, shown and edited like any.
+   */
+  policy: z
+    .array(PolicyRuleSchema)
+    .max(1_000)
+    .default(() => DEFAULT_POLICY.map((rule) => ({ ...rule }))),
+  /** What a command no rule matches gets. */
+  policyDefault: PolicyActionSchema.default('allow'),
   /** Closed sessions' transcripts are removed this many days after they ended. */
   retentionDays: z.number().min(0).max(36_500).default(DEFAULT_RETENTION_DAYS),
   /** Then the oldest closed sessions go until all transcripts take less than this many bytes. */
@@ -85,10 +95,6 @@ export const SettingsSchema = z.object({
    * hourly); 0: never. Shims read the file at each connection; HTTP clients need the new one.
    */
   tokenRotationDays: z.number().int().min(0).max(3_650).default(0),
-  /** What agents may run (docs/design.md §2.9): ordered rules, the first that matches a command wins. */
-  policy: z.array(PolicyRuleSchema).default([...DEFAULT_POLICY]),
-  /** The answer for a command no rule matches. */
-  policyDefault: PolicyActionSchema.default('allow'),
 });
 
 export type Settings = z.infer<typeof SettingsSchema>;
@@ -133,7 +139,7 @@ export function describeSettingsIssues(issues: readonly z.core.$ZodIssue[]): str
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {
-  const where = issue.path.join('.') || 'the file';
+  const where = placeOf(issue.path);
   switch (issue.code) {
     case 'too_big':
       if (issue.origin === 'array') return `${where} must hold at most ${String(issue.maximum)} entries`;
@@ -143,9 +149,18 @@ function describeIssue(issue: z.core.$ZodIssue): string {
       return issue.origin === 'string' ? `${where} must not be empty` : `${where} must be at least ${String(issue.minimum)}`;
     case 'invalid_type':
       return `${where} must be ${issue.expected === 'array' ? 'a list' : `a ${issue.expected}`}`;
+    case 'unrecognized_keys':
+      return `${where} has no ${issue.keys.map((key) => `"${key}"`).join(', ')}${issue.path[0] === 'policy' ? ' (a rule has match, action, cwd, client, outsideProject and reason)' : ''}`;
     default:
       return `${where}: ${issue.message}`;
   }
+}
+
+/** `policy.3.match` → "policy rule 3 (match)": a rule is named by its place in the list, from 0 as in settings.json. */
+function placeOf(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return 'the file';
+  if (path[0] === 'policy' && typeof path[1] === 'number') return `policy rule ${path[1]}${path.length > 2 ? ` (${path.slice(2).map(String).join('.')})` : ''}`;
+  return path.map(String).join('.');
 }
 
 /**

@@ -6,8 +6,7 @@ import type { HubMessage, HubSetting } from '../ui-protocol.js';
 import { describeSettingsIssues, envOverrides, envVariableOf, parseSettingsText, readSettingsFile, SETTINGS_FILE, SettingsSchema, type Settings } from './settings.js';
 import { tokenWrittenAt } from './token.js';
 
-/** The page's settings; the policy's rules are set in settings.json until the page shows them (docs/design.md §2.9). */
-type Key = Exclude<keyof Settings, 'policy' | 'policyDefault'>;
+type Key = keyof Settings;
 
 /** How the settings page presents a setting, and when a change takes effect. */
 interface Presentation {
@@ -44,6 +43,13 @@ const PRESENTATION: Record<Key, Presentation> = {
   killWaitMs: { group: 'Commands', label: 'Wait between interrupt, terminate and kill', unit: 'ms', applies: 'sessions' },
   closeGraceMs: { group: 'Commands', label: 'Wait before a closing session’s processes are killed', unit: 'ms', applies: 'sessions' },
   awaitingInputQuietMs: { group: 'Commands', label: 'Quiet before a program counts as waiting for input', unit: 'ms', applies: 'sessions' },
+  policy: {
+    group: 'What agents may run',
+    label: 'Rules',
+    hint: 'Each command an agent runs, wrappers and compound commands taken apart, gets the first rule that matches it; the strictest answer of the line wins. A speed bump you control, not a sandbox: a script the agent writes runs unread.',
+    applies: 'calls',
+  },
+  policyDefault: { group: 'What agents may run', label: 'When no rule matches', hint: 'allow: it runs; ask: it waits for you; deny: it is refused.', applies: 'calls' },
   allowAgentSecretInput: { group: 'Secrets', label: 'Let agents type into password prompts', hint: 'Off: agents get SECRET_PROMPT and you type the secret.', applies: 'sessions' },
   secretPatterns: { group: 'Secrets', label: 'Variables kept from agents’ shells', hint: 'Names matching these patterns (one per line, * as wildcard) are removed from the environment.', applies: 'sessions' },
   secretAllow: { group: 'Secrets', label: 'Variables passed anyway', hint: 'Exceptions to the patterns above, one per line.', applies: 'sessions' },
@@ -297,7 +303,7 @@ function parseSettings(raw: Record<string, unknown>): Settings {
 }
 
 /** Kind, bounds and default of one setting, read from its zod schema. */
-function describeType(schema: z.ZodType): Pick<HubSetting, 'kind' | 'min' | 'max'> & { default: unknown } {
+function describeType(schema: z.ZodType): Pick<HubSetting, 'kind' | 'min' | 'max' | 'options'> & { default: unknown } {
   let inner = schema;
   let fallback: unknown = null;
   const def = inner._zod.def as { type: string; defaultValue?: unknown };
@@ -309,6 +315,9 @@ function describeType(schema: z.ZodType): Pick<HubSetting, 'kind' | 'min' | 'max
     const number = inner as unknown as z.ZodNumber;
     return { kind: 'number', default: fallback, ...bound('min', number.minValue), ...bound('max', number.maxValue) };
   }
+  if (type === 'enum') return { kind: 'choice', options: (inner as unknown as z.ZodEnum).options.map(String), default: fallback };
+  // A list of objects (the policy's rules) is edited row by row, not as lines of text.
+  if (type === 'array' && (inner as unknown as z.ZodArray<z.ZodType>).element._zod.def.type === 'object') return { kind: 'rules', default: fallback };
   return { kind: type === 'boolean' ? 'boolean' : type === 'array' ? 'list' : 'string', default: fallback };
 }
 

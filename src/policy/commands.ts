@@ -85,9 +85,12 @@ class Collector {
         for (const child of node.namedChildren) if (child) this.walk(child, { ...inner, pipe: { id, stage: stage++ }, inOrder: false });
         return;
       }
+      case 'redirected_statement':
+        if (this.heredocPipeline(node, inner)) return;
+        for (const child of node.namedChildren) if (child) this.walk(child, inner);
+        return;
       case 'program':
       case 'list':
-      case 'redirected_statement':
       case 'negated_command':
         for (const child of node.namedChildren) if (child) this.walk(child, inner);
         return;
@@ -98,6 +101,22 @@ class Collector {
       default:
         this.children(node, { ...inner, inOrder: false });
     }
+  }
+
+  /**
+   * `cat <<EOF | sh`: the grammar puts the `| sh` inside the heredoc redirect, after its
+   * delimiter; the shell runs it as a pipeline whose first stage is the redirected command.
+   */
+  private heredocPipeline(node: SyntaxNode, context: Context): boolean {
+    const redirect = node.namedChildren.find((child) => child?.type === 'heredoc_redirect');
+    const piped = redirect?.namedChildren.find((child) => child?.type === 'pipeline' && child.firstChild?.type === '|');
+    if (!redirect || !piped) return false;
+    const id = ++this.pipes;
+    for (const child of node.namedChildren) if (child && child !== redirect) this.walk(child, { ...context, pipe: { id, stage: 0 }, inOrder: false });
+    for (const child of redirect.namedChildren) if (child && child !== piped) this.walk(child, { ...context, pipe: undefined, inOrder: false });
+    const stages = (pipeline: SyntaxNode): SyntaxNode[] => pipeline.namedChildren.flatMap((child) => (!child ? [] : child.type === 'pipeline' ? stages(child) : [child]));
+    stages(piped).forEach((stage, index) => this.walk(stage, { ...context, pipe: { id, stage: index + 1 }, inOrder: false }));
+    return true;
   }
 
   private children(node: SyntaxNode, context: Context): void {

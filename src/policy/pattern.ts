@@ -204,6 +204,7 @@ interface Shape {
   operands: (string | null)[];
   /** Words after `--`, which a rule's flag also matches. */
   afterDashes: Set<string>;
+  /** An unknown word may hold options. */
   unknown: boolean;
 }
 
@@ -212,10 +213,11 @@ function classify(command: CommandWords): Shape {
   const shape: Shape = { program, atoms: new Set(), flagWords: [], operands: [], afterDashes: new Set(), unknown: false };
   let dashes = false;
   for (let index = 0; index < command.args.length; index++) {
-    const value = command.args[index]?.value ?? null;
+    const word = command.args[index];
+    const value = word?.value ?? null;
     if (value === null) {
       shape.operands.push(null);
-      shape.unknown = true;
+      if (!word?.path) shape.unknown = true;
     } else if (dashes) {
       shape.operands.push(value);
       shape.afterDashes.add(value);

@@ -61,6 +61,7 @@ export const DEFAULT_POLICY: readonly Readonly<PolicyRule>[] = [
   { match: 'git push * +*', action: 'ask', reason: 'force-pushes a branch (+refspec)' },
   { match: '* | {sh,bash,zsh,dash,ksh,fish} *', action: 'ask', reason: 'runs a script piped in from another command' },
   { match: '* | {python,python3,perl,ruby,node}', action: 'ask', reason: 'runs a program piped in from another command' },
+  { match: '* | {python,python3,perl,ruby,node} -', action: 'ask', reason: 'runs a program piped in from another command' },
   { match: 'dd * of=/dev/*', action: 'ask', reason: 'writes to a device' },
   { match: 'mkfs*', action: 'ask', reason: 'formats a disk' },
   { match: 'kill -1 *', action: 'ask', reason: 'kill -1 signals every process you own' },

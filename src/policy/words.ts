@@ -11,11 +11,16 @@ export interface Word {
   text: string;
   /** Has unquoted `*`, `?` or `[`: the shell may expand it into file names. */
   glob: boolean;
+  /** Unknown, but surely not an option: `find -exec`'s `{}` is a path find found. */
+  path?: true;
 }
 
-/** A word the engine adds itself (`xargs`' arguments from its input, `find -exec`'s `{}`). */
-export function unknownWord(text: string): Word {
-  return { value: null, text, glob: false };
+/**
+ * A word the engine adds itself (`xargs`' arguments from its input, `find -exec`'s `{}`):
+ * unknown, and standing for any number of words, options among them unless `path`.
+ */
+export function unknownWord(text: string, path = false): Word {
+  return { value: null, text, glob: false, ...(path ? { path: true as const } : {}) };
 }
 
 export function literalWord(value: string): Word {

@@ -235,7 +235,8 @@ function findExec(args: readonly Word[]): Inner[] {
     for (index++; index < args.length; index++) {
       const word = args[index] as Word;
       if (word.value === ';' || word.value === '+') break;
-      words.push(word.value?.includes('{}') ? unknownWord(word.text) : word);
+      // find names what it found by its start path, so `{}` is never taken for an option.
+      words.push(word.value === '{}' ? unknownWord(word.text, true) : word.value?.includes('{}') ? unknownWord(word.text) : word);
     }
     if (words.length > 0) inners.push({ kind: 'command', words, how: `find ${action}`, ...(action.endsWith('dir') ? { cwdChanged: true } : {}) });
   }

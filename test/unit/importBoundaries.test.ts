@@ -79,6 +79,8 @@ const PROTOCOL_ONLY = 'src/ui-protocol.ts may import only zod';
 const MAIN_ONLY = 'main/ may import only';
 const RENDERER_NODE = 'never imports a Node module';
 const RENDERER_SRC = 'renderer/ may import from src/ only src/ui-protocol.ts';
+const POLICY_UP = 'src/policy/ decides on a command line alone and imports no other layer';
+const POLICY_ONLY = 'src/policy/ may import only node, zod and @vscode/tree-sitter-wasm';
 
 const refused: Refused[] = [
   // src/core/ knows nothing of the layers above it, of MCP or of Electron.
@@ -108,6 +110,21 @@ const refused: Refused[] = [
   { file: 'src/mcp/server.ts', specifier: '../ui-protocol.js', because: MCP_ONLY },
   { file: 'src/mcp/server.ts', specifier: 'node:fs', because: MCP_ONLY },
   { file: 'src/mcp/server.ts', specifier: 'electron', because: ELECTRON },
+  // src/policy/: a leaf layer; nothing below or above it imports into it, the core not at all.
+  { file: 'src/policy/decide.ts', specifier: '../core/index.js', because: POLICY_UP },
+  { file: 'src/policy/decide.ts', specifier: '../core/errors.js', because: POLICY_UP },
+  { file: 'src/policy/rules.ts', specifier: '../hub/settings.js', because: POLICY_UP },
+  { file: 'src/policy/rules.ts', specifier: '../hub/logger.js', because: POLICY_UP },
+  { file: 'src/policy/decide.ts', specifier: '../mcp/server.js', because: POLICY_UP },
+  { file: 'src/policy/decide.ts', specifier: '../ui-protocol.js', because: POLICY_UP },
+  { file: 'src/policy/decide.ts', specifier: '../../renderer/src/app.js', because: POLICY_UP },
+  { file: 'src/policy/decide.ts', specifier: '../../main/app.js', because: POLICY_UP },
+  { file: 'src/policy/decide.ts', specifier: 'electron', because: ELECTRON },
+  { file: 'src/policy/decide.ts', specifier: 'node-pty', because: POLICY_ONLY },
+  { file: 'src/policy/decide.ts', specifier: '@modelcontextprotocol/server', because: POLICY_ONLY },
+  { file: 'src/core/session/sessionManager.ts', specifier: '../../policy/index.js', because: CORE_UP },
+  { file: 'src/shim/forwarder.ts', specifier: '../policy/index.js', because: SHIM_CORE },
+  { file: 'renderer/src/app.ts', specifier: '../../src/policy/index.js', because: RENDERER_SRC },
   // src/hub/: the core only through its entry; nothing of the outer layers.
   { file: 'src/hub/hub.ts', specifier: '../core/session/sessionManager.js', because: DEEP },
   { file: 'src/hub/uiHost.ts', specifier: '../core/types.js', because: DEEP },
@@ -207,6 +224,13 @@ const allowed: { file: string; specifier: string }[] = [
   { file: 'src/mcp/server.ts', specifier: '../packageInfo.js' },
   { file: 'src/mcp/server.ts', specifier: '@modelcontextprotocol/server' },
   { file: 'src/mcp/server.ts', specifier: 'zod' },
+  // src/policy/: its own files, node, zod, the parser; the hub and mcp import it.
+  { file: 'src/policy/decide.ts', specifier: './rules.js' },
+  { file: 'src/policy/decide.ts', specifier: 'node:path' },
+  { file: 'src/policy/rules.ts', specifier: 'zod' },
+  { file: 'src/policy/shellParser.ts', specifier: '@vscode/tree-sitter-wasm' },
+  { file: 'src/hub/settings.ts', specifier: '../policy/index.js' },
+  { file: 'src/mcp/tools/execute.ts', specifier: '../../policy/index.js' },
   // src/hub/
   { file: 'src/hub/hub.ts', specifier: '../core/index.js' },
   { file: 'src/hub/hub.ts', specifier: '../mcp/server.js' },
