@@ -171,12 +171,6 @@ const LAYERS = [
     allow: [area('policy'), NODE, pkg('zod', '@vscode/tree-sitter-wasm')],
   })],
 
-  // src/policy/: the person's policy engine (docs/design.md §2.9): a parser and rules, no session.
-  ['src/policy/**', policiesFor(area('policy'), {
-    message: only('src/policy/', 'node, zod and @vscode/tree-sitter-wasm', 'It judges command lines; the hub asks it and acts on the answer.'),
-    allow: [area('policy'), NODE, pkg('zod', '@vscode/tree-sitter-wasm')],
-  })],
-
   // src/ui-protocol.ts: zod only (renderer/ imports it).
   ['src/ui-protocol.ts', policiesFor(area('ui-protocol'), {
     message: only('src/ui-protocol.ts', 'zod', 'renderer/ imports it, so it must stay browser-safe and pull in no other src/ module.'),

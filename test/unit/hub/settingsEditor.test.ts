@@ -47,9 +47,7 @@ describe('SettingsEditor', () => {
     const { editor } = editorIn({ SWITCHBOARD_MAX_SESSIONS: '8' }, JSON.stringify({ maxLines: 50, notifications: true }));
     const { settings, problem } = editor.describe();
     expect(problem).toBeUndefined();
-    // The policy's rules (policy, policyDefault) are not on the page yet: settings.json only (docs/design.md §2.9).
-    const onPage = Object.keys(SettingsSchema.shape).filter((key) => key !== 'policy' && key !== 'policyDefault');
-    expect(settings.map((s) => s.key).sort()).toEqual(onPage.sort());
+    expect(settings.map((s) => s.key).sort()).toEqual(Object.keys(SettingsSchema.shape).sort());
     const byKey = new Map(settings.map((s) => [s.key, s]));
     expect(byKey.get('maxLines')).toMatchObject({ kind: 'number', min: 1, max: 10_000, default: 200, value: 50, saved: 50, inFile: true, applies: 'calls' });
     expect(byKey.get('maxSessions')).toMatchObject({ value: 8, env: 'SWITCHBOARD_MAX_SESSIONS', inFile: false });
