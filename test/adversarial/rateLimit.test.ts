@@ -137,8 +137,9 @@ describe('one client firing 10 000 calls as fast as it can (default limits)', ()
       const audited = readFileSync(path.join(hub().home, 'audit.jsonl'), 'utf8')
         .split('\n')
         .filter((l) => l !== '')
-        .map((l) => JSON.parse(l) as { client?: string; tool?: string });
-      const flooderAudit = (tool: string): number => audited.filter((e) => e.client === 'rate-flooder 1.0.0' && e.tool === tool).length;
+        .map((l) => JSON.parse(l) as { actor?: string; client?: string; tool?: string });
+      // Tool calls (each checked execute also has a policy line of its own, actor "policy").
+      const flooderAudit = (tool: string): number => audited.filter((e) => e.actor === 'agent' && e.client === 'rate-flooder 1.0.0' && e.tool === tool).length;
       expect(flooderAudit('list')).toBe(okLists);
       expect(flooderAudit('execute')).toBe(okExecutes.length);
 

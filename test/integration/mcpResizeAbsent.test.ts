@@ -79,7 +79,7 @@ describe('send resize through MCP', () => {
     const seen: UiSession = changed.session;
     expect(seen).toMatchObject({ rows: 33, cols: 111, resized_by: { client: 'resize-agent 4.5.6', rows: 33, cols: 111, at: expect.any(String) } });
 
-    const line = auditLines().find((entry) => entry.tool === 'send' && entry.session === id);
+    const line = auditLines().find((entry) => entry.actor === 'agent' && entry.tool === 'send' && entry.session === id);
     expect(line).toMatchObject({ actor: 'agent', client: 'resize-agent 4.5.6', outcome: 'ok', resize: { rows: 33, cols: 111 }, keys: 1 });
     await ok('kill', { session: id, close: true });
   });
