@@ -38,6 +38,15 @@
  *                                              each setting says when it applies (`applies`)
  *   client → rotateToken                       hub → tokenRotated {token?} (to every UI), done; the
  *                                              old token opens nothing from then on
+ *   client → searchHistory {query?, cwd?, status?, client?, since?, session?, limit?}
+ *                                              hub → historyResults {commands, total, note?} (every
+ *                                              session's finished commands, newest first; docs/design.md §2.7)
+ *   client → commandOutput {session, seq, offset?, limit?}
+ *                                              hub → commandOutputResult {…, text, total_lines} (one
+ *                                              command's output, any session, closed ones too; bounded)
+ *   client → rerun {session, from: {session, seq}}
+ *                                              types that command into `session` as the person (who must
+ *                                              control it, and it must be idle); hub → done, audited
  *
  * Snapshots and frames. A snapshot is the session's screen + scrollback serialized by the hub's
  * emulator at the session's size; write it into a reset terminal of `cols`×`rows`, then apply
@@ -157,6 +166,25 @@ export const UiCommandRecordSchema = z.object({
 });
 export type UiCommandRecord = z.infer<typeof UiCommandRecordSchema>;
 
+/** One command of the history database (docs/design.md §2.7), as `history` returns it. */
+export const UiHistoryEntrySchema = z.object({
+  session: z.string(),
+  seq: z.number(),
+  command: z.string(),
+  cwd: z.string().nullable(),
+  exit_code: z.number().nullable(),
+  /** ISO 8601. */
+  started_at: z.string(),
+  duration_ms: z.number().nullable(),
+  /** The agent client (`name version`) or `person`. */
+  creator: z.string(),
+  output_head: z.string(),
+});
+export type UiHistoryEntry = z.infer<typeof UiHistoryEntrySchema>;
+
+/** Lines of one `commandOutput` answer at most (page with `offset`). */
+export const MAX_COMMAND_OUTPUT_LINES = 5_000;
+
 // ---- client → hub --------------------------------------------------------------------------
 
 const onSession = <T extends string>(type: T) => z.object({ type: z.literal(type), session: sessionRef, req });
@@ -177,6 +205,19 @@ export const ClientMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ack'), session: sessionRef, bytes: z.number().int().nonnegative(), req }),
   z.object({ type: z.literal('getSettings'), req }),
   z.object({ type: z.literal('rotateToken'), req }),
+  z.object({
+    type: z.literal('searchHistory'),
+    query: z.string().max(1_000).optional(),
+    cwd: z.string().min(1).max(4096).optional(),
+    status: z.enum(['failed', 'succeeded', 'any']).optional(),
+    client: z.string().min(1).max(256).optional(),
+    since: z.string().min(1).max(64).optional(),
+    session: sessionRef.optional(),
+    limit: z.number().int().min(1).max(200).optional(),
+    req,
+  }),
+  z.object({ type: z.literal('commandOutput'), session: sessionRef, seq: z.number().int().min(1), offset: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(MAX_COMMAND_OUTPUT_LINES).optional(), req }),
+  z.object({ type: z.literal('rerun'), session: sessionRef, from: z.object({ session: sessionRef, seq: z.number().int().min(1) }), req }),
   z.object({
     type: z.literal('setSettings'),
     // Values are checked by the hub against its settings schema (src/hub/settings.ts).
@@ -203,6 +244,9 @@ export const CLIENT_MESSAGE_TYPES = [
   'getSettings',
   'setSettings',
   'rotateToken',
+  'searchHistory',
+  'commandOutput',
+  'rerun',
 ] as const satisfies readonly ClientMessageType[];
 
 /**
@@ -282,6 +326,23 @@ export const HubMessageSchema = z.discriminatedUnion('type', [
    * logs in with the token's cookie (a browser over /ws), so it can renew the cookie.
    */
   z.object({ type: z.literal('tokenRotated'), token: z.string().optional() }),
+  /** Answer to searchHistory: newest first; `note` when the index is unavailable or catching up. */
+  z.object({ type: z.literal('historyResults'), commands: z.array(UiHistoryEntrySchema), total: z.number(), note: z.string().optional(), req }),
+  /** Answer to commandOutput: lines `offset`… of the command's output (plain text), of `total_lines`. */
+  z.object({
+    type: z.literal('commandOutputResult'),
+    session: z.string(),
+    seq: z.number(),
+    text: z.string(),
+    offset: z.number(),
+    lines: z.number(),
+    total_lines: z.number(),
+    truncated: z.boolean(),
+    /** The command's exit code (null while it runs or when unknown). */
+    exit_code: z.number().nullable(),
+    duration_ms: z.number().optional(),
+    req,
+  }),
   /** A request finished: `session` is the new one for openTerminal; `ended_by` for kill. */
   z.object({
     type: z.literal('done'),

@@ -59,6 +59,7 @@ export class AuditLog {
         ...(entry.settings !== undefined ? { settings: entry.settings } : {}),
         ...(entry.client !== undefined ? { client: entry.client } : {}),
         ...(entry.sessions !== undefined ? { sessions: entry.sessions } : {}),
+        ...(entry.from !== undefined ? { from: entry.from } : {}),
       });
   }
 

@@ -120,6 +120,7 @@ export class Hub {
       version: packageVersion(),
       settings: settingsEditor,
       rotateToken: () => this.rotateToken('the person asked'),
+      history: this.history,
     });
     this.settingsWatch = settingsEditor.watch(
       (result) => {

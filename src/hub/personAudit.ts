@@ -2,11 +2,11 @@
 export const AUDIT_FILE = 'audit.jsonl';
 
 /** What the person did in the UI. Typing is a byte count, never the bytes (docs/design.md §4.6). */
-export type PersonActionName = 'take_over' | 'hand_back' | 'interrupt' | 'kill' | 'close' | 'open_terminal' | 'input' | 'change_settings' | 'rotate_token' | 'stop_client';
+export type PersonActionName = 'take_over' | 'hand_back' | 'interrupt' | 'kill' | 'close' | 'open_terminal' | 'input' | 'change_settings' | 'rotate_token' | 'stop_client' | 'rerun';
 
 /**
  * One person action; `AuditLog.personSink()` (audit.ts) writes it as
- * `{ time, actor: 'person', action, session?, bytes?, settings? }`.
+ * `{ time, actor: 'person', action, session?, bytes?, settings?, client?, sessions?, from? }`.
  */
 export interface PersonAction {
   action: PersonActionName;
@@ -19,6 +19,8 @@ export interface PersonAction {
   /** `stop_client`: the agent client whose sessions were closed, and which they were. */
   client?: string;
   sessions?: string[];
+  /** `rerun`: the command run again, by its session and number (never its text). */
+  from?: { session: string; seq: number };
 }
 
 /** How the UI bridge records person actions (the bridge never sees the file). */

@@ -1,5 +1,6 @@
 import { EventEmitter, type Disposable, type Event, type SessionInfo, type SessionManager, type TerminalSession } from '../core/index.js';
 import type { UiSession } from '../ui-protocol.js';
+import type { HistorySearch } from './historyIndex.js';
 import type { Logger } from './logger.js';
 import type { PersonAuditSink } from './personAudit.js';
 import type { HubSettingsView, SettingsEditor } from './settingsEditor.js';
@@ -15,6 +16,8 @@ export interface UiHostOptions {
   settings: SettingsEditor;
   /** Replaces the endpoints' token (the person asked); `tokenRotated` follows. */
   rotateToken: () => void;
+  /** The history database (docs/design.md §2.7) the window searches; absent: searches say there is none. */
+  history?: HistorySearch;
 }
 
 /**
@@ -30,6 +33,7 @@ export class UiHost implements Disposable {
   readonly version: string;
   readonly settings: SettingsEditor;
   readonly rotateToken: () => void;
+  readonly history?: HistorySearch;
   private readonly bridges = new Set<UiBridge>();
   /** Live sessions we listen to (for `onDidAwaitInput`), by id. */
   private readonly watched = new Map<string, { session: TerminalSession; subscription: Disposable }>();
@@ -62,6 +66,7 @@ export class UiHost implements Disposable {
     this.version = options.version;
     this.settings = options.settings;
     this.rotateToken = options.rotateToken;
+    if (options.history) this.history = options.history;
     this.subscription = this.manager.onDidChange((id) => this.handleChange(id));
     for (const info of this.manager.list(false)) this.watch(info.id);
   }
