@@ -44,6 +44,15 @@
  *   client → screenshot {session, theme?}      hub → screenshotTaken {session, png, width, height} (the
  *                                              `screenshot` tool's PNG, base64, at most
  *                                              MAX_SCREENSHOT_BYTES), or error; one at a time per UI
+ *   client → searchHistory {query?, cwd?, status?, client?, since?, session?, limit?}
+ *                                              hub → historyResults {commands, total, note?} (every
+ *                                              session's finished commands, newest first; docs/design.md §2.7)
+ *   client → commandOutput {session, seq, offset?, limit?}
+ *                                              hub → commandOutputResult {…, text, total_lines} (one
+ *                                              command's output, any session, closed ones too; bounded)
+ *   client → rerun {session, from: {session, seq}}
+ *                                              types that command into `session` as the person (who must
+ *                                              control it, and it must be idle); hub → done, audited
  *
  * Snapshots and frames. A snapshot is the session's screen + scrollback serialized by the hub's
  * emulator at the session's size; write it into a reset terminal of `cols`×`rows`, then apply
@@ -191,6 +200,25 @@ export const UiCommandRecordSchema = z.object({
 });
 export type UiCommandRecord = z.infer<typeof UiCommandRecordSchema>;
 
+/** One command of the history database (docs/design.md §2.7), as `history` returns it. */
+export const UiHistoryEntrySchema = z.object({
+  session: z.string(),
+  seq: z.number(),
+  command: z.string(),
+  cwd: z.string().nullable(),
+  exit_code: z.number().nullable(),
+  /** ISO 8601. */
+  started_at: z.string(),
+  duration_ms: z.number().nullable(),
+  /** The agent client (`name version`) or `person`. */
+  creator: z.string(),
+  output_head: z.string(),
+});
+export type UiHistoryEntry = z.infer<typeof UiHistoryEntrySchema>;
+
+/** Lines of one `commandOutput` answer at most (page with `offset`). */
+export const MAX_COMMAND_OUTPUT_LINES = 5_000;
+
 // ---- client → hub --------------------------------------------------------------------------
 
 const onSession = <T extends string>(type: T) => z.object({ type: z.literal(type), session: sessionRef, req });
@@ -220,6 +248,19 @@ export const ClientMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('rotateToken'), req }),
   z.object({ type: z.literal('screenshot'), session: sessionRef, theme: z.enum(['dark', 'light']).optional(), req }),
   z.object({
+    type: z.literal('searchHistory'),
+    query: z.string().max(1_000).optional(),
+    cwd: z.string().min(1).max(4096).optional(),
+    status: z.enum(['failed', 'succeeded', 'any']).optional(),
+    client: z.string().min(1).max(256).optional(),
+    since: z.string().min(1).max(64).optional(),
+    session: sessionRef.optional(),
+    limit: z.number().int().min(1).max(200).optional(),
+    req,
+  }),
+  z.object({ type: z.literal('commandOutput'), session: sessionRef, seq: z.number().int().min(1), offset: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(MAX_COMMAND_OUTPUT_LINES).optional(), req }),
+  z.object({ type: z.literal('rerun'), session: sessionRef, from: z.object({ session: sessionRef, seq: z.number().int().min(1) }), req }),
+  z.object({
     type: z.literal('setSettings'),
     // Values are checked by the hub against its settings schema (src/hub/settings.ts).
     changes: z.record(z.string().min(1).max(64), z.unknown()).refine((changes) => Object.keys(changes).length > 0 && Object.keys(changes).length <= MAX_SETTING_CHANGES, `Send 1 to ${MAX_SETTING_CHANGES} settings.`),
@@ -247,6 +288,9 @@ export const CLIENT_MESSAGE_TYPES = [
   'setSettings',
   'rotateToken',
   'screenshot',
+  'searchHistory',
+  'commandOutput',
+  'rerun',
 ] as const satisfies readonly ClientMessageType[];
 
 /**
@@ -335,6 +379,23 @@ export const HubMessageSchema = z.discriminatedUnion('type', [
     png: z.string().max(Math.ceil(MAX_SCREENSHOT_BYTES / 3) * 4),
     width: z.number().int(),
     height: z.number().int(),
+    req,
+  }),
+  /** Answer to searchHistory: newest first; `note` when the index is unavailable or catching up. */
+  z.object({ type: z.literal('historyResults'), commands: z.array(UiHistoryEntrySchema), total: z.number(), note: z.string().optional(), req }),
+  /** Answer to commandOutput: lines `offset`… of the command's output (plain text), of `total_lines`. */
+  z.object({
+    type: z.literal('commandOutputResult'),
+    session: z.string(),
+    seq: z.number(),
+    text: z.string(),
+    offset: z.number(),
+    lines: z.number(),
+    total_lines: z.number(),
+    truncated: z.boolean(),
+    /** The command's exit code (null while it runs or when unknown). */
+    exit_code: z.number().nullable(),
+    duration_ms: z.number().optional(),
     req,
   }),
   /** A request finished: `session` is the new one for openTerminal; `ended_by` for kill. */

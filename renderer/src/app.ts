@@ -5,11 +5,12 @@
  * frame). The page holds no authority of its own — the hub enforces who may type.
  */
 import { render } from 'lit-html';
-import type { HubMessage, UiCommandRecord, UiSession } from '../../src/ui-protocol.js';
+import type { HubMessage, UiCommandRecord, UiHistoryEntry, UiSession } from '../../src/ui-protocol.js';
 import { renderBanner } from './bannerView.js';
 import type { Bridge } from './bridge.js';
 import { confirmDialog } from './dialog.js';
 import { renderEmpty } from './emptyView.js';
+import { HistoryPanel } from './historyPanel.js';
 import { loadPrefs, pageStorage, savePrefs, type Prefs } from './prefs.js';
 import { RenderScheduler } from './renderScheduler.js';
 import { ScreenshotSaver } from './screenshotSaver.js';
@@ -54,6 +55,8 @@ export class App {
     newTerminal: byId<HTMLButtonElement>('new-terminal'),
     themeToggle: byId<HTMLButtonElement>('theme-toggle'),
     openSettings: byId<HTMLButtonElement>('open-settings'),
+    history: byId('history'),
+    openHistory: byId<HTMLButtonElement>('open-history'),
   };
   private readonly store = new Store(reduce, initialState());
   private prefs = loadPrefs(pageStorage());
@@ -84,6 +87,19 @@ export class App {
     send: (message) => this.bridge.send(message),
     focus: (id) => this.terminals.get(id)?.focus(),
   });
+  private readonly history = new HistoryPanel({
+    host: this.el.history,
+    send: (message) => this.bridge.send(message),
+    sessions: () => this.state.sessions,
+    openInTab: (row) => this.jumpTo(row),
+    runAgain: (row, target) => void this.runAgain(row, target),
+    refocus: () => this.terminals.get(this.state.active)?.focus(),
+  });
+  /** A command from history to scroll to once its tab has the screen (given up after a while). */
+  private jump: { session: string; seq: number; until: number } | null = null;
+  /** openTerminal requests (by req) whose new terminal runs a history command again. */
+  private readonly reruns = new Map<number, UiHistoryEntry>();
+  private nextReq = 1;
   private readonly settings = new SettingsPage(this.el.settings, () => this.settingsProps(), {
     onTheme: (preference) => {
       this.theme.setPreference(preference);
@@ -105,6 +121,7 @@ export class App {
     this.store.subscribe((state, previous) => this.changed(state, previous));
     this.el.newTerminal.addEventListener('click', () => this.newTerminal());
     this.el.themeToggle.addEventListener('click', () => this.theme.toggle());
+    this.el.openHistory.addEventListener('click', () => this.history.show());
     this.el.openSettings.addEventListener('click', () => this.dispatch({ type: 'showSettings', show: !this.state.settingsOpen }));
     document.addEventListener('keydown', (event) => this.onGlobalKey(event));
 
@@ -155,6 +172,8 @@ export class App {
 
   /** The hub's messages: the terminals' streams go to their views, everything goes through the reducer. */
   private onMessage(message: HubMessage): void {
+    if (this.history.receive(message)) return;
+    if ((message.type === 'done' || message.type === 'error') && message.for === 'openTerminal' && message.req !== undefined) this.rerunInNew(message);
     this.terminals.stream(message);
     this.screenshots.receive(message);
     // A fresh screen can change the watched font size the status line shows.
@@ -166,6 +185,7 @@ export class App {
   private changed(state: SessionState, previous: SessionState): void {
     this.terminals.sync(state, previous);
     this.input.sync(state.sessions);
+    if (state.sessions !== previous.sessions) this.history.refresh();
     if (state.connection !== previous.connection || state.welcome !== previous.welcome) this.renderTopbar();
     if (state.settingsOpen !== previous.settingsOpen) {
       this.el.settings.hidden = !state.settingsOpen;
@@ -219,15 +239,69 @@ export class App {
   }
 
   private newTerminal(): void {
+    this.bridge.send({ type: 'openTerminal', ...this.terminalSize() });
+  }
+
+  /** A new terminal's size: what fits the terminal area. */
+  private terminalSize(): { cols: number; rows: number } {
     const area = this.el.terminals.getBoundingClientRect();
     const cell = measureCell(1.15);
     const cols = Math.floor((area.width - 20) / (cell.width * this.prefs.fontSize));
     const rows = Math.floor((area.height - 16) / (cell.height * this.prefs.fontSize));
-    this.bridge.send({
-      type: 'openTerminal',
-      cols: Math.max(20, Math.min(1000, cols || 100)),
-      rows: Math.max(5, Math.min(500, rows || 30)),
-    });
+    return { cols: Math.max(20, Math.min(1000, cols || 100)), rows: Math.max(5, Math.min(500, rows || 30)) };
+  }
+
+  /** A live session's command from history: its tab in front, scrolled to the command once the screen is there. */
+  private jumpTo(row: UiHistoryEntry): void {
+    this.dispatch({ type: 'openTab', session: row.session });
+    this.jump = { session: row.session, seq: row.seq, until: performance.now() + 5_000 };
+    this.scheduler.now();
+  }
+
+  /** Tried at each drawing while a jump waits: the records and the screen come after the tab opens. */
+  private tryJump(): void {
+    const jump = this.jump;
+    if (!jump) return;
+    const record = this.state.records.get(jump.session)?.find((candidate) => candidate.seq === jump.seq);
+    const view = this.terminals.get(jump.session);
+    if (record && view && this.state.active === jump.session && view.scrollToCommand(record)) {
+      this.jump = null;
+    } else if (performance.now() > jump.until) {
+      this.jump = null;
+      this.toasts.show('That command is no longer in the scrollback; Shift+Enter in History shows its output.', 'info');
+    }
+  }
+
+  /**
+   * Runs a command from history again, as the person (docs/design.md §5.2): in a new terminal (in
+   * the command's folder), or in a live session — an agent's only after the take-over question.
+   * The hub types it and audits it by its source.
+   */
+  private async runAgain(row: UiHistoryEntry, target: string): Promise<void> {
+    const from = { session: row.session, seq: row.seq };
+    if (target === 'new') {
+      const req = this.nextReq++;
+      this.reruns.set(req, row);
+      this.bridge.send({ type: 'openTerminal', ...this.terminalSize(), ...(row.cwd ? { cwd: row.cwd } : {}), req });
+      return;
+    }
+    const info = this.state.sessions.get(target)?.info;
+    if (!info) return;
+    if (info.controller === 'agent') {
+      if (!(await this.input.confirm(info))) return;
+      this.bridge.send({ type: 'takeOver', session: target });
+    }
+    this.bridge.send({ type: 'rerun', session: target, from });
+    this.dispatch({ type: 'openTab', session: target });
+    this.terminals.get(target)?.focus();
+  }
+
+  /** The new terminal for a rerun is there: the command goes into it. */
+  private rerunInNew(message: Extract<HubMessage, { type: 'done' | 'error' }>): void {
+    const row = this.reruns.get(message.req!);
+    if (!row) return;
+    this.reruns.delete(message.req!);
+    if (message.type === 'done' && message.session) this.bridge.send({ type: 'rerun', session: message.session, from: { session: row.session, seq: row.seq } });
   }
 
   private scrollToCommand(record: UiCommandRecord): void {
@@ -240,6 +314,10 @@ export class App {
     if (mod && event.shiftKey && event.key.toLowerCase() === 'f') {
       event.preventDefault();
       this.focusSearch();
+    } else if (mod && event.shiftKey && event.key.toLowerCase() === 'h') {
+      event.preventDefault();
+      if (this.history.isOpen) this.history.hide();
+      else this.history.show();
     } else if (event.key === 'Escape' && this.state.settingsOpen) {
       this.dispatch({ type: 'showSettings', show: false });
     }
@@ -323,6 +401,7 @@ export class App {
       onClose: (id) => void this.closeSession(id),
       onScreenshot: (id) => this.screenshots.save(id, this.state.sessions.get(id)?.info.name ?? null, this.theme.theme),
       onToggleTimeline: () => this.setPrefs({ timelineOpen: !this.prefs.timelineOpen }),
+      onSearchAll: (query) => this.history.show(query),
     });
     renderBanner(this.el.banner, entry, {
       onTakeOver: (id) => this.takeOver(id),
@@ -339,6 +418,7 @@ export class App {
       onSelect: (record) => this.scrollToCommand(record),
     });
     renderStatusLine(this.el.status, { entry, view: view ? { mode: view.mode, ...view.fontSizes } : null, now });
+    this.tryJump();
   }
 
   // ---- test hook ----------------------------------------------------------------------------------

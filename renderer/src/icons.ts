@@ -17,6 +17,7 @@ const ICONS = {
   bolt: ['M9 1.5L3.5 9H8l-1 5.5L12.5 7H8z'],
   trash: ['M3 4.5h10', 'M6 4.5V3h4v1.5', 'M4.5 4.5l.7 9h5.6l.7-9'],
   list: ['M5.5 4h8', 'M5.5 8h8', 'M5.5 12h8', 'M2.5 4h.5', 'M2.5 8h.5', 'M2.5 12h.5'],
+  clock: ['M8 2.5a5.5 5.5 0 1 0 0 11a5.5 5.5 0 1 0 0-11', 'M8 5v3.2l2.2 1.3'],
   terminal: ['M2 3h12v10H2z', 'M4.5 6l2 2l-2 2', 'M8 10.5h3.5'],
   camera: ['M1.5 5h3l1.5-2h4l1.5 2h3v8h-13z', 'M8 6.5a2.5 2.5 0 1 0 0 5a2.5 2.5 0 1 0 0-5'],
 } satisfies Record<string, string[]>;

@@ -26,6 +26,8 @@ export interface SessionBarProps {
   onClose(id: string): void;
   onScreenshot(id: string): void;
   onToggleTimeline(): void;
+  /** The box's words across every session's commands (the history palette). */
+  onSearchAll(query: string): void;
 }
 
 export function renderSessionBar(host: HTMLElement, props: SessionBarProps): void {
@@ -38,7 +40,7 @@ function barView(entry: SessionEntry, props: SessionBarProps): TemplateResult {
   const agent = isAgentSession(info);
   const state = stateBadge(entry, props.now);
   const search = props.search;
-  return html`<div class="sb-title"><span class=${`creator-pill ${agent ? 'agent' : 'user'}`} title=${creatorDetail(info)}>${agent ? creatorName(info) : 'You'}</span><span class="sb-name" title=${info.id}>${sessionTitle(info)}</span><span class=${`badge tone-${state.tone}`} title=${state.title}>${state.text}</span></div><div class="sb-search">${icon('search')}<input class="search-input" type="search" placeholder="Search scrollback" aria-label="Search scrollback" data-role="search" .value=${live(search.query)} @input=${(event: Event) => search.input((event.target as HTMLInputElement).value)} @keydown=${(event: KeyboardEvent) => search.key(event)}><span class="search-count">${search.count}</span><button class="icon-btn small" type="button" title="Previous match (Shift+Enter)" @click=${() => search.previous()}>${icon('up')}</button><button class="icon-btn small" type="button" title="Next match (Enter)" @click=${() => search.next()}>${icon('down')}</button></div><div class="sb-actions">${actionsView(entry, props)}</div>`;
+  return html`<div class="sb-title"><span class=${`creator-pill ${agent ? 'agent' : 'user'}`} title=${creatorDetail(info)}>${agent ? creatorName(info) : 'You'}</span><span class="sb-name" title=${info.id}>${sessionTitle(info)}</span><span class=${`badge tone-${state.tone}`} title=${state.title}>${state.text}</span></div><div class="sb-search">${icon('search')}<input class="search-input" type="search" placeholder="Search scrollback" aria-label="Search scrollback" data-role="search" .value=${live(search.query)} @input=${(event: Event) => search.input((event.target as HTMLInputElement).value)} @keydown=${(event: KeyboardEvent) => search.key(event)}><span class="search-count">${search.count}</span><button class="icon-btn small" type="button" title="Previous match (Shift+Enter)" @click=${() => search.previous()}>${icon('up')}</button><button class="icon-btn small" type="button" title="Next match (Enter)" @click=${() => search.next()}>${icon('down')}</button><button class="icon-btn small" type="button" data-action="search-all" title="Search every session's commands (Ctrl+Shift+H)" aria-label="Search every session's commands" @click=${() => props.onSearchAll(search.query)}>${icon('clock')}</button></div><div class="sb-actions">${actionsView(entry, props)}</div>`;
 }
 
 function actionsView(entry: SessionEntry, props: SessionBarProps): TemplateResult {

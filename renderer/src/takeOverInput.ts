@@ -48,16 +48,7 @@ export class TakeOverInput {
       pending.push(data);
       return;
     }
-    if (this.options.confirmTakeOver()) {
-      const answer = await this.options.ask({
-        title: 'Take over this session?',
-        body: `The agent's writes will be refused until you hand it back. ${creatorName(info)} keeps reading the screen.`,
-        confirm: 'Take over',
-        rememberLabel: 'Don’t ask again',
-      });
-      if (!answer.ok) return;
-      if (answer.remember) this.options.stopAsking();
-    }
+    if (!(await this.confirm(info))) return;
     const current = this.options.session(id);
     if (current?.controller === 'user') {
       this.sendInput(id, data);
@@ -66,6 +57,19 @@ export class TakeOverInput {
     this.pending.set(id, [data]);
     this.options.send({ type: 'takeOver', session: id });
     this.options.focus(id);
+  }
+
+  /** Asks before taking over an agent's session (unless the person said not to ask again); true to go ahead. */
+  async confirm(info: UiSession): Promise<boolean> {
+    if (!this.options.confirmTakeOver()) return true;
+    const answer = await this.options.ask({
+      title: 'Take over this session?',
+      body: `The agent's writes will be refused until you hand it back. ${creatorName(info)} keeps reading the screen.`,
+      confirm: 'Take over',
+      rememberLabel: 'Don’t ask again',
+    });
+    if (answer.ok && answer.remember) this.options.stopAsking();
+    return answer.ok;
   }
 
   /** After each change of the sessions: keys wait no longer for a session the person now controls, nor for one that went. */

@@ -222,6 +222,8 @@ export class TerminalView {
       this.options.onSearchKey();
       return false;
     }
+    // The history palette's key: the page's (app.ts), never a ^H into the session.
+    if (mod && event.shiftKey && key === 'h') return false;
     // Copy: Ctrl/Cmd+C with a selection, or Ctrl+Shift+C; never a ^C then.
     if (mod && key === 'c' && (this.term.hasSelection() || event.shiftKey)) {
       const text = this.term.getSelection();

@@ -63,6 +63,7 @@ export class AuditLog {
         ...(entry.approval !== undefined ? { approval: entry.approval } : {}),
         ...(entry.answer !== undefined ? { answer: entry.answer } : {}),
         ...(entry.reason !== undefined ? { reason: entry.reason } : {}),
+        ...(entry.from !== undefined ? { from: entry.from } : {}),
       });
   }
 

@@ -137,6 +137,7 @@ export class Hub {
       rotateToken: () => this.rotateToken('the person asked'),
       approvals: this.approvals,
       screenshot: (ref, request) => this.screenshot(ref, request),
+      history: this.history,
     });
     this.settingsWatch = settingsEditor.watch(
       (result) => {

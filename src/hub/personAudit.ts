@@ -2,11 +2,11 @@
 export const AUDIT_FILE = 'audit.jsonl';
 
 /** What the person did in the UI. Typing is a byte count, never the bytes (docs/design.md §4.6). */
-export type PersonActionName = 'take_over' | 'hand_back' | 'interrupt' | 'kill' | 'close' | 'open_terminal' | 'input' | 'change_settings' | 'rotate_token' | 'stop_client' | 'answer_approval' | 'screenshot';
+export type PersonActionName = 'take_over' | 'hand_back' | 'interrupt' | 'kill' | 'close' | 'open_terminal' | 'input' | 'change_settings' | 'rotate_token' | 'stop_client' | 'answer_approval' | 'screenshot' | 'rerun';
 
 /**
  * One person action; `AuditLog.personSink()` (audit.ts) writes it as
- * `{ time, actor: 'person', action, session?, bytes?, settings? }`.
+ * `{ time, actor: 'person', action, session?, bytes?, settings?, client?, sessions?, from? }`.
  */
 export interface PersonAction {
   action: PersonActionName;
@@ -23,6 +23,8 @@ export interface PersonAction {
   approval?: string;
   answer?: 'allow_once' | 'allow_30m' | 'deny';
   reason?: boolean;
+  /** `rerun`: the command run again, by its session and number (never its text). */
+  from?: { session: string; seq: number };
 }
 
 /** How the UI bridge records person actions (the bridge never sees the file). */

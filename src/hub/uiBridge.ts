@@ -11,6 +11,7 @@ import {
   type HubMessage,
 } from '../ui-protocol.js';
 import { DEFAULT_VIEWER_LIMITS, SessionViewer, type ViewerLimits } from './sessionViewer.js';
+import { commandOutput, rerun, searchHistory, UiError } from './uiHistory.js';
 import type { UiHost } from './uiHost.js';
 
 /**
@@ -149,6 +150,12 @@ export class UiBridge implements Disposable {
         this.host.rotateToken();
         this.host.audit({ action: 'rotate_token' });
         return this.send({ type: 'done', for: message.type, ...ids(message) });
+      case 'searchHistory':
+        return searchHistory(this.host, message).then((reply) => this.send(reply));
+      case 'commandOutput':
+        return commandOutput(this.host, message).then((reply) => this.send(reply));
+      case 'rerun':
+        return rerun(this.host, message).then((id) => this.done(message, id));
     }
   }
 
@@ -376,7 +383,7 @@ export class UiBridge implements Disposable {
   }
 
   private fail(message: ClientMessage, error: unknown): void {
-    if (isSwitchboardError(error)) {
+    if (isSwitchboardError(error) || error instanceof UiError) {
       return this.send({ type: 'error', code: error.code, message: error.message, for: message.type, ...ids(message) });
     }
     this.host.logger.error(`ui ${message.type}: ${(error as Error)?.message ?? String(error)}`);

@@ -2,6 +2,7 @@ import { EventEmitter, type Disposable, type Event, type SessionInfo, type Sessi
 import type { Screenshot, ScreenshotRequest } from '../mcp/server.js';
 import type { UiSession } from '../ui-protocol.js';
 import type { ApprovalBook } from './approvals.js';
+import type { HistorySearch } from './historyIndex.js';
 import type { Logger } from './logger.js';
 import type { PersonAuditSink } from './personAudit.js';
 import type { HubSettingsView, SettingsEditor } from './settingsEditor.js';
@@ -21,6 +22,8 @@ export interface UiHostOptions {
   approvals?: ApprovalBook;
   /** A PNG of a session's screen: the `screenshot` tool's own (Hub.screenshot). */
   screenshot: (ref: string, request: ScreenshotRequest) => Promise<Screenshot>;
+  /** The history database (docs/design.md §2.7) the window searches; absent: searches say there is none. */
+  history?: HistorySearch;
 }
 
 /**
@@ -38,6 +41,7 @@ export class UiHost implements Disposable {
   readonly rotateToken: () => void;
   readonly approvals: ApprovalBook | undefined;
   readonly screenshot: (ref: string, request: ScreenshotRequest) => Promise<Screenshot>;
+  readonly history?: HistorySearch;
   private readonly bridges = new Set<UiBridge>();
   /** Live sessions we listen to (for `onDidAwaitInput`), by id. */
   private readonly watched = new Map<string, { session: TerminalSession; subscription: Disposable }>();
@@ -73,6 +77,7 @@ export class UiHost implements Disposable {
     this.rotateToken = options.rotateToken;
     this.approvals = options.approvals;
     this.screenshot = options.screenshot;
+    if (options.history) this.history = options.history;
     this.subscription = this.manager.onDidChange((id) => this.handleChange(id));
     // An approval asked, answered or withdrawn changes the session as every UI shows it.
     this.approvalSubscription = this.approvals?.onDidChange((id) => {

@@ -1,14 +1,12 @@
 /** `history` (docs/design.md §2.7, §3.2): finished commands of every session, searched. */
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { ErrorCode, SwitchboardError, type HistoryEntry, type HistoryPage, type HistoryQuery } from '../../core/index.js';
+import type { HistoryEntry, HistoryPage } from '../../core/index.js';
+import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT, historyQuery } from '../historyFilters.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, type InputSpec } from '../schemas.js';
 import type { ToolDeps } from '../toolHost.js';
 import { call } from '../nextStep.js';
 import { errorResult, failure, INTERNAL_ERROR, success, type Rendering } from '../toolResult.js';
-
-export const HISTORY_DEFAULT_LIMIT = 20;
-export const HISTORY_MAX_LIMIT = 200;
 
 const schema = z.object({
   query: z.string().max(1_000).optional().describe('Words of the command.'),
@@ -59,9 +57,6 @@ const outputSchema = z.looseObject({
 
 const DESCRIPTION = 'Search earlier commands of every session, closed ones too, newest first; each names the read call for its output.';
 
-/** One unit of an age: `30m`, `2h`, `7d`. */
-const AGE_UNITS_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
-
 export function registerHistory(server: McpServer, deps: ToolDeps): RegisteredTool {
   const { host } = deps;
   return server.registerTool(
@@ -77,13 +72,7 @@ export function registerHistory(server: McpServer, deps: ToolDeps): RegisteredTo
       const input = parseInput(spec, raw);
       if (!input.ok) return errorResult(input.error, host.logger, 'history', input.warnings);
       try {
-        const { query: text, cwd, session, status = 'any', client, since, limit = HISTORY_DEFAULT_LIMIT } = input.value;
-        const query: HistoryQuery = { status, limit };
-        if (text !== undefined && text.trim() !== '') query.text = text;
-        if (cwd !== undefined) query.cwd = parseCwd(cwd);
-        if (session !== undefined) query.session = session;
-        if (client !== undefined) query.client = client.trim();
-        if (since !== undefined) query.since = parseSince(since, Date.now());
+        const query = historyQuery(input.value, Date.now());
         if (!host.history) return failure(INTERNAL_ERROR, 'This Switchboard keeps no command history (it runs without a state directory).');
         const page = await host.history.search(query);
         const commands = page.commands.map((entry) => ({ ...entry, next: readCall(entry) }));
@@ -100,31 +89,6 @@ export function registerHistory(server: McpServer, deps: ToolDeps): RegisteredTo
 /** The `read` call that returns a row's whole output. */
 function readCall(entry: Pick<HistoryEntry, 'session' | 'seq'>): string {
   return call('read', { session: entry.session, view: 'command', seq: entry.seq });
-}
-
-/** `since`: an ISO time, or an age before `now` (`90s`, `30m`, `2h`, `7d`, `1w`). */
-export function parseSince(value: string, now: number): number {
-  const text = value.trim();
-  const age = /^(\d+(?:\.\d+)?)\s*([smhdw])$/i.exec(text);
-  if (age) return now - Number(age[1]) * AGE_UNITS_MS[age[2]!.toLowerCase()]!;
-  const time = /^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : Number.NaN;
-  if (Number.isFinite(time)) return time;
-  throw new SwitchboardError(
-    ErrorCode.InvalidArgument,
-    `since: "${value.slice(0, 100)}" is not a time; pass an ISO time (2025-01-31 or 2025-01-31T09:00:00Z) or an age: a number with s, m, h, d or w (30m, 2h, 7d).`,
-    { parameter: 'since', allowed: 'an ISO time or an age such as 30m, 2h, 7d' },
-  );
-}
-
-/** `cwd`: absolute (or `~`, which the hub expands); a relative path means nothing across sessions. */
-function parseCwd(value: string): string {
-  if (!(value.startsWith('/') || value === '~' || value.startsWith('~/'))) {
-    throw new SwitchboardError(ErrorCode.InvalidArgument, `cwd: "${value.slice(0, 200)}" is not an absolute folder; pass one such as /home/me/project (~ works).`, {
-      parameter: 'cwd',
-      allowed: 'an absolute folder',
-    });
-  }
-  return value;
 }
 
 export function renderHistory(page: HistoryPage): Rendering {

@@ -102,6 +102,14 @@ export class UiClient {
     return answer as Extract<HubMessage, { type: 'done' | 'error' }>;
   }
 
+  /** Sends with a fresh `req` and resolves with whatever answers it (a result message, `done` or `error`). */
+  async ask(message: ClientMessage): Promise<HubMessage> {
+    const req = this.nextReq++;
+    const from = this.mark();
+    this.send({ ...message, req });
+    return this.waitFor((m) => 'req' in m && m.req === req, `the answer to ${message.type}`, { from, timeoutMs: 20_000 });
+  }
+
   mark(): number {
     return this.messages.length;
   }

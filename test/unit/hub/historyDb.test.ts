@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HistoryDb, type HistoryRow } from '../../../src/hub/historyDb.js';
 import { ftsQuery, likePattern } from '../../../src/hub/historyQuery.js';
-import { parseSince } from '../../../src/mcp/tools/history.js';
+import { parseSince } from '../../../src/mcp/historyFilters.js';
 import type { HistoryQuery } from '../../../src/core/types.js';
 
 const dirs: string[] = [];
