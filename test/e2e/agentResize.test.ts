@@ -10,10 +10,10 @@ import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeHome, startHub, type HubProcess } from '../integration/helpers/hubProcess.js';
+import { startHub, type HubProcess } from '../integration/helpers/hubProcess.js';
 import { shellPath } from '../integration/helpers/shells.js';
 import { toolAnswer, type ToolAnswer } from '../integration/helpers/toolAnswer.js';
-import { agentOverHttp, launchChromium, SHOTS, waitForRow } from './browser.js';
+import { agentOverHttp, closeScene, launchChromium, openPage, SHOTS, waitForRow } from './browser.js';
 
 const AGENT = { name: 'resize-e2e-agent', version: '0.9.1' };
 
@@ -37,19 +37,12 @@ async function size(id: string): Promise<{ rows: unknown; cols: unknown }> {
 beforeAll(async () => {
   browser = await launchChromium();
   hub = await startHub({ env: { SHELL: shellPath('bash') } });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'dark', deviceScaleFactor: 1 });
-  page = await context.newPage();
-  page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
+  page = await openPage(browser);
   agent = await agentOverHttp(hub.port, hub.token, AGENT);
 }, 30_000);
 
 afterAll(async () => {
-  await agent?.close().catch(() => undefined);
-  await browser?.close().catch(() => undefined);
-  if (hub) {
-    expect(await hub.stop()).toBe(0);
-    removeHome(hub.home);
-  }
+  await closeScene({ agent, browser, hub });
 });
 
 describe('an agent resizes a session the person watches', () => {

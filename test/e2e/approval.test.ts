@@ -12,10 +12,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, removeHome, ROOT, startHub, type HubProcess } from '../integration/helpers/hubProcess.js';
+import { BIN, cleanEnv, ROOT, startHub, type HubProcess } from '../integration/helpers/hubProcess.js';
 import { shellPath } from '../integration/helpers/shells.js';
 import { toolAnswer, type ToolAnswer } from '../integration/helpers/toolAnswer.js';
-import { launchChromium, SHOTS, waitForRow } from './browser.js';
+import { closeScene, launchChromium, openPage, SHOTS, waitForRow } from './browser.js';
 
 const POLICY = JSON.stringify([{ match: 'echo approve-me*', action: 'ask', reason: 'the e2e test asks' }]);
 
@@ -29,21 +29,14 @@ const call = async (name: string, args: Record<string, unknown>): Promise<ToolAn
 beforeAll(async () => {
   browser = await launchChromium();
   hub = await startHub({ env: { SHELL: shellPath('bash'), SWITCHBOARD_POLICY: POLICY } });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'dark', deviceScaleFactor: 1 });
-  page = await context.newPage();
-  page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
+  page = await openPage(browser);
   agent = new Client({ name: 'approval-e2e-agent', version: '1.4.0' });
   await agent.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: cleanEnv({ SWITCHBOARD_HOME: hub.home }), cwd: ROOT, stderr: 'pipe' }));
   await agent.listTools(); // as hosts do: the 1.x client checks every result against these schemas
 }, 30_000);
 
 afterAll(async () => {
-  await agent?.close().catch(() => undefined);
-  await browser?.close().catch(() => undefined);
-  if (hub) {
-    expect(await hub.stop()).toBe(0);
-    removeHome(hub.home);
-  }
+  await closeScene({ agent, browser, hub });
 });
 
 describe('an agent blocked on the person’s approval', () => {

@@ -7,8 +7,9 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { ROOT } from '../integration/helpers/hubProcess.js';
+import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { removeHome, ROOT, type HubProcess } from '../integration/helpers/hubProcess.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 export const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
@@ -61,4 +62,22 @@ export async function waitForScreen(page: Page, text: string, timeout = 10_000):
     text,
     { timeout, polling: 'raf' },
   );
+}
+
+/** A page in a fresh context (1280×800, dark unless told), its errors on the console. */
+export async function openPage(browser: Browser, options: BrowserContextOptions = {}): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'dark', deviceScaleFactor: 1, ...options });
+  const page = await context.newPage();
+  page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
+  return page;
+}
+
+/** The end of an e2e file: the agent and the browser closed, the hub stopped cleanly (exit 0) and its home removed. */
+export async function closeScene(scene: { agent?: { close(): Promise<void> }; browser?: Browser; hub?: HubProcess }): Promise<void> {
+  await scene.agent?.close().catch(() => undefined);
+  await scene.browser?.close().catch(() => undefined);
+  if (scene.hub) {
+    expect(await scene.hub.stop()).toBe(0);
+    removeHome(scene.hub.home);
+  }
 }

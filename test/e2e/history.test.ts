@@ -13,10 +13,10 @@ import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeHome, startHub, type HubProcess } from '../integration/helpers/hubProcess.js';
+import { startHub, type HubProcess } from '../integration/helpers/hubProcess.js';
 import { shellPath } from '../integration/helpers/shells.js';
 import { toolAnswer } from '../integration/helpers/toolAnswer.js';
-import { agentOverHttp, launchChromium, SHOTS, waitForRow } from './browser.js';
+import { agentOverHttp, closeScene, launchChromium, SHOTS, waitForRow } from './browser.js';
 
 /** The page's test hook (renderer/src/app.ts `inspect`), the parts read here. */
 interface PageHook {
@@ -49,12 +49,7 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  await agent?.close().catch(() => undefined);
-  await browser?.close().catch(() => undefined);
-  if (hub) {
-    expect(await hub.stop()).toBe(0);
-    removeHome(hub.home);
-  }
+  await closeScene({ agent, browser, hub });
 });
 
 describe('History in the window', () => {

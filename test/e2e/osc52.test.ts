@@ -16,9 +16,9 @@ import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeHome, startHub, type HubProcess } from '../integration/helpers/hubProcess.js';
+import { startHub, type HubProcess } from '../integration/helpers/hubProcess.js';
 import { shellPath } from '../integration/helpers/shells.js';
-import { agentOverHttp, launchChromium, SHOTS, waitForRow } from './browser.js';
+import { agentOverHttp, closeScene, launchChromium, SHOTS, waitForRow } from './browser.js';
 
 /** What the person's clipboard holds before the agent tries. */
 const BEFORE = 'the-persons-clipboard';
@@ -86,12 +86,7 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  await agent?.close().catch(() => undefined);
-  await browser?.close().catch(() => undefined);
-  if (hub) {
-    expect(await hub.stop()).toBe(0);
-    removeHome(hub.home);
-  }
+  await closeScene({ agent, browser, hub });
   if (home) rmSync(home, { recursive: true, force: true });
 });
 

@@ -12,9 +12,9 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_POLICY } from '../../src/policy/index.js';
 import { whenFile } from '../integration/helpers/fileWatch.js';
-import { removeHome, startHub, type HubProcess } from '../integration/helpers/hubProcess.js';
+import { startHub, type HubProcess } from '../integration/helpers/hubProcess.js';
 import { shellPath } from '../integration/helpers/shells.js';
-import { launchChromium, SHOTS } from './browser.js';
+import { closeScene, launchChromium, SHOTS } from './browser.js';
 
 let hub: HubProcess;
 let browser: Browser;
@@ -30,11 +30,7 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  await browser?.close().catch(() => undefined);
-  if (hub) {
-    expect(await hub.stop()).toBe(0);
-    removeHome(hub.home);
-  }
+  await closeScene({ browser, hub });
 });
 
 function saved(): Record<string, unknown> {

@@ -13,10 +13,10 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screenshotSize } from '../../src/hub/screenshot/pngRenderer.js';
-import { removeHome, startHub, type HubProcess } from '../integration/helpers/hubProcess.js';
+import { startHub, type HubProcess } from '../integration/helpers/hubProcess.js';
 import { shellPath } from '../integration/helpers/shells.js';
 import { toolAnswer, type ToolAnswer } from '../integration/helpers/toolAnswer.js';
-import { agentOverHttp, launchChromium, SHOTS, waitForRow } from './browser.js';
+import { agentOverHttp, closeScene, launchChromium, openPage, SHOTS, waitForRow } from './browser.js';
 
 let hub: HubProcess;
 let browser: Browser;
@@ -33,19 +33,12 @@ beforeAll(async () => {
   browser = await launchChromium();
   hub = await startHub({ env: { SHELL: shellPath('bash') } });
   // The person's page follows a light system theme: the saved PNG must be in it.
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light', deviceScaleFactor: 1, acceptDownloads: true });
-  page = await context.newPage();
-  page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
+  page = await openPage(browser, { colorScheme: 'light', acceptDownloads: true });
   agent = await agentOverHttp(hub.port, hub.token, { name: 'screenshot-e2e-agent', version: '1.0.0' });
 }, 30_000);
 
 afterAll(async () => {
-  await agent?.close().catch(() => undefined);
-  await browser?.close().catch(() => undefined);
-  if (hub) {
-    expect(await hub.stop()).toBe(0);
-    removeHome(hub.home);
-  }
+  await closeScene({ agent, browser, hub });
 });
 
 describe('the person saves a screenshot of a tab', () => {
