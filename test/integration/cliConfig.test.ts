@@ -132,7 +132,7 @@ describe('switchboard config', () => {
     mkdirSync(path.dirname(file), { recursive: true });
     const jsonc = '{\n  // my servers\n  "mcpServers": {}\n}\n';
     writeFileSync(file, jsonc);
-    const refused = await switchboard(['config', 'cursor', '--install'], { HOME });
+    const refused = await switchboard(['config', 'cursor', '--install'], { HOME, ...NO_HOST_VARIABLES });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`not touching ${file}: line 2, column 3: a comment`);
     expect(refused.stderr).toContain('not parse as plain JSON');
@@ -142,10 +142,21 @@ describe('switchboard config', () => {
     mkdirSync(codexHome);
     const broken = '# mine\nmodel = "o3"\n\n[mcp_servers.docs\ncommand = "docs"\n';
     writeFileSync(path.join(codexHome, 'config.toml'), broken);
-    const toml = await switchboard(['config', 'codex', '--install'], { HOME, CODEX_HOME: codexHome });
+    const toml = await switchboard(['config', 'codex', '--install'], { HOME, ...NO_HOST_VARIABLES, CODEX_HOME: codexHome });
     expect(toml.code).toBe(1);
     expect(toml.stderr).toMatch(/not touching .*config\.toml: line 4, column \d+: .*does not parse as TOML/);
     expect(readFileSync(path.join(codexHome, 'config.toml'), 'utf8')).toBe(broken);
+
+    // Zed's JSONC that parses but cannot be edited safely: which of two keys Zed uses is its business.
+    const linux = process.platform === 'linux';
+    const zedFile = path.join(HOME, linux ? 'xdg' : '.config', 'zed', 'settings.json');
+    mkdirSync(path.dirname(zedFile), { recursive: true });
+    const twice = '{\n  // mine\n  "context_servers": {},\n  "context_servers": { "a": { "command": "a", "args": [] }, },\n}\n';
+    writeFileSync(zedFile, twice);
+    const zed = await switchboard(['config', 'zed', '--install'], { HOME, ...NO_HOST_VARIABLES, ...(linux ? { XDG_CONFIG_HOME: path.join(HOME, 'xdg') } : {}) });
+    expect(zed.code).toBe(1);
+    expect(zed.stderr).toContain(`not touching ${zedFile}: line 4: "context_servers" appears a second time`);
+    expect(readFileSync(zedFile, 'utf8')).toBe(twice);
 
     const unknown = await switchboard(['config', 'emacs'], { HOME });
     expect(unknown.code).toBe(2);
