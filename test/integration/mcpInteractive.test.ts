@@ -73,7 +73,8 @@ describe('the tools through the shim', () => {
     expect(names).toEqual(['execute', 'history', 'kill', 'list', 'open', 'read', 'screenshot', 'send']);
     for (const tool of listed.tools) {
       expect(tool.title, tool.name).toBeTruthy();
-      expect(tool.annotations?.title, tool.name).toBeTruthy();
+      // The tool's own title is what hosts show; annotations carry only the hints (src/mcp/annotations.ts).
+      expect(tool.annotations?.title, tool.name).toBeUndefined();
       // screenshot alone has none: hosts drop an image that comes with structured content.
       expect(tool.outputSchema !== undefined, tool.name).toBe(tool.name !== 'screenshot');
     }

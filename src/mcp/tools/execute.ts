@@ -12,6 +12,7 @@ import { approvalNote, assertNotReserved } from '../approvals.js';
 import { answerInput, describeInput, waitForCommand } from '../nextStep.js';
 import type { PendingApproval } from '../toolHost.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
+import { RUNS } from '../annotations.js';
 
 function inputSpec(defaults: { executeTimeoutMs: number; maxLines: number }) {
   const schema = z.object({
@@ -89,7 +90,7 @@ export function registerExecute(server: McpServer, deps: ToolDeps): RegisteredTo
       description: DESCRIPTION,
       inputSchema: lenientInputSchema(spec.schema),
       outputSchema: compactOutputSchema(outputSchema),
-      annotations: { title: 'Execute', readOnlyHint: false, destructiveHint: true },
+      annotations: RUNS,
     },
     async (raw, ctx) => {
       const input = parseInput(spec, raw);

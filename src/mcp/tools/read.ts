@@ -9,6 +9,7 @@ import { approvalNote } from '../approvals.js';
 import { call, waitForCommand } from '../nextStep.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
 import { renderState } from './send.js';
+import { LOOKS_ONLY } from '../annotations.js';
 
 const schema = z.object({
   session: z.string().min(1).describe('Session id or name.'),
@@ -66,7 +67,7 @@ const outputSchema = z.looseObject({
 const DEFAULT_WAIT_MS = 10_000;
 
 const DESCRIPTION =
-  'Read a session without typing: new output, the screen, scrollback, or a command\'s full output paged with offset/limit. ' +
+  'Read a session without typing: new output, the screen, scrollback or a command\'s output (paged). ' +
   'wait.exit waits for a running command.';
 
 export function registerRead(server: McpServer, deps: ToolDeps): RegisteredTool {
@@ -78,7 +79,7 @@ export function registerRead(server: McpServer, deps: ToolDeps): RegisteredTool 
       description: DESCRIPTION,
       inputSchema: lenientInputSchema(schema),
       outputSchema: compactOutputSchema(outputSchema),
-      annotations: { title: 'Read session', readOnlyHint: true },
+      annotations: LOOKS_ONLY,
     },
     async (raw, ctx) => {
       const input = parseInput(spec, raw);

@@ -9,6 +9,7 @@ import type { GatePass, ToolAuditEvent, ToolDeps } from '../toolHost.js';
 import { answerInput, describeInput } from '../nextStep.js';
 import { MOUSE_ALIASES, mouseSchema, normalizeMouse } from '../mouseSchema.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
+import { RUNS } from '../annotations.js';
 
 const schema = z.object({
   session: z.string().min(1).describe('Session id or name.'),
@@ -77,7 +78,7 @@ export function registerSend(server: McpServer, deps: ToolDeps): RegisteredTool 
       description: DESCRIPTION,
       inputSchema: lenientInputSchema(schema),
       outputSchema: compactOutputSchema(outputSchema),
-      annotations: { title: 'Send keys', readOnlyHint: false, destructiveHint: true },
+      annotations: RUNS,
     },
     async (raw, ctx) => {
       const input = parseInput(sendSpec, raw);
