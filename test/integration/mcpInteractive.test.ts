@@ -220,7 +220,7 @@ describe('the tools through the shim', () => {
     const readProgress: { progress: number; message?: string }[] = [];
     callCount += 2;
     const [executed, read] = await Promise.all([
-      a.client.callTool({ name: 'execute', arguments: { command: 'sleep 6', cwd: work } }, { onprogress: (p) => executeProgress.push(p) }),
+      a.client.callTool({ name: 'execute', arguments: { command: 'sleep 6', session } }, { onprogress: (p) => executeProgress.push(p) }),
       a.client.callTool(
         { name: 'read', arguments: { session, wait: { pattern: 'never-shows-up', timeout_ms: 5_600 } } },
         { onprogress: (p) => readProgress.push(p) },
@@ -228,11 +228,11 @@ describe('the tools through the shim', () => {
     ]);
     expect((executed.structuredContent as { status: string }).status).toBe('completed');
     expect(executeProgress.length).toBeGreaterThanOrEqual(1);
-    expect(executeProgress[0]!.message).toMatch(/^running for \d+ s$/);
+    expect(executeProgress[0]!.message).toMatch(/^sleep 6 · \d+ s$/); // the command, the time; it prints no line
     expect((read.structuredContent as { waited: string }).waited).toBe('timeout');
     expect(read.isError).not.toBe(true);
     expect(readProgress.length).toBe(1);
-    expect(readProgress[0]!.message).toMatch(/^waiting for \d+ s$/);
+    expect(readProgress[0]!.message).toMatch(/^sleep 6 · \d+ s$/); // what the session it waits on runs
   }, 15_000);
 
   it('cancelling a read that waits returns promptly and ends the wait in the hub', async () => {

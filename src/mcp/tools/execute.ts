@@ -96,12 +96,13 @@ export function registerExecute(server: McpServer, deps: ToolDeps): RegisteredTo
       const input = parseInput(spec, raw);
       if (!input.ok) return errorResult(input.error, host.logger, 'execute', input.warnings);
       const args = input.value;
-      const progress = startProgress(ctx, 'running');
+      const progress = startProgress(ctx, host, args.command);
       let release = (): void => undefined;
       try {
         const chosen = await chooseSession(deps, ctx, args);
         const session = chosen.session;
         release = chosen.release;
+        progress.watch(session);
         const startedAt = Date.now();
         const timeoutMs = args.timeout_ms ?? host.settings.executeTimeoutMs;
         const maxLines = args.max_lines ?? host.settings.maxLines;

@@ -2,7 +2,7 @@
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { styledText, type ReadRequest, type ReadResult } from '../../core/index.js';
-import { startProgress } from '../progress.js';
+import { startProgress, type ProgressReporter } from '../progress.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, WAIT_ALIASES, waitSchema, type InputSpec } from '../schemas.js';
 import type { ToolDeps } from '../toolHost.js';
 import { approvalNote } from '../approvals.js';
@@ -85,8 +85,9 @@ export function registerRead(server: McpServer, deps: ToolDeps): RegisteredTool 
       const input = parseInput(spec, raw);
       if (!input.ok) return errorResult(input.error, host.logger, 'read', input.warnings);
       const { session: ref, view = 'new', format = 'plain', ...rest } = input.value;
-      const progress = rest.wait ? startProgress(ctx, 'waiting') : undefined;
+      const progress = rest.wait ? startProgress(ctx, host, 'waiting') : undefined;
       try {
+        if (progress) watchLive(progress, host, ref);
         // Live sessions read themselves; closed ones (also an earlier hub's) read their transcript.
         const request: ReadRequest = { ...rest, view, format, clientId: deps.clientId(ctx), signal: ctx.mcpReq.signal };
         const live = host.gate && request.wait ? host.manager.list(false).find((info) => info.id === ref || info.name === ref) : undefined;
@@ -111,6 +112,15 @@ export function registerRead(server: McpServer, deps: ToolDeps): RegisteredTool 
       }
     },
   );
+}
+
+/** A wait on a live session is about it; a closed one has nothing to wait for. */
+function watchLive(progress: ProgressReporter, host: ToolDeps['host'], ref: string): void {
+  try {
+    progress.watch(host.manager.get(ref));
+  } catch {
+    // Not live: the read itself says so.
+  }
 }
 
 export function renderRead(id: string, request: ReadRequest, result: ReadResult): Rendering {

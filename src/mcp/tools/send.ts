@@ -84,9 +84,10 @@ export function registerSend(server: McpServer, deps: ToolDeps): RegisteredTool 
       const input = parseInput(sendSpec, raw);
       if (!input.ok) return errorResult(input.error, host.logger, 'send', input.warnings);
       const { session: ref, ...request } = input.value;
-      const progress = request.wait ? startProgress(ctx, 'waiting') : undefined;
+      const progress = request.wait ? startProgress(ctx, host, 'waiting') : undefined;
       try {
         const session = host.manager.get(ref);
+        progress?.watch(session);
         const typed = { ...request, clientId: deps.clientId(ctx), clientName: deps.clientName(ctx) };
         let pass: GatePass | undefined;
         if (host.gate) {
