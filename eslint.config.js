@@ -39,6 +39,7 @@ const AREAS = [
   { category: 'cli', pattern: 'src/cli.ts' },
   { category: 'ui-protocol', pattern: 'src/ui-protocol.ts' },
   { category: 'package-info', pattern: 'src/packageInfo.ts' },
+  { category: 'mcp-introduction', pattern: 'src/mcpIntroduction.ts' },
   { category: 'terminal-themes', pattern: 'src/terminalThemes.ts' },
   { category: 'main', pattern: 'main/**' },
   { category: 'renderer', pattern: 'renderer/**' },
@@ -159,9 +160,9 @@ const LAYERS = [
 
   // src/mcp/: the core (through its entry), the policy, the MCP SDK, zod.
   ['src/mcp/**', policiesFor(area('mcp'), {
-    message: only('src/mcp/', 'src/core/index.ts, src/policy/, src/packageInfo.ts, the MCP SDK and zod', 'The hub composes MCP, not the other way.'),
+    message: only('src/mcp/', 'src/core/index.ts, src/policy/, src/packageInfo.ts, src/mcpIntroduction.ts, the MCP SDK and zod', 'The hub composes MCP, not the other way.'),
     refuse: [[DEEP_CORE, M.deepCore], [ELECTRON, M.electron]],
-    allow: [area('mcp', 'core-entry', 'policy', 'package-info'), MCP_SDK, pkg('zod')],
+    allow: [area('mcp', 'core-entry', 'policy', 'package-info', 'mcp-introduction'), MCP_SDK, pkg('zod')],
   })],
 
   // src/policy/: the person's policy (docs/design.md §2.9), a leaf layer: node, zod, the parser.
@@ -189,6 +190,12 @@ const LAYERS = [
     allow: [NODE],
   })],
 
+  // src/mcpIntroduction.ts: what the MCP server says of itself, plain data the server and the shim share.
+  ['src/mcpIntroduction.ts', policiesFor(area('mcp-introduction'), {
+    message: only('src/mcpIntroduction.ts', 'nothing', 'It is plain data src/mcp/ and the shim share, so the shim answers server/discover without loading MCP code.'),
+    allow: [],
+  })],
+
   // src/hub/: the composition root.
   ['src/hub/**', policiesFor(area('hub'), {
     message: only('src/hub/', 'src/core/index.ts, src/mcp/, src/policy/, src/ui-protocol.ts, src/packageInfo.ts, node and packages', 'Nothing in src/ imports src/commands/, src/cli.ts, main/ or renderer/: they depend on the hub.'),
@@ -199,14 +206,14 @@ const LAYERS = [
 
   // src/shim/: a thin forwarder (docs/design.md §4.4).
   ['src/shim/**', policiesFor(area('shim'), {
-    message: only('src/shim/', 'node, src/packageInfo.ts and the leaf modules of src/hub/ (stateDir, socketProtocol, hubInfo, logger)', 'It forwards JSON-RPC lines to the hub and loads nothing else.'),
+    message: only('src/shim/', 'node, src/packageInfo.ts, src/mcpIntroduction.ts and the leaf modules of src/hub/ (stateDir, socketProtocol, hubInfo, logger)', 'It forwards JSON-RPC lines to the hub and loads nothing else.'),
     refuse: [
       [area('hub'), M.shimHub],
       [area('core-entry', 'core-room', 'core-shared', 'mcp', 'policy'), M.shimCore],
       [MCP_SDK, M.shimCore],
       [ELECTRON, M.electron],
     ],
-    allow: [area('shim', 'hub-leaf', 'package-info'), NODE],
+    allow: [area('shim', 'hub-leaf', 'package-info', 'mcp-introduction'), NODE],
   })],
 
   // src/commands/ and src/cli.ts: the command line.

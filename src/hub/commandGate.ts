@@ -4,7 +4,7 @@
  * waits for them (approvals.ts). The MCP tools see it as `CommandGate`; every decision goes to
  * the audit log, never the command line itself (§4.6).
  */
-import { ErrorCode, SwitchboardError } from '../core/index.js';
+import { ErrorCode, SwitchboardError, type Event } from '../core/index.js';
 import type { CommandGate, GatePass, GateRequest, GateRule, PendingApproval } from '../mcp/server.js';
 import { DEFAULT_POLICY, decide, type PolicyAction, type PolicyDecision, type PolicyRule } from '../policy/index.js';
 import type { Approval, ApprovalBook, Settled } from './approvals.js';
@@ -97,6 +97,10 @@ export class PolicyGate implements CommandGate {
 
   pending(session: string): PendingApproval | undefined {
     return this.options.book.pending(session);
+  }
+
+  get onDidChange(): Event<string> {
+    return this.options.book.onDidChange;
   }
 
   async waitThrough(session: string, waitMs: number, signal: AbortSignal): Promise<{ pending: PendingApproval | null; spentMs: number }> {

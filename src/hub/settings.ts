@@ -47,6 +47,11 @@ export const SettingsSchema = z.object({
   closeGraceMs: z.number().int().min(10).max(600_000).default(500),
   /** Output quiet this long while the foreground job blocks on a terminal read = awaiting input. */
   awaitingInputQuietMs: z.number().int().min(50).max(600_000).default(1_500),
+  /**
+   * A call that waits tells a host that asked for progress it is alive at least this often
+   * (docs/design.md §3.4): hosts reset their request timeout on each notification and show it.
+   */
+  progressIntervalMs: z.number().int().min(50).max(30_000).default(5_000),
   /** Let agents type into echo-off (password) prompts; off: they get SECRET_PROMPT. */
   allowAgentSecretInput: z.boolean().default(false),
   /** Variable-name patterns (`*` wildcard); bounded, since every session's environment is matched against each. */

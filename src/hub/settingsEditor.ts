@@ -43,6 +43,13 @@ const PRESENTATION: Record<Key, Presentation> = {
   killWaitMs: { group: 'Commands', label: 'Wait between interrupt, terminate and kill', unit: 'ms', applies: 'sessions' },
   closeGraceMs: { group: 'Commands', label: 'Wait before a closing session’s processes are killed', unit: 'ms', applies: 'sessions' },
   awaitingInputQuietMs: { group: 'Commands', label: 'Quiet before a program counts as waiting for input', unit: 'ms', applies: 'sessions' },
+  progressIntervalMs: {
+    group: 'Commands',
+    label: 'Tell the agent’s host a long call is alive every',
+    unit: 'ms',
+    hint: 'To hosts that asked for progress: they show it, and reset their timeout on each.',
+    applies: 'calls',
+  },
   policy: {
     group: 'What agents may run',
     label: 'Rules',

@@ -24,26 +24,18 @@ import { registerRead } from './tools/read.js';
 import { registerScreenshot } from './tools/screenshot.js';
 import { registerSend, sendAuditFacts } from './tools/send.js';
 import { packageVersion } from '../packageInfo.js';
+import { INSTRUCTIONS, SERVER_CAPABILITIES, SERVER_NAME } from '../mcpIntroduction.js';
 
 export type { CommandGate, GatePass, GateRequest, GateRule, PendingApproval, Screenshot, ScreenshotRequest, ToolAuditEvent, ToolDeps, ToolHost } from './toolHost.js';
-
-const INSTRUCTIONS = [
-  'Switchboard runs your commands in real terminal sessions that a person can watch and take over.',
-  'Use execute for shell commands: it returns the exact output and exit_code; without session it reuses your idle shell (per cwd) or opens one, so cd and variables persist.',
-  'execute status "running" (timeout or background): the command goes on; wait with read {view:"command", wait:{exit:true}} or stop it with kill.',
-  'status "awaiting_input": it wants keyboard input, of input_kind "line" (send text, keys:["enter"]), "screen" (a full-screen program: send keys, read view "screen") or "secret" (a password: ask the person to type it in Switchboard).',
-  'For interactive programs (python3, vim, ssh, htop) use open, then send keys and read the screen.',
-  'list shows sessions; kill stops a command, kill with close:true ends a session you no longer need.',
-  'history finds commands run earlier in any session, closed ones too.',
-].join(' ');
 
 /** Serial numbers of MCP connections in this process (one McpServer per connection). */
 let connectionSerial = 0;
 
 export function createMcpServer(host: ToolHost): McpServer {
+  // What it says of itself is shared with the shim, which answers server/discover alone (src/mcpIntroduction.ts).
   const server = new McpServer(
-    { name: 'switchboard', version: packageVersion() },
-    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+    { name: SERVER_NAME, version: packageVersion() },
+    { capabilities: structuredClone(SERVER_CAPABILITIES), instructions: INSTRUCTIONS },
   );
   const connection = ++connectionSerial;
   const name = (ctx: ServerContext): string => clientName(server, ctx);

@@ -51,7 +51,7 @@ export interface ScreenshotRequest {
  */
 export interface ToolHost {
   readonly manager: SessionManager;
-  readonly settings: { readonly executeTimeoutMs: number; readonly maxLines: number };
+  readonly settings: { readonly executeTimeoutMs: number; readonly maxLines: number; readonly progressIntervalMs?: number };
   readonly logger: { error(message: string): void };
   /** A PNG of a session's screen, drawn in the hub (src/hub/screenshot/); coded errors for a bad path or session. */
   screenshot(ref: string, request: ScreenshotRequest): Promise<Screenshot>;
@@ -115,6 +115,8 @@ export interface CommandGate {
   waitThrough(session: string, waitMs: number, signal: AbortSignal): Promise<{ pending: PendingApproval | null; spentMs: number }>;
   /** Text `send` typed at a shell's prompt without Enter: the line a later Enter runs. */
   typedAtPrompt(session: string, text: string): void;
+  /** An approval of this session was asked, answered or withdrawn (progress tells a waiting call at once). */
+  readonly onDidChange?: Event<string>;
 }
 
 /** Everything a tool's registration gets: the hub and who is calling. */

@@ -3,6 +3,7 @@
  * (docs/design.md §4.4). Lines from stdin go to the hub, lines from the hub go to stdout; stdout
  * carries JSON-RPC only, one message per line. The shim knows just enough JSON-RPC to:
  *
+ *  - answer `server/discover` (MCP 2026-07-28) itself, at once (discover.ts): it is static;
  *  - answer what it must not forward itself: a line that is not JSON (-32700), JSON that is not
  *    a JSON-RPC 2.0 message or is a batch (-32600, with the caller's id when there is one), a
  *    line over MAX_MESSAGE_BYTES (discarded with bounded memory, one -32600);
@@ -31,6 +32,7 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from './jsonRpc.js';
+import { answerDiscover, DISCOVER } from './discover.js';
 import { LineReader, type OverflowedLine } from './lineReader.js';
 
 /** How long calls wait for a hub (a cold start of `serve` included) before they get an error. */
@@ -160,6 +162,11 @@ export class ShimForwarder {
         return;
       case 'request': {
         const { id, method } = classified.message;
+        if (method === DISCOVER) {
+          // Static: answered at once, whether or not a hub is up yet (discover.ts).
+          const answer = answerDiscover(classified.message, this.options.version);
+          if (answer) return this.reply(answer);
+        }
         if (method === INITIALIZE) {
           this.savedInitialize = classified.message;
           this.initializeAnswered = false;

@@ -9,6 +9,8 @@ export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
 /** Server-defined range: the hub is unreachable or the connection to it was lost. */
 export const HUB_UNAVAILABLE = -32000;
+/** MCP 2026-07-28: the request's `_meta` names a protocol revision the server does not serve. */
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
 export type JsonRpcId = string | number;
 

@@ -5,9 +5,11 @@
  *   - the TypeScript SDK 1.x client (`@modelcontextprotocol/sdk`, what most hosts embed) over the
  *     stdio shim, `switchboard mcp`;
  *   - the 2.x client (`@modelcontextprotocol/client`) over the shim;
- *   - the 1.x client over HTTP (`/mcp`) with the bearer token.
+ *   - the 1.x client over HTTP (`/mcp`) with the bearer token;
+ *   - the 2.x client pinned to the 2026-07-28 revision (`server/discover`, a `_meta` envelope on
+ *     every request, no `initialize`) over the shim and over HTTP.
  *
- * Each client lists the tools first, as every host does: from then on the 1.x client checks
+ * Each client lists the tools first, as every host does, and finds the annotations hosts act on; from then on the 1.x client checks
  * every `structuredContent` against the tool's `outputSchema`, errors included, and turns a
  * mismatch into a protocol error that replaces the whole answer. So every error path of every
  * tool is driven here and must arrive as `CODE: sentence`.
@@ -20,11 +22,11 @@
  * the sessions seen are its own. Runs against dist/: `npm run build` first (`npm test` does).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { open as openFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { Client as ClientV2 } from '@modelcontextprotocol/client';
+import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -37,10 +39,43 @@ import { personCookie, UiClient } from './helpers/uiClient.js';
 const MAX_SESSIONS = 8;
 const TOOLS = ['execute', 'history', 'kill', 'list', 'open', 'read', 'screenshot', 'send'];
 
+/**
+ * The hints hosts act on (docs/design.md §3.6): Claude Code runs read-only tools in parallel and
+ * allows only them in plan mode, VS Code runs them without asking.
+ */
+const LOOKS_ONLY = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
+const RUNS = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
+const ANNOTATIONS: Record<string, unknown> = {
+  list: LOOKS_ONLY,
+  read: LOOKS_ONLY,
+  history: LOOKS_ONLY,
+  screenshot: LOOKS_ONLY,
+  execute: RUNS,
+  open: RUNS,
+  send: RUNS,
+  kill: { ...RUNS, openWorldHint: false }, // it signals the session's own processes only
+};
+/** How often calls tell their progress in these hubs (setting progressIntervalMs): a few ticks per scenario, not 5 s each. */
+const PROGRESS_INTERVAL_MS = 250;
+
+/** A `notifications/progress` as the client's `onprogress` gets it. */
+interface ProgressNote {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** What reached the client, in order, before its SDK handled it: progress notes and answers. */
+type WireEvent = { kind: 'progress'; token: unknown; message: string } | { kind: 'response'; id: unknown };
+
 /** What the suite needs of a client, whichever SDK line and transport it is. */
 interface AgentClient {
-  listTools(): Promise<{ name: string; outputSchema?: unknown }[]>;
+  /** Every progress note and answer as it arrived (see `tapWire`). */
+  readonly wire: WireEvent[];
+  listTools(): Promise<{ name: string; outputSchema?: unknown; annotations?: unknown }[]>;
   call(name: string, args: Record<string, unknown>): Promise<ToolAnswer>;
+  /** A call that sends a progress token; `onProgress` gets each notification as it arrives. */
+  callWithProgress(name: string, args: Record<string, unknown>, onProgress: (note: ProgressNote) => void): Promise<ToolAnswer>;
   close(): Promise<void>;
 }
 
@@ -50,18 +85,59 @@ interface Variant {
 }
 
 const INFO = { name: 'client-matrix', version: '1.0.0' };
+/** The modern revision, pinned: connecting fails unless `server/discover` offers exactly it. */
+const PINNED = { versionNegotiation: { mode: { pin: '2026-07-28' } } };
 
 function shimCommand(hub: HubProcess): { command: string; args: string[]; env: Record<string, string>; cwd: string } {
   return { command: process.execPath, args: [BIN, 'mcp'], env: cleanEnv({ SWITCHBOARD_HOME: hub.home }), cwd: ROOT };
 }
 
 /** The 1.x client throws a protocol error where a strict host would: that fails the test. */
+/**
+ * Records what arrives on the client's transport before the SDK dispatches it. Both SDK lines run
+ * a notification's handler a microtask after it arrives but an answer's at once, and drop a
+ * progress note whose call was answered meanwhile (modelcontextprotocol/typescript-sdk#2580): a
+ * note sent just before the result can arrive in the same read and never reach `onprogress`.
+ * Whether the hub sent it before the result is seen here.
+ */
+function tapWire(transport: { onmessage?: (message: never, extra?: never) => void } | undefined): WireEvent[] {
+  const wire: WireEvent[] = [];
+  if (!transport) throw new Error('the client has no transport to tap');
+  const dispatch = transport.onmessage;
+  transport.onmessage = (message: never, extra?: never) => {
+    const record = message as { method?: string; id?: unknown; params?: { progressToken?: unknown; message?: string } };
+    if (record.method === 'notifications/progress') wire.push({ kind: 'progress', token: record.params?.progressToken, message: record.params?.message ?? '' });
+    else if (record.method === undefined && record.id !== undefined) wire.push({ kind: 'response', id: record.id });
+    dispatch?.(message, extra);
+  };
+  return wire;
+}
+
 function v1(client: ClientV1): AgentClient {
   return {
+    wire: tapWire(client.transport as never),
     listTools: async () => (await client.listTools()).tools,
     call: async (name, args) => toolAnswer(await client.callTool({ name, arguments: args })),
+    callWithProgress: async (name, args, onprogress) => toolAnswer(await client.callTool({ name, arguments: args }, undefined, { onprogress })),
     close: () => client.close(),
   };
+}
+
+function v2(client: ClientV2): AgentClient {
+  return {
+    wire: tapWire(client.transport as never),
+    listTools: async () => (await client.listTools()).tools,
+    call: async (name, args) => toolAnswer(await client.callTool({ name, arguments: args })),
+    callWithProgress: async (name, args, onprogress) => toolAnswer(await client.callTool({ name, arguments: args }, { onprogress })),
+    close: () => client.close(),
+  };
+}
+
+/** A pinned client really speaks 2026-07-28: no `initialize` was sent. */
+function modern(client: ClientV2): ClientV2 {
+  expect(client.getProtocolEra()).toBe('modern');
+  expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+  return client;
 }
 
 const VARIANTS: Variant[] = [
@@ -78,11 +154,15 @@ const VARIANTS: Variant[] = [
     async connect(hub) {
       const client = new ClientV2(INFO);
       await client.connect(new StdioV2({ ...shimCommand(hub), stderr: 'pipe' }));
-      return {
-        listTools: async () => (await client.listTools()).tools,
-        call: async (name, args) => toolAnswer(await client.callTool({ name, arguments: args })),
-        close: () => client.close(),
-      };
+      return v2(client);
+    },
+  },
+  {
+    name: 'SDK 2.x client pinned to 2026-07-28 over the stdio shim',
+    async connect(hub) {
+      const client = new ClientV2(INFO, PINNED);
+      await client.connect(new StdioV2({ ...shimCommand(hub), stderr: 'pipe' }));
+      return v2(modern(client));
     },
   },
   {
@@ -92,6 +172,15 @@ const VARIANTS: Variant[] = [
       const url = new URL(`http://127.0.0.1:${hub.port}/mcp`);
       await client.connect(new HttpV1(url, { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }));
       return v1(client);
+    },
+  },
+  {
+    name: 'SDK 2.x client pinned to 2026-07-28 over HTTP with the token',
+    async connect(hub) {
+      const client = new ClientV2(INFO, PINNED);
+      const url = new URL(`http://127.0.0.1:${hub.port}/mcp`);
+      await client.connect(new HttpV2(url, { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }));
+      return v2(modern(client));
     },
   },
 ];
@@ -133,6 +222,44 @@ function expectStandsAlone(tool: string, answer: ToolAnswer): void {
   expect(text.includes('[warning: '), context).toBe(Array.isArray(sc.warnings));
 }
 
+/** Progress notes as they arrive, and a bounded wait for one that shows something. */
+function progressLog(): { notes: ProgressNote[]; onProgress: (note: ProgressNote) => void; until(check: (message: string) => boolean, what: string): Promise<number> } {
+  const notes: ProgressNote[] = [];
+  const listeners = new Set<() => void>();
+  return {
+    notes,
+    onProgress: (note) => {
+      notes.push(note);
+      for (const listener of [...listeners]) listener();
+    },
+    /** Resolves with the index of the first note whose message passes `check`. */
+    until: (check, what) =>
+      new Promise((resolve, reject) => {
+        const test = (): void => {
+          const index = notes.findIndex((note) => check(note.message ?? ''));
+          if (index === -1) return;
+          clearTimeout(timer);
+          listeners.delete(test);
+          resolve(index);
+        };
+        const timer = setTimeout(() => {
+          listeners.delete(test);
+          reject(new Error(`no progress note came for ${what} within 15 s; notes:\n${notes.map((note) => note.message).join('\n')}`));
+        }, 15_000);
+        listeners.add(test);
+        test();
+      }),
+  };
+}
+
+function expectIncreasing(notes: ProgressNote[]): void {
+  for (let i = 1; i < notes.length; i++) expect(notes[i]!.progress, JSON.stringify(notes)).toBeGreaterThan(notes[i - 1]!.progress);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 describe.each(VARIANTS)('the agent scenarios through the $name', (variant) => {
   let hub: HubProcess;
   let agent: AgentClient;
@@ -162,13 +289,17 @@ describe.each(VARIANTS)('the agent scenarios through the $name', (variant) => {
     // The person's policy: harmless lines only (`true` ignores its words), one denied and one
     // asked about (docs/design.md §2.9); no rule is about echo, which the suite's other lines use.
     const policy = [{ match: 'true deny-me*', action: 'deny', reason: 'the matrix says no' }, { match: 'true approve-me*', action: 'ask' }];
-    hub = await startHub({ env: { SWITCHBOARD_MAX_SESSIONS: String(MAX_SESSIONS), SWITCHBOARD_POLICY: JSON.stringify(policy) } });
+    hub = await startHub({
+      env: { SWITCHBOARD_MAX_SESSIONS: String(MAX_SESSIONS), SWITCHBOARD_POLICY: JSON.stringify(policy), SWITCHBOARD_PROGRESS_INTERVAL_MS: String(PROGRESS_INTERVAL_MS) },
+    });
     agent = await variant.connect(hub);
     // As every host does before calling: the 1.x client keeps the output schemas it lists.
     const tools = await agent.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);
     // screenshot alone has none: hosts drop an image that comes with structured content (§3.1).
     for (const tool of tools) expect(tool.outputSchema !== undefined, tool.name).toBe(tool.name !== 'screenshot');
+    // Every hint explicit, as hosts read them (docs/design.md §3.6).
+    for (const tool of tools) expect(tool.annotations, tool.name).toEqual(ANNOTATIONS[tool.name]);
   }, 30_000);
 
   afterAll(async () => {
@@ -405,6 +536,80 @@ describe.each(VARIANTS)('the agent scenarios through the $name', (variant) => {
     expect(full.text).toMatch(new RegExp(`^LIMIT_REACHED: There are already ${MAX_SESSIONS} open sessions \\(setting maxSessions\\)`));
     for (const session of opened) await ok('kill', { session, close: true });
     expect(await ok('open', { program: 'cat' })).toMatchObject({ state: expect.any(String) });
+  });
+
+  /**
+   * Progress as a host's `onprogress` sees it (docs/design.md §3.4): each note says the state (a
+   * running command by its line), the whole seconds since the call started and the output's last
+   * line; `progress` increases. The command prints a line when the test writes one to its FIFO,
+   * and the test waits for a note showing it: over several intervals, on events only.
+   */
+  it('progress: execute and read with a wait tell the command, the time and its latest line while it runs', async () => {
+    const fifo = path.join(work, 'progress-lines');
+    execFileSync('mkfifo', [fifo]);
+    // Not a terminal read: the loop runs (`running`) until the test writes `end`.
+    const command = `while IFS= read -r line; do [ "$line" = end ] && break; echo "PASS $line"; done < ${fifo}`;
+    const named = `${command.slice(0, 59)}…`; // a note names a long command by its start
+    const log = progressLog();
+    const running = agent.callWithProgress('execute', { command, cwd: work, timeout_ms: 60_000 }, log.onProgress);
+    const writer = await openFile(fifo, 'w'); // opens once the loop reads the FIFO
+    try {
+      await writer.write('src/a.test.ts\n');
+      const first = await log.until((note) => note.endsWith(' · PASS src/a.test.ts'), 'a note quoting PASS src/a.test.ts');
+      await writer.write('src/b.test.ts\n');
+      const second = await log.until((note) => note.endsWith(' · PASS src/b.test.ts'), 'a note quoting PASS src/b.test.ts');
+      expect(second).toBeGreaterThan(first);
+      await writer.write('end\n');
+    } finally {
+      await writer.close();
+    }
+    const done = await running;
+    expect(done.sc).toMatchObject({ status: 'completed', exit_code: 0, output: 'PASS src/a.test.ts\nPASS src/b.test.ts' });
+    expect(log.notes.length).toBeGreaterThanOrEqual(2);
+    for (const note of log.notes) expect(note.message).toMatch(new RegExp(`^${escapeRegExp(named)} · \\d+ s( · PASS src/[ab]\\.test\\.ts)?$`));
+    expectIncreasing(log.notes);
+
+    // A read that waits on a running command tells the same.
+    const started = await ok('execute', { command, cwd: work, timeout_ms: 100 });
+    expect(started.status).toBe('running');
+    const reading = progressLog();
+    const waiting = agent.callWithProgress('read', { session: started.session, view: 'command', wait: { exit: true, timeout_ms: 60_000 } }, reading.onProgress);
+    const again = await openFile(fifo, 'w');
+    try {
+      await again.write('src/c.test.ts\n');
+      await reading.until((note) => note.startsWith(`${named} · `) && note.endsWith(' s · PASS src/c.test.ts'), 'a note of the read quoting PASS src/c.test.ts');
+      await again.write('end\n');
+    } finally {
+      await again.close();
+    }
+    expect((await waiting).sc).toMatchObject({ content: 'PASS src/c.test.ts', exit_code: 0, waited: 'exit' });
+    expectIncreasing(reading.notes);
+  });
+
+  it('progress: waiting for input or for the person is told before the result, not at the next tick', async () => {
+    // The call waits for the person for half an interval: no tick falls between the ask and the result.
+    const order: string[] = [];
+    const session = (await ok('open', { cwd: work })).session;
+    const approval = await agent.callWithProgress('execute', { command: 'true approve-me progress', session, timeout_ms: PROGRESS_INTERVAL_MS / 2 }, (note) => order.push(note.message ?? ''));
+    order.push('result');
+    expect(approval.sc.status).toBe('awaiting_approval');
+    expect(order.slice(-2).join('\n')).toMatch(/^awaiting approval · \d+ s · rule 1 true approve-me\*\nresult$/);
+    await ok('kill', { session, close: true }); // withdraws it
+
+    // The result follows the note at once, so it is checked on the wire (tapWire: the SDKs may drop it after).
+    order.length = 0;
+    const from = agent.wire.length;
+    const asked = await agent.callWithProgress('execute', { command: 'read -p "Name? " name', cwd: work }, (note) => order.push(note.message ?? ''));
+    expect(asked.sc).toMatchObject({ status: 'awaiting_input', input_kind: 'line' });
+    const wire = agent.wire.slice(from);
+    const told = wire.findIndex((event) => event.kind === 'progress' && /^awaiting input \(line\) · \d+ s · Name\?$/.test(event.message));
+    expect(told, JSON.stringify(wire)).toBeGreaterThanOrEqual(0);
+    const token = (wire[told] as { token: unknown }).token;
+    const answered = wire.findIndex((event) => event.kind === 'response' && String(event.id) === String(token));
+    expect(answered, JSON.stringify(wire)).toBeGreaterThan(told);
+    // Before that, the notes named the command and quoted its prompt.
+    for (const event of wire.slice(0, told)) if (event.kind === 'progress') expect(event.message).toMatch(/^read -p "Name\? " name · \d+ s( · Name\?)?$/);
+    await ok('kill', { session: asked.sc.session, close: true });
   });
 
   it('every success of the suite stands alone as text and as structuredContent', () => {

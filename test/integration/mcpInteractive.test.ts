@@ -73,7 +73,8 @@ describe('the tools through the shim', () => {
     expect(names).toEqual(['execute', 'history', 'kill', 'list', 'open', 'read', 'screenshot', 'send']);
     for (const tool of listed.tools) {
       expect(tool.title, tool.name).toBeTruthy();
-      expect(tool.annotations?.title, tool.name).toBeTruthy();
+      // The tool's own title is what hosts show; annotations carry only the hints (src/mcp/annotations.ts).
+      expect(tool.annotations?.title, tool.name).toBeUndefined();
       // screenshot alone has none: hosts drop an image that comes with structured content.
       expect(tool.outputSchema !== undefined, tool.name).toBe(tool.name !== 'screenshot');
     }
@@ -219,7 +220,7 @@ describe('the tools through the shim', () => {
     const readProgress: { progress: number; message?: string }[] = [];
     callCount += 2;
     const [executed, read] = await Promise.all([
-      a.client.callTool({ name: 'execute', arguments: { command: 'sleep 6', cwd: work } }, { onprogress: (p) => executeProgress.push(p) }),
+      a.client.callTool({ name: 'execute', arguments: { command: 'sleep 6', session } }, { onprogress: (p) => executeProgress.push(p) }),
       a.client.callTool(
         { name: 'read', arguments: { session, wait: { pattern: 'never-shows-up', timeout_ms: 5_600 } } },
         { onprogress: (p) => readProgress.push(p) },
@@ -227,11 +228,11 @@ describe('the tools through the shim', () => {
     ]);
     expect((executed.structuredContent as { status: string }).status).toBe('completed');
     expect(executeProgress.length).toBeGreaterThanOrEqual(1);
-    expect(executeProgress[0]!.message).toMatch(/^running for \d+ s$/);
+    expect(executeProgress[0]!.message).toMatch(/^sleep 6 · \d+ s$/); // the command, the time; it prints no line
     expect((read.structuredContent as { waited: string }).waited).toBe('timeout');
     expect(read.isError).not.toBe(true);
     expect(readProgress.length).toBe(1);
-    expect(readProgress[0]!.message).toMatch(/^waiting for \d+ s$/);
+    expect(readProgress[0]!.message).toMatch(/^sleep 6 · \d+ s$/); // what the session it waits on runs
   }, 15_000);
 
   it('cancelling a read that waits returns promptly and ends the wait in the hub', async () => {

@@ -12,12 +12,14 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
+import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectRaw } from './helpers/hubProcess.js';
 import { alive } from './helpers/processState.js';
 import { within } from './helpers/within.js';
 import { shellPath } from './helpers/shells.js';
@@ -574,5 +576,101 @@ describe('shim: the host going away', () => {
     shim.child.kill('SIGTERM');
     // Killed by the default action, Node reports the signal and no code.
     expect(await within(shim.exited, HUB_BOUND_MS, 'the shim to exit on SIGTERM')).toEqual({ code: 0, signal: null });
+  });
+});
+
+/**
+ * A hub that is slow to start: its socket takes the shim's hello and answers nothing, as a hub
+ * still loading would, until the test lets it go (the shim then starts a real one).
+ */
+class StalledHub {
+  hellos = 0;
+  private readonly sockets = new Set<net.Socket>();
+  private readonly server = net.createServer((socket) => {
+    this.sockets.add(socket);
+    socket.on('error', () => undefined);
+    socket.once('data', () => this.hellos++);
+  });
+
+  constructor(private readonly home: string) {}
+
+  async start(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.listen(path.join(this.home, 'hub.sock'), resolve));
+    writeFileSync(path.join(this.home, 'token'), `${'s'.repeat(43)}\n`, { mode: 0o600 });
+  }
+
+  /** Goes away without a word: the socket file goes with it. */
+  async stop(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+describe('shim: server/discover (MCP 2026-07-28)', () => {
+  const envelope = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'raw-shim-test', version: '0.0.1' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+
+  it('is answered at once while the hub has not answered yet; the rest waits for a hub and goes to it; the answer is the hub\'s own', async () => {
+    const home = newHome();
+    const stalled = new StalledHub(home);
+    await stalled.start();
+    const raw = new RawShim(home);
+    const pinned = new Client(CLIENT, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    try {
+      // Bounded well under the shim's wait for a hub: only the shim itself can answer in time.
+      const discovered = await raw.request('server/discover', { _meta: envelope }, 5_000);
+      const unsupported = await raw.request('server/discover', { _meta: { ...envelope, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } }, 5_000);
+      expect(unsupported.error).toEqual({ code: -32022, message: 'Unsupported protocol version: 2099-01-01', data: { supported: ['2026-07-28'], requested: '2099-01-01' } });
+      // The shim was talking to the hub, which had said nothing.
+      await until(() => stalled.hellos >= 1, 5_000, 'the shim to say hello to the slow hub');
+      await raw.close();
+
+      // A client pinned to the revision connects on that answer alone (it sends no initialize).
+      const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: shimEnv(home), cwd: ROOT, stderr: 'pipe' });
+      await within(pinned.connect(transport), 5_000, 'the pinned client to connect while the hub is slow');
+      expect(pinned.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      expect(pinned.getInstructions()).toMatch(/Use execute for shell commands/);
+      expect(pinned.getServerCapabilities()).toEqual({ tools: { listChanged: true } });
+
+      // Everything else is forwarded as before: it waits for a hub, which the shim starts once the slow one is gone.
+      const listing = pinned.listTools();
+      await stalled.stop();
+      expect((await listing).tools.map((tool) => tool.name).sort()).toEqual(['execute', 'history', 'kill', 'list', 'open', 'read', 'screenshot', 'send']);
+      const ran = await pinned.callTool({ name: 'execute', arguments: { command: 'echo modern' } });
+      expect(ran.structuredContent).toMatchObject({ status: 'completed', output: 'modern' });
+
+      // What the shim said without the hub is what the hub says.
+      const info = readHubJson(home);
+      const hub = await connectRaw(info?.socket ?? path.join(home, 'hub.sock'), readFileSync(path.join(home, 'token'), 'utf8').trim());
+      try {
+        const own = await hub.request('server/discover', { _meta: envelope });
+        expect(own.error).toBeUndefined();
+        expect(discovered.result).toEqual(own.result);
+      } finally {
+        hub.close();
+      }
+      raw.assertStdoutClean();
+    } finally {
+      await raw.close();
+      await pinned.close();
+      await stalled.stop().catch(() => undefined);
+    }
+  });
+
+  it('is forwarded when the shim cannot answer it as the hub would (no _meta envelope)', async () => {
+    const home = newHome();
+    const shim = new RawShim(home);
+    try {
+      // A 2025-era line with that name: the hub's own answer, whatever it is.
+      const answer = await shim.request('server/discover', {});
+      expect(answer.error?.code).toBe(-32601);
+      await liveHub(home); // it took a hub to answer
+      shim.assertStdoutClean();
+    } finally {
+      await shim.close();
+    }
   });
 });

@@ -174,6 +174,11 @@ const refused: Refused[] = [
   { file: 'src/mcp/server.ts', specifier: '../terminalThemes.js', because: MCP_ONLY },
   // src/packageInfo.ts: a leaf, node only.
   { file: 'src/packageInfo.ts', specifier: './core/index.js', because: 'src/packageInfo.ts may import only node' },
+  // src/mcpIntroduction.ts: plain data src/mcp/ and the shim share; imports nothing, and the hub has no use for it.
+  { file: 'src/mcpIntroduction.ts', specifier: 'node:fs', because: 'src/mcpIntroduction.ts may import only nothing' },
+  { file: 'src/mcpIntroduction.ts', specifier: './packageInfo.js', because: 'src/mcpIntroduction.ts may import only nothing' },
+  { file: 'src/mcpIntroduction.ts', specifier: './mcp/server.js', because: 'src/mcpIntroduction.ts may import only nothing' },
+  { file: 'src/hub/hub.ts', specifier: '../mcpIntroduction.js', because: HUB_ONLY },
   // main/ reaches the core only through src/hub/.
   { file: 'main/index.ts', specifier: '../src/core/index.js', because: MAIN_ONLY },
   { file: 'main/trayMenu.ts', specifier: '../src/core/types.js', because: MAIN_ONLY },
@@ -222,6 +227,7 @@ const allowed: { file: string; specifier: string }[] = [
   { file: 'src/mcp/tools/execute.ts', specifier: '../../core/index.js' },
   { file: 'src/mcp/tools/execute.ts', specifier: '../schemas.js' },
   { file: 'src/mcp/server.ts', specifier: '../packageInfo.js' },
+  { file: 'src/mcp/server.ts', specifier: '../mcpIntroduction.js' },
   { file: 'src/mcp/server.ts', specifier: '@modelcontextprotocol/server' },
   { file: 'src/mcp/server.ts', specifier: 'zod' },
   // src/policy/: its own files, node, zod, the parser; the hub and mcp import it.
@@ -247,6 +253,7 @@ const allowed: { file: string; specifier: string }[] = [
   { file: 'src/shim/forwarder.ts', specifier: '../hub/logger.js' },
   { file: 'src/shim/forwarder.ts', specifier: './lineReader.js' },
   { file: 'src/shim/version.ts', specifier: '../packageInfo.js' },
+  { file: 'src/shim/discover.ts', specifier: '../mcpIntroduction.js' },
   { file: 'src/shim/hubConnection.ts', specifier: 'node:net' },
   // src/commands/ and src/cli.ts
   { file: 'src/commands/mcp.ts', specifier: '../shim/forwarder.js' },

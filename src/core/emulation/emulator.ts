@@ -1,7 +1,7 @@
 import type { SerializeAddon as HeadlessSerializeAddon } from '@xterm/addon-serialize';
 import type { IMarker, Terminal as HeadlessTerminal } from '@xterm/headless';
 import { CommandTracker, type TrackedCommand } from '../shell/commandTracker.js';
-import { readLines } from '../output/bufferText.js';
+import { lastTextLine, readLines } from '../output/bufferText.js';
 import { EventEmitter, type Disposable, type Event } from '../event.js';
 import { FeedScheduler } from './feedScheduler.js';
 import { FloodSignal } from './floodSignal.js';
@@ -391,6 +391,21 @@ export class Emulator {
       lines.push((buffer.getLine(buffer.baseY + row)?.translateToString(true) ?? '').trimEnd());
     }
     return lines;
+  }
+
+  /**
+   * The last line with text of the output since `from` (a command's start), else of the screen,
+   * cut to `maxChars`: what a progress message quotes. Reads a few rows, never the whole screen
+   * (bufferText.ts `lastTextLine`); a full-screen program's is its lowest row with text.
+   */
+  lastTextLine(maxChars: number, from?: { marker: IMarker | undefined; col: number }): string {
+    const buffer = this.terminal.buffer.active;
+    const rows = this.terminal.rows;
+    if (this.isAlternateScreen) return lastTextLine(buffer, buffer.baseY + rows - 1, buffer.baseY, 0, maxChars, rows);
+    const startRow = from?.marker?.line ?? -1;
+    // A start that left the scrollback bounds nothing: the scan is bounded anyway.
+    const [floorRow, floorCol] = from && startRow >= 0 ? [startRow, from.col] : [0, 0];
+    return lastTextLine(buffer, buffer.baseY + buffer.cursorY, floorRow, floorCol, maxChars, rows);
   }
 
   /** The last non-empty rows of the screen, for results that show "where it stopped". */

@@ -50,3 +50,31 @@ export function readLines(buffer: IBuffer, startRow: number, startCol: number, e
   // Explicit blanks (zsh's PROMPT_SP, padded tables) are not text a reader wants.
   return lines.map((line) => line.trimEnd());
 }
+
+/**
+ * The last logical line with text at or above `cursorRow` (not above `floorRow`; from
+ * `floorCol` on that row), for a progress message: bounded, so it costs a few rows whatever
+ * the buffer holds. Blank rows are passed over for at most `scanRows`; a line wrapped over more
+ * rows than `maxChars` needs starts with `…` (its end is what was read). Cut to `maxChars`
+ * characters, with `…` when it is longer. Empty when nothing shows.
+ */
+export function lastTextLine(buffer: IBuffer, cursorRow: number, floorRow: number, floorCol: number, maxChars: number, scanRows: number): string {
+  let row = cursorRow;
+  const lowest = Math.max(floorRow, cursorRow - scanRows);
+  while (row >= lowest && rowText(buffer, row, floorRow, floorCol, true) === '') row--;
+  if (row < lowest) return '';
+  const cols = Math.max(1, buffer.getLine(row)?.length ?? 1);
+  const rowsNeeded = Math.ceil(maxChars / cols) + 1;
+  let first = row;
+  while (first > floorRow && row - first < rowsNeeded && buffer.getLine(first)?.isWrapped) first--;
+  const cut = first > floorRow && buffer.getLine(first)?.isWrapped === true;
+  let text = cut ? '…' : '';
+  for (let r = first; r <= row; r++) text += rowText(buffer, r, floorRow, floorCol, r === row);
+  text = text.trim();
+  return text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text;
+}
+
+function rowText(buffer: IBuffer, row: number, floorRow: number, floorCol: number, trimRight: boolean): string {
+  const text = buffer.getLine(row)?.translateToString(trimRight, row === floorRow ? floorCol : 0) ?? '';
+  return trimRight ? text.trimEnd() : text;
+}

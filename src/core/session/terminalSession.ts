@@ -383,6 +383,17 @@ export class TerminalSession {
     };
   }
 
+  /**
+   * The last line with text of the running command's output (a program's: of its screen), cut
+   * to `maxChars`; empty when a shell runs nothing (its prompt is no output). For progress
+   * messages (docs/design.md §3.4): reads a few rows of the emulator, whatever the output's size.
+   */
+  lastOutputLine(maxChars: number): string {
+    const running = this.emulator.tracker.runningCommand;
+    if (running) return this.emulator.lastTextLine(maxChars, running.start);
+    return this.shellKind === null ? this.emulator.lastTextLine(maxChars) : '';
+  }
+
   /** Runs one command line and waits for its own D mark (docs/design.md §3.2 `execute`). Calls queue in order. */
   execute(options: ExecuteOptions): Promise<ExecuteResult> {
     return this.calls.run(() => this.runner.run(options));

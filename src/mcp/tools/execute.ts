@@ -12,6 +12,7 @@ import { approvalNote, assertNotReserved } from '../approvals.js';
 import { answerInput, describeInput, waitForCommand } from '../nextStep.js';
 import type { PendingApproval } from '../toolHost.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
+import { RUNS } from '../annotations.js';
 
 function inputSpec(defaults: { executeTimeoutMs: number; maxLines: number }) {
   const schema = z.object({
@@ -89,18 +90,19 @@ export function registerExecute(server: McpServer, deps: ToolDeps): RegisteredTo
       description: DESCRIPTION,
       inputSchema: lenientInputSchema(spec.schema),
       outputSchema: compactOutputSchema(outputSchema),
-      annotations: { title: 'Execute', readOnlyHint: false, destructiveHint: true },
+      annotations: RUNS,
     },
     async (raw, ctx) => {
       const input = parseInput(spec, raw);
       if (!input.ok) return errorResult(input.error, host.logger, 'execute', input.warnings);
       const args = input.value;
-      const progress = startProgress(ctx, 'running');
+      const progress = startProgress(ctx, host, args.command);
       let release = (): void => undefined;
       try {
         const chosen = await chooseSession(deps, ctx, args);
         const session = chosen.session;
         release = chosen.release;
+        progress.watch(session);
         const startedAt = Date.now();
         const timeoutMs = args.timeout_ms ?? host.settings.executeTimeoutMs;
         const maxLines = args.max_lines ?? host.settings.maxLines;

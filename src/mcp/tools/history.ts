@@ -7,6 +7,7 @@ import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, t
 import type { ToolDeps } from '../toolHost.js';
 import { call } from '../nextStep.js';
 import { errorResult, failure, INTERNAL_ERROR, success, type Rendering } from '../toolResult.js';
+import { LOOKS_ONLY } from '../annotations.js';
 
 const schema = z.object({
   query: z.string().max(1_000).optional().describe('Words of the command.'),
@@ -66,7 +67,7 @@ export function registerHistory(server: McpServer, deps: ToolDeps): RegisteredTo
       description: DESCRIPTION,
       inputSchema: lenientInputSchema(schema),
       outputSchema: compactOutputSchema(outputSchema),
-      annotations: { title: 'Command history', readOnlyHint: true },
+      annotations: LOOKS_ONLY,
     },
     async (raw) => {
       const input = parseInput(spec, raw);

@@ -5,6 +5,7 @@ import type { KillResult } from '../../core/index.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, type InputSpec } from '../schemas.js';
 import type { ToolDeps } from '../toolHost.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
+import { STOPS } from '../annotations.js';
 
 const schema = z.object({
   session: z.string().min(1).describe('Session id or name.'),
@@ -32,7 +33,7 @@ const spec: InputSpec<typeof schema.shape> = {
 const outputSchema = z.looseObject({ ended_by: z.string().nullable(), state: z.string() });
 
 const DESCRIPTION =
-  'Stop the command running in a session: SIGINT, then SIGTERM, then SIGKILL until it ends; the shell stays usable. close: true ends the session.';
+  'Stop the command running in a session (SIGINT, SIGTERM, then SIGKILL); the shell stays usable. close: true ends the session.';
 
 export function registerKill(server: McpServer, deps: ToolDeps): RegisteredTool {
   const { host } = deps;
@@ -43,7 +44,7 @@ export function registerKill(server: McpServer, deps: ToolDeps): RegisteredTool 
       description: DESCRIPTION,
       inputSchema: lenientInputSchema(schema),
       outputSchema: compactOutputSchema(outputSchema),
-      annotations: { title: 'Kill', readOnlyHint: false, destructiveHint: true },
+      annotations: STOPS,
     },
     async (raw) => {
       const input = parseInput(spec, raw);

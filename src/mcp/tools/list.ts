@@ -6,6 +6,7 @@ import { compactOutputSchema, lenientInputSchema, parseInput, type InputSpec } f
 import type { ToolDeps } from '../toolHost.js';
 import { call } from '../nextStep.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
+import { LOOKS_ONLY } from '../annotations.js';
 
 const schema = z.object({
   include_closed: z.boolean().optional().describe('Include exited sessions.'),
@@ -36,7 +37,7 @@ export function registerList(server: McpServer, deps: ToolDeps): RegisteredTool 
       description: DESCRIPTION,
       inputSchema: lenientInputSchema(schema),
       outputSchema: compactOutputSchema(outputSchema),
-      annotations: { title: 'List sessions', readOnlyHint: true },
+      annotations: LOOKS_ONLY,
     },
     async (raw) => {
       const input = parseInput(spec, raw);

@@ -6,6 +6,7 @@ import { compactOutputSchema, lenientInputSchema, parseInput, type InputSpec } f
 import type { ToolDeps } from '../toolHost.js';
 import { useSession } from '../nextStep.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
+import { RUNS } from '../annotations.js';
 
 const schema = z.object({
   name: z.string().min(1).max(100).optional().describe('Label, usable wherever a session id is.'),
@@ -49,7 +50,7 @@ const outputSchema = z.looseObject({
 });
 
 const DESCRIPTION =
-  'Open a terminal session: your shell (returns once its prompt is up) or a program such as python3, vim or htop. ' +
+  'Open a terminal session: your shell (once its prompt is up) or a program (python3, vim, htop). ' +
   'Drive it with send, look with read, end it with kill close:true.';
 
 export function registerOpen(server: McpServer, deps: ToolDeps): RegisteredTool {
@@ -61,7 +62,7 @@ export function registerOpen(server: McpServer, deps: ToolDeps): RegisteredTool 
       description: DESCRIPTION,
       inputSchema: lenientInputSchema(schema),
       outputSchema: compactOutputSchema(outputSchema),
-      annotations: { title: 'Open session', readOnlyHint: false, destructiveHint: false },
+      annotations: RUNS,
     },
     async (raw, ctx) => {
       // Validation comes first: a bad value spawns nothing.

@@ -2,13 +2,14 @@
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { styledText, type ReadRequest, type ReadResult } from '../../core/index.js';
-import { startProgress } from '../progress.js';
+import { startProgress, type ProgressReporter } from '../progress.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, WAIT_ALIASES, waitSchema, type InputSpec } from '../schemas.js';
 import type { ToolDeps } from '../toolHost.js';
 import { approvalNote } from '../approvals.js';
 import { call, waitForCommand } from '../nextStep.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
 import { renderState } from './send.js';
+import { LOOKS_ONLY } from '../annotations.js';
 
 const schema = z.object({
   session: z.string().min(1).describe('Session id or name.'),
@@ -66,7 +67,7 @@ const outputSchema = z.looseObject({
 const DEFAULT_WAIT_MS = 10_000;
 
 const DESCRIPTION =
-  'Read a session without typing: new output, the screen, scrollback, or a command\'s full output paged with offset/limit. ' +
+  'Read a session without typing: new output, the screen, scrollback or a command\'s output (paged). ' +
   'wait.exit waits for a running command.';
 
 export function registerRead(server: McpServer, deps: ToolDeps): RegisteredTool {
@@ -78,14 +79,15 @@ export function registerRead(server: McpServer, deps: ToolDeps): RegisteredTool 
       description: DESCRIPTION,
       inputSchema: lenientInputSchema(schema),
       outputSchema: compactOutputSchema(outputSchema),
-      annotations: { title: 'Read session', readOnlyHint: true },
+      annotations: LOOKS_ONLY,
     },
     async (raw, ctx) => {
       const input = parseInput(spec, raw);
       if (!input.ok) return errorResult(input.error, host.logger, 'read', input.warnings);
       const { session: ref, view = 'new', format = 'plain', ...rest } = input.value;
-      const progress = rest.wait ? startProgress(ctx, 'waiting') : undefined;
+      const progress = rest.wait ? startProgress(ctx, host, 'waiting') : undefined;
       try {
+        if (progress) watchLive(progress, host, ref);
         // Live sessions read themselves; closed ones (also an earlier hub's) read their transcript.
         const request: ReadRequest = { ...rest, view, format, clientId: deps.clientId(ctx), signal: ctx.mcpReq.signal };
         const live = host.gate && request.wait ? host.manager.list(false).find((info) => info.id === ref || info.name === ref) : undefined;
@@ -110,6 +112,15 @@ export function registerRead(server: McpServer, deps: ToolDeps): RegisteredTool 
       }
     },
   );
+}
+
+/** A wait on a live session is about it; a closed one has nothing to wait for. */
+function watchLive(progress: ProgressReporter, host: ToolDeps['host'], ref: string): void {
+  try {
+    progress.watch(host.manager.get(ref));
+  } catch {
+    // Not live: the read itself says so.
+  }
 }
 
 export function renderRead(id: string, request: ReadRequest, result: ReadResult): Rendering {

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { lenientInputSchema, parseInput, SESSION_ALIASES, type InputSpec } from '../schemas.js';
 import type { Screenshot, ToolDeps } from '../toolHost.js';
 import { errorResult, withWarnings } from '../toolResult.js';
+import { LOOKS_ONLY } from '../annotations.js';
 
 const schema = z.object({
   session: z.string().min(1).describe('Session id or name.'),
@@ -31,7 +32,7 @@ export function registerScreenshot(server: McpServer, deps: ToolDeps): Registere
       title: 'Screenshot session',
       description: DESCRIPTION,
       inputSchema: lenientInputSchema(schema),
-      annotations: { title: 'Screenshot session', readOnlyHint: true },
+      annotations: LOOKS_ONLY,
     },
     async (raw): Promise<CallToolResult> => {
       const input = parseInput(spec, raw);

@@ -9,6 +9,7 @@ import type { GatePass, ToolAuditEvent, ToolDeps } from '../toolHost.js';
 import { answerInput, describeInput } from '../nextStep.js';
 import { MOUSE_ALIASES, mouseSchema, normalizeMouse } from '../mouseSchema.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
+import { RUNS } from '../annotations.js';
 
 const schema = z.object({
   session: z.string().min(1).describe('Session id or name.'),
@@ -77,15 +78,16 @@ export function registerSend(server: McpServer, deps: ToolDeps): RegisteredTool 
       description: DESCRIPTION,
       inputSchema: lenientInputSchema(schema),
       outputSchema: compactOutputSchema(outputSchema),
-      annotations: { title: 'Send keys', readOnlyHint: false, destructiveHint: true },
+      annotations: RUNS,
     },
     async (raw, ctx) => {
       const input = parseInput(sendSpec, raw);
       if (!input.ok) return errorResult(input.error, host.logger, 'send', input.warnings);
       const { session: ref, ...request } = input.value;
-      const progress = request.wait ? startProgress(ctx, 'waiting') : undefined;
+      const progress = request.wait ? startProgress(ctx, host, 'waiting') : undefined;
       try {
         const session = host.manager.get(ref);
+        progress?.watch(session);
         const typed = { ...request, clientId: deps.clientId(ctx), clientName: deps.clientName(ctx) };
         let pass: GatePass | undefined;
         if (host.gate) {
