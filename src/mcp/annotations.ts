@@ -23,7 +23,7 @@ export const RUNS: ToolAnnotations = { readOnlyHint: false, destructiveHint: tru
 
 /**
  * `kill`: it stops what runs in a session (or closes it), which may lose work; a second call
- * may stop the next command. Its world is closed: it signals only the session's own processes,
- * and its answer carries nothing from outside.
+ * may stop the next command. Open world, as the tools that run: what it stops may be acting
+ * beyond the machine (a server, a deploy half done), though its answer carries only state.
  */
-export const STOPS: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false };
+export const STOPS: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };

@@ -53,7 +53,7 @@ const ANNOTATIONS: Record<string, unknown> = {
   execute: RUNS,
   open: RUNS,
   send: RUNS,
-  kill: { ...RUNS, openWorldHint: false }, // it signals the session's own processes only
+  kill: RUNS, // destructive and open world, as the tools that run (docs/design.md §3.6)
 };
 /** How often calls tell their progress in these hubs (setting progressIntervalMs): a few ticks per scenario, not 5 s each. */
 const PROGRESS_INTERVAL_MS = 250;
