@@ -39,8 +39,8 @@
  *                                              or error (nothing saved). `changes`: setting → value,
  *                                              null = back to its default. Saved to settings.json;
  *                                              each setting says when it applies (`applies`)
- *   client → rotateToken                       hub → tokenRotated {token?} (to every UI), done; the
- *                                              old token opens nothing from then on
+ *   client → rotateToken                       hub → tokenRotated {key?} (to every UI), done; the
+ *                                              old token and UI key open nothing from then on
  *   client → screenshot {session, theme?}      hub → screenshotTaken {session, png, width, height} (the
  *                                              `screenshot` tool's PNG, base64, at most
  *                                              MAX_SCREENSHOT_BYTES), or error; one at a time per UI
@@ -83,6 +83,10 @@
  * snapshot use `start_line` when present (the line in the snapshot's buffer, 0 = its first
  * line; null when it has scrolled out).
  *
+ * Who may do what: a connection over `/ws` signed in with the bearer token (what agents hold)
+ * gets PERSON_ONLY for answerApproval, takeOver, handBack, input, openTerminal, rerun and
+ * rotateToken; the person's channels (the UI cookie, the Electron window, the menu) may do all.
+ *
  * `req` (optional, any client message) is echoed in `done` and `error` to pair replies.
  * `subscribe`, `unsubscribe`, `input`, `resize` and `ack` get no `done`, only an `error` on failure.
  */
@@ -118,6 +122,11 @@ export const UiErrorCode = {
   Busy: 'BUSY',
   /** A screenshot over MAX_SCREENSHOT_BYTES. */
   TooLarge: 'TOO_LARGE',
+  /**
+   * Only the person's channels may do this (answer an approval, type, take over, …): this
+   * connection signed in with the bearer token, which agents hold (docs/design.md §2.9).
+   */
+  PersonOnly: 'PERSON_ONLY',
   Internal: 'INTERNAL',
 } as const;
 
@@ -368,10 +377,11 @@ export const HubMessageSchema = z.discriminatedUnion('type', [
     req,
   }),
   /**
-   * The token was replaced (rotateToken, or its age). `token`: the new one, only to a page that
-   * logs in with the token's cookie (a browser over /ws), so it can renew the cookie.
+   * The token and the person's UI key were replaced (rotateToken, or the token's age). `key`:
+   * the new UI key, only to a page signed in with the UI cookie (a browser over /ws), so it can
+   * renew the cookie (`/?key=`).
    */
-  z.object({ type: z.literal('tokenRotated'), token: z.string().optional() }),
+  z.object({ type: z.literal('tokenRotated'), key: z.string().optional() }),
   /** The answer to `screenshot`: the hub's PNG of the session's screen (`png`: base64), its size in pixels. */
   z.object({
     type: z.literal('screenshotTaken'),

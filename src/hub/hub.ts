@@ -18,7 +18,7 @@ import { SOCKET_FILE, type LoginCodeMessage } from './socketProtocol.js';
 import { startSocketServer, type SocketServer } from './socketServer.js';
 import { takeScreenshot } from './screenshot/takeScreenshot.js';
 import { ensureStateDir } from './stateDir.js';
-import { ensureToken, replaceToken, tokenWrittenAt } from './token.js';
+import { ensureToken, ensureUiKey, replaceToken, replaceUiKey, tokenWrittenAt } from './token.js';
 import { UiHost } from './uiHost.js';
 import { createUiWebSocketServer } from './uiWebSocket.js';
 
@@ -66,6 +66,8 @@ export class Hub {
   private socketServer: SocketServer | undefined;
   private httpServer: HttpServer | undefined;
   private tokenValue: string | undefined;
+  /** The person's UI key (token.ts): the browser's sign-in, never given to agents. */
+  private uiKeyValue: string | undefined;
   private tokenTimer: NodeJS.Timeout | null = null;
   /** `switchboard ui`'s one-time browser sign-in codes (issued on the socket, redeemed over HTTP). */
   private readonly loginCodes = new LoginCodes();
@@ -162,15 +164,17 @@ export class Hub {
   }
 
   /**
-   * A new token in `<state>/token`, required from now on by every HTTP request, UI page and new
-   * socket connection; connections already open stay (shims read the file when they connect).
+   * A new token in `<state>/token` and a new UI key in `<state>/ui-key`, required from now on by
+   * every HTTP request, UI page and new socket connection; connections already open stay (shims
+   * read the file when they connect, browser pages are sent the new key to renew their cookie).
    */
   rotateToken(reason: string): void {
-    const token = replaceToken(this.stateDir);
-    this.tokenValue = token;
-    this.loginCodes.clear(); // a code asked for with the old token signs nobody in
-    this.logger.info(`replaced the token (${reason})`);
-    this.ui.tokenRotated(token);
+    this.tokenValue = replaceToken(this.stateDir);
+    const key = replaceUiKey(this.stateDir);
+    this.uiKeyValue = key;
+    this.loginCodes.clear(); // a code asked for with the old key signs nobody in
+    this.logger.info(`replaced the token and the UI key (${reason})`);
+    this.ui.tokenRotated(key);
   }
 
   /** tokenRotationDays: at start and hourly, a token that old is replaced. */
@@ -194,9 +198,14 @@ export class Hub {
     return this.socketServer?.path ?? null;
   }
 
-  /** The bearer token of the endpoints (only `serve` shows it, to the person, in the UI address). */
+  /** The bearer token of the endpoints: what agents' connections carry. */
   get token(): string | undefined {
     return this.tokenValue;
+  }
+
+  /** The person's UI key (only `serve` shows it, to the person on a terminal, in the UI address). */
+  get uiKey(): string | undefined {
+    return this.uiKeyValue;
   }
 
   /** ToolHost: a PNG of a session's screen (the `screenshot` tool, the UI's "Save screenshot"). */
@@ -211,10 +220,12 @@ export class Hub {
 
   private async listen(listen: { socket?: boolean; http?: boolean }): Promise<void> {
     this.tokenValue = ensureToken(this.stateDir);
+    this.uiKeyValue = ensureUiKey(this.stateDir);
     this.rotateTokenIfDue();
     this.tokenTimer = setInterval(() => this.rotateTokenIfDue(), TOKEN_CHECK_MS);
     this.tokenTimer.unref();
     const token = (): string => this.tokenValue ?? '';
+    const uiKey = (): string => this.uiKeyValue ?? '';
     const version = packageVersion();
     const createServer = () => {
       const server = createMcpServer(this);
@@ -232,6 +243,7 @@ export class Hub {
       this.socketServer = await startSocketServer({
         path: path.join(this.stateDir, SOCKET_FILE),
         token,
+        uiKey,
         version,
         maxMessageBytes: this.settings.bodyLimitBytes,
         rateLimit,
@@ -253,6 +265,7 @@ export class Hub {
         port: this.settings.port,
         strictPort: this.portGiven,
         token,
+        uiKey,
         bodyLimitBytes: this.settings.bodyLimitBytes,
         mcp,
         ui,

@@ -41,7 +41,7 @@ afterAll(async () => {
 
 describe('an agent blocked on the person’s approval', () => {
   it('the banner shows what asks; Allow once runs it; Deny with a reason is COMMAND_DENIED with it', async () => {
-    await page.goto(`http://127.0.0.1:${hub.port}/?token=${hub.token}`);
+    await page.goto(`http://127.0.0.1:${hub.port}/?key=${hub.uiKey}`);
     await page.locator('.conn.conn-open').waitFor({ timeout: 10_000 });
     const first = await call('execute', { command: 'echo ready-for-approval' });
     const session = String(first.sc.session);
