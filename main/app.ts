@@ -104,6 +104,7 @@ export class SwitchboardApp {
       sessions: () => hub.ui.list(),
       startAtLogin: () => this.startAtLogin(),
       onAction: (action) => this.handleTrayAction(action),
+      settingsWaiting: () => hub.ui.settings.heldChange()?.changes.map((change) => change.text) ?? [],
       platform: this.platform,
     });
     this.tray.start();
@@ -118,6 +119,7 @@ export class SwitchboardApp {
         this.tray.scheduleRender();
         this.notifier.sessionRemoved(id);
       }),
+      hub.ui.settings.onDidChangeHeld(() => this.tray.scheduleRender()),
     );
     logger.info(`app: hub ready (state dir ${hub.stateDir}, port ${hub.port ?? 'none'})`);
   }

@@ -73,8 +73,9 @@ export class Hub {
   private readonly loginCodes = new LoginCodes();
   /** The port was given for this run (`serve --port`). */
   private readonly portGiven: boolean;
-  /** settings.json edited by hand while the hub runs: applied like a change on the settings page. */
+  /** settings.json edited by hand while the hub runs: applied, or held for the person (settingsHold.ts). */
   private readonly settingsWatch: Disposable;
+  private readonly settingsEditor: SettingsEditor;
   /** Commands waiting for the person's approval, and the grants answers left (docs/design.md §2.9). */
   readonly approvals: ApprovalBook;
   /** ToolHost: the person's policy, checked before a command line is typed. */
@@ -129,7 +130,8 @@ export class Hub {
     this.approvalWatch = this.manager.onDidChange((id) => {
       if (this.approvals.pending(id)?.terminal.state === 'exited') this.gate.sessionClosed(id);
     });
-    const settingsEditor = new SettingsEditor({ stateDir: this.stateDir, env, inForce: () => this.settings, apply: (saved) => this.applySettings(saved, env) });
+    const settingsEditor = new SettingsEditor({ stateDir: this.stateDir, env, inForce: () => this.settings, loaded: settings, apply: (saved) => this.applySettings(saved, env) });
+    this.settingsEditor = settingsEditor;
     this.ui = new UiHost({
       manager: this.manager,
       audit: this.auditLog.personSink(),
@@ -143,8 +145,9 @@ export class Hub {
     });
     this.settingsWatch = settingsEditor.watch(
       (result) => {
-        if (result.applied) this.logger.info(`${settingsEditor.file} changed: applied (settings read per session or per call now, the endpoints' at the next start)`);
-        else this.logger.warn(`${settingsEditor.file} changed but was not applied: ${result.problem}`);
+        if (!result.applied) this.logger.warn(`${settingsEditor.file} changed but was not applied: ${result.problem}`);
+        else if (result.held) this.logger.warn(`${settingsEditor.file} changed; not in force until the person confirms it in the window: ${result.held.changes.map((change) => change.text).join('; ')}`);
+        else this.logger.info(`${settingsEditor.file} changed: applied (settings read per session or per call now, the endpoints' at the next start)`);
         this.ui.settingsChanged();
       },
       (error) => this.logger.warn(`settings.json is no longer watched (${error.message}); edits apply at the next start or from the settings page`),
@@ -309,6 +312,11 @@ export class Hub {
     };
     if (this.tokenTimer) clearInterval(this.tokenTimer);
     this.settingsWatch.dispose();
+    // A change nobody confirmed is not in force, and must not become so at the next start.
+    await step(() => {
+      const discarded = this.settingsEditor.discardHeld();
+      if (discarded.ok) this.logger.warn(`${this.settingsEditor.file}: the change that waited for the person (${discarded.settings.join(', ')}) was discarded as the hub stopped; the file holds what was in force`);
+    });
     // Endpoints first (no new calls), then the sessions, then the files saying we run.
     await step(() => this.httpServer?.close());
     await step(() => this.socketServer?.close());

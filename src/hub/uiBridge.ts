@@ -35,13 +35,16 @@ export interface UiBridgeTransport {
 }
 
 /**
- * What only the person's channels may do: answer an approval, and what would let a connection
- * run commands past the policy and the sandbox (take over, type, open a terminal, run a command again, hand a person's session to
+ * What only the person's channels may do: answer an approval, confirm or discard a settings
+ * change that waits for them, and what would let a connection run commands past the policy and
+ * the sandbox (take over, type, open a terminal, run a command again, hand a person's session to
  * agents), or replace the credentials. The bearer token is what agents hold, so a `/ws`
  * connection signed in with it gets PERSON_ONLY for these (docs/design.md §2.9).
  */
 export const PERSON_ONLY: ReadonlySet<ClientMessage['type']> = new Set<ClientMessage['type']>([
   'answerApproval',
+  'confirmSettings',
+  'discardSettings',
   'takeOver',
   'handBack',
   'input',
@@ -177,6 +180,9 @@ export class UiBridge implements Disposable {
         return this.send({ type: 'hubSettings', ...this.host.settings.describe(), ...ids(message) });
       case 'setSettings':
         return this.setSettings(message);
+      case 'confirmSettings':
+      case 'discardSettings':
+        return this.answerHeld(message);
       case 'screenshot':
         return this.screenshot(message);
       case 'rotateToken':
@@ -208,6 +214,7 @@ export class UiBridge implements Disposable {
         this.host.onDidChangeSession((id) => this.sessionChanged(id)),
         this.host.onDidRemoveSession((id) => this.send({ type: 'sessionRemoved', id })),
         this.host.onDidChangeSettings((view) => this.send({ type: 'hubSettings', ...view })),
+        this.host.settings.onDidChangeHeld((held) => this.send({ type: 'heldSettings', held })),
         // The new UI key only to a browser signed in with the cookie: it renews its cookie with it.
         this.host.onDidRotateToken((key) => this.send({ type: 'tokenRotated', ...(this.transport.channel === 'window' ? { key } : {}) })),
       );
@@ -219,6 +226,7 @@ export class UiBridge implements Disposable {
       flow: { ackEvery: FLOW_ACK_EVERY, highWatermark: FLOW_HIGH_WATERMARK, lowWatermark: FLOW_LOW_WATERMARK },
     });
     this.send({ type: 'sessions', sessions: this.host.list() });
+    this.send({ type: 'heldSettings', held: this.host.settings.heldChange() });
   }
 
   private sessionChanged(id: string): void {
@@ -394,8 +402,10 @@ export class UiBridge implements Disposable {
   }
 
   private setSettings(message: MessageOf<'setSettings'>): void {
+    const person = isPersonChannel(this.transport.channel);
+    let held;
     try {
-      this.host.settings.save(message.changes);
+      held = this.host.settings.save(message.changes, person ? 'person' : 'token');
     } catch (error) {
       if (isSwitchboardError(error)) throw error;
       // A disk that refused the file: say what happened, not "see the log".
@@ -404,6 +414,26 @@ export class UiBridge implements Disposable {
     }
     this.record({ action: 'change_settings', settings: Object.keys(message.changes) });
     // Every UI (this one included) gets the settings as saved, before this one's `done`.
+    this.host.settingsChanged();
+    const waiting = held?.changes.filter((change) => Object.hasOwn(message.changes, change.setting)) ?? [];
+    if (!person && held?.settings.some((key) => Object.hasOwn(message.changes, key))) {
+      return this.send({
+        type: 'error',
+        code: UiErrorCode.HeldForPerson,
+        message: `Saved to settings.json but not in force: ${waiting.map((change) => change.text).join('; ') || held.settings.join(', ')}. A change from a connection signed in with the token, which agents hold, waits until the person confirms it in the window (or discards it); the settings in force stay.`,
+        for: message.type,
+        ...ids(message),
+      });
+    }
+    this.send({ type: 'done', for: message.type, ...ids(message) });
+  }
+
+  /** The person confirms or discards the settings change that waits for them (docs/design.md §5.5). */
+  private answerHeld(message: MessageOf<'confirmSettings' | 'discardSettings'>): void {
+    const confirm = message.type === 'confirmSettings';
+    const answer = confirm ? this.host.settings.confirmHeld(message.id) : this.host.settings.discardHeld(message.id);
+    if (!answer.ok) return this.send({ type: 'error', code: UiErrorCode.NotWaiting, message: answer.reason, for: message.type, ...ids(message) });
+    this.record({ action: confirm ? 'confirm_settings' : 'discard_settings', settings: answer.settings });
     this.host.settingsChanged();
     this.send({ type: 'done', for: message.type, ...ids(message) });
   }
@@ -491,7 +521,9 @@ function personOnly(type: ClientMessage['type']): string {
   const what =
     type === 'answerApproval'
       ? 'Approvals are answered only by the person'
-      : `${type} is the person's to do`;
+      : type === 'confirmSettings' || type === 'discardSettings'
+        ? 'A settings change that waits for the person is confirmed or discarded only by the person'
+        : `${type} is the person's to do`;
   return `${what}, from the window signed in with its cookie, the app's window or the menu bar: this connection signed in with the bearer token, which agents hold. Nothing changed.`;
 }
 
