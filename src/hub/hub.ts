@@ -314,8 +314,11 @@ export class Hub {
     this.settingsWatch.dispose();
     // A change nobody confirmed is not in force, and must not become so at the next start.
     await step(() => {
+      const waiting = this.settingsEditor.heldChange();
+      if (!waiting) return;
       const discarded = this.settingsEditor.discardHeld();
       if (discarded.ok) this.logger.warn(`${this.settingsEditor.file}: the change that waited for the person (${discarded.settings.join(', ')}) was discarded as the hub stopped; the file holds what was in force`);
+      else this.logger.warn(`${this.settingsEditor.file}: the change that waited for the person (${waiting.settings.join(', ')}) could not be discarded as the hub stopped (${discarded.reason}); the next start reads the file as it is`);
     });
     // Endpoints first (no new calls), then the sessions, then the files saying we run.
     await step(() => this.httpServer?.close());
@@ -326,6 +329,7 @@ export class Hub {
     this.approvals.dispose();
     await step(() => this.history.dispose());
     this.onDidChangeToolDefaultsEmitter.dispose();
+    this.settingsEditor.dispose();
     this.auditLog.flush();
     if (this.lock) {
       await step(() => removeHubInfo(this.stateDir));

@@ -156,6 +156,11 @@ export class SettingsEditor {
     return { applied: true, held: this.arrive(settings, 'settings.json') };
   }
 
+  /** Ends the held-change event (the hub stopped). */
+  dispose(): void {
+    this.onDidChangeHeldEmitter.dispose();
+  }
+
   /** The change that waits for the person to confirm or discard it, or null. */
   heldChange(): HeldChange | null {
     return this.describeHeld(this.lastCandidate);
