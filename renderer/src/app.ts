@@ -339,7 +339,7 @@ export class App {
   private async rotateToken(): Promise<void> {
     const answer = await confirmDialog({
       title: 'Replace the token?',
-      body: 'MCP clients that connect over HTTP with the current token, and bookmarked addresses with it, stop working until they get the new one from the state directory. Agents on the shim (switchboard mcp) and this page carry on.',
+      body: 'The token and your UI key are both replaced. MCP clients that connect over HTTP with the current token stop working until they get the new one from the state directory, and bookmarked sign-in addresses stop working too. Agents on the shim (switchboard mcp) and this page carry on.',
       confirm: 'Replace',
       danger: true,
     });

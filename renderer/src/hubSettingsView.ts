@@ -89,7 +89,7 @@ function rulesRow(setting: HubSetting, error: string | null, handlers: HubSettin
 
 function tokenRow(writtenAt: number | undefined, rotate: () => void): TemplateResult {
   const made = writtenAt === undefined ? 'The token' : `The token was made ${new Date(writtenAt).toLocaleString()}`;
-  return html`<div class="setting-row" data-hub-setting="token"><div class="setting-label">Token of the endpoints<div class="setting-hint">${`${made}. Replacing it shuts out whoever holds the old one; agents on the shim and open pages carry on.`}</div></div><div class="setting-control"><button class="btn" type="button" data-action="rotate-token" @click=${rotate}>Replace now</button><span class="setting-reset"></span></div></div>`;
+  return html`<div class="setting-row" data-hub-setting="token"><div class="setting-label">Token of the endpoints<div class="setting-hint">${`${made}. Replacing it (and your UI key with it) shuts out whoever holds the old ones; agents on the shim and open pages carry on.`}</div></div><div class="setting-control"><button class="btn" type="button" data-action="rotate-token" @click=${rotate}>Replace now</button><span class="setting-reset"></span></div></div>`;
 }
 
 /**

@@ -67,7 +67,7 @@ const PRESENTATION: Record<Key, Presentation> = {
     group: 'Endpoints',
     label: 'Replace the token every',
     unit: 'days',
-    hint: '0: never. Agents on the shim reconnect by themselves; HTTP clients and bookmarked addresses need the new token.',
+    hint: '0: never. Your UI key is replaced with it. Agents on the shim reconnect by themselves; HTTP clients need the new token, bookmarked sign-in addresses the new key.',
     applies: 'hourly',
   },
 };
