@@ -130,7 +130,26 @@ describe('a hand edit of settings.json', () => {
     expect(audit().find((line) => line.action === 'confirm_settings')).toEqual({ time: expect.any(String), actor: 'person', action: 'confirm_settings', channel: 'window', settings: ['policy'] });
   });
 
-  it('nobody confirmed when the hub stops: settings.json gets back what was in force, and the log says so', async () => {
+});
+
+describe('a change from the person’s window', () => {
+  it('on the settings page applies at once, loosening or not', async () => {
+    expect(await person.request({ type: 'setSettings', changes: { policy: [DENY_TOUCH] } })).toMatchObject({ type: 'done', for: 'setSettings' });
+    const other = path.join(folder, 'again');
+    const denied = await call('execute', { command: `touch ${other}` });
+    expect(denied.error?.code).toBe('COMMAND_DENIED');
+    const from = person.mark();
+    expect(await person.request({ type: 'setSettings', changes: { policy: [] } })).toMatchObject({ type: 'done', for: 'setSettings' });
+    const ran = await call('execute', { command: `touch ${other}` });
+    expect(ran.sc, ran.text).toMatchObject({ status: 'completed', exit_code: 0 });
+    expect(existsSync(other)).toBe(true);
+    expect(person.messages.slice(from).some((m) => m.type === 'heldSettings')).toBe(false);
+  });
+
+});
+
+describe('when the hub stops', () => {
+  it('a change nobody confirmed is discarded: settings.json gets back what was in force, and the log says so', async () => {
     const from = person.mark();
     writeFileSync(settingsFile(), JSON.stringify({ policy: [{ match: 'touch *', action: 'allow' }] }));
     await heldAfter(from, true);
