@@ -1,23 +1,37 @@
 /**
- * `switchboard config <host> [--install]`: prints the JSON a host needs to launch the shim
- * (stdout, so it can be piped), or merges it into the host's own config file, keeping
- * everything else in that file.
+ * `switchboard config <host> [--install]` (docs/design.md §4.5): prints the entry a host needs to
+ * launch the shim (stdout, so it can be piped), or sets it in the host's own config file, changing
+ * nothing else in that file.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { configSnippet, hostFormat, HOSTS, SERVER_NAME, serverEntry, type HostName } from '../hub/hostConfig.js';
+import { configText, hostFormat, HOSTS, SERVER_NAME, serverEntry, type HostName } from '../hub/hostConfig.js';
+import { ConfigEditRefused, type EntryEdit } from '../hub/hostFiles/entryEdit.js';
+import { setJsonEntry } from '../hub/hostFiles/jsonEntryEditor.js';
+import { setTomlEntry } from '../hub/hostFiles/tomlEntryEditor.js';
 
-const USAGE = `Usage: switchboard config <${HOSTS.join('|')}> [--install]
+function usage(): string {
+  const width = Math.max(...HOSTS.map((host) => host.length));
+  const rows = HOSTS.map((host) => {
+    const format = hostFormat(host);
+    return `  ${host.padEnd(width)}  ${format.title}: ${format.file} (${format.key})`;
+  });
+  return `Usage: switchboard config <host> [--install]
 
 Prints the MCP server entry that launches Switchboard for that host.
-  --install   write it into the host's user config file (other entries are kept)
+  --install   set it in the host's user config file: only the "${SERVER_NAME}" entry changes
+              (the person's own keys in it are kept), the rest of the file stays as written
+
+Hosts:
+${rows.join('\n')}
 `;
+}
 
 export async function run(argv: string[]): Promise<number> {
   const install = argv.includes('--install');
   const rest = argv.filter((arg) => arg !== '--install');
   if (rest.includes('--help') || rest.includes('-h')) {
-    process.stdout.write(USAGE);
+    process.stdout.write(usage());
     return 0;
   }
   const host = rest[0];
@@ -25,21 +39,24 @@ export async function run(argv: string[]): Promise<number> {
   if (host === undefined || !isHost(host) || unknown.length > 0) {
     if (host !== undefined && !isHost(host)) process.stderr.write(`switchboard config: unknown host "${host}"\n`);
     if (unknown.length > 0) process.stderr.write(`switchboard config: unexpected arguments: ${unknown.join(' ')}\n`);
-    process.stderr.write(USAGE);
+    process.stderr.write(usage());
     return 2;
   }
   const format = hostFormat(host);
   if (!install) {
-    process.stdout.write(`${JSON.stringify(configSnippet(host), null, 2)}\n`);
+    process.stdout.write(configText(host));
     process.stderr.write(`(${format.title} reads ${format.file}; \`switchboard config ${host} --install\` adds it there.)\n`);
     return 0;
   }
   try {
-    const outcome = installEntry(format.file, format.key, serverEntry(host));
-    process.stderr.write(`${outcome} "${SERVER_NAME}" in ${format.file} (${format.key}); restart ${format.title} to pick it up.\n`);
+    const outcome = installHostEntry(host);
+    const where = `"${SERVER_NAME}" in ${format.file} (${format.key})`;
+    if (outcome === 'unchanged') process.stderr.write(`Already up to date: ${where}; nothing changed.\n`);
+    else process.stderr.write(`${outcome === 'added' ? 'Added' : 'Updated'} ${where}; restart ${format.title} to pick it up.\n`);
     return 0;
   } catch (error) {
-    process.stderr.write(`switchboard config: ${(error as Error).message}\n`);
+    const reason = error instanceof ConfigEditRefused ? `not touching ${format.file}: ${error.message}` : (error as Error).message;
+    process.stderr.write(`switchboard config: ${reason}.\nFix that, or add the entry \`switchboard config ${host}\` prints by hand.\n`);
     return 1;
   }
 }
@@ -48,34 +65,26 @@ function isHost(value: string): value is HostName {
   return (HOSTS as readonly string[]).includes(value);
 }
 
-/** Merges `entry` as `<key>.switchboard`; refuses (untouched) a file that is not plain JSON. */
-export function installEntry(file: string, key: string, entry: object): 'Added' | 'Updated' | 'Already up to date:' {
-  const target = realTarget(file);
-  let document: Record<string, unknown> = {};
+/** Sets the host's entry in its file (created with its folders when missing); the file is written only when it changes. */
+export function installHostEntry(host: HostName, env: NodeJS.ProcessEnv = process.env): EntryEdit['outcome'] {
+  const format = hostFormat(host, env);
+  const target = realTarget(format.file);
+  let text = '';
   let mode = 0o600;
   if (fs.existsSync(target)) {
-    const text = fs.readFileSync(target, 'utf8');
+    text = fs.readFileSync(target, 'utf8');
     mode = fs.statSync(target).mode & 0o777;
-    if (text.trim() !== '') {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch (error) {
-        throw new Error(`${file} is not plain JSON (${(error as Error).message}; comments are not supported here). Add the entry printed by \`switchboard config\` by hand.`);
-      }
-      if (!isObject(parsed)) throw new Error(`${file} does not hold a JSON object; not touching it.`);
-      document = parsed;
-    }
   }
-  const existing = document[key];
-  if (existing !== undefined && !isObject(existing)) throw new Error(`"${key}" in ${file} is not an object; not touching it.`);
-  const servers = { ...(existing ?? {}) };
-  const previous = servers[SERVER_NAME];
-  if (JSON.stringify(previous) === JSON.stringify(entry)) return 'Already up to date:';
-  servers[SERVER_NAME] = entry;
-  document[key] = servers;
-  writeAtomically(target, `${JSON.stringify(document, null, 2)}\n`, mode);
-  return previous === undefined ? 'Added' : 'Updated';
+  // A byte-order mark is kept as it is and edited around.
+  const bom = text.startsWith('\uFEFF') ? '\uFEFF' : '';
+  const body = text.slice(bom.length);
+  const entry = { ...serverEntry(host, env) };
+  const edit =
+    format.syntax === 'toml'
+      ? setTomlEntry(body, { table: format.key, name: SERVER_NAME, entry, launchKeys: format.launchKeys })
+      : setJsonEntry(body, { comments: format.comments, trailingCommas: format.trailingCommas, key: format.key, name: SERVER_NAME, entry, launchKeys: format.launchKeys });
+  if (edit.outcome !== 'unchanged') writeAtomically(target, bom + edit.text, mode);
+  return edit.outcome;
 }
 
 /** Through a symlink (dotfile managers), write the file it points at. */
@@ -97,8 +106,4 @@ function writeAtomically(file: string, text: string, mode: number): void {
   } finally {
     fs.rmSync(temp, { force: true });
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
