@@ -17,6 +17,8 @@ export interface TrayControllerOptions {
   sessions: () => UiSession[];
   startAtLogin: () => { enabled: boolean; supported: boolean };
   onAction: (action: TrayAction) => void;
+  /** The changes of a settings change that waits for the person (none: nothing waits). */
+  settingsWaiting?: () => readonly string[];
   platform?: NodeJS.Platform;
   /** How often running times in the menu refresh while a command runs. */
   tickMs?: number;
@@ -78,14 +80,16 @@ export class TrayController {
     const tray = this.tray;
     if (this.disposed || !tray) return;
     const sessions = this.options.sessions();
-    const state = trayIconState(sessions);
+    const waiting = this.options.settingsWaiting?.() ?? [];
+    // A settings change waiting for the person needs them as much as a session does.
+    const state = waiting.length > 0 ? 'attention' : trayIconState(sessions);
     if (state !== this.iconState) {
       tray.setImage(this.icon(state));
       this.iconState = state;
     }
-    tray.setToolTip(trayToolTip(sessions));
+    tray.setToolTip(waiting.length > 0 ? `${trayToolTip(sessions)}; a settings change waits for you` : trayToolTip(sessions));
     const login = this.options.startAtLogin();
-    this.model = buildTrayMenu(sessions, { startAtLogin: login.enabled, startAtLoginSupported: login.supported });
+    this.model = buildTrayMenu(sessions, { startAtLogin: login.enabled, startAtLoginSupported: login.supported, settingsWaiting: waiting });
     tray.setContextMenu(Menu.buildFromTemplate(toElectronTemplate(this.model, (action) => this.options.onAction(action))));
     this.updateTicker(sessions);
   }

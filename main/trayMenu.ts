@@ -70,6 +70,11 @@ export interface TrayMenuOptions {
   startAtLoginSupported: boolean;
   /** How many sessions the menu lists before "… and N more" (the window lists them all). */
   maxSessions?: number;
+  /**
+   * A settings change that waits for the person (docs/design.md §5.5), each change named: the menu
+   * says so and opens the window's settings; it is confirmed only in the window.
+   */
+  settingsWaiting?: readonly string[];
 }
 
 export type TrayIconState = 'idle' | 'running' | 'attention';
@@ -254,7 +259,12 @@ function stopClientItems(sessions: readonly UiSession[]): MenuItemModel[] {
 export function buildTrayMenu(sessions: readonly UiSession[], options: TrayMenuOptions): MenuModel {
   const max = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const ordered = menuOrder(sessions);
-  const menu: MenuModel = [{ kind: 'item', id: 'open', label: 'Open Switchboard', enabled: true, action: { type: 'open' } }, { kind: 'separator' }];
+  const menu: MenuModel = [{ kind: 'item', id: 'open', label: 'Open Switchboard', enabled: true, action: { type: 'open' } }];
+  const waiting = options.settingsWaiting ?? [];
+  if (waiting.length > 0) {
+    menu.push({ kind: 'item', id: 'settingsWaiting', label: 'Settings change waiting — review…', enabled: true, action: { type: 'settings' }, toolTip: waiting.join('; ') });
+  }
+  menu.push({ kind: 'separator' });
 
   if (ordered.length === 0) {
     menu.push({ kind: 'item', id: 'no-sessions', label: 'No sessions', enabled: false });

@@ -55,6 +55,7 @@ export class AuditLog {
         time: new Date().toISOString(),
         actor: 'person',
         action: entry.action,
+        ...(entry.channel !== undefined ? { channel: entry.channel } : {}),
         ...(entry.session !== undefined ? { session: entry.session } : {}),
         ...(entry.bytes !== undefined ? { bytes: entry.bytes } : {}),
         ...(entry.settings !== undefined ? { settings: entry.settings } : {}),

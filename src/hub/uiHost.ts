@@ -65,7 +65,7 @@ export class UiHost implements Disposable {
    */
   readonly onDidChangeSettings: Event<HubSettingsView> = this.onDidChangeSettingsEmitter.event;
   private readonly onDidRotateTokenEmitter = new EventEmitter<string>();
-  /** The endpoints' token was replaced (the new one). */
+  /** The endpoints' token and the person's UI key were replaced (the new UI key). */
   readonly onDidRotateToken: Event<string> = this.onDidRotateTokenEmitter.event;
 
   constructor(options: UiHostOptions) {
@@ -135,9 +135,9 @@ export class UiHost implements Disposable {
     this.onDidRotateTokenEmitter.dispose();
   }
 
-  /** The hub replaced its token: pages renew their login, settings pages show its new age. */
-  tokenRotated(token: string): void {
-    this.onDidRotateTokenEmitter.fire(token);
+  /** The hub replaced its token and UI key: pages renew their login, settings pages show its new age. */
+  tokenRotated(key: string): void {
+    this.onDidRotateTokenEmitter.fire(key);
     this.settingsChanged();
   }
 

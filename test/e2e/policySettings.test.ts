@@ -58,7 +58,7 @@ async function screenshot(name: string): Promise<void> {
 
 describe('the policy on the settings page', () => {
   it('shows the starting rules, and a rule edited, added, moved and removed there lands in settings.json', async () => {
-    await page.goto(`http://127.0.0.1:${hub.port}/?token=${hub.token}`);
+    await page.goto(`http://127.0.0.1:${hub.port}/?key=${hub.uiKey}`);
     await page.locator('.conn.conn-open').waitFor({ timeout: 10_000 });
     await page.locator('[data-action="open-settings"]').click();
     await rule(0).waitFor();

@@ -85,7 +85,7 @@ beforeAll(async () => {
   client = new Client({ name: 'approval-test', version: '1.0' });
   await client.connect(clientSide);
   const messages: HubMessage[] = [];
-  const bridge = hub.ui.createBridge({ send: (m) => messages.push(m) });
+  const bridge = hub.ui.createBridge({ send: (m) => messages.push(m), channel: 'window' });
   person = { bridge, messages, req: 0 };
   bridge.receive({ type: 'hello', protocol: UI_PROTOCOL_VERSION });
 }, 30_000);

@@ -195,10 +195,14 @@ describe('switchboard serve: one shared hub', () => {
       expect(await upgrade(hub.port, { Origin: origin, Authorization: `Bearer ${hub.token}` })).toBe(101);
     });
 
-    it('serves / only with the token: ?token= trades for an HttpOnly SameSite=Strict cookie', async () => {
+    it('serves / only to the person: ?key= trades for an HttpOnly SameSite=Strict cookie; the token signs no browser in', async () => {
       expect((await request(hub.port, { path: '/', method: 'GET' })).status).toBe(401);
-      expect((await request(hub.port, { path: '/?token=wrong', method: 'GET' })).status).toBe(401);
-      const login = await request(hub.port, { path: `/?token=${hub.token}`, method: 'GET' });
+      expect((await request(hub.port, { path: '/?key=wrong', method: 'GET' })).status).toBe(401);
+      const byToken = await request(hub.port, { path: `/?token=${hub.token}`, method: 'GET' });
+      expect(byToken.status).toBe(401);
+      expect(byToken.headers['set-cookie']).toBeUndefined();
+      expect(byToken.body).toContain('does not sign a browser in');
+      const login = await request(hub.port, { path: `/?key=${hub.uiKey}`, method: 'GET' });
       expect(login.status).toBe(303);
       expect(login.headers.location).toBe('/');
       const cookie = String(login.headers['set-cookie']?.[0] ?? '');
@@ -321,17 +325,21 @@ describe('switchboard serve: one shared hub', () => {
 });
 
 describe('switchboard serve: files and permissions', () => {
-  it('keeps token 0600, state dir 0700, socket and hub.json 0600 under umask 000', async () => {
+  it('keeps token and ui-key 0600, state dir 0700, socket and hub.json 0600 under umask 000', async () => {
     const home = path.join(tempHome(), 'state'); // created by the hub itself
     const hub = await startHub({ home, umask000: true });
     try {
       const mode = (file: string): string => (statSync(path.join(home, file)).mode & 0o777).toString(8);
       expect(mode('.')).toBe('700');
       expect(mode('token')).toBe('600');
+      expect(mode('ui-key')).toBe('600');
       expect(mode('hub.sock')).toBe('600');
       expect(mode('hub.json')).toBe('600');
       expect(hub.token).toMatch(/^[A-Za-z0-9_-]{43}$/); // 256 bits, base64url
       expect(hub.stderr()).not.toContain(hub.token); // the token goes to no log
+      expect(hub.uiKey).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(hub.uiKey).not.toBe(hub.token); // two secrets: the agents' and the person's
+      expect(hub.stderr()).not.toContain(hub.uiKey);
     } finally {
       const code = await hub.stop();
       expect(code, hub.stderr()).toBe(0);

@@ -21,7 +21,10 @@ export interface HubProcess {
   pid: number;
   port: number;
   socket: string;
+  /** The bearer token: what agents' connections carry. */
   token: string;
+  /** The person's UI key (`<home>/ui-key`): the browser's sign-in, `/?key=`. */
+  uiKey: string;
   stderr(): string;
   /** Resolves once the hub's stderr holds `text` (bounded). */
   waitForStderr(text: string, timeoutMs?: number): Promise<void>;
@@ -83,6 +86,7 @@ export async function startHub(options: { home?: string; umask000?: boolean; env
     port: info.port,
     socket: info.socket,
     token: readFileSync(path.join(home, 'token'), 'utf8').trim(),
+    uiKey: readFileSync(path.join(home, 'ui-key'), 'utf8').trim(),
     stderr: () => stderr,
     waitForStderr(text, timeoutMs = 10_000) {
       return new Promise<void>((resolve, reject) => {

@@ -249,8 +249,8 @@ describe('IpcBridge with the real hub', () => {
       fake.ipcMain.emit(IPC_CHANNELS.send, ipcEvent(window), { type: 'hello', protocol: UI_PROTOCOL_VERSION });
       fake.ipcMain.emit(IPC_CHANNELS.send, ipcEvent(window), { type: 'kill' });
       const replies = window.sentOn(IPC_CHANNELS.message);
-      expect(replies.map((m) => parseHubMessage(m).ok)).toEqual([true, true, true]);
-      expect((replies as HubMessage[]).map((m) => m.type)).toEqual(['welcome', 'sessions', 'error']);
+      expect(replies.map((m) => parseHubMessage(m).ok)).toEqual([true, true, true, true]);
+      expect((replies as HubMessage[]).map((m) => m.type)).toEqual(['welcome', 'sessions', 'heldSettings', 'error']);
     } finally {
       ipc.dispose();
     }

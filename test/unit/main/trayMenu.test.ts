@@ -70,6 +70,13 @@ describe('buildTrayMenu', () => {
     expect(byId(menu, 'open').action).toEqual({ type: 'open' });
   });
 
+  it('a settings change waiting for the person: an item under Open that opens the settings, its changes in the tooltip', () => {
+    const menu = buildTrayMenu([], { ...OPTIONS, settingsWaiting: ['policy rule 0 `rm -rf *` deny → removed', 'maxLines 200 → 7'] });
+    expect(outline(menu).slice(0, 3)).toEqual(['Open Switchboard', 'Settings change waiting — review…', '---']);
+    expect(byId(menu, 'settingsWaiting')).toMatchObject({ enabled: true, action: { type: 'settings' }, toolTip: 'policy rule 0 `rm -rf *` deny → removed; maxLines 200 → 7' });
+    expect(outline(buildTrayMenu([], { ...OPTIONS, settingsWaiting: [] })).slice(0, 2)).toEqual(['Open Switchboard', '---']);
+  });
+
   it('Copy MCP config has one item per host: Claude Code, Cursor, Claude Desktop, VS Code', () => {
     const copy = byId(buildTrayMenu([], OPTIONS), 'copyMcpConfig');
     expect(copy.action).toBeUndefined();
