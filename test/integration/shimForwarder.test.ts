@@ -19,6 +19,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alive } from './helpers/processState.js';
+import { testEnv } from './helpers/hermeticEnv.js';
 import { within } from './helpers/within.js';
 import { shellPath } from './helpers/shells.js';
 
@@ -39,18 +40,13 @@ function newHome(): string {
 }
 
 function shimEnv(home: string): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && !key.startsWith('SWITCHBOARD_')) env[key] = value;
-  }
-  return {
-    ...env,
+  return testEnv({
     SWITCHBOARD_HOME: home,
     // 0: the hub picks a free HTTP port (recorded in hub.json), so parallel hubs never collide.
     SWITCHBOARD_PORT: '0',
     SHELL: shellPath('bash'),
     SWITCHBOARD_KILL_WAIT_MS: '300',
-  };
+  });
 }
 
 interface HubJson {
