@@ -2,7 +2,7 @@
  * The shim (`switchboard mcp`) as a thin forwarder to a real hub (`switchboard serve`),
  * docs/design.md §4.4: it starts a detached hub when none answers, answers bad lines itself,
  * survives the hub being SIGKILLed (calls in flight get an error and are never resent; the same
- * client goes on after its initialize was replayed), and exits within 1 s when stdin closes while
+ * client goes on after its initialize was replayed), and exits by itself, with 0, when stdin closes while
  * the sessions live on.
  *
  * Both sides are real: the official MCP client over StdioClientTransport where a host's view is
@@ -422,7 +422,7 @@ describe('shim: lines it answers itself', () => {
 });
 
 describe('shim: the hub dies under a connected client', () => {
-  it('fails or completes the next call within seconds; then the same client works on a new hub (initialize replayed)', async () => {
+  it('answers the next call, failing it naming the hub or completing it, never leaving it hanging; then the same client works on a new hub (initialize replayed)', async () => {
     const home = newHome();
     const host = await connectClient(home);
     try {
