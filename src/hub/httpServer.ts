@@ -12,6 +12,24 @@ import type { UiUpgradeHandler } from './uiWebSocket.js';
 /** Never anything but loopback (docs/design.md §4.3). */
 export const HTTP_HOST = '127.0.0.1';
 
+/**
+ * Keep-alive: the hub keeps an idle connection far longer than it tells clients to keep it, so
+ * a client never writes a request into a connection the hub has just closed (docs/decisions.md,
+ * "The hub outlives its clients' keep-alive pools"). undici (Node's fetch: both MCP SDKs' HTTP
+ * transports) keeps an idle socket for the advertised `Keep-Alive: timeout` less 2 s, on a timer
+ * that cannot fire while its event loop is busy; Node's default (5 s advertised, closed at 6 s)
+ * lost a request whenever a client was busy for 3 s. Clients that ignore the header keep theirs
+ * 5 s (httpx), 90 s (Go), 300 s (Chromium): all under KEEP_ALIVE_TIMEOUT_MS.
+ */
+export const KEEP_ALIVE_ADVERTISED_S = 60;
+export const KEEP_ALIVE_TIMEOUT_MS = 10 * 60_000;
+/**
+ * The time from a request's first byte to the end of its headers (Node ≥ 18 does not count the
+ * idle time before it, so it need not exceed the keep-alive timeout): Node's default, on purpose;
+ * generous for a loopback client even while the hub's event loop is busy.
+ */
+export const HEADERS_TIMEOUT_MS = 60_000;
+
 export interface HttpServerOptions {
   /** 0 picks a free port; `HttpServer.port` is the one bound. */
   port: number;
@@ -50,7 +68,9 @@ export interface HttpServer {
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
   let port = options.port;
   const stalled = createStalledResponses({ stallMs: options.stallMs ?? DEFAULT_HTTP_STALL_MS, logger: options.logger });
-  const server = http.createServer((req, res) => {
+  const server = http.createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS }, (req, res) => {
+    // Our own hint replaces Node's (which would advertise KEEP_ALIVE_TIMEOUT_MS itself).
+    res.setHeader('Keep-Alive', `timeout=${KEEP_ALIVE_ADVERTISED_S}`);
     stalled.watch(res);
     handleRequest(req, res, port, options).catch((error: unknown) => {
       options.logger.error(`http ${req.method} ${req.url?.split('?')[0]}: ${(error as Error).message}`);

@@ -17,6 +17,7 @@ import { createMcpServer } from '../../src/mcp/server.js';
 import { UI_PROTOCOL_VERSION, type ClientMessage, type HubMessage, type UiSession } from '../../src/ui-protocol.js';
 import type { UiBridge } from '../../src/hub/uiBridge.js';
 import { pollUntil } from './helpers/poll.js';
+import { testEnv } from './helpers/hermeticEnv.js';
 import { shellPath } from './helpers/shells.js';
 import { toolAnswer, type ToolAnswer } from './helpers/toolAnswer.js';
 import { within } from './helpers/within.js';
@@ -79,7 +80,7 @@ const hubFlush = (): void => (hub as unknown as { auditLog: { flush(): void } })
 beforeAll(async () => {
   stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-approvals-'));
   const settings = SettingsSchema.parse({ shell: shellPath('bash'), policy: POLICY, killWaitMs: 300 });
-  hub = new Hub({ stateDir, logger: quiet, settings, env: { ...process.env, SHELL: shellPath('bash') }, clock: () => now });
+  hub = new Hub({ stateDir, logger: quiet, settings, env: testEnv(), clock: () => now });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await createMcpServer(hub).connect(serverSide);
   client = new Client({ name: 'approval-test', version: '1.0' });

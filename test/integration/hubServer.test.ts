@@ -3,6 +3,7 @@
  * client over Streamable HTTP, raw clients on the unix socket, and raw HTTP for the guards.
  */
 import { spawn } from 'node:child_process';
+import * as diagnostics from 'node:diagnostics_channel';
 import { existsSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
@@ -10,6 +11,7 @@ import { networkInterfaces } from 'node:os';
 import * as path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KEEP_ALIVE_ADVERTISED_S } from '../../src/hub/httpServer.js';
 import { whenFile } from './helpers/fileWatch.js';
 import { BIN, cleanEnv, connectRaw, initializeRaw, removeHome, ROOT, startHub, tempHome, type HubProcess } from './helpers/hubProcess.js';
 
@@ -307,6 +309,45 @@ describe('switchboard serve: one shared hub', () => {
       await whenFile(started, () => existsSync(started), 'the command to start');
       raw.close();
       await whenFile(marker, () => existsSync(marker), 'the command to finish after its client left', 8_000);
+    });
+  });
+
+  describe('keep-alive', () => {
+    /** The local port of the connection each fetch to `path` went out on (undici's own report). */
+    function connectionsOf(path: string): { ports: number[]; dispose(): void } {
+      const ports: number[] = [];
+      const onHeaders = (message: unknown): void => {
+        const { request, socket } = message as { request: { path: string }; socket: { localPort?: number } };
+        if (request.path === path && socket.localPort !== undefined) ports.push(socket.localPort);
+      };
+      diagnostics.subscribe('undici:client:sendHeaders', onHeaders);
+      return { ports, dispose: () => diagnostics.unsubscribe('undici:client:sendHeaders', onHeaders) };
+    }
+
+    it('a fetch client whose event loop was busy past Node\'s old 5 s keep-alive reuses its idle connection, and is answered', async () => {
+      // The flake this replaces: a test's synchronous setup (120 git commits) kept its loop busy
+      // for seconds, so undici's keep-alive timer (the advertised timeout less 2 s) could not
+      // retire the idle socket, and the next request went into the one the hub had just closed
+      // at Node's default (5 s + 1 s): "fetch failed: other side closed". The hub's timers run in
+      // its own process, out of reach of a fake clock, so the client is blocked for real, once.
+      const probe = `/keep-alive-probe-${Date.now()}`;
+      const connections = connectionsOf(probe);
+      try {
+        const ask = (): Promise<Response> => fetch(`http://127.0.0.1:${hub.port}${probe}`, { headers: { Authorization: `Bearer ${hub.token}` } });
+        const first = await ask();
+        expect(first.status).toBe(404);
+        expect(first.headers.get('keep-alive')).toBe(`timeout=${KEEP_ALIVE_ADVERTISED_S}`);
+        await first.text();
+        await new Promise((resolve) => setImmediate(resolve)); // the socket goes back to the pool
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 6_500); // busy: no timer runs
+        const second = await ask();
+        expect(second.status).toBe(404);
+        await second.text();
+        expect(connections.ports).toHaveLength(2);
+        expect(connections.ports[1], 'the second request went out on the first one\'s connection').toBe(connections.ports[0]);
+      } finally {
+        connections.dispose();
+      }
     });
   });
 

@@ -17,6 +17,7 @@ import { APP_URL } from '../../../main/appProtocol.js';
 import { IPC_CHANNELS, IpcBridge, untrustedSenderReason } from '../../../main/ipc.js';
 import { FakeWebContents, FakeWebFrame, fake, ipcEvent } from './fakeElectron.js';
 import { shellPath } from '../../integration/helpers/shells.js';
+import { testEnv } from '../../integration/helpers/hermeticEnv.js';
 
 const quiet = { info: () => undefined, warn: vi.fn(), error: vi.fn() };
 
@@ -233,7 +234,7 @@ describe('IpcBridge with the real hub', () => {
   let hub: Hub;
   beforeEach(() => {
     stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-ipc-'));
-    hub = new Hub({ stateDir, logger: quiet, env: { ...process.env, SHELL: shellPath('sh') } });
+    hub = new Hub({ stateDir, logger: quiet, env: testEnv({ SHELL: shellPath('sh') }) });
   });
   afterEach(async () => {
     await hub.dispose();

@@ -22,6 +22,7 @@ import type { SwitchboardApp as App } from '../../../main/app.js';
 import type { MenuItemModel } from '../../../main/trayMenu.js';
 import { createMcpServer } from '../../../src/mcp/server.js';
 import { shellPath } from '../../integration/helpers/shells.js';
+import { testEnv } from '../../integration/helpers/hermeticEnv.js';
 import { toolAnswer } from '../../integration/helpers/toolAnswer.js';
 
 const { SwitchboardApp } = await import('../../../main/app.js');
@@ -72,7 +73,7 @@ beforeAll(async () => {
   switchboard = await SwitchboardApp.start({
     stateDir,
     logger: quiet,
-    env: { ...process.env, SWITCHBOARD_SHELL: shellPath('bash'), SWITCHBOARD_POLICY: POLICY },
+    env: testEnv({ SWITCHBOARD_SHELL: shellPath('bash'), SWITCHBOARD_POLICY: POLICY }),
     listen: { socket: false, http: false },
     platform: 'darwin',
     iconsDir: '/icons',
