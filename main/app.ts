@@ -102,6 +102,7 @@ export class SwitchboardApp {
     this.tray = new TrayController({
       iconsDir: options.iconsDir ?? trayIconsDir(),
       sessions: () => hub.ui.list(),
+      approvals: () => hub.ui.newApprovals(),
       startAtLogin: () => this.startAtLogin(),
       onAction: (action) => this.handleTrayAction(action),
       platform: this.platform,
@@ -118,6 +119,8 @@ export class SwitchboardApp {
         this.tray.scheduleRender();
         this.notifier.sessionRemoved(id);
       }),
+      // An agent's open waiting for the person: no session shows it, the menu does.
+      hub.ui.onDidChangeApprovals(() => this.tray.scheduleRender()),
     );
     logger.info(`app: hub ready (state dir ${hub.stateDir}, port ${hub.port ?? 'none'})`);
   }

@@ -8,13 +8,15 @@
  */
 import * as path from 'node:path';
 import { Menu, Tray, nativeImage, type MenuItemConstructorOptions, type NativeImage } from 'electron';
-import type { UiSession } from '../src/ui-protocol.js';
+import type { UiNewApproval, UiSession } from '../src/ui-protocol.js';
 import { buildTrayMenu, trayIconState, trayToolTip, type MenuModel, type TrayAction, type TrayIconState } from './trayMenu.js';
 
 export interface TrayControllerOptions {
   iconsDir: string;
   /** The hub's sessions now (UiHost.list()). */
   sessions: () => UiSession[];
+  /** Approvals no session shows yet (UiHost.newApprovals()): an agent's `open` waiting for the person. */
+  approvals?: () => UiNewApproval[];
   startAtLogin: () => { enabled: boolean; supported: boolean };
   onAction: (action: TrayAction) => void;
   platform?: NodeJS.Platform;
@@ -78,14 +80,15 @@ export class TrayController {
     const tray = this.tray;
     if (this.disposed || !tray) return;
     const sessions = this.options.sessions();
-    const state = trayIconState(sessions);
+    const approvals = this.options.approvals?.() ?? [];
+    const state = trayIconState(sessions, approvals);
     if (state !== this.iconState) {
       tray.setImage(this.icon(state));
       this.iconState = state;
     }
-    tray.setToolTip(trayToolTip(sessions));
+    tray.setToolTip(trayToolTip(sessions, approvals));
     const login = this.options.startAtLogin();
-    this.model = buildTrayMenu(sessions, { startAtLogin: login.enabled, startAtLoginSupported: login.supported });
+    this.model = buildTrayMenu(sessions, { startAtLogin: login.enabled, startAtLoginSupported: login.supported, approvals });
     tray.setContextMenu(Menu.buildFromTemplate(toElectronTemplate(this.model, (action) => this.options.onAction(action))));
     this.updateTicker(sessions);
   }

@@ -5,8 +5,9 @@
  * frame). The page holds no authority of its own — the hub enforces who may type.
  */
 import { render } from 'lit-html';
-import type { HubMessage, UiCommandRecord, UiHistoryEntry, UiSession } from '../../src/ui-protocol.js';
+import type { ApprovalAnswer, HubMessage, UiCommandRecord, UiHistoryEntry, UiSession } from '../../src/ui-protocol.js';
 import { renderBanner } from './bannerView.js';
+import { renderNewApprovals } from './newApprovalsView.js';
 import type { Bridge } from './bridge.js';
 import { confirmDialog } from './dialog.js';
 import { renderEmpty } from './emptyView.js';
@@ -46,6 +47,7 @@ export class App {
     tabs: byId('tabs'),
     sessionBar: byId('session-bar'),
     banner: byId('banner'),
+    newApprovals: byId('new-approvals'),
     terminals: byId('terminals'),
     empty: byId('empty'),
     timeline: byId('timeline'),
@@ -403,10 +405,12 @@ export class App {
       onToggleTimeline: () => this.setPrefs({ timelineOpen: !this.prefs.timelineOpen }),
       onSearchAll: (query) => this.history.show(query),
     });
+    const onAnswer = (id: string, answer: ApprovalAnswer, reason?: string): void => this.bridge.send({ type: 'answerApproval', id, answer, ...(reason !== undefined ? { reason } : {}) });
+    renderNewApprovals(this.el.newApprovals, this.state.newApprovals, { onAnswer });
     renderBanner(this.el.banner, entry, {
       onTakeOver: (id) => this.takeOver(id),
       onHandBack: (id) => this.bridge.send({ type: 'handBack', session: id }),
-      onAnswer: (id, answer, reason) => this.bridge.send({ type: 'answerApproval', id, answer, ...(reason !== undefined ? { reason } : {}) }),
+      onAnswer,
     });
     renderEmpty(this.el.empty, this.el.app, { noSessions: entries.length === 0, noTab: entry === null, onNewTerminal: () => this.newTerminal() });
     this.el.app.classList.toggle('timeline-closed', !this.prefs.timelineOpen || !entry);

@@ -9,7 +9,7 @@
  * The terminals' streams (snapshot, frame, behind) are not state: the tabs' views take them
  * (terminalTabs.ts). Here a frame only marks a tab behind another one as active.
  */
-import type { AppCommand, ClientMessage, HubMessage, NotificationSettings, UiCommandRecord, UiSession } from '../../src/ui-protocol.js';
+import type { AppCommand, ClientMessage, HubMessage, NotificationSettings, UiCommandRecord, UiNewApproval, UiSession } from '../../src/ui-protocol.js';
 import { UI_PROTOCOL_VERSION } from '../../src/ui-protocol.js';
 import type { ConnectionStatus } from './bridge.js';
 import type { SessionEntry } from './sessionFormat.js';
@@ -46,6 +46,8 @@ export interface SessionState {
   readonly hubSettingsError: string | null;
   /** The app's notification settings: the Electron window only (null in a browser). */
   readonly notificationSettings: NotificationSettings | null;
+  /** Approvals of agents' requests that would start a session (an `open`): shown above the tabs. */
+  readonly newApprovals: readonly UiNewApproval[];
 }
 
 export type SessionEvent =
@@ -96,6 +98,7 @@ export function initialState(): SessionState {
     hubSettings: null,
     hubSettingsError: null,
     notificationSettings: null,
+    newApprovals: [],
   };
 }
 
@@ -200,6 +203,9 @@ class Step {
       }
       case 'sessionRemoved':
         this.removeSession(message.id);
+        break;
+      case 'approvals':
+        this.set({ newApprovals: message.approvals });
         break;
       case 'frame':
         // Output in a tab behind another one: the strip shows it.

@@ -174,6 +174,7 @@ export class UiBridge implements Disposable {
       this.subscriptions.push(
         this.host.onDidChangeSession((id) => this.sessionChanged(id)),
         this.host.onDidRemoveSession((id) => this.send({ type: 'sessionRemoved', id })),
+        this.host.onDidChangeApprovals(() => this.send({ type: 'approvals', approvals: this.host.newApprovals() })),
         this.host.onDidChangeSettings((view) => this.send({ type: 'hubSettings', ...view })),
         this.host.onDidRotateToken((token) => this.send({ type: 'tokenRotated', ...(this.transport.cookieLogin ? { token } : {}) })),
       );
@@ -185,6 +186,7 @@ export class UiBridge implements Disposable {
       flow: { ackEvery: FLOW_ACK_EVERY, highWatermark: FLOW_HIGH_WATERMARK, lowWatermark: FLOW_LOW_WATERMARK },
     });
     this.send({ type: 'sessions', sessions: this.host.list() });
+    this.send({ type: 'approvals', approvals: this.host.newApprovals() });
   }
 
   private sessionChanged(id: string): void {
@@ -315,8 +317,10 @@ export class UiBridge implements Disposable {
       return this.send({ type: 'error', code: UiErrorCode.UnknownApproval, message: (error as Error).message, for: message.type, ...ids(message) });
     }
     const reason = message.answer === 'deny' ? { reason: Boolean(message.reason?.trim()) } : {};
-    this.host.audit({ action: 'answer_approval', session: approval.session, approval: approval.id, answer: message.answer, ...reason });
-    this.done(message, approval.session);
+    // An approval of an `open` (or an execute that opens its shell) has no session yet.
+    const session = approval.session ?? undefined;
+    this.host.audit({ action: 'answer_approval', ...(session ? { session } : {}), approval: approval.id, answer: message.answer, ...reason });
+    this.done(message, session);
   }
 
   private async openTerminal(message: MessageOf<'openTerminal'>): Promise<void> {
@@ -378,8 +382,8 @@ export class UiBridge implements Disposable {
     return this.host.live(ref) ?? this.host.manager.get(ref);
   }
 
-  private done(message: ClientMessage, session: string): void {
-    this.send({ type: 'done', for: message.type, session, ...ids(message) });
+  private done(message: ClientMessage, session: string | undefined): void {
+    this.send({ type: 'done', for: message.type, ...(session !== undefined ? { session } : {}), ...ids(message) });
   }
 
   private fail(message: ClientMessage, error: unknown): void {

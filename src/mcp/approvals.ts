@@ -3,7 +3,7 @@
  * a pending approval, and how a result names the rule that asked.
  */
 import { ErrorCode, SwitchboardError } from '../core/index.js';
-import { awaitApproval } from './nextStep.js';
+import { awaitApproval, awaitNewApproval } from './nextStep.js';
 import type { GateRule, PendingApproval, ToolHost } from './toolHost.js';
 
 /** `rule 3 (sudo *)`, or what asked when no rule did. */
@@ -26,8 +26,8 @@ export function assertNotReserved(host: ToolHost, session: string): void {
   );
 }
 
-/** The footer of a result whose command waits for the person, and its next step. */
-export function approvalNote(approval: PendingApproval): { text: string; next: string } {
-  const next = awaitApproval(approval.session);
+/** The footer of a result whose command waits for the person, and its next step; `tool` the call to repeat when no session is named. */
+export function approvalNote(approval: PendingApproval, tool = 'open'): { text: string; next: string } {
+  const next = approval.session === null ? awaitNewApproval(tool) : awaitApproval(approval.session);
   return { text: `awaiting the person's approval (${approval.id}; ${describeRule(approval.rule)}: ${approval.reason}); ${next}`, next };
 }

@@ -25,7 +25,7 @@ import { registerScreenshot } from './tools/screenshot.js';
 import { registerSend, sendAuditFacts } from './tools/send.js';
 import { packageVersion } from '../packageInfo.js';
 
-export type { CommandGate, GatePass, GateRequest, GateRule, PendingApproval, Screenshot, ScreenshotRequest, ToolAuditEvent, ToolDeps, ToolHost } from './toolHost.js';
+export type { CommandGate, GateNewPass, GateNewRequest, GatePass, GateRequest, GateRule, PendingApproval, Screenshot, ScreenshotRequest, ToolAuditEvent, ToolDeps, ToolHost } from './toolHost.js';
 
 const INSTRUCTIONS = [
   'Switchboard runs your commands in real terminal sessions that a person can watch and take over.',

@@ -1,0 +1,103 @@
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import type { ForegroundProgram } from '../types.js';
+import { probeTerminalInput } from './inputProbe.js';
+import { isAlive, listProcesses, readProcess, type ProcessInfo } from './processTable.js';
+
+const execFileAsync = promisify(execFile);
+
+/**
+ * Programs that read command lines: what is typed into one is a command (docs/design.md §2.9).
+ * busybox counts, since `busybox sh` runs as busybox.
+ */
+const SHELL_PROGRAMS: ReadonlySet<string> = new Set([
+  'sh', 'bash', 'rbash', 'zsh', 'dash', 'ksh', 'ksh93', 'mksh', 'pdksh', 'oksh', 'ash', 'yash', 'posh', 'fish', 'csh', 'tcsh', 'busybox', 'nu', 'elvish', 'pwsh',
+]);
+
+/**
+ * What reads the session's terminal next (docs/design.md §2.9, `send`): the terminal's foreground
+ * process group, and the processes they started. A shell among them that has started nothing
+ * (the session's own at its prompt, one the agent started, one reached by `exec`, one behind a
+ * program that relays the terminal to another, such as `script`) is reading command lines; else
+ * it is a program, and (given the terminal's path) whether it waits on the terminal now. Names come from each process's
+ * executable, not its argv (which a process may set). The process table unread is `unknown`.
+ */
+export async function foregroundProgram(sessionPid: number, ttyPath: string | undefined): Promise<ForegroundProgram> {
+  const unknown: ForegroundProgram = { kind: 'unknown', name: null, pid: null, cwd: null };
+  const session = await readProcess(sessionPid);
+  if (!session || !isAlive(session) || session.tpgid <= 0) return unknown;
+  const group = session.tpgid;
+  if (process.platform !== 'linux') return macForeground(group, ttyPath);
+  // The common case: the session's own shell leads the foreground group (at its prompt, or a builtin).
+  if (group === sessionPid) {
+    const name = await programName(sessionPid);
+    if (name !== null && SHELL_PROGRAMS.has(name)) return { kind: 'shell', name, pid: sessionPid, cwd: await processCwd(sessionPid) };
+  }
+  const table = await listProcesses();
+  const shell = await idleShellIn(table, group, programName);
+  if (shell) return { kind: 'shell', name: shell.name, pid: shell.pid, cwd: await processCwd(shell.pid) };
+  const leader = table.get(group);
+  const name = leader ? await programName(group) : null;
+  if (!ttyPath) return { kind: 'program', name, pid: group, cwd: null };
+  return { kind: 'program', name, pid: group, cwd: null, reading: (await probeTerminalInput(group, ttyPath)).reading };
+}
+
+/** A shell with no live child among the foreground group and everything it started (names looked up only for those). */
+async function idleShellIn(table: Map<number, ProcessInfo>, group: number, nameOf: (pid: number) => Promise<string | null>): Promise<{ pid: number; name: string } | undefined> {
+  const children = new Map<number, number[]>();
+  for (const row of table.values()) {
+    if (!isAlive(row)) continue;
+    const list = children.get(row.ppid) ?? [];
+    list.push(row.pid);
+    children.set(row.ppid, list);
+  }
+  const queue = [...table.values()].filter((row) => row.pgid === group && isAlive(row)).map((row) => row.pid);
+  const seen = new Set<number>();
+  while (queue.length > 0) {
+    const pid = queue.shift() as number;
+    if (seen.has(pid)) continue;
+    seen.add(pid);
+    const kids = children.get(pid) ?? [];
+    const name = kids.length === 0 ? await nameOf(pid) : null;
+    if (name !== null && SHELL_PROGRAMS.has(name)) return { pid, name };
+    queue.push(...kids);
+  }
+  return undefined;
+}
+
+/** The basename of a process's executable (Linux), else its command name. */
+async function programName(pid: number): Promise<string | null> {
+  const exe = await fs.readlink(`/proc/${pid}/exe`).catch(() => null);
+  if (exe) return path.basename(exe.replace(/ \(deleted\)$/, ''));
+  const comm = await fs.readFile(`/proc/${pid}/comm`, 'utf8').catch(() => null);
+  return comm === null ? null : comm.trim();
+}
+
+async function processCwd(pid: number): Promise<string | null> {
+  return fs.readlink(`/proc/${pid}/cwd`).catch(() => null);
+}
+
+/** Untested here (Linux CI): `ps` gives every process's command name; no working directory. */
+async function macForeground(group: number, ttyPath: string | undefined): Promise<ForegroundProgram> {
+  try {
+    const { stdout } = await execFileAsync('ps', ['-A', '-o', 'pid=,ppid=,pgid=,stat=,comm='], { maxBuffer: 16 * 1024 * 1024 });
+    const table = new Map<number, ProcessInfo>();
+    const names = new Map<number, string>();
+    for (const line of stdout.split('\n')) {
+      const m = /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(.+?)\s*$/.exec(line);
+      if (!m) continue;
+      const pid = Number(m[1]);
+      table.set(pid, { pid, ppid: Number(m[2]), pgid: Number(m[3]), sid: undefined, tty: '', tpgid: -1, state: (m[4] ?? '?').charAt(0), startTime: '' });
+      names.set(pid, path.basename((m[5] ?? '').replace(/^-/, '')));
+    }
+    const shell = await idleShellIn(table, group, async (pid) => names.get(pid) ?? null);
+    if (shell) return { kind: 'shell', name: shell.name, pid: shell.pid, cwd: null };
+    const name = names.get(group) ?? null;
+    if (!ttyPath) return { kind: 'program', name, pid: group, cwd: null };
+    return { kind: 'program', name, pid: group, cwd: null, reading: (await probeTerminalInput(group, ttyPath)).reading };
+  } catch {
+    return { kind: 'unknown', name: null, pid: null, cwd: null };
+  }
+}
