@@ -5,9 +5,14 @@
  * `enter`, `ctrl+m`, `ctrl+j`, `shift+enter`, `alt+enter`, a text ending in a newline) submits it;
  * `ctrl+o` (operate-and-get-next) submits it and puts a history line on the prompt. Any other key
  * (history recall, completion, editing, cursor movement, a key the agent bound) changes the line in
- * ways the hub cannot know: the line becomes unknown until it is submitted. A bracketed paste is
- * text, newlines and all, when the program asked for bracketed paste; else its markers are keys.
- * Pure: no session, no clock.
+ * ways the hub cannot know: the line becomes unknown until it is submitted.
+ *
+ * A bracketed paste (when the program turned the mode on; else its markers are keys) is judged
+ * both ways, since whether the reader honours it is the reader's business: a shell with a line
+ * editor keeps a pasted newline on the line (it runs with the next Enter), a shell without one
+ * (dash, or any program that left the mode on) runs each pasted line. So each pasted newline
+ * submits what is on the line so far, and the line still holds it for the next submit. Pure: no
+ * session, no clock.
  */
 
 export interface LineState {
@@ -20,9 +25,9 @@ export interface LineState {
 export const EMPTY_LINE: LineState = { text: '', unknown: null };
 
 export interface Typed {
-  /** The lines submitted, in order. */
+  /** The lines submitted, in order (the last one may be the line up to a pasted newline). */
   submitted: LineState[];
-  /** The line after the last submit. */
+  /** The line after the last submit (after a pasted newline: the whole line, which it still holds). */
   rest: LineState;
 }
 
@@ -56,30 +61,40 @@ const KEY_NAMES: Record<string, string> = {
 export function typeInto(state: LineState, bytes: string, bracketedPaste: boolean): Typed {
   const submitted: LineState[] = [];
   let line: LineState = { ...state };
+  /** The line as it stood at the last pasted newline since the last real submit (it may have run). */
+  let pasted: LineState | null = null;
   const unknown = (why: string): void => {
     line = { text: line.text, unknown: line.unknown ?? `the line holds keys whose effect the hub cannot know (${why})` };
+  };
+  const submit = (next: LineState): void => {
+    submitted.push(line);
+    pasted = null;
+    line = next;
   };
   let at = 0;
   while (at < bytes.length) {
     if (bracketedPaste && bytes.startsWith(PASTE_START, at)) {
       const end = bytes.indexOf(PASTE_END, at + PASTE_START.length);
-      const content = bytes.slice(at + PASTE_START.length, end < 0 ? undefined : end);
-      // A pasted line is text until Enter; the editor keeps its newlines (a CR becomes one).
-      line = { ...line, text: line.text + content.replace(/\r\n?/g, '\n') };
+      const content = bytes.slice(at + PASTE_START.length, end < 0 ? undefined : end).replace(/\r\n?/g, '\n');
+      for (const [index, part] of content.split('\n').entries()) {
+        if (index > 0) {
+          pasted = { ...line };
+          line = { ...line, text: `${line.text}\n` };
+        }
+        line = { ...line, text: line.text + part };
+      }
       at = end < 0 ? bytes.length : end + PASTE_END.length;
       continue;
     }
     const char = bytes[at] as string;
     if (char === '\r' || char === '\n') {
-      submitted.push(line);
-      line = { ...EMPTY_LINE };
+      submit({ ...EMPTY_LINE });
       at++;
       continue;
     }
     if (char === '\x0f') {
       // ctrl+o: accept the line, then show the next one from history.
-      submitted.push(line);
-      line = { text: '', unknown: 'ctrl+o put a line from the shell history on the prompt' };
+      submit({ text: '', unknown: 'ctrl+o put a line from the shell history on the prompt' });
       at++;
       continue;
     }
@@ -98,7 +113,7 @@ export function typeInto(state: LineState, bytes: string, bracketedPaste: boolea
     line = { ...line, text: line.text + char };
     at++;
   }
-  return { submitted, rest: line };
+  return { submitted: pasted ? [...submitted, pasted] : submitted, rest: line };
 }
 
 /**
