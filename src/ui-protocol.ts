@@ -336,6 +336,11 @@ export const HubSettingSchema = z.object({
   inFile: z.boolean(),
   /** The environment variable that sets it: the page cannot change it while that is set. */
   env: z.string().optional(),
+  /**
+   * Warnings about the saved value that do not refuse it, each naming the rule (from 0) it is
+   * about: for the policy's rules, a deny rule an earlier allow or ask rule shadows.
+   */
+  warnings: z.array(z.object({ index: z.number(), message: z.string() })).optional(),
 });
 export type HubSetting = z.infer<typeof HubSettingSchema>;
 

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import type { z } from 'zod';
 import { ErrorCode, findExecutable, SwitchboardError, type Disposable } from '../core/index.js';
 import type { HubMessage, HubSetting } from '../ui-protocol.js';
+import { shadowedDenies, type PolicyRule } from '../policy/index.js';
 import { describeSettingsIssues, envOverrides, envVariableOf, parseSettingsText, readSettingsFile, SETTINGS_FILE, SettingsSchema, type Settings } from './settings.js';
 import { tokenWrittenAt } from './token.js';
 
@@ -177,14 +178,18 @@ export class SettingsEditor {
     const inForce = this.options.inForce();
     const settings = SHAPES.map(({ key, ...shape }): HubSetting => {
       const value = inForce[key] ?? null;
+      const savedValue = saved ? (saved[key] ?? null) : value;
+      // A deny rule an earlier rule shadows is kept, with a warning (docs/design.md §2.9).
+      const warnings = key === 'policy' && Array.isArray(savedValue) ? shadowedDenies(savedValue as PolicyRule[]) : [];
       return {
         key,
         ...PRESENTATION[key],
         ...shape,
         value,
-        saved: saved ? (saved[key] ?? null) : value,
+        saved: savedValue,
         inFile: Object.hasOwn(raw, key),
         ...(key in overrides ? { env: envVariableOf(key) } : {}),
+        ...(warnings.length > 0 ? { warnings } : {}),
       };
     });
     const written = tokenWrittenAt(this.options.stateDir);
