@@ -91,6 +91,8 @@ export class PolicyGate implements CommandGate {
 
   async passNew(request: GateNewRequest, waitMs: number, signal: AbortSignal, start: () => Promise<unknown>): Promise<GateNewPass> {
     const slot = newSlot(request.key);
+    // Allowed after an earlier identical call returned, and still starting: wait for it.
+    await this.starting.get(request.key)?.catch(() => undefined);
     const kept = this.takeStarted(request.key);
     if (kept !== undefined) return { outcome: 'started', result: kept };
     const untold = this.options.book.takeUntold(slot);
