@@ -8,7 +8,7 @@ import type { GateRule, PendingApproval, ToolHost } from './toolHost.js';
 
 /** `rule 3 (sudo *)`, or what asked when no rule did. */
 export function describeRule(rule: GateRule | null): string {
-  return rule ? `rule ${rule.index} (${rule.match})` : 'no rule (the line could not be judged)';
+  return rule ? `rule ${rule.index} (${rule.match})` : 'no rule';
 }
 
 /**

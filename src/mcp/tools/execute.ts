@@ -19,15 +19,15 @@ function inputSpec(defaults: { executeTimeoutMs: number; maxLines: number }) {
   const schema = z.object({
     command: z.string().min(1).describe('Command line, e.g. "npm test"; multi-line scripts run whole.'),
     session: z.string().min(1).optional().describe('Session id or name. Omit: your idle shell, or a new one.'),
-    cwd: z.string().min(1).optional().describe('Where to pick or open the shell when session is omitted.'),
+    cwd: z.string().min(1).optional().describe('Where to pick or open a shell, without session.'),
     timeout_ms: z
       .number().int().min(1).max(86_400_000).optional()
       .describe(`Max wait (default ${defaults.executeTimeoutMs}); a timeout never kills.`),
-    background: z.boolean().optional().describe('Return after ~2 s with the first output; it keeps running.'),
+    background: z.boolean().optional().describe('Return after ~2 s with first output; it keeps running.'),
     max_lines: z
       .number().int().min(1).max(10_000).optional()
       .describe(`Lines returned, head + tail (default ${defaults.maxLines}).`),
-    sandbox: z.boolean().optional().describe('false asks the person to run outside the sandbox.'),
+    sandbox: z.boolean().optional().describe('false asks the person to run outside the sandbox'),
   });
   const spec: InputSpec<typeof schema.shape> = {
     schema,
@@ -73,7 +73,7 @@ const DESCRIPTION =
   'Run a shell command; returns its exact output and exit_code. cwd and env persist per session. ' +
   'status "running" (timeout/background): it goes on; read with wait.exit, or kill. ' +
   '"awaiting_input": it wants input (input_kind); follow next, or kill. ' +
-  '"awaiting_approval": the person decides first; follow next.';
+  '"awaiting_approval": the person decides; follow next.';
 
 /**
  * The listing names the defaults in force; the person may change them while agents are

@@ -11,14 +11,14 @@ import { useSession } from '../nextStep.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
 
 const schema = z.object({
-  name: z.string().min(1).max(100).optional().describe('Label, usable wherever a session id is.'),
+  name: z.string().min(1).max(100).optional().describe('Label; usable as session id.'),
   cwd: z.string().min(1).optional().describe('Working directory.'),
-  program: z.string().min(1).optional().describe('Program instead of your shell, e.g. "python3"; a shell (bash, zsh, fish, sh) also takes execute.'),
+  program: z.string().min(1).optional().describe('Program instead of your shell, e.g. "python3"; shells (bash, zsh, fish, sh) take execute too.'),
   args: z.array(z.string()).optional().describe('Arguments of program.'),
-  env: z.record(z.string(), z.string()).optional().describe('Extra environment variables.'),
+  env: z.record(z.string(), z.string()).optional().describe('Extra environment.'),
   rows: z.number().int().min(2).max(500).optional().describe('Terminal height.'),
   cols: z.number().int().min(10).max(1_000).optional().describe('Terminal width.'),
-  sandbox: z.boolean().optional().describe('false asks the person to run outside the sandbox.'),
+  sandbox: z.boolean().optional().describe('false asks the person to run outside the sandbox'),
 });
 
 const spec: InputSpec<typeof schema.shape> = {

@@ -17,7 +17,7 @@ const schema = z.object({
     .array(z.string().min(1))
     .optional()
     .describe('Pressed after text: enter, tab, escape, backspace, up, pageup, f1…f12, ctrl+c, alt+b, shift+tab. Send escape in its own call.'),
-  paste: z.boolean().optional().describe('Bracketed paste (default: on for multi-line text).'),
+  paste: z.boolean().optional().describe('Bracketed paste (default: for multi-line text).'),
   resize: z
     .object({ rows: z.number().int().min(2).max(500), cols: z.number().int().min(10).max(1_000) })
     .optional()
