@@ -166,9 +166,10 @@ export class PolicyGate implements CommandGate {
   private async judgeTyping(request: GateRequest): Promise<{ pass: GatePass } | { approval: Approval; rest: LineState }> {
     const { session } = request;
     const line = this.lines.get(session.id) ?? EMPTY_LINE;
-    // Whether a program waits on the terminal is asked (a probe) only when a line would be submitted.
+    // Whether a program waits on the terminal is asked (a probe) only when it matters: a line would
+    // be submitted, and a shell is there to read it after the program.
     const submits = request.tool === 'send' && typeInto(EMPTY_LINE, request.bytes, request.bracketedPaste).submitted.length > 0;
-    const foreground = await session.foreground(submits);
+    const foreground = await session.foreground(submits && session.shellKind !== null);
     const cwd = (foreground.kind === 'shell' && foreground.cwd) || session.cwd || undefined;
     let submitted: LineState[];
     let rest: LineState;

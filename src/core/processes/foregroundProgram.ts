@@ -16,6 +16,40 @@ const SHELL_PROGRAMS: ReadonlySet<string> = new Set([
   'sh', 'bash', 'rbash', 'zsh', 'dash', 'ksh', 'ksh93', 'mksh', 'pdksh', 'oksh', 'ash', 'yash', 'posh', 'fish', 'csh', 'tcsh', 'busybox', 'nu', 'elvish', 'pwsh',
 ]);
 
+/** The files a shell may take its commands from that are the terminal (or whatever the line connects to it). */
+const TERMINAL_FILES = /^(-|\/dev\/(stdin|tty|fd\/\d+)|\/proc\/(self|thread-self|\d+)\/fd\/\d+)$/;
+
+/**
+ * Whether a shell started with these arguments reads command lines from the terminal: interactive,
+ * `-s`, no script, or a script that is the terminal (`bash /dev/stdin`). A shell running a `-c`
+ * string or a script file reads the terminal only for its own `read`s: data for a script that was
+ * judged (or is out of reach, as any script is). argv[0] first; busybox's applet is argv[1].
+ */
+export function readsCommandLines(argv: readonly string[]): boolean {
+  let args = argv.slice(1);
+  if (path.basename(argv[0] ?? '').replace(/^-/, '') === 'busybox') {
+    if (!/^(sh|ash|hush|bash)$/.test(args[0] ?? '')) return false;
+    args = args.slice(1);
+  }
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index] as string;
+    if (arg === '--') return args[index + 1] === undefined || TERMINAL_FILES.test(args[index + 1] as string);
+    if (arg.startsWith('--')) {
+      if (arg === '--command' || arg.startsWith('--command=')) return false;
+      if (arg === '--rcfile' || arg === '--init-file' || arg === '--init-command') index++;
+      continue;
+    }
+    if (/^[-+][a-zA-Z]+$/.test(arg)) {
+      if (arg.startsWith('-') && arg.includes('c')) return false;
+      if (arg.includes('s') || arg.includes('i')) return true;
+      if (/[oO]/.test(arg)) index++;
+      continue;
+    }
+    return TERMINAL_FILES.test(arg);
+  }
+  return true;
+}
+
 /**
  * What reads the session's terminal next (docs/design.md §2.9, `send`): the terminal's foreground
  * process group, and the processes they started. A shell among them that has started nothing
@@ -32,11 +66,11 @@ export async function foregroundProgram(sessionPid: number, ttyPath: string | un
   if (process.platform !== 'linux') return macForeground(group, ttyPath);
   // The common case: the session's own shell leads the foreground group (at its prompt, or a builtin).
   if (group === sessionPid) {
-    const name = await programName(sessionPid);
-    if (name !== null && SHELL_PROGRAMS.has(name)) return { kind: 'shell', name, pid: sessionPid, cwd: await processCwd(sessionPid) };
+    const name = await shellName(sessionPid);
+    if (name !== null) return { kind: 'shell', name, pid: sessionPid, cwd: await processCwd(sessionPid) };
   }
   const table = await listProcesses();
-  const shell = await idleShellIn(table, group, programName);
+  const shell = await idleShellIn(table, group, shellName);
   if (shell) return { kind: 'shell', name: shell.name, pid: shell.pid, cwd: await processCwd(shell.pid) };
   const leader = table.get(group);
   const name = leader ? await programName(group) : null;
@@ -44,8 +78,8 @@ export async function foregroundProgram(sessionPid: number, ttyPath: string | un
   return { kind: 'program', name, pid: group, cwd: null, reading: (await probeTerminalInput(group, ttyPath)).reading };
 }
 
-/** A shell with no live child among the foreground group and everything it started (names looked up only for those). */
-async function idleShellIn(table: Map<number, ProcessInfo>, group: number, nameOf: (pid: number) => Promise<string | null>): Promise<{ pid: number; name: string } | undefined> {
+/** A shell reading command lines with no live child, among the foreground group and everything it started (looked up only for those). */
+async function idleShellIn(table: Map<number, ProcessInfo>, group: number, shellOf: (pid: number) => Promise<string | null>): Promise<{ pid: number; name: string } | undefined> {
   const children = new Map<number, number[]>();
   for (const row of table.values()) {
     if (!isAlive(row)) continue;
@@ -60,11 +94,21 @@ async function idleShellIn(table: Map<number, ProcessInfo>, group: number, nameO
     if (seen.has(pid)) continue;
     seen.add(pid);
     const kids = children.get(pid) ?? [];
-    const name = kids.length === 0 ? await nameOf(pid) : null;
-    if (name !== null && SHELL_PROGRAMS.has(name)) return { pid, name };
+    const name = kids.length === 0 ? await shellOf(pid) : null;
+    if (name !== null) return { pid, name };
     queue.push(...kids);
   }
   return undefined;
+}
+
+/** The process's shell name when it is a shell that reads command lines from the terminal, else null (Linux). */
+async function shellName(pid: number): Promise<string | null> {
+  const name = await programName(pid);
+  if (name === null || !SHELL_PROGRAMS.has(name)) return null;
+  const cmdline = await fs.readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => null);
+  // Unreadable: taken as reading them (the strict answer).
+  if (cmdline === null) return name;
+  return readsCommandLines(cmdline.split('\0').filter((arg, index, all) => arg !== '' || index < all.length - 1)) ? name : null;
 }
 
 /** The basename of a process's executable (Linux), else its command name. */
@@ -83,8 +127,15 @@ async function processCwd(pid: number): Promise<string | null> {
 async function macForeground(group: number, ttyPath: string | undefined): Promise<ForegroundProgram> {
   try {
     const { stdout } = await execFileAsync('ps', ['-A', '-o', 'pid=,ppid=,pgid=,stat=,comm='], { maxBuffer: 16 * 1024 * 1024 });
+    const { stdout: args } = await execFileAsync('ps', ['-A', '-ww', '-o', 'pid=,args='], { maxBuffer: 16 * 1024 * 1024 });
     const table = new Map<number, ProcessInfo>();
     const names = new Map<number, string>();
+    const argvs = new Map<number, string[]>();
+    for (const line of args.split('\n')) {
+      const m = /^\s*(\d+)\s+(.*)$/.exec(line);
+      // Arguments with spaces cannot be told apart here (an untested port): split on blanks.
+      if (m) argvs.set(Number(m[1]), (m[2] ?? '').split(/\s+/));
+    }
     for (const line of stdout.split('\n')) {
       const m = /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(.+?)\s*$/.exec(line);
       if (!m) continue;
@@ -92,7 +143,10 @@ async function macForeground(group: number, ttyPath: string | undefined): Promis
       table.set(pid, { pid, ppid: Number(m[2]), pgid: Number(m[3]), sid: undefined, tty: '', tpgid: -1, state: (m[4] ?? '?').charAt(0), startTime: '' });
       names.set(pid, path.basename((m[5] ?? '').replace(/^-/, '')));
     }
-    const shell = await idleShellIn(table, group, async (pid) => names.get(pid) ?? null);
+    const shell = await idleShellIn(table, group, async (pid) => {
+      const name = names.get(pid);
+      return name !== undefined && SHELL_PROGRAMS.has(name) && readsCommandLines(argvs.get(pid) ?? [name]) ? name : null;
+    });
     if (shell) return { kind: 'shell', name: shell.name, pid: shell.pid, cwd: null };
     const name = names.get(group) ?? null;
     if (!ttyPath) return { kind: 'program', name, pid: group, cwd: null };

@@ -249,8 +249,9 @@ describe('IpcBridge with the real hub', () => {
       fake.ipcMain.emit(IPC_CHANNELS.send, ipcEvent(window), { type: 'hello', protocol: UI_PROTOCOL_VERSION });
       fake.ipcMain.emit(IPC_CHANNELS.send, ipcEvent(window), { type: 'kill' });
       const replies = window.sentOn(IPC_CHANNELS.message);
-      expect(replies.map((m) => parseHubMessage(m).ok)).toEqual([true, true, true]);
-      expect((replies as HubMessage[]).map((m) => m.type)).toEqual(['welcome', 'sessions', 'error']);
+      expect(replies.map((m) => parseHubMessage(m).ok)).toEqual([true, true, true, true]);
+      // The approvals no session shows (an agent's open) follow the session list.
+      expect((replies as HubMessage[]).map((m) => m.type)).toEqual(['welcome', 'sessions', 'approvals', 'error']);
     } finally {
       ipc.dispose();
     }
