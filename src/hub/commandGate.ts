@@ -78,7 +78,7 @@ export class PolicyGate implements CommandGate {
     const { session } = request;
     const asked = await this.inTurn(session.id, () => this.judgeTyping(request));
     if ('pass' in asked) return asked.pass;
-    const { approval, rest } = asked;
+    const { approval, rest, before } = asked;
     const typeLater = () => {
       this.lines.set(session.id, rest);
       return later().catch((error: unknown) => this.options.logger.warn(`approval ${approval.id}: the allowed command could not be typed: ${(error as Error).message}`));
@@ -86,7 +86,7 @@ export class PolicyGate implements CommandGate {
     const settled = await this.options.book.waitToType(approval, waitMs, signal, typeLater);
     if (settled === 'timeout') return { outcome: 'awaiting', approval };
     this.throwUnlessAllowed(approval, settled);
-    return { outcome: 'allowed', ran: (typing) => this.ran(session.id, rest, typing, approval) };
+    return { outcome: 'allowed', ran: (typing) => this.ran(session.id, before, rest, typing, approval) };
   }
 
   async passNew(request: GateNewRequest, waitMs: number, signal: AbortSignal, start: () => Promise<unknown>): Promise<GateNewPass> {
@@ -163,7 +163,7 @@ export class PolicyGate implements CommandGate {
    * hub knows, and the line moved on at once when it is allowed (so the next pass judges the line
    * this one leaves). An ask reserves the session with its approval before the turn ends.
    */
-  private async judgeTyping(request: GateRequest): Promise<{ pass: GatePass } | { approval: Approval; rest: LineState }> {
+  private async judgeTyping(request: GateRequest): Promise<{ pass: GatePass } | { approval: Approval; rest: LineState; before: LineState }> {
     const { session } = request;
     const line = this.lines.get(session.id) ?? EMPTY_LINE;
     // Whether a program waits on the terminal is asked (a probe) only when it matters: a line would
@@ -189,7 +189,7 @@ export class PolicyGate implements CommandGate {
     }
     if (submitted.length === 0) {
       this.lines.set(session.id, rest);
-      return { pass: { outcome: 'allowed', ran: (typing) => this.ran(session.id, rest, typing) } };
+      return { pass: { outcome: 'allowed', ran: (typing) => this.ran(session.id, line, rest, typing) } };
     }
     const unknown = submitted.find((part) => part.unknown !== null)?.unknown ?? null;
     const command = submitted.map((part) => part.text).join('\n');
@@ -198,14 +198,14 @@ export class PolicyGate implements CommandGate {
     const base = { client: request.client, tool: request.tool, session: session.id, ...(unsandboxed ? { unsandboxed: true as const } : {}) };
     if (this.answered(decision, base, request.clientName, unsandboxed)) {
       this.lines.set(session.id, rest);
-      return { pass: { outcome: 'allowed', ran: (typing) => this.ran(session.id, rest, typing) } };
+      return { pass: { outcome: 'allowed', ran: (typing) => this.ran(session.id, line, rest, typing) } };
     }
     const reserved = this.options.book.pending(session.id);
     if (reserved) {
       throw new SwitchboardError(ErrorCode.SessionBusy, `Session ${session.id} is reserved for \`${reserved.command}\`, which waits for the person's approval (${reserved.id}); run this in another session.`, { approval: reserved.id });
     }
     const approval = this.ask(decision, base, { slot: session.id, session: session.id, tool: request.tool, command, cwd: cwd ?? null, client: request.client, clientName: request.clientName, terminal: session, unsandboxed });
-    return { approval, rest };
+    return { approval, rest, before: line };
   }
 
   /**
@@ -249,16 +249,27 @@ export class PolicyGate implements CommandGate {
   }
 
   /**
-   * The typing a pass allowed: the line is what the gate said, unless the typing failed midway;
-   * then what is on the line is not known. An error thrown before anything is typed leaves it.
+   * The typing a pass allowed: the line is what the gate said (set at once, so the next pass judges
+   * it). An error thrown before anything was typed, or an `execute` not typed (`not_run`), puts back
+   * the line before it; a failure midway leaves the line unknown. Should another pass have moved the
+   * line on meanwhile, what it holds is not known either.
    */
-  private ran(session: string, rest: LineState, typing: Promise<unknown>, approval?: Approval): void {
+  private ran(session: string, before: LineState, rest: LineState, typing: Promise<unknown>, approval?: Approval): void {
     this.lines.set(session, rest);
     if (approval) this.options.book.typing(approval, typing);
-    typing.catch((error: unknown) => {
-      if (isSwitchboardError(error) && BEFORE_TYPING.has(error.code)) return;
-      if (this.lines.get(session) === rest) this.lines.set(session, { text: '', unknown: 'a send failed midway, so what reached the line is not known' });
-    });
+    const restore = (line: LineState): void => {
+      const moved = this.lines.get(session) !== rest;
+      this.lines.set(session, moved ? { text: '', unknown: 'what reached the line is not known (a send failed while another was judged)' } : line);
+    };
+    typing.then(
+      (result) => {
+        if ((result as { not_run?: boolean } | undefined)?.not_run === true) restore(before);
+      },
+      (error: unknown) => {
+        if (isSwitchboardError(error) && BEFORE_TYPING.has(error.code)) restore(before);
+        else restore({ text: '', unknown: 'a send failed midway, so what reached the line is not known' });
+      },
+    );
   }
 
   /** Runs `work` after the passes before it on the same session have been judged. */

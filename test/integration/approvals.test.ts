@@ -248,6 +248,15 @@ describe('send of a line into a shell at its prompt', () => {
     const answered = await ok('send', { session: other, text: 'echo deny-me as data', keys: ['enter'], wait: { pattern: 'got ' } });
     expect(answered.output).toContain('got echo deny-me as data');
 
+    // Text refused before it was typed (the person had the keyboard) is not on the line the next send judges.
+    const third = (await ok('open', {})).session as string;
+    person.bridge.receive({ type: 'takeOver', session: third });
+    await pollUntil(() => hub.manager.get(third).controller === 'user', 'the person in control');
+    expect((await call('send', { session: third, text: '#' })).error?.code).toBe('SESSION_CONTROLLED_BY_USER');
+    person.bridge.receive({ type: 'handBack', session: third });
+    await pollUntil(() => hub.manager.get(third).controller === 'agent', 'control handed back');
+    expect((await call('send', { session: third, text: 'echo deny-me after', keys: ['enter'] })).error?.code).toBe('COMMAND_DENIED');
+
     // A shell's own `read` cannot be told from its prompt: what is typed there is judged as a line.
     await ok('execute', { session: other, command: `read -r line; printf 'got %s\\n' "$line"`, timeout_ms: 300 });
     const judged = await call('send', { session: other, text: 'echo deny-me as data', keys: ['enter'] });
