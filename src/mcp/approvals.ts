@@ -26,8 +26,8 @@ export function assertNotReserved(host: ToolHost, session: string): void {
   );
 }
 
-/** The footer of a result whose command waits for the person, and its next step; `tool` the call to repeat when no session is named. */
-export function approvalNote(approval: PendingApproval, tool = 'open'): { text: string; next: string } {
-  const next = approval.session === null ? awaitNewApproval(tool) : awaitApproval(approval.session);
+/** The footer of a result whose command waits for the person, and its next step; `again`: the call to repeat when there is no session yet. */
+export function approvalNote(approval: PendingApproval, again?: { tool: string; args: Record<string, unknown> }): { text: string; next: string } {
+  const next = approval.session === null ? awaitNewApproval(again?.tool ?? 'open', again?.args ?? {}) : awaitApproval(approval.session);
   return { text: `awaiting the person's approval (${approval.id}; ${describeRule(approval.rule)}: ${approval.reason}); ${next}`, next };
 }

@@ -143,7 +143,8 @@ describe('live bypass table: open', () => {
     const answer = await call('execute', { command: 'echo outside', sandbox: false, timeout_ms: 200 });
     expectStopped(answer, 'ask', 'execute sandbox: false');
     expect(answer.sc).toMatchObject({ session: null, approval: { outside_sandbox: true } });
-    expect(answer.sc.next).toContain('call execute again with the same arguments');
+    expect(answer.sc.next).toContain('wait for the answer with the same call again, execute {"command":"echo outside",');
+    expect(answer.sc.next).toContain('"sandbox":false');
     expect(((await ok('list', {})).sessions as unknown[]).length).toBe(before);
   });
 });

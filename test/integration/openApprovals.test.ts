@@ -95,7 +95,7 @@ describe('open asks the person about the command line it runs', () => {
     const args = { program: 'echo', args: ['approve-me', 'one'] };
     const first = await call('open', args);
     expect(first.sc).toMatchObject({ status: 'awaiting_approval', session: null, approval: { rule: { index: 0, match: 'echo approve-me*' } } });
-    expect(first.sc.next).toContain('call open again with the same arguments');
+    expect(first.sc.next).toContain(`wait for the answer with the same call again, open ${JSON.stringify(args)}`);
     expect(first.text).toContain(first.sc.next as string);
     const id = (first.sc.approval as { id: string }).id;
     // The window shows it above the tabs: no session holds it.

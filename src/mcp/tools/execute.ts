@@ -173,7 +173,7 @@ async function outsideTheSandbox(
   const pass = await host.gate.passNew(request, budget.timeoutMs, ctx.mcpReq.signal, later);
   if (pass.outcome === 'awaiting') {
     const waiting = awaitingApproval(pass.approval, place.cwd, Date.now() - budget.startedAt);
-    return success(waiting, renderAwaitingApproval(waiting, pass.approval), warnings);
+    return success(waiting, renderAwaitingApproval(waiting, pass.approval, args), warnings);
   }
   const result = pass.outcome === 'started' ? (pass.result as ExecuteResult) : await start(Math.max(1, budget.timeoutMs - (Date.now() - budget.startedAt)), args.background);
   return success(result, renderExecute(result), warnings);
@@ -258,8 +258,8 @@ function awaitingApproval(approval: PendingApproval, cwd: string | null, duratio
   };
 }
 
-export function renderAwaitingApproval(result: AwaitingApprovalResult, approval: PendingApproval): Rendering {
-  const note = approvalNote(approval, 'execute');
+export function renderAwaitingApproval(result: AwaitingApprovalResult, approval: PendingApproval, args?: Record<string, unknown>): Rendering {
+  const note = approvalNote(approval, { tool: 'execute', args: args ?? {} });
   return { text: `(not run yet)\n[${note.text}]`, next: note.next };
 }
 

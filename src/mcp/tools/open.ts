@@ -97,7 +97,7 @@ export function registerOpen(server: McpServer, deps: ToolDeps): RegisteredTool 
         const pass = await host.gate.passNew(gated, host.settings.executeTimeoutMs, ctx.mcpReq.signal, open);
         if (pass.outcome === 'awaiting') {
           const waiting = awaitingOpen(pass.approval);
-          const note = approvalNote(pass.approval, 'open');
+          const note = approvalNote(pass.approval, { tool: 'open', args: input.value });
           return success(waiting, { text: `(nothing opened yet)\n[${note.text}]`, next: note.next }, input.warnings);
         }
         return opened(pass.outcome === 'started' ? (pass.result as TerminalSession) : await open());
