@@ -55,10 +55,11 @@ export function readsCommandLines(argv: readonly string[]): boolean {
  * process group, and the processes they started. A shell among them that has started nothing
  * (the session's own at its prompt, one the agent started, one reached by `exec`, one behind a
  * program that relays the terminal to another, such as `script`) is reading command lines; else
- * it is a program, and (given the terminal's path) whether it waits on the terminal now. Names come from each process's
- * executable, not its argv (which a process may set). The process table unread is `unknown`.
+ * it is a program, and (given the terminal's path) whether it waits on the terminal now. Names
+ * come from each process's executable, not its argv (which a process may set); `ownShell`, the
+ * session's own shell's file, is a shell whatever its name. The process table unread is `unknown`.
  */
-export async function foregroundProgram(sessionPid: number, ttyPath: string | undefined): Promise<ForegroundProgram> {
+export async function foregroundProgram(sessionPid: number, ttyPath: string | undefined, ownShell?: string): Promise<ForegroundProgram> {
   const unknown: ForegroundProgram = { kind: 'unknown', name: null, pid: null, cwd: null };
   const session = await readProcess(sessionPid);
   if (!session || !isAlive(session) || session.tpgid <= 0) return unknown;
@@ -66,7 +67,9 @@ export async function foregroundProgram(sessionPid: number, ttyPath: string | un
   if (process.platform !== 'linux') return macForeground(group, ttyPath);
   // The common case: the session's own shell leads the foreground group (at its prompt, or a builtin).
   if (group === sessionPid) {
-    const name = await shellName(sessionPid);
+    // The session's own shell is one whatever its name (a configured `/opt/bin/bash5`), while it still runs that executable.
+    const own = ownShell !== undefined && (await programName(sessionPid)) === (await realName(ownShell));
+    const name = own ? await programName(sessionPid) : await shellName(sessionPid);
     if (name !== null) return { kind: 'shell', name, pid: sessionPid, cwd: await processCwd(sessionPid) };
   }
   const table = await listProcesses();
@@ -117,6 +120,11 @@ async function programName(pid: number): Promise<string | null> {
   if (exe) return path.basename(exe.replace(/ \(deleted\)$/, ''));
   const comm = await fs.readFile(`/proc/${pid}/comm`, 'utf8').catch(() => null);
   return comm === null ? null : comm.trim();
+}
+
+/** The basename of the file an executable path resolves to (symlinks followed, as /proc/<pid>/exe shows it). */
+async function realName(file: string): Promise<string | null> {
+  return fs.realpath(file).then((real) => path.basename(real), () => null);
 }
 
 async function processCwd(pid: number): Promise<string | null> {

@@ -351,7 +351,7 @@ export class TerminalSession {
    * (docs/design.md §2.9). `reading`: also probe whether a program waits on the terminal now.
    */
   foreground(reading = false): Promise<ForegroundProgram> {
-    return foregroundProgram(this.pid, reading ? this.ttyPath : undefined);
+    return foregroundProgram(this.pid, reading ? this.ttyPath : undefined, this.shellKind !== null ? this.program : undefined);
   }
 
   /** The bytes `send` would type for this text and these keys now (bracketed paste and cursor keys as the program asked). */
