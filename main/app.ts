@@ -102,6 +102,7 @@ export class SwitchboardApp {
     this.tray = new TrayController({
       iconsDir: options.iconsDir ?? trayIconsDir(),
       sessions: () => hub.ui.list(),
+      approvals: () => hub.ui.newApprovals(),
       startAtLogin: () => this.startAtLogin(),
       onAction: (action) => this.handleTrayAction(action),
       settingsWaiting: () => hub.ui.settings.heldChange()?.changes.map((change) => change.text) ?? [],
@@ -120,6 +121,8 @@ export class SwitchboardApp {
         this.notifier.sessionRemoved(id);
       }),
       hub.ui.settings.onDidChangeHeld(() => this.tray.scheduleRender()),
+      // An agent's open waiting for the person: no session shows it, the menu does.
+      hub.ui.onDidChangeApprovals(() => this.tray.scheduleRender()),
     );
     logger.info(`app: hub ready (state dir ${hub.stateDir}, port ${hub.port ?? 'none'})`);
   }

@@ -30,9 +30,14 @@
  *                                              wins, and hand back keeps it (no reply either way)
  *   client → stopClient {client}               closes every live session that agent client opened
  *                                              (docs/design.md §2.8); hub → done {for, sessions}
- *   client → answerApproval {id, answer, reason?}  the person's answer to a session's `approval`
- *                                              (allow_once | allow_30m | deny; docs/design.md §2.9);
- *                                              hub → done, or error for an unknown or answered id
+ *                                              hub → approvals {approvals} after `sessions`, and whenever
+ *                                              it changes: requests waiting for the person that would
+ *                                              start a session (an agent's `open`, an `execute` outside
+ *                                              the sandbox), which no session shows yet
+ *   client → answerApproval {id, answer, reason?}  the person's answer to a session's `approval`, or
+ *                                              to one of `approvals` (allow_once | allow_30m | deny;
+ *                                              docs/design.md §2.9); hub → done (with `session` for a
+ *                                              session's), or error for an unknown or answered id
  *   client → openTerminal {cwd?, cols, rows}   hub → done {for: 'openTerminal', session} (the new id)
  *   client → getSettings                       hub → hubSettings {file, settings}   (the hub's settings)
  *   client → setSettings {changes}             hub → hubSettings … (to every UI), done {for: 'setSettings'};
@@ -155,6 +160,29 @@ const dimension = (max: number): z.ZodNumber => z.number().int().min(1).max(max)
 const cols = dimension(1000);
 const rows = dimension(500);
 
+/**
+ * A command an agent asked to run that waits for the person (docs/design.md §2.9): nothing is
+ * typed or started until `answerApproval`. `rule`: the rule of the policy that asked (null: none
+ * did — a line the engine could not judge, or one outside the sandbox under policyDefault — and it
+ * cannot be allowed for 30 min); `client`: the agent's; `asked_at` ISO; `unsandboxed`: the agent
+ * asked to run it outside the OS sandbox.
+ */
+export const UiApprovalSchema = z.object({
+  id: z.string(),
+  command: z.string(),
+  cwd: z.string().nullable(),
+  client: z.string(),
+  rule: z.object({ index: z.number(), match: z.string() }).nullable(),
+  reason: z.string(),
+  asked_at: z.string(),
+  unsandboxed: z.boolean().optional(),
+});
+export type UiApproval = z.infer<typeof UiApprovalSchema>;
+
+/** An approval of a request that would start a session: `tool` says which (`open`, or `execute` opening its own shell). */
+export const UiNewApprovalSchema = UiApprovalSchema.extend({ tool: z.enum(['open', 'execute']) });
+export type UiNewApproval = z.infer<typeof UiNewApprovalSchema>;
+
 export const CreatorSchema = z.union([
   z.object({ kind: z.literal('agent'), client: z.string() }),
   z.object({ kind: z.literal('user') }),
@@ -187,22 +215,8 @@ export const UiSessionSchema = z.object({
   input_kind: z.enum(['line', 'secret', 'screen']).optional(),
   /** An agent resized the session (`send` `resize`) and nobody has since: who, to what, when (ISO). */
   resized_by: z.object({ client: z.string(), cols: z.number(), rows: z.number(), at: z.string() }).optional(),
-  /**
-   * A command an agent asked to run waits for the person (docs/design.md §2.9): nothing is typed
-   * until `answerApproval`. `rule`: the rule of the policy that asked (null: the line could not be
-   * judged, and cannot be allowed for 30 min); `client`: the agent's; `asked_at` ISO.
-   */
-  approval: z
-    .object({
-      id: z.string(),
-      command: z.string(),
-      cwd: z.string().nullable(),
-      client: z.string(),
-      rule: z.object({ index: z.number(), match: z.string() }).nullable(),
-      reason: z.string(),
-      asked_at: z.string(),
-    })
-    .optional(),
+  /** A command an agent asked to type into this session waits for the person (UiApprovalSchema). */
+  approval: UiApprovalSchema.optional(),
 });
 export type UiSession = z.infer<typeof UiSessionSchema>;
 
@@ -353,6 +367,11 @@ export const HubSettingSchema = z.object({
    * what is in force, so an edit on the page starts from that, not from the change that waits.
    */
   held: z.boolean().optional(),
+  /**
+   * Warnings about the saved value that do not refuse it, each naming the rule (from 0) it is
+   * about: for the policy's rules, a deny rule an earlier allow or ask rule shadows.
+   */
+  warnings: z.array(z.object({ index: z.number(), message: z.string() })).optional(),
 });
 export type HubSetting = z.infer<typeof HubSettingSchema>;
 
@@ -386,6 +405,8 @@ export const HubMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('sessionChanged'), session: UiSessionSchema }),
   /** Gone from the list (closed by the person, or removed by retention). */
   z.object({ type: z.literal('sessionRemoved'), id: z.string() }),
+  /** Every approval of a request that would start a session (no session shows it), oldest first: the full list. */
+  z.object({ type: z.literal('approvals'), approvals: z.array(UiNewApprovalSchema) }),
   z.object({
     type: z.literal('snapshot'),
     session: z.string(),

@@ -5,8 +5,9 @@
  * frame). The page holds no authority of its own — the hub enforces who may type.
  */
 import { render } from 'lit-html';
-import type { HubMessage, UiCommandRecord, UiHistoryEntry, UiSession } from '../../src/ui-protocol.js';
+import type { ApprovalAnswer, HubMessage, UiCommandRecord, UiHistoryEntry, UiSession } from '../../src/ui-protocol.js';
 import { renderBanner } from './bannerView.js';
+import { renderNewApprovals } from './newApprovalsView.js';
 import type { Bridge } from './bridge.js';
 import { confirmDialog } from './dialog.js';
 import { renderEmpty } from './emptyView.js';
@@ -48,6 +49,7 @@ export class App {
     sessionBar: byId('session-bar'),
     banner: byId('banner'),
     heldSettings: byId('held-settings'),
+    newApprovals: byId('new-approvals'),
     terminals: byId('terminals'),
     empty: byId('empty'),
     timeline: byId('timeline'),
@@ -405,10 +407,12 @@ export class App {
       onToggleTimeline: () => this.setPrefs({ timelineOpen: !this.prefs.timelineOpen }),
       onSearchAll: (query) => this.history.show(query),
     });
+    const onAnswer = (id: string, answer: ApprovalAnswer, reason?: string): void => this.bridge.send({ type: 'answerApproval', id, answer, ...(reason !== undefined ? { reason } : {}) });
+    renderNewApprovals(this.el.newApprovals, this.state.newApprovals, { onAnswer });
     renderBanner(this.el.banner, entry, {
       onTakeOver: (id) => this.takeOver(id),
       onHandBack: (id) => this.bridge.send({ type: 'handBack', session: id }),
-      onAnswer: (id, answer, reason) => this.bridge.send({ type: 'answerApproval', id, answer, ...(reason !== undefined ? { reason } : {}) }),
+      onAnswer,
     });
     renderHeldSettings(this.el.heldSettings, this.state.heldSettings, {
       onConfirm: (id) => this.bridge.send({ type: 'confirmSettings', id }),

@@ -9,7 +9,7 @@
  * The terminals' streams (snapshot, frame, behind) are not state: the tabs' views take them
  * (terminalTabs.ts). Here a frame only marks a tab behind another one as active.
  */
-import type { AppCommand, ClientMessage, HeldSettings, HubMessage, NotificationSettings, UiCommandRecord, UiSession } from '../../src/ui-protocol.js';
+import type { AppCommand, ClientMessage, HeldSettings, HubMessage, NotificationSettings, UiCommandRecord, UiNewApproval, UiSession } from '../../src/ui-protocol.js';
 import { UI_PROTOCOL_VERSION } from '../../src/ui-protocol.js';
 import type { ConnectionStatus } from './bridge.js';
 import type { SessionEntry } from './sessionFormat.js';
@@ -48,6 +48,8 @@ export interface SessionState {
   readonly notificationSettings: NotificationSettings | null;
   /** A settings change that waits for the person to confirm or discard it (the window's banner). */
   readonly heldSettings: HeldSettings | null;
+  /** Approvals of agents' requests that would start a session (an `open`): shown above the tabs. */
+  readonly newApprovals: readonly UiNewApproval[];
 }
 
 export type SessionEvent =
@@ -99,6 +101,7 @@ export function initialState(): SessionState {
     hubSettingsError: null,
     notificationSettings: null,
     heldSettings: null,
+    newApprovals: [],
   };
 }
 
@@ -203,6 +206,9 @@ class Step {
       }
       case 'sessionRemoved':
         this.removeSession(message.id);
+        break;
+      case 'approvals':
+        this.set({ newApprovals: message.approvals });
         break;
       case 'frame':
         // Output in a tab behind another one: the strip shows it.

@@ -128,7 +128,7 @@ export class Hub {
     this.gate = new PolicyGate({ settings: () => this.settings, book: this.approvals, audit: (event) => this.auditLog.policy(event), logger: this.logger });
     // Closing a session withdraws the approval it waits for.
     this.approvalWatch = this.manager.onDidChange((id) => {
-      if (this.approvals.pending(id)?.terminal.state === 'exited') this.gate.sessionClosed(id);
+      if (this.approvals.pending(id)?.terminal?.state === 'exited') this.gate.sessionClosed(id);
     });
     const settingsEditor = new SettingsEditor({ stateDir: this.stateDir, env, inForce: () => this.settings, loaded: settings, apply: (saved) => this.applySettings(saved, env) });
     this.settingsEditor = settingsEditor;

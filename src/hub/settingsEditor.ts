@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import type { z } from 'zod';
 import { ErrorCode, EventEmitter, findExecutable, SwitchboardError, type Disposable, type Event } from '../core/index.js';
 import type { HubMessage, HubSetting } from '../ui-protocol.js';
+import { shadowedDenies, type PolicyRule } from '../policy/index.js';
 import { describeSettingsIssues, envOverrides, envVariableOf, parseSettingsText, readSettingsFile, SETTINGS_FILE, SettingsSchema, type Settings } from './settings.js';
 import { describeHeld, judgeArrival, same, type ChangeSource, type GuardedSettings, type HeldChange, type HeldSource } from './settingsHold.js';
 import { tokenWrittenAt } from './token.js';
@@ -308,15 +309,19 @@ export class SettingsEditor {
       const value = inForce[key] ?? null;
       // A change that waits for the person is not what the page edits from: what is in force is.
       const held = this.held.has(key);
+      const savedValue = held ? ((this.accepted as Record<string, unknown>)[key] ?? null) : saved ? (saved[key] ?? null) : value;
+      // A deny rule an earlier rule shadows is kept, with a warning (docs/design.md §2.9).
+      const warnings = key === 'policy' && Array.isArray(savedValue) ? shadowedDenies(savedValue as PolicyRule[]) : [];
       return {
         key,
         ...PRESENTATION[key],
         ...shape,
         value,
-        saved: held ? ((this.accepted as Record<string, unknown>)[key] ?? null) : saved ? (saved[key] ?? null) : value,
+        saved: savedValue,
         inFile: Object.hasOwn(raw, key),
         ...(key in overrides ? { env: envVariableOf(key) } : {}),
         ...(held ? { held: true } : {}),
+        ...(warnings.length > 0 ? { warnings } : {}),
       };
     });
     const written = tokenWrittenAt(this.options.stateDir);

@@ -213,6 +213,7 @@ export class UiBridge implements Disposable {
       this.subscriptions.push(
         this.host.onDidChangeSession((id) => this.sessionChanged(id)),
         this.host.onDidRemoveSession((id) => this.send({ type: 'sessionRemoved', id })),
+        this.host.onDidChangeApprovals(() => this.send({ type: 'approvals', approvals: this.host.newApprovals() })),
         this.host.onDidChangeSettings((view) => this.send({ type: 'hubSettings', ...view })),
         this.host.settings.onDidChangeHeld((held) => this.send({ type: 'heldSettings', held })),
         // The new UI key only to a browser signed in with the cookie: it renews its cookie with it.
@@ -227,6 +228,7 @@ export class UiBridge implements Disposable {
     });
     this.send({ type: 'sessions', sessions: this.host.list() });
     this.send({ type: 'heldSettings', held: this.host.settings.heldChange() });
+    this.send({ type: 'approvals', approvals: this.host.newApprovals() });
   }
 
   private sessionChanged(id: string): void {
@@ -360,8 +362,10 @@ export class UiBridge implements Disposable {
       return this.send({ type: 'error', code: UiErrorCode.UnknownApproval, message: (error as Error).message, for: message.type, ...ids(message) });
     }
     const reason = message.answer === 'deny' ? { reason: Boolean(message.reason?.trim()) } : {};
-    this.record({ action: 'answer_approval', session: approval.session, approval: approval.id, answer: message.answer, ...reason });
-    this.done(message, approval.session);
+    // An approval of an `open` (or an execute that opens its shell) has no session yet.
+    const session = approval.session ?? undefined;
+    this.record({ action: 'answer_approval', ...(session ? { session } : {}), approval: approval.id, answer: message.answer, ...reason });
+    this.done(message, session);
   }
 
   private async openTerminal(message: MessageOf<'openTerminal'>): Promise<void> {
@@ -445,8 +449,8 @@ export class UiBridge implements Disposable {
     return this.host.live(ref) ?? this.host.manager.get(ref);
   }
 
-  private done(message: ClientMessage, session: string): void {
-    this.send({ type: 'done', for: message.type, session, ...ids(message) });
+  private done(message: ClientMessage, session: string | undefined): void {
+    this.send({ type: 'done', for: message.type, ...(session !== undefined ? { session } : {}), ...ids(message) });
   }
 
   private fail(message: ClientMessage, error: unknown): void {

@@ -97,4 +97,25 @@ describe('an agent blocked on the person’s approval', () => {
       ['deny', 'window'],
     ]);
   });
+
+  it('an agent’s open waits above the tabs (no session yet); Allow once opens it', async () => {
+    const tabs = await page.locator('.tab').count();
+    const opening = call('open', { program: 'echo', args: ['approve-me', 'from-open'] });
+    const banner = page.locator('#new-approvals [data-banner="new-approval"]');
+    await banner.waitFor({ timeout: 10_000 });
+    const text = (await banner.textContent()) ?? '';
+    expect(text).toContain('approval-e2e-agent 1.4.0 wants to open');
+    expect(await banner.locator('.approval-command').textContent()).toBe('echo approve-me from-open');
+    expect(text).toContain('rule 0');
+    expect(text).toContain('the e2e test asks');
+    // Nothing was opened while it waits.
+    expect(await page.locator('.tab').count()).toBe(tabs);
+    await page.screenshot({ path: path.join(SHOTS, 'approval-open-banner.png') });
+
+    await banner.locator('[data-action="approval-allow-once"]').click();
+    const opened = await opening;
+    expect(opened.isError, opened.text).toBe(false);
+    expect(typeof opened.sc.session).toBe('string');
+    await banner.waitFor({ state: 'detached', timeout: 10_000 });
+  });
 });

@@ -118,6 +118,26 @@ describe('the tray and a pending approval', () => {
     expect(fake.app.focus).not.toHaveBeenCalled();
   });
 
+  it('an agent’s open waiting for the person (no session yet) is a menu row of its own, answered the same way; nothing is spawned before', async () => {
+    const before = switchboard.hub.manager.list(false).length;
+    const opening = agent.callTool({ name: 'open', arguments: { program: 'echo', args: ['approve-me', 'opened'] } });
+    const row = (): Item | undefined => switchboard.tray.model.find((entry): entry is Item => entry.kind === 'item' && entry.id.startsWith('approval:'));
+    await until(() => row() !== undefined, 'the approval’s row in the menu');
+    expect(row()!.label).toBe('needs you: open echo approve-me opened — tray-agent 2.0');
+    expect(row()!.toolTip).toContain('rule 0 (echo approve-me*)');
+    expect(switchboard.tray.state).toBe('attention');
+    // Nothing spawned while it waits.
+    expect(switchboard.hub.manager.list(false).length).toBe(before);
+    const approvalId = row()!.id.slice('approval:'.length);
+    expect(item(`allow30m:${approvalId}`)).toMatchObject({ label: 'Allow for 30 min', enabled: true });
+    switchboard.handleTrayAction(item(`allowOnce:${approvalId}`)!.action!);
+    const opened = toolAnswer(await opening);
+    expect(opened.sc).toMatchObject({ program: expect.stringMatching(/echo$/) });
+    expect(typeof opened.sc.session).toBe('string');
+    await until(() => row() === undefined, 'the row to leave the menu');
+    await until(() => fs.readFileSync(path.join(stateDir, 'audit.jsonl'), 'utf8').includes(`"approval":"${approvalId}","answer":"allow_once"`), 'the answer audited');
+  });
+
   it('Deny from the menu is the agent’s COMMAND_DENIED', async () => {
     const waiting = toolAnswer(await agent.callTool({ name: 'execute', arguments: { command: 'echo approve-me denied', timeout_ms: 50 } }));
     expect(waiting.sc.status).toBe('awaiting_approval');

@@ -264,6 +264,27 @@ describe('trayIconState', () => {
   });
 });
 
+describe('approvals no session shows (an agent’s open)', () => {
+  const approval = { id: 'ap-1', tool: 'open' as const, command: 'rm -rf /tmp/x', cwd: '/home/me', client: 'claude-code 1.0', rule: { index: 0, match: 'rm -rf *' }, reason: 'asked', asked_at: '2030-01-01T00:00:00Z' };
+
+  it('are a row each under Open Switchboard, with Allow once, Allow for 30 min and Deny; the icon and tooltip say so', () => {
+    const menu = buildTrayMenu([], { startAtLogin: false, startAtLoginSupported: true, approvals: [approval, { ...approval, id: 'ap-2', rule: null, unsandboxed: true, command: 'bash -l' }] });
+    const rows = menu.filter((item): item is Extract<MenuItemModel, { kind: 'item' }> => item.kind === 'item' && item.id.startsWith('approval:'));
+    expect(menu.indexOf(rows[0]!)).toBe(2);
+    expect(rows.map((row) => row.label)).toEqual(['needs you: open rm -rf /tmp/x — claude-code 1.0', 'needs you: open bash -l — claude-code 1.0 (outside the sandbox)']);
+    expect(rows[0]!.submenu).toMatchObject([
+      { id: 'allowOnce:ap-1', action: { type: 'answerApproval', approval: 'ap-1', answer: 'allow_once' } },
+      { id: 'allow30m:ap-1', enabled: true, action: { answer: 'allow_30m' } },
+      { id: 'deny:ap-1', action: { answer: 'deny' } },
+    ]);
+    // No rule asked: only once.
+    expect(rows[1]!.submenu?.[1]).toMatchObject({ id: 'allow30m:ap-2', enabled: false });
+    expect(rows[1]!.toolTip).toContain('outside the sandbox');
+    expect(trayIconState([], [approval])).toBe('attention');
+    expect(trayToolTip([], [approval])).toBe('Switchboard — 0 sessions, 1 needs you');
+  });
+});
+
 describe('formatDuration', () => {
   it('reads like a person would say it', () => {
     expect(formatDuration(0)).toBe('0.0 s');

@@ -373,3 +373,14 @@ describe('the session state: what the hub says done or refused', () => {
     for (const done of ['interrupt', 'handBack', 'takeOver', 'close'] as const) expect(run(state, hub({ type: 'done', for: done, session: 'a' }))).toEqual({ state, effects: [], all: [] });
   });
 });
+
+describe('the session state: approvals no session shows', () => {
+  it('keeps the hub’s list of them (an agent’s open waiting for the person), replaced whole each time, without opening a tab', () => {
+    const approval = { id: 'ap-1', tool: 'open' as const, command: 'echo hi', cwd: '/tmp', client: 'agent 1.0', rule: null, reason: 'asked', asked_at: '2030-01-01T00:00:00Z' };
+    const { state, effects } = run(withList(), hub({ type: 'approvals', approvals: [approval] }));
+    expect(state.newApprovals).toEqual([approval]);
+    expect(state.tabs).toEqual([]);
+    expect(effects).toEqual([]);
+    expect(run(state, hub({ type: 'approvals', approvals: [] })).state.newApprovals).toEqual([]);
+  });
+});
