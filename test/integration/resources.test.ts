@@ -1,6 +1,6 @@
 /**
  * Sessions as resources (docs/design.md §3.7) through the clients hosts embed: the SDK 1.x
- * client over the stdio shim and over HTTP, the 2.x client over the shim (2025 era:
+ * client over the stdio shim and over HTTP, the 2.x client over the shim and over HTTP (2025 era:
  * `resources/subscribe`), and the 2.x client pinned to 2026-07-28 over the shim and over HTTP
  * (`subscriptions/listen`). One hub in this process, real bash sessions, so the test can see
  * that what a client subscribed to is released when it unsubscribes or goes away.
@@ -135,7 +135,7 @@ function v1(client: ClientV1, ending?: () => Promise<void>): ResourceClient {
   };
 }
 
-function v2(client: ClientV2): ResourceClient {
+function v2(client: ClientV2, ending?: () => Promise<void>): ResourceClient {
   const updates = new Feed<string>();
   const listChanges = new Feed<null>();
   client.setNotificationHandler('notifications/resources/updated', (note) => updates.push(note.params.uri));
@@ -164,7 +164,10 @@ function v2(client: ClientV2): ResourceClient {
       expect(subscription.honoredFilter).toEqual({ resourcesListChanged: true });
       return () => subscription.close();
     },
-    close: () => client.close(),
+    close: async () => {
+      await ending?.();
+      await client.close();
+    },
   };
 }
 
@@ -193,6 +196,16 @@ const VARIANTS: Variant[] = [
       await client.connect(new StdioV2(shim(stateDir)));
       expect(client.getProtocolEra()).toBe('legacy');
       return v2(client);
+    },
+  },
+  {
+    name: 'SDK 2.x over HTTP (2025)',
+    async connect(hub) {
+      const client = new ClientV2(INFO);
+      const transport = new HttpV2(httpUrl(hub), bearer(hub));
+      await client.connect(transport);
+      expect(client.getProtocolEra()).toBe('legacy');
+      return v2(client, () => transport.terminateSession());
     },
   },
   {
