@@ -48,8 +48,8 @@ export function serveResourceSubscriptions(server: McpServer, host: ResourceHost
     server.server.setRequestHandler('resources/subscribe', (request) => {
       const uri = request.params.uri;
       const ref = sessionOfScreenUri(uri);
-      if (ref === undefined) throw notFound(uri, 'it is not a session screen (switchboard://sessions/<id>/screen)');
-      if (!host.knows(ref)) throw notFound(uri, `there is no session "${ref}", live or ended`);
+      // Only screens change; another resource of this server (static) is subscribed to and never updated.
+      if (ref !== undefined && !host.knows(ref)) throw notFound(uri, `there is no session "${ref}", live or ended`);
       if (!subscriptions.has(uri)) subscriptions.set(uri, host.screens.watch(uri, () => sendUpdated(uri)));
       return {};
     });

@@ -304,6 +304,15 @@ describe.each(VARIANTS)('sessions as resources through the $name', (variant) => 
     expect(failure?.data).toEqual({ uri });
     expect(failure?.message).toContain('there is no session "nosuch"');
     expect(failure?.message).toContain('resources/list names the live sessions');
+    // A 2025-era subscription to it is refused the same way (a 2026 listen stream is the SDK's to accept).
+    if (client.era === 'legacy') {
+      const refused = await client.follow(uri).then(
+        () => undefined,
+        (error: { code?: number; data?: unknown }) => error,
+      );
+      expect(refused?.code).toBe(-32602);
+      expect(refused?.data).toEqual({ uri });
+    }
   });
 
   it('an ended session is not listed, and its last screen still reads, from its transcript', async () => {
