@@ -20,8 +20,12 @@ export const INSTRUCTIONS = [
   'history finds commands run earlier in any session, closed ones too.',
 ].join(' ');
 
-/** What the server offers: tools, whose list can change (the `execute` defaults it names). */
-export const SERVER_CAPABILITIES = { tools: { listChanged: true } };
+/**
+ * What the server offers: tools, whose list can change (the `execute` defaults it names); and
+ * sessions' screens as resources (docs/design.md §3.7), whose list changes as sessions open and
+ * end, each one subscribable (`resources/subscribe`, or `subscriptions/listen` on 2026-07-28).
+ */
+export const SERVER_CAPABILITIES = { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true } };
 
 /** The revisions served with per-request `_meta` (no `initialize`): the SDK's modern era. */
 export const MODERN_PROTOCOL_VERSIONS: readonly string[] = ['2026-07-28'];

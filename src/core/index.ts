@@ -15,7 +15,7 @@
  *   pty/         spawning a PTY with node-pty
  */
 export { ErrorCode, SwitchboardError, isSwitchboardError } from './errors.js';
-export { EventEmitter, nextEvent, type Disposable, type Event } from './event.js';
+export { DisposableStore, EventEmitter, nextEvent, type Disposable, type Event } from './event.js';
 export type * from './types.js';
 
 export { SessionManager, findExecutable, type CoreSettings, type FinishedCommand } from './session/sessionManager.js';

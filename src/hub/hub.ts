@@ -1,7 +1,9 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { EventEmitter, SessionManager, type CoreSettings, type Disposable } from '../core/index.js';
-import { createMcpServer, packageVersion, type Screenshot, type ScreenshotRequest, type ToolAuditEvent } from '../mcp/server.js';
+import { createMcpServer, packageVersion, type McpConnection, type Screenshot, type ScreenshotRequest, type ToolAuditEvent } from '../mcp/server.js';
+import { ScreenUpdates } from '../mcp/screenUpdates.js';
+import { screenSource } from '../mcp/sessionScreens.js';
 import { ApprovalBook } from './approvals.js';
 import { AuditLog } from './audit.js';
 import { PolicyGate } from './commandGate.js';
@@ -84,6 +86,8 @@ export class Hub {
   private readonly onDidChangeToolDefaultsEmitter = new EventEmitter<void>();
   /** ToolHost: a default the tools' descriptions name (executeTimeoutMs, maxLines) changed. */
   readonly onDidChangeToolDefaults = this.onDidChangeToolDefaultsEmitter.event;
+  /** ToolHost: the subscribed screens (docs/design.md §3.7), one watch per session for every connection. */
+  readonly screenUpdates: ScreenUpdates;
 
   /**
    * The hub of `serve` and of the app: takes the state dir's lock (HubLockedError
@@ -124,6 +128,7 @@ export class Hub {
     this.manager.onDidFinishCommand((finished) => this.history.add(finished));
     this.manager.onDidRemoveTranscripts((ids) => this.history.remove(ids));
     this.auditLog = new AuditLog(this.stateDir, this.logger);
+    this.screenUpdates = new ScreenUpdates(screenSource(this));
     this.approvals = new ApprovalBook(options.clock);
     this.gate = new PolicyGate({ settings: () => this.settings, book: this.approvals, audit: (event) => this.auditLog.policy(event), logger: this.logger });
     // Closing a session withdraws the approval it waits for.
@@ -230,8 +235,8 @@ export class Hub {
     const token = (): string => this.tokenValue ?? '';
     const uiKey = (): string => this.uiKeyValue ?? '';
     const version = packageVersion();
-    const createServer = () => {
-      const server = createMcpServer(this);
+    const createServer = (connection: McpConnection) => {
+      const server = createMcpServer(this, connection);
       // An agent finished its handshake: it is about to open a session (SessionManager.warmUp).
       // Not earlier, so the loading does not delay the initialize answer itself.
       const initialized = server.server.oninitialized;
@@ -262,6 +267,7 @@ export class Hub {
         bodyLimitBytes: this.settings.bodyLimitBytes,
         idleMs: this.settings.httpSessionIdleMs,
         rateLimit,
+        resources: { screens: this.screenUpdates, onDidChangeLive: this.manager.onDidChangeLive },
       });
       const ui = createUiWebSocketServer({ host: this.ui, logger: this.logger, maxPayload: this.settings.bodyLimitBytes });
       this.httpServer = await startHttpServer({
@@ -324,6 +330,7 @@ export class Hub {
     await step(() => this.httpServer?.close());
     await step(() => this.socketServer?.close());
     await step(() => this.ui.dispose());
+    this.screenUpdates.dispose();
     await step(() => this.manager.dispose());
     this.approvalWatch.dispose();
     this.approvals.dispose();

@@ -2,6 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { createMcpHandler, isInitializeRequest, isLegacyRequest, type McpServer } from '@modelcontextprotocol/server';
+import { DisposableStore, type Event } from '../core/index.js';
+import { followListens, LISTEN, ListenRequests } from '../mcp/listenRequests.js';
+import type { ScreenUpdates } from '../mcp/screenUpdates.js';
+import type { McpConnection } from '../mcp/server.js';
 import { DetachingTransport } from './detachingTransport.js';
 import { sendJsonBody, sendJsonRpcError } from './httpReplies.js';
 import type { Logger } from './logger.js';
@@ -10,13 +14,15 @@ import type { RateLimit } from './rateLimiter.js';
 import { StatelessCallLimits } from './statelessCallLimits.js';
 
 export interface McpHttpEndpointOptions {
-  createServer: () => McpServer;
+  createServer: (connection: McpConnection) => McpServer;
   logger: Logger;
   bodyLimitBytes: number;
   /** A session with no open request and no running call for this long is closed. */
   idleMs: number;
   /** Per session (rateLimitedTransport.ts), and per client of stateless requests (statelessCallLimits.ts). */
   rateLimit: RateLimit;
+  /** Sessions as resources, for 2026-07-28 `subscriptions/listen` streams (docs/design.md §3.7). */
+  resources?: { screens: ScreenUpdates; onDidChangeLive: Event<void> };
 }
 
 /**
@@ -50,12 +56,23 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
   /** Every live session transport, including closed sessions still finishing a call. */
   const live = new Set<DetachingTransport>();
   const onerror = (error: Error): void => options.logger.warn(`mcp http: ${error.message}`);
-  const modern = createMcpHandler(() => options.createServer(), {
+  const modern = createMcpHandler(() => options.createServer({ era: 'modern' }), {
     legacy: 'reject',
     maxRequestBodySize: options.bodyLimitBytes,
     onerror,
   });
   const statelessLimits = new StatelessCallLimits(options.rateLimit, options.logger);
+  // Listen streams: the SDK serves them from its event bus; the screens they follow are watched
+  // here, once per URI for all of them, and the bus gives each stream its copy.
+  const listens = new ListenRequests();
+  const store = new DisposableStore();
+  store.add(listens);
+  if (options.resources) {
+    store.add(followListens(listens, options.resources.screens, (uri) => modern.notify.resourceUpdated(uri)));
+    store.add(options.resources.onDidChangeLive(() => {
+      if (listens.wantsListChanged) modern.notify.resourcesChanged();
+    }));
+  }
 
   const sweep = setInterval(
     () => {
@@ -102,10 +119,25 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
     const session: HttpSession = { transport, wire, lastSeen: Date.now(), openRequests: 0 };
     ref.session = session;
     live.add(wire);
-    await options.createServer().connect(wire);
+    await options.createServer({ era: 'legacy' }).connect(wire);
     track(session, res);
     await transport.handleRequest(req, res, body);
     if (!transport.sessionId) await wire.forceClose(); // initialize was refused: nothing to keep
+  };
+
+  /**
+   * A `subscriptions/listen` stream: open while its response is, and only then. Unlike a call,
+   * the client going away ends it (its request's signal), so the SDK lets go of it.
+   */
+  const serveListen = async (req: IncomingMessage, res: ServerResponse, body: { params?: unknown }, rawBody: Buffer): Promise<void> => {
+    const gone = new AbortController();
+    const key = {};
+    listens.open(key, body.params);
+    res.once('close', () => {
+      gone.abort();
+      listens.close(key);
+    });
+    await writeWebResponse(res, await modern.fetch(toWebRequest(req, rawBody, gone.signal), { parsedBody: body }));
   };
 
   return {
@@ -126,6 +158,7 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
         if (!(await isLegacyRequest(request, parsedBody, { maxRequestBodySize: options.bodyLimitBytes }))) {
           const refused = statelessLimits.check(parsedBody);
           if (refused) return sendJsonBody(res, 200, refused);
+          if (isListen(parsedBody)) return serveListen(req, res, parsedBody, rawBody);
           return writeWebResponse(res, await modern.fetch(request, { parsedBody }));
         }
       }
@@ -137,6 +170,7 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
     },
     async close() {
       clearInterval(sweep);
+      store.dispose();
       await Promise.all([...live].map((wire) => wire.forceClose()));
       live.clear();
       sessions.clear();
@@ -145,16 +179,22 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
   };
 }
 
+function isListen(body: unknown): body is { params?: unknown } {
+  const message = body as { method?: unknown; id?: unknown } | null;
+  return typeof message === 'object' && message !== null && message.method === LISTEN && message.id !== undefined;
+}
+
 /**
- * A fetch Request for the modern handler, deliberately without an abort signal: a client
- * that drops the connection must not cancel its call (docs/design.md §3.4).
+ * A fetch Request for the modern handler, deliberately without an abort signal for a call: a
+ * client that drops the connection must not cancel it (docs/design.md §3.4). A listen stream
+ * gets one: it is nothing but the connection.
  */
-function toWebRequest(req: IncomingMessage, body: Buffer): Request {
+function toWebRequest(req: IncomingMessage, body: Buffer, signal?: AbortSignal): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
-  return new Request(`http://${req.headers.host}${req.url ?? '/mcp'}`, { method: 'POST', headers, body: new Uint8Array(body) });
+  return new Request(`http://${req.headers.host}${req.url ?? '/mcp'}`, { method: 'POST', headers, body: new Uint8Array(body), signal });
 }
 
 /** Copies a fetch Response to Node; after a client disconnect the rest is read and dropped. */

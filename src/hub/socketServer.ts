@@ -2,10 +2,13 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/server';
 import { serveStdio, StdioServerTransport, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
+import { ListenRequests } from '../mcp/listenRequests.js';
+import type { McpConnection } from '../mcp/server.js';
 import { DetachingTransport } from './detachingTransport.js';
 import type { Logger } from './logger.js';
 import { RateLimitedTransport } from './rateLimitedTransport.js';
 import type { RateLimit } from './rateLimiter.js';
+import { TappedTransport } from './tappedTransport.js';
 import {
   HANDSHAKE_TIMEOUT_MS,
   MAX_HANDSHAKE_BYTES,
@@ -31,7 +34,8 @@ export interface SocketServerOptions {
   maxMessageBytes: number;
   /** Per connection (rateLimitedTransport.ts). */
   rateLimit: RateLimit;
-  createServer: () => McpServer;
+  /** The era the connection opened in, and its listen streams (a 2026-07-28 connection's). */
+  createServer: (connection: McpConnection) => McpServer;
   logger: Logger;
   /** A one-time UI sign-in code for `switchboard ui`, or why there is none (no HTTP endpoint). */
   issueLoginCode?: () => LoginCodeMessage | { reason: string };
@@ -192,17 +196,20 @@ function acceptConnection(socket: net.Socket, options: SocketServerOptions, conn
 function serveMcp(connection: Connection, options: SocketServerOptions, connections: Set<Connection>): void {
   const { socket } = connection;
   const stdio = new StdioServerTransport(socket, socket, { maxBufferSize: options.maxMessageBytes });
+  const listens = new ListenRequests();
   const wire = new DetachingTransport(new RateLimitedTransport(stdio, options.rateLimit, options.logger, 'socket'), {
     // The transport also closes on an oversized line: make sure the peer sees the end.
     onDetached: () => socket.end(),
     onReleased: () => {
       connections.delete(connection);
+      listens.dispose();
       socket.destroy();
     },
   });
   connection.wire = wire;
-  connection.handle = serveStdio(options.createServer, {
-    transport: wire,
+  const tapped = new TappedTransport(wire, { inbound: (message) => listens.observeInbound(message), outbound: (message) => listens.observeOutbound(message) });
+  connection.handle = serveStdio(({ era }) => options.createServer({ era, listens }), {
+    transport: tapped,
     onerror: (error) => options.logger.warn(`socket mcp: ${error.message}`),
   });
   // Paused during the handshake; an explicit pause() survives new 'data' listeners.

@@ -25,13 +25,20 @@ import { registerScreenshot } from './tools/screenshot.js';
 import { registerSend, sendAuditFacts } from './tools/send.js';
 import { packageVersion } from '../packageInfo.js';
 import { INSTRUCTIONS, SERVER_CAPABILITIES, SERVER_NAME } from '../mcpIntroduction.js';
+import type { McpConnection } from './resourceSubscriptions.js';
+import { serveSessionResources } from './sessionResources.js';
 
 export type { CommandGate, GateNewPass, GateNewRequest, GatePass, GateRequest, GateRule, PendingApproval, Screenshot, ScreenshotRequest, ToolAuditEvent, ToolDeps, ToolHost } from './toolHost.js';
+export type { McpConnection } from './resourceSubscriptions.js';
 
 /** Serial numbers of MCP connections in this process (one McpServer per connection). */
 let connectionSerial = 0;
 
-export function createMcpServer(host: ToolHost): McpServer {
+/**
+ * `entry`: what the SDK entry serving it chose (serveStdio, createMcpHandler): the protocol era,
+ * and for a 2026-07-28 stdio connection its listen streams; none: a 2025-era connection.
+ */
+export function createMcpServer(host: ToolHost, entry: McpConnection = {}): McpServer {
   // What it says of itself is shared with the shim, which answers server/discover alone (src/mcpIntroduction.ts).
   const server = new McpServer(
     { name: SERVER_NAME, version: packageVersion() },
@@ -60,6 +67,7 @@ export function createMcpServer(host: ToolHost): McpServer {
   if (host.audit) {
     for (const [tool, registered] of Object.entries(tools)) registered.update({ callback: audited(tool, registered, host, name) });
   }
+  serveSessionResources(server, host, entry);
   const onDidChangeToolDefaults = host.onDidChangeToolDefaults;
   if (onDidChangeToolDefaults) {
     // Only a connection (it did the initialize handshake, and its close is heard) learns of new

@@ -4,6 +4,7 @@
  */
 import type { ServerContext } from '@modelcontextprotocol/server';
 import type { Event, HistoryPage, HistoryQuery, SessionManager, StyledScreen, TerminalSession } from '../core/index.js';
+import type { ScreenUpdates } from './screenUpdates.js';
 
 /** One tool call as the audit log records it (docs/design.md §4.6): who, what, on which session, how it ended — never the arguments. */
 export interface ToolAuditEvent {
@@ -63,6 +64,8 @@ export interface ToolHost {
   readonly onDidChangeToolDefaults?: Event<void>;
   /** The person's policy (docs/design.md §2.9), checked before a command line is typed; none: everything runs. */
   readonly gate?: CommandGate;
+  /** The hub's watches of subscribed screens (docs/design.md §3.7), shared by every connection; none: each server keeps its own. */
+  readonly screenUpdates?: ScreenUpdates;
 }
 
 /** The rule of the person's policy that answered: its place in the list (from 0) and its pattern. */

@@ -95,6 +95,9 @@ export class SessionManager {
   private readonly onDidRemoveTranscriptsEmitter = new EventEmitter<string[]>();
   /** Retention removed these sessions' transcripts. */
   readonly onDidRemoveTranscripts: Event<string[]> = this.onDidRemoveTranscriptsEmitter.event;
+  private readonly onDidChangeLiveEmitter = new EventEmitter<void>();
+  /** A session opened or ended: the list of live sessions changed (MCP's resources/list_changed). */
+  readonly onDidChangeLive: Event<void> = this.onDidChangeLiveEmitter.event;
 
   constructor(private readonly options: SessionManagerOptions) {
     // Transcripts and history: load the store, apply retention now and then hourly.
@@ -195,6 +198,7 @@ export class SessionManager {
       void this.retire(session);
     });
     this.onDidChangeEmitter.fire(id);
+    this.onDidChangeLiveEmitter.fire();
     return session;
   }
 
@@ -285,12 +289,14 @@ export class SessionManager {
     this.onDidChangeEmitter.dispose();
     this.onDidFinishCommandEmitter.dispose();
     this.onDidRemoveTranscriptsEmitter.dispose();
+    this.onDidChangeLiveEmitter.dispose();
   }
 
   private async retire(session: TerminalSession): Promise<void> {
     this.closed.set(session.id, session.info());
     this.live.delete(session.id);
     this.onDidChangeEmitter.fire(session.id);
+    this.onDidChangeLiveEmitter.fire();
     const disposed = session.dispose().finally(() => this.retiring.delete(disposed));
     this.retiring.add(disposed);
     await disposed;

@@ -145,6 +145,21 @@ export class TerminalSession {
   private readonly onDidFinishCommandEmitter = new EventEmitter<CommandRecord>();
   /** A command finished (its record, as written to commands.jsonl). */
   readonly onDidFinishCommand: Event<CommandRecord> = this.onDidFinishCommandEmitter.event;
+  /**
+   * What the screen shows may have changed: output was parsed, or the state, size or title
+   * changed (MCP resource subscriptions, docs/design.md §3.7). Subscribed straight to the
+   * emulator and to onDidChange, so a session nobody watches pays nothing for it.
+   */
+  readonly onDidChangeScreen: Event<void> = (listener) => {
+    const parsed = this.emulator.onDidParse(() => listener());
+    const changed = this.onDidChange(() => listener());
+    return {
+      dispose: () => {
+        parsed.dispose();
+        changed.dispose();
+      },
+    };
+  };
 
   private constructor(
     private readonly options: TerminalSessionOptions,
