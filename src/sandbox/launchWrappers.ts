@@ -1,0 +1,101 @@
+/**
+ * How a session's planned program is started inside the sandbox (docs/design.md §2.10): the
+ * command the PTY spawns instead. Linux: bubblewrap, then the launcher script inside it; macOS:
+ * `sandbox-exec` with the library's Seatbelt profile.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { packageRoot } from '../packageInfo.js';
+import { bubblewrapArgs, type BubblewrapPlan } from './bubblewrap.js';
+import { DomainProxy, PROXY_PORT_INSIDE } from './domainProxy.js';
+import { seatbeltCommand, type SeatbeltRequest } from './srtInternals.js';
+
+/** The program a session planned (the core's `PlannedLaunch`). */
+export interface Launch {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  /** A shell (its own job control) rather than a program. */
+  shell: boolean;
+}
+
+export interface Spawn {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+export interface Wrapper {
+  wrap(launch: Launch): Spawn | Promise<Spawn>;
+}
+
+/** The descriptor bubblewrap reads the seccomp program from (a single digit: any sh redirects it). */
+const SECCOMP_FD = 9;
+
+let enterScript: string | undefined;
+/** assets/sandbox/enter.bash, passed to bash as its -c text. */
+function enter(): string {
+  enterScript ??= fs.readFileSync(path.join(packageRoot(), 'assets', 'sandbox', 'enter.bash'), 'utf8');
+  return enterScript;
+}
+
+export interface LinuxWrapperOptions {
+  bwrap: string;
+  bash: string;
+  plan: Omit<BubblewrapPlan, 'seccompFd'>;
+  /** The seccomp program's file (seccomp.ts), or null. */
+  seccompFile: string | null;
+}
+
+/**
+ * bubblewrap, then bash running the launcher (enter.bash): a program runs as a job of an
+ * interactive bash (`-i`), so it has a process group of its own in front of the terminal; a
+ * shell is exec'd. With a seccomp program, bash opens it on fd 9 for bubblewrap and exec's it.
+ */
+export function linuxWrapper(options: LinuxWrapperOptions): Wrapper {
+  return {
+    wrap(launch) {
+      const network = options.plan.network;
+      const proxy = network.mode === 'proxy' ? ['--proxy', network.socket, String(PROXY_PORT_INSIDE)] : [];
+      const inside = [
+        options.bash,
+        '--norc',
+        '--noprofile',
+        ...(launch.shell ? [] : ['-i']),
+        '-c',
+        enter(),
+        'switchboard-sandbox',
+        launch.shell ? 'shell' : 'program',
+        ...proxy,
+        launch.file,
+        ...launch.args,
+      ];
+      const env = network.mode === 'proxy' ? { ...launch.env, ...DomainProxy.environment() } : launch.env;
+      if (options.seccompFile === null) return { file: options.bwrap, args: [...bubblewrapArgs(options.plan), ...inside], env };
+      const bwrap = [options.bwrap, ...bubblewrapArgs({ ...options.plan, seccompFd: SECCOMP_FD }), ...inside];
+      return { file: options.bash, args: ['-c', `exec "$@" ${SECCOMP_FD}<"$0"`, options.seccompFile, ...bwrap], env };
+    },
+  };
+}
+
+export interface MacWrapperOptions extends Omit<SeatbeltRequest, 'command'> {
+  /** The temp folder programs inside get (`TMPDIR`): one the profile lets them write. */
+  tmp: string;
+}
+
+/** `/bin/sh -c` running `sandbox-exec` with the Seatbelt profile (not run on a Mac by this project's tests). */
+export function macWrapper(options: MacWrapperOptions): Wrapper {
+  return {
+    async wrap(launch) {
+      // The library's wrapper sets TMPDIR to a folder of Claude Code's; ours is the one writable here.
+      const command = `TMPDIR=${shellQuote(options.tmp)} exec ${[launch.file, ...launch.args].map(shellQuote).join(' ')}`;
+      const line = await seatbeltCommand({ ...options, command });
+      return { file: '/bin/sh', args: ['-c', line], env: launch.env };
+    },
+  };
+}
+
+/** One word for a POSIX shell. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
