@@ -48,9 +48,10 @@ export class JobKiller {
       target = { kind: 'foreground', shellPid: pid };
     } else {
       // node-pty makes the program a session and group leader: its group is the job. In a
-      // sandbox, the group in front of the terminal is the program's.
-      const group = this.options.programInFront ? await foregroundProcessGroup(pid) : pid;
-      const leader = group === undefined ? undefined : await processIdentity(group);
+      // sandbox, the group in front of the terminal is the program's (until the launcher has
+      // the terminal, none is in front: then the launcher's group, which holds it all).
+      const group = this.options.programInFront ? ((await foregroundProcessGroup(pid)) ?? pid) : pid;
+      const leader = await processIdentity(group);
       if (!leader) return { ended_by: null, state: state() };
       target = { kind: 'group', leader };
     }

@@ -12,6 +12,7 @@ import { approvalNote, assertNotReserved } from '../approvals.js';
 import { answerInput, describeInput, waitForCommand } from '../nextStep.js';
 import type { PendingApproval } from '../toolHost.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
+import { sandboxNotes } from '../sandboxNotes.js';
 
 function inputSpec(defaults: { executeTimeoutMs: number; maxLines: number }) {
   const schema = z.object({
@@ -106,9 +107,10 @@ export function registerExecute(server: McpServer, deps: ToolDeps): RegisteredTo
         const maxLines = args.max_lines ?? host.settings.maxLines;
         const run = (ms: number) =>
           session.execute({ command: args.command, timeoutMs: ms, maxLines, background: args.background, signal: ctx.mcpReq.signal });
+        const warnings = (): string[] => [...input.warnings, ...sandboxNotes(session, 'execute')];
         if (!host.gate) {
           const result = await run(timeoutMs);
-          return success(result, renderExecute(result), input.warnings);
+          return success(result, renderExecute(result), warnings());
         }
         // The person's policy, before anything is typed (docs/design.md §2.9); a deny throws.
         const request = { session, command: args.command, tool: 'execute' as const, client: deps.clientName(ctx), clientName: deps.clientApp(ctx) };
@@ -117,12 +119,12 @@ export function registerExecute(server: McpServer, deps: ToolDeps): RegisteredTo
         const pass = await host.gate.pass(request, timeoutMs, ctx.mcpReq.signal, later);
         if (pass.outcome === 'awaiting') {
           const waiting = awaitingApproval(pass.approval, session.cwd, Date.now() - startedAt);
-          return success(waiting, renderAwaitingApproval(waiting, pass.approval), input.warnings);
+          return success(waiting, renderAwaitingApproval(waiting, pass.approval), warnings());
         }
         const typing = run(Math.max(1, timeoutMs - (Date.now() - startedAt)));
         pass.ran(typing);
         const result = await typing;
-        return success(result, renderExecute(result), input.warnings);
+        return success(result, renderExecute(result), warnings());
       } catch (error) {
         return errorResult(error, host.logger, 'execute', input.warnings);
       } finally {

@@ -6,6 +6,7 @@ import { compactOutputSchema, lenientInputSchema, parseInput, type InputSpec } f
 import type { ToolDeps } from '../toolHost.js';
 import { useSession } from '../nextStep.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
+import { sandboxNotes } from '../sandboxNotes.js';
 
 const schema = z.object({
   name: z.string().min(1).max(100).optional().describe('Label, usable wherever a session id is.'),
@@ -70,8 +71,8 @@ export function registerOpen(server: McpServer, deps: ToolDeps): RegisteredTool 
       try {
         const session = await host.manager.open({ creator: { kind: 'agent', client: deps.clientName(ctx) }, ...input.value });
         const info = session.info();
-        const result = { session: info.id, ...(info.name ? { name: info.name } : {}), pid: info.pid, program: info.program, rows: info.rows, cols: info.cols, state: info.state };
-        return success(result, renderOpen(info, session.shellKind !== null), input.warnings);
+        const result = { session: info.id, ...(info.name ? { name: info.name } : {}), pid: info.pid, program: info.program, rows: info.rows, cols: info.cols, state: info.state, sandbox: info.sandbox };
+        return success(result, renderOpen(info, session.shellKind !== null), [...input.warnings, ...sandboxNotes(session, 'open')]);
       } catch (error) {
         return errorResult(error, host.logger, 'open', input.warnings);
       }
@@ -83,5 +84,6 @@ export function registerOpen(server: McpServer, deps: ToolDeps): RegisteredTool 
 export function renderOpen(info: SessionInfo, shell: boolean): Rendering {
   const label = info.name ? ` (${info.name})` : '';
   const next = useSession(info.id, shell);
-  return { text: `Opened session ${info.id}${label}: ${info.program}, pid ${info.pid}, ${info.cols}x${info.rows}, ${info.state}; ${next}.`, next };
+  const sandbox = info.sandbox?.on ? ` It is ${info.sandbox.summary}.` : '';
+  return { text: `Opened session ${info.id}${label}: ${info.program}, pid ${info.pid}, ${info.cols}x${info.rows}, ${info.state}; ${next}.${sandbox}`, next };
 }
