@@ -140,9 +140,13 @@ export class AgentSandbox {
       denied,
       tmp,
       network: network.proxy?.socket ? { mode: 'proxy', socket: network.proxy.socket } : { mode: network.setting === 'on' ? 'on' : 'off' },
-      disableUserns: availability.disableUserns,
+      // apply-seccomp (with the proxy) makes a user namespace of its own for its pid namespace.
+      disableUserns: availability.disableUserns && !network.proxy,
     };
-    return { info, wrapper: linuxWrapper({ bwrap: availability.bwrap, bash: availability.bash, plan, seccompFile: this.seccomp(availability.seccomp) }) };
+    const seccompFile = this.seccomp(availability.seccomp);
+    if ((network.proxy ? availability.applySeccomp : seccompFile) === null) info.summary += `; unix sockets are not refused (no filter for ${process.arch})`;
+    const wrapper = linuxWrapper({ bwrap: availability.bwrap, bash: availability.bash, plan, seccompFile, applySeccomp: availability.applySeccomp });
+    return { info, wrapper };
   }
 
   async dispose(): Promise<void> {

@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { unixSocketFilter } from './seccomp.js';
+import { applySeccompPath } from './srtInternals.js';
 
 export type SandboxAvailability =
   | {
@@ -22,6 +23,8 @@ export type SandboxAvailability =
       disableUserns: boolean;
       /** The unix-socket filter for this architecture (seccomp.ts); null where none is written. */
       seccomp: Buffer | null;
+      /** The library's apply-seccomp (srtInternals.ts), for sessions whose network is a list of domains; null where none ships. */
+      applySeccomp: string | null;
     }
   | { available: true; platform: 'darwin'; sandboxExec: string }
   | { available: false; reason: string; fix: string };
@@ -61,6 +64,7 @@ export function probeSandbox(env: NodeJS.ProcessEnv = process.env, platform: Nod
     socat: which('socat', env) ?? null,
     disableUserns: trial(['--disable-userns']) === undefined,
     seccomp: unixSocketFilter(),
+    applySeccomp: applySeccompPath() ?? null,
   };
 }
 

@@ -43,8 +43,15 @@ export interface LinuxWrapperOptions {
   bwrap: string;
   bash: string;
   plan: Omit<BubblewrapPlan, 'seccompFd'>;
-  /** The seccomp program's file (seccomp.ts), or null. */
+  /** The seccomp program's file (seccomp.ts), or null. Not with the proxy: see `applySeccomp`. */
   seccompFile: string | null;
+  /**
+   * With the proxy, the listener inside (socat) must open a unix socket to reach it, so the
+   * filter cannot be on from the start: the library's apply-seccomp puts it on the session's
+   * program, in a pid namespace of its own where the unfiltered listener is out of reach. Null:
+   * none for this architecture (the session says its unix sockets are not refused).
+   */
+  applySeccomp: string | null;
 }
 
 /**
@@ -56,7 +63,7 @@ export function linuxWrapper(options: LinuxWrapperOptions): Wrapper {
   return {
     wrap(launch) {
       const network = options.plan.network;
-      const proxy = network.mode === 'proxy' ? ['--proxy', network.socket, String(PROXY_PORT_INSIDE)] : [];
+      const proxy = network.mode === 'proxy' ? ['--proxy', network.socket, String(PROXY_PORT_INSIDE), options.applySeccomp ?? ''] : [];
       const inside = [
         options.bash,
         '--norc',
@@ -71,7 +78,7 @@ export function linuxWrapper(options: LinuxWrapperOptions): Wrapper {
         ...launch.args,
       ];
       const env = network.mode === 'proxy' ? { ...launch.env, ...DomainProxy.environment() } : launch.env;
-      if (options.seccompFile === null) return { file: options.bwrap, args: [...bubblewrapArgs(options.plan), ...inside], env };
+      if (options.seccompFile === null || network.mode === 'proxy') return { file: options.bwrap, args: [...bubblewrapArgs(options.plan), ...inside], env };
       const bwrap = [options.bwrap, ...bubblewrapArgs({ ...options.plan, seccompFd: SECCOMP_FD }), ...inside];
       return { file: options.bash, args: ['-c', `exec "$@" ${SECCOMP_FD}<"$0"`, options.seccompFile, ...bwrap], env };
     },

@@ -1,7 +1,8 @@
 /**
  * The seccomp program the Linux sandbox loads through bubblewrap's `--seccomp` (docs/design.md
- * §2.10): a sandboxed process may not open a unix socket (`socket(AF_UNIX, …)`) nor use io_uring
- * (whose requests can open one without that syscall). A unix socket is how it would reach a
+ * §2.10): a sandboxed process may not open a unix socket (`socket(AF_UNIX, …)`) or a VM socket
+ * (`AF_VSOCK`: no network namespace fences it) nor use io_uring (whose requests can open one
+ * without that syscall). A unix socket is how it would reach a
  * process outside: the desktop bus (`systemd-run --user` starts anything), an X11 or Wayland
  * display (typing into the person's other windows), docker's or an ssh agent's socket; files
  * cannot hide them all, and an abstract socket has no file at all. `socketpair` stays allowed:
@@ -20,6 +21,7 @@ const SECCOMP_RET_ALLOW = 0x7fff0000;
 const SECCOMP_RET_ERRNO = 0x00050000;
 const EPERM = 1;
 const AF_UNIX = 1;
+const AF_VSOCK = 40;
 /** Offsets in `struct seccomp_data`: nr, arch, then args[6] as u64 (low word first, little-endian). */
 const NR = 0;
 const ARCH = 4;
@@ -76,6 +78,7 @@ export function unixSocketFilter(arch: string = process.arch): Buffer | null {
     { label: 'socket' },
     { code: BPF_LD_W_ABS, k: ARG0_LOW },
     { code: BPF_JEQ_K, k: AF_UNIX, jt: 'refuse' },
+    { code: BPF_JEQ_K, k: AF_VSOCK, jt: 'refuse' },
     { code: BPF_RET_K, k: SECCOMP_RET_ALLOW },
     { label: 'refuse' },
     { code: BPF_RET_K, k: SECCOMP_RET_ERRNO | EPERM },

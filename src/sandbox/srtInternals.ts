@@ -4,11 +4,29 @@
  * on a PTY; docs/decisions.md "The sandbox"), so we take three pieces from its modules instead:
  *   - the HTTP proxy that lets through only the hosts a filter allows (CONNECT and plain HTTP),
  *   - its domain patterns (`example.com`, `*.example.com`),
- *   - the macOS Seatbelt profile and `sandbox-exec` command it writes.
+ *   - the macOS Seatbelt profile and `sandbox-exec` command it writes,
+ *   - its `apply-seccomp` program (static, x64 and arm64), which starts a command with unix and VM
+ *     sockets refused in a pid namespace of its own, once the proxy's listener is up beside it.
  * Loaded on first use (the hub starts without them). Shape test:
  * test/unit/sandbox/srtInternals.test.ts, which fails when an update moves or changes them.
  */
+import * as fs from 'node:fs';
 import type { Server } from 'node:http';
+import { createRequire } from 'node:module';
+import * as path from 'node:path';
+
+/** The library's `apply-seccomp` for this machine's architecture, or undefined where it ships none. */
+export function applySeccompPath(arch: string = process.arch): string | undefined {
+  try {
+    const root = path.dirname(createRequire(import.meta.url).resolve('@anthropic-ai/sandbox-runtime/package.json'));
+    // In the packaged app the program is unpacked beside app.asar (electron-builder.yml asarUnpack).
+    const file = path.join(root, 'vendor', 'seccomp', arch, 'apply-seccomp').replace(/app\.asar([/\\])/, 'app.asar.unpacked$1');
+    fs.accessSync(file, fs.constants.X_OK);
+    return file;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The proxy's host filter: true lets the connection through. */
 export type HostFilter = (port: number, host: string) => boolean;
