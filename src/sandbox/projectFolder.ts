@@ -33,7 +33,8 @@ export function projectFolder(cwd: string, home: string | undefined): ProjectFol
   const root = workTree && !tooWide(workTree.root) ? workTree.root : real;
   const why = tooWide(root);
   if (why) return { root: null, gitDirs: [], gitProtected: [], why: `the session was opened in ${root}, and ${why}` };
-  const git = workTree && workTree.root === root ? workTree : gitWorkTree(root);
+  // Git's folders count only for the work tree that is the project (not a dotfiles repository at ~).
+  const git = workTree && workTree.root === root ? workTree : undefined;
   const gitDirs = git?.gitDirs ?? [];
   const inside = (dir: string): boolean => dir === root || dir.startsWith(`${root}${path.sep}`);
   const protectedPaths: string[] = [];
