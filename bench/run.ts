@@ -22,6 +22,7 @@ import { rawShimRoundTrips } from './rawShim.js';
 import { screenshotCost } from './screenshot.js';
 import { memory } from './memory.js';
 import { policyDecisions } from './policy.js';
+import { sandboxCost } from './sandbox.js';
 import { median, ms, now, percentile, type Row } from './stats.js';
 import { sustainedOutput } from './sustained.js';
 import { viewerUnderFlood } from './viewer.js';
@@ -136,6 +137,7 @@ async function main(): Promise<void> {
     ['screenshot', () => screenshotCost(rows, full ? 100 : 30)],
     ['history', () => historyAtScale(rows, 1_000, 100, full ? 500 : 200)],
     ['policy', () => policyDecisions(rows, full ? 50 : 20)],
+    ['sandbox', () => sandboxCost(rows, full ? 60 : 20)],
   ];
   for (const [name, run] of cases) {
     if (only && !only.includes(name)) continue;
