@@ -9,7 +9,7 @@ import type { TerminalSession } from '../core/index.js';
 /** Sessions whose sandbox an `execute` result has already named. */
 const named = new WeakSet<TerminalSession>();
 
-/** The sandbox notes for a result of `execute` (`first`: name the sandbox if not yet done) or another tool. */
+/** The sandbox notes for a result of `tool` on `session`: `execute` names a sandbox it has not named yet. */
 export function sandboxNotes(session: TerminalSession, tool: 'execute' | 'open' | 'send'): string[] {
   const sandbox = session.sandbox;
   if (sandbox.off === 'unavailable') return [sandbox.summary];

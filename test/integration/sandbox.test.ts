@@ -131,6 +131,10 @@ describe('what an agent would try against the hub', () => {
     // …and cannot write anything there either (settings.json is applied live).
     expect((await run(h, { session, command: `echo '{}' > ${h.stateDir}/settings.json` })).output).toContain('Read-only file system');
     expect(fs.existsSync(path.join(h.stateDir, 'settings.json'))).toBe(false);
+    // Nor open a session in it.
+    const inside = await h.call('open', { cwd: path.join(h.stateDir, 'sessions') });
+    expect(inside.error?.code).toBe('INVALID_ARGUMENT');
+    expect(inside.text).toContain("which agents' sessions may not read (the hub's state folder)");
   });
 
   it("cannot see, signal or reach through the hub's process (/proc/<pid>/root, environ)", async () => {
