@@ -1,4 +1,4 @@
-# Runs inside the Linux sandbox, as bash's -c text, before the session's program
+# Runs inside the Linux sandbox, as a bash script, before the session's program
 # (src/sandbox/launchWrappers.ts; docs/design.md §2.10):
 #   enter.bash shell|program [--proxy <socket> <port> <apply-seccomp>] <file> <args...>
 # It closes every descriptor the hub's own parent left open (they would cross the sandbox),

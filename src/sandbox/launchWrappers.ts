@@ -3,7 +3,6 @@
  * command the PTY spawns instead. Linux: bubblewrap, then the launcher script inside it; macOS:
  * `sandbox-exec` with the library's Seatbelt profile.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { packageRoot } from '../packageInfo.js';
 import { bubblewrapArgs, type BubblewrapPlan } from './bubblewrap.js';
@@ -32,11 +31,12 @@ export interface Wrapper {
 /** The descriptor bubblewrap reads the seccomp program from (a single digit: any sh redirects it). */
 const SECCOMP_FD = 9;
 
-let enterScript: string | undefined;
-/** assets/sandbox/enter.bash, passed to bash as its -c text. */
-function enter(): string {
-  enterScript ??= fs.readFileSync(path.join(packageRoot(), 'assets', 'sandbox', 'enter.bash'), 'utf8');
-  return enterScript;
+/**
+ * assets/sandbox/enter.bash, which bash runs as a script file (its text as argv would show in every
+ * process listing); in the packaged app from beside app.asar (electron-builder.yml asarUnpack).
+ */
+function enterScript(): string {
+  return path.join(packageRoot(), 'assets', 'sandbox', 'enter.bash').replace(/app\.asar([/\\])/, 'app.asar.unpacked$1');
 }
 
 export interface LinuxWrapperOptions {
@@ -69,9 +69,7 @@ export function linuxWrapper(options: LinuxWrapperOptions): Wrapper {
         '--norc',
         '--noprofile',
         ...(launch.shell ? [] : ['-i']),
-        '-c',
-        enter(),
-        'switchboard-sandbox',
+        enterScript(),
         launch.shell ? 'shell' : 'program',
         ...proxy,
         launch.file,

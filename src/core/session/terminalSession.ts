@@ -411,7 +411,8 @@ export class TerminalSession {
       exit_code: this.exit.at ? this.exit.exitCode : null,
       rows: this.emulator.rows,
       cols: this.emulator.cols,
-      pid: this.pid,
+      // The shell's own pid (in a sandbox, found inside once its first prompt is up).
+      pid: this.shellPidValue,
       program: this.program,
       title: this.title,
       created_at: this.createdAt.toISOString(),
