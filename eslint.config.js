@@ -32,6 +32,7 @@ const AREAS = [
   { category: 'core-room', pattern: 'src/core/*/**/*', capture: ['room'] },
   { category: 'mcp', pattern: 'src/mcp/**' },
   { category: 'policy', pattern: 'src/policy/**' },
+  { category: 'sandbox', pattern: 'src/sandbox/**' },
   { category: 'hub-leaf', pattern: 'src/hub/{stateDir,socketProtocol,hubInfo,logger}.ts' },
   { category: 'hub', pattern: 'src/hub/**' },
   { category: 'shim', pattern: 'src/shim/**' },
@@ -80,6 +81,7 @@ const M = {
   deepCore: `${RULE}: outside src/core/, the core is imported only through src/core/index.ts; ${WHAT} reaches inside it. Import '…/core/index.js' instead, and export what you need from src/core/index.ts.`,
   mcpInCore: `${RULE}: src/core/ knows nothing of MCP; ${WHAT} is refused. src/mcp/ adapts the core to MCP.`,
   policyUp: `${RULE}: src/policy/ decides on a command line alone and imports no other layer; ${WHAT} is refused. The hub and src/mcp/ call decide() and act on its answer.`,
+  sandboxUp: `${RULE}: src/sandbox/ plans a session's sandbox and imports no other layer; ${WHAT} is refused. The hub hands its launch wrapper to the core.`,
   upFromCore: `${RULE}: src/core/ may not import ${WHAT}: layers point one way (hub → mcp → core). Let the outer layer call the core, or move what both need into the core.`,
   entryFromCore: `${RULE}: inside src/core/, import the module you need, not the public entry; ${WHAT} is refused. src/core/index.ts is for the other layers, and importing it from a room makes a cycle.`,
   shimHub: `${RULE}: src/shim/ may import of src/hub/ only the leaf modules stateDir, socketProtocol, hubInfo and logger; ${WHAT} would load the hub (and the core) into the shim.`,
@@ -138,7 +140,7 @@ const LAYERS = [
       refuse: [
         [area('core-room'), `${RULE}: src/core/${name}/ may import only the rooms below it (${ROOMS.slice(index + 1).join(', ') || 'none'}); ${WHAT} is not one. Room order, top to bottom: ${ROOMS.join(' → ')}; move the shared piece down instead.`],
         [area('core-entry'), M.entryFromCore],
-        [area('mcp', 'policy', 'hub', 'shim', 'commands', 'cli', 'ui-protocol', 'main', 'renderer'), M.upFromCore],
+        [area('mcp', 'policy', 'sandbox', 'hub', 'shim', 'commands', 'cli', 'ui-protocol', 'main', 'renderer'), M.upFromCore],
         [MCP_SDK, M.mcpInCore],
         [ELECTRON, M.electron],
       ],
@@ -168,8 +170,16 @@ const LAYERS = [
   // src/policy/: the person's policy (docs/design.md §2.9), a leaf layer: node, zod, the parser.
   ['src/policy/**', policiesFor(area('policy'), {
     message: only('src/policy/', 'node, zod and @vscode/tree-sitter-wasm', 'It decides on a command line alone; the hub and src/mcp/ import it, never the other way.'),
-    refuse: [[area('core-entry', 'core-room', 'core-shared', 'mcp', 'hub', 'hub-leaf', 'shim', 'commands', 'cli', 'ui-protocol', 'main', 'renderer'), M.policyUp], [ELECTRON, M.electron]],
+    refuse: [[area('core-entry', 'core-room', 'core-shared', 'mcp', 'sandbox', 'hub', 'hub-leaf', 'shim', 'commands', 'cli', 'ui-protocol', 'main', 'renderer'), M.policyUp], [ELECTRON, M.electron]],
     allow: [area('policy'), NODE, pkg('zod', '@vscode/tree-sitter-wasm')],
+  })],
+
+  // src/sandbox/: the agent sandbox (docs/design.md §2.10), a leaf layer: node, zod, the library
+  // it takes the proxy and the macOS profile from, and src/packageInfo.ts for its launcher script.
+  ['src/sandbox/**', policiesFor(area('sandbox'), {
+    message: only('src/sandbox/', 'node, zod, @anthropic-ai/sandbox-runtime and src/packageInfo.ts', 'It plans a session\'s sandbox; the hub imports it, never the other way.'),
+    refuse: [[area('core-entry', 'core-room', 'core-shared', 'mcp', 'policy', 'hub', 'hub-leaf', 'shim', 'commands', 'cli', 'ui-protocol', 'main', 'renderer'), M.sandboxUp], [ELECTRON, M.electron], [NODE_PTY, M.nodePty]],
+    allow: [area('sandbox', 'package-info'), NODE, pkg('zod', '@anthropic-ai/sandbox-runtime')],
   })],
 
   // src/ui-protocol.ts: zod only (renderer/ imports it).
@@ -198,9 +208,9 @@ const LAYERS = [
 
   // src/hub/: the composition root.
   ['src/hub/**', policiesFor(area('hub'), {
-    message: only('src/hub/', 'src/core/index.ts, src/mcp/, src/policy/, src/ui-protocol.ts, src/packageInfo.ts, node and packages', 'Nothing in src/ imports src/commands/, src/cli.ts, main/ or renderer/: they depend on the hub.'),
+    message: only('src/hub/', 'src/core/index.ts, src/mcp/, src/policy/, src/sandbox/, src/ui-protocol.ts, src/packageInfo.ts, node and packages', 'Nothing in src/ imports src/commands/, src/cli.ts, main/ or renderer/: they depend on the hub.'),
     refuse: [[DEEP_CORE, M.deepCore]],
-    allow: [area('hub', 'mcp', 'policy', 'core-entry', 'ui-protocol', 'package-info', 'terminal-themes'), NODE, ANY_PACKAGE],
+    allow: [area('hub', 'mcp', 'policy', 'sandbox', 'core-entry', 'ui-protocol', 'package-info', 'terminal-themes'), NODE, ANY_PACKAGE],
     refuseAfterAllow: [[ELECTRON, M.electron], [NODE_PTY, M.nodePty]],
   })],
 
@@ -209,7 +219,7 @@ const LAYERS = [
     message: only('src/shim/', 'node, src/packageInfo.ts, src/mcpIntroduction.ts and the leaf modules of src/hub/ (stateDir, socketProtocol, hubInfo, logger)', 'It forwards JSON-RPC lines to the hub and loads nothing else.'),
     refuse: [
       [area('hub'), M.shimHub],
-      [area('core-entry', 'core-room', 'core-shared', 'mcp', 'policy'), M.shimCore],
+      [area('core-entry', 'core-room', 'core-shared', 'mcp', 'policy', 'sandbox'), M.shimCore],
       [MCP_SDK, M.shimCore],
       [ELECTRON, M.electron],
     ],

@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import base from './vitest.config.js';
+import base, { common, EXCLUDE } from './vitest.config.js';
 
 /**
  * `npm run test:fast`, the inner loop: the unit tests and the integration tests that run the core
@@ -43,11 +43,13 @@ const SLOW = [
   'test/integration/mouse.test.ts',
 ];
 
-// Not mergeConfig: it would append these lists to the base's `include` rather than replace it.
+// The base's workers and pool, its common options, none of its projects (the sandboxed second run is npm test's).
+const { projects: _projects, ...root } = base.test ?? {};
 export default defineConfig({
   test: {
-    ...base.test,
+    ...root,
+    ...common,
     include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'],
-    exclude: [...(base.test?.exclude ?? []), ...NEEDS_BUILD, ...SLOW],
+    exclude: [...EXCLUDE, ...NEEDS_BUILD, ...SLOW],
   },
 });

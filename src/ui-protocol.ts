@@ -213,6 +213,21 @@ export const UiSessionSchema = z.object({
   secret: z.boolean().optional(),
   /** With state `awaiting_input`: what it waits for — a line, a secret, or keys (docs/design.md §2.6). */
   input_kind: z.enum(['line', 'secret', 'screen']).optional(),
+  /**
+   * Its sandbox (docs/design.md §2.10): `on`, and what it may write and reach; or why it runs
+   * outside (`off`: the person's own session, one the person allowed, or no sandbox here). The
+   * session bar shows `summary`.
+   */
+  sandbox: z
+    .object({
+      on: z.boolean(),
+      off: z.enum(['person', 'allowed', 'unavailable']).optional(),
+      filesystem: z.enum(['project', 'read-only', 'off']).optional(),
+      project: z.string().nullable().optional(),
+      network: z.union([z.enum(['on', 'off']), z.array(z.string())]).optional(),
+      summary: z.string(),
+    })
+    .optional(),
   /** An agent resized the session (`send` `resize`) and nobody has since: who, to what, when (ISO). */
   resized_by: z.object({ client: z.string(), cols: z.number(), rows: z.number(), at: z.string() }).optional(),
   /** A command an agent asked to type into this session waits for the person (UiApprovalSchema). */
@@ -344,8 +359,12 @@ export const HubSettingSchema = z.object({
   group: z.string(),
   label: z.string(),
   hint: z.string().optional(),
-  /** `choice`: one of `options`; `rules`: the policy's rules, a list of `{ match, action, … }` (docs/design.md §2.9). */
-  kind: z.enum(['boolean', 'number', 'string', 'list', 'choice', 'rules']),
+  /**
+   * `choice`: one of `options`; `rules`: the policy's rules, a list of `{ match, action, … }`
+   * (docs/design.md §2.9); `sandbox`: the agents' sandbox, `{ filesystem, writable, denied,
+   * network, required }` (§2.10).
+   */
+  kind: z.enum(['boolean', 'number', 'string', 'list', 'choice', 'rules', 'sandbox']),
   options: z.array(z.string()).optional(),
   /** What a number counts: ms, bytes, days, lines, … */
   unit: z.string().optional(),

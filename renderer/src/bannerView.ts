@@ -3,16 +3,23 @@
  * asked to run waits for the person's approval (Allow once, Allow for 30 min, Deny with an
  * optional reason; docs/design.md §2.9), a secret prompt waits
  * for the person ("needs you", with Take over), the person controls an agent's session (with
- * Hand back), or agents control the person's own session.
+ * Hand back), agents control the person's own session, or an agent's session runs without the
+ * sandbox because none can start here (the reason and the command that fixes it, §2.10).
  */
 import { html, nothing, render, type TemplateResult } from 'lit-html';
 import { icon } from './icons.js';
 import { isAgentSession, isNeedsYou, type SessionEntry } from './sessionFormat.js';
 import type { ApprovalAnswer, UiApproval, UiSession } from '../../src/ui-protocol.js';
 
-export type BannerKind = 'approval' | 'needs-you' | 'control' | 'handed';
+export type BannerKind = 'approval' | 'needs-you' | 'control' | 'handed' | 'unsandboxed';
 
-const KIND_CLASS: Record<BannerKind, string> = { approval: 'banner-alert banner-approval', 'needs-you': 'banner-alert', control: 'banner-control', handed: 'banner-info' };
+const KIND_CLASS: Record<BannerKind, string> = {
+  approval: 'banner-alert banner-approval',
+  'needs-you': 'banner-alert',
+  control: 'banner-control',
+  handed: 'banner-info',
+  unsandboxed: 'banner-alert banner-unsandboxed',
+};
 
 export interface BannerHandlers {
   onTakeOver(id: string): void;
@@ -28,6 +35,7 @@ export function bannerKind(info: UiSession): BannerKind | null {
   if (isNeedsYou(info) && info.controller !== 'user') return 'needs-you';
   if (info.controller === 'user' && isAgentSession(info)) return 'control';
   if (info.controller === 'agent' && !isAgentSession(info)) return 'handed';
+  if (isAgentSession(info) && info.sandbox?.off === 'unavailable') return 'unsandboxed';
   return null;
 }
 
@@ -51,7 +59,15 @@ function bannerView(kind: BannerKind, info: UiSession, handlers: BannerHandlers)
       return html`${icon('keyboard')}<span>You control this session — agents’ writes are refused</span><span class="banner-sep">·</span><button class="link-btn" type="button" data-action="banner-hand-back" @click=${() => handlers.onHandBack(info.id)}>Hand back</button>`;
     case 'handed':
       return html`<span>Agents control this session of yours — typing takes it back.</span>`;
+    case 'unsandboxed':
+      return unsandboxedView(info.sandbox?.summary ?? '');
   }
+}
+
+/** "not sandboxed: <reason>; to fix it: <command>", the command set apart to be copied. */
+function unsandboxedView(summary: string): TemplateResult {
+  const [reason, fix] = summary.replace(/^not sandboxed: /, '').split('; to fix it: ');
+  return html`<strong>Not sandboxed</strong><span class="banner-text">${reason}${fix ? html`; to fix it: <code class="banner-fix">${fix}</code>` : nothing}</span>`;
 }
 
 /**
@@ -61,7 +77,7 @@ function bannerView(kind: BannerKind, info: UiSession, handlers: BannerHandlers)
  * (newApprovalsView.ts).
  */
 export function approvalView(approval: UiApproval, handlers: Pick<BannerHandlers, 'onAnswer'>, wants: string): TemplateResult {
-  const rule = approval.rule ? html`rule ${approval.rule.index} <code>${approval.rule.match}</code>` : html`no rule`;
+  const rule = approval.rule ? html`rule ${approval.rule.index} <code>${approval.rule.match}</code>` : html`no rule (the line could not be judged)`;
   // The reason field's text goes with Deny; it stays as typed while the banner re-renders.
   const reasonOf = (event: Event): string | undefined => {
     const input = (event.currentTarget as HTMLElement).closest('.banner')?.querySelector<HTMLInputElement>('input.approval-reason');

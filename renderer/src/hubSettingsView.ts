@@ -10,6 +10,7 @@ import { live } from 'lit-html/directives/live.js';
 import { repeat } from 'lit-html/directives/repeat.js';
 import type { HubSetting } from '../../src/ui-protocol.js';
 import { policyRulesEditor } from './policyRulesView.js';
+import { sandboxEditor } from './sandboxSettingsView.js';
 import type { HubSettingsMessage } from './sessionState.js';
 
 /** What the section needs from the page: send one change (null: back to the default). */
@@ -51,7 +52,14 @@ export function hubSettingsSection(settings: HubSettingsMessage | null, error: s
   }${error ? html`<p class="settings-note settings-error" data-settings-error="">${error}</p>` : nothing}${repeat(
     items,
     (item) => item.key,
-    (item) => ('heading' in item ? html`<h3 class="settings-group">${item.heading}</h3>` : item.setting.kind === 'rules' ? rulesRow(item.setting, error, handlers) : settingRow(item.setting, handlers.change)),
+    (item) =>
+      'heading' in item
+        ? html`<h3 class="settings-group">${item.heading}</h3>`
+        : item.setting.kind === 'rules'
+          ? rulesRow(item.setting, error, handlers)
+          : item.setting.kind === 'sandbox'
+            ? sandboxRow(item.setting, handlers)
+            : settingRow(item.setting, handlers.change),
   )}${tokenRow(settings.tokenWrittenAt, handlers.rotateToken)}</section>`;
 }
 
@@ -87,6 +95,18 @@ function rulesRow(setting: HubSetting, error: string | null, handlers: HubSettin
   }</div>${policyRulesEditor(setting, error, (rules) => handlers.change(setting.key, rules), handlers.redraw)}</div>`;
 }
 
+/** The agents' sandbox takes the page's width too: its label and hint above, its fields below. */
+function sandboxRow(setting: HubSetting, handlers: HubSettingsHandlers): TemplateResult {
+  const locked = setting.env !== undefined;
+  const reset =
+    setting.inFile && !locked
+      ? html`<button class="link-btn" type="button" data-reset=${setting.key} title="Back to the default sandbox" @click=${() => handlers.change(setting.key, null)}>Default</button>`
+      : nothing;
+  return html`<div class="setting-row rules-row" data-hub-setting=${setting.key}><div class="setting-label">${setting.label}<span class="setting-applies">${APPLIES[setting.applies]}</span><span class="setting-reset">${reset}</span>${
+    setting.hint ? html`<div class="setting-hint">${setting.hint}</div>` : nothing
+  }${locked ? html`<div class="setting-hint">${`Set by ${setting.env} in the hub’s environment.`}</div>` : nothing}</div>${sandboxEditor(setting, (value) => handlers.change(setting.key, value), handlers.redraw)}</div>`;
+}
+
 function tokenRow(writtenAt: number | undefined, rotate: () => void): TemplateResult {
   const made = writtenAt === undefined ? 'The token' : `The token was made ${new Date(writtenAt).toLocaleString()}`;
   return html`<div class="setting-row" data-hub-setting="token"><div class="setting-label">Token of the endpoints<div class="setting-hint">${`${made}. Replacing it (and your UI key with it) shuts out whoever holds the old ones; agents on the shim and open pages carry on.`}</div></div><div class="setting-control"><button class="btn" type="button" data-action="rotate-token" @click=${rotate}>Replace now</button><span class="setting-reset"></span></div></div>`;
@@ -109,7 +129,8 @@ function input(setting: HubSetting, locked: boolean, change: ChangeSetting): Tem
       return html`<select class="select" name=${name} ?disabled=${locked} @change=${changed}>${options.map((option) => html`<option .selected=${live(option === setting.saved)}>${option}</option>`)}</select>`;
     }
     case 'rules':
-      return html``; // drawn by rulesRow
+    case 'sandbox':
+      return html``; // drawn by rulesRow, sandboxRow
     case 'boolean':
       return html`<input type="checkbox" name=${name} .checked=${live(setting.saved === true)} ?disabled=${locked} @change=${(event: Event) => change(name, (event.target as HTMLInputElement).checked)}>`;
     case 'number': {

@@ -40,7 +40,22 @@ function barView(entry: SessionEntry, props: SessionBarProps): TemplateResult {
   const agent = isAgentSession(info);
   const state = stateBadge(entry, props.now);
   const search = props.search;
-  return html`<div class="sb-title"><span class=${`creator-pill ${agent ? 'agent' : 'user'}`} title=${creatorDetail(info)}>${agent ? creatorName(info) : 'You'}</span><span class="sb-name" title=${info.id}>${sessionTitle(info)}</span><span class=${`badge tone-${state.tone}`} title=${state.title}>${state.text}</span></div><div class="sb-search">${icon('search')}<input class="search-input" type="search" placeholder="Search scrollback" aria-label="Search scrollback" data-role="search" .value=${live(search.query)} @input=${(event: Event) => search.input((event.target as HTMLInputElement).value)} @keydown=${(event: KeyboardEvent) => search.key(event)}><span class="search-count">${search.count}</span><button class="icon-btn small" type="button" title="Previous match (Shift+Enter)" @click=${() => search.previous()}>${icon('up')}</button><button class="icon-btn small" type="button" title="Next match (Enter)" @click=${() => search.next()}>${icon('down')}</button><button class="icon-btn small" type="button" data-action="search-all" title="Search every session's commands (Ctrl+Shift+H)" aria-label="Search every session's commands" @click=${() => props.onSearchAll(search.query)}>${icon('clock')}</button></div><div class="sb-actions">${actionsView(entry, props)}</div>`;
+  return html`<div class="sb-title"><span class=${`creator-pill ${agent ? 'agent' : 'user'}`} title=${creatorDetail(info)}>${agent ? creatorName(info) : 'You'}</span><span class="sb-name" title=${info.id}>${sessionTitle(info)}</span><span class=${`badge tone-${state.tone}`} title=${state.title}>${state.text}</span>${sandboxBadge(info)}</div><div class="sb-search">${icon('search')}<input class="search-input" type="search" placeholder="Search scrollback" aria-label="Search scrollback" data-role="search" .value=${live(search.query)} @input=${(event: Event) => search.input((event.target as HTMLInputElement).value)} @keydown=${(event: KeyboardEvent) => search.key(event)}><span class="search-count">${search.count}</span><button class="icon-btn small" type="button" title="Previous match (Shift+Enter)" @click=${() => search.previous()}>${icon('up')}</button><button class="icon-btn small" type="button" title="Next match (Enter)" @click=${() => search.next()}>${icon('down')}</button><button class="icon-btn small" type="button" data-action="search-all" title="Search every session's commands (Ctrl+Shift+H)" aria-label="Search every session's commands" @click=${() => props.onSearchAll(search.query)}>${icon('clock')}</button></div><div class="sb-actions">${actionsView(entry, props)}</div>`;
+}
+
+/**
+ * Its sandbox (docs/design.md §2.10): "sandboxed", "not sandboxed" where the person let it run
+ * outside, and for an agent's session where none could start, "not sandboxed" loud (the banner
+ * says the reason and the fix). The summary is the badge's tooltip. The person's own sessions
+ * carry none: they never run in it.
+ */
+function sandboxBadge(info: SessionEntry['info']): TemplateResult | typeof nothing {
+  const sandbox = info.sandbox;
+  if (!sandbox || sandbox.off === 'person') return nothing;
+  if (sandbox.on) return html`<span class="badge tone-ok sandbox-badge" data-sandbox="on" title=${sandbox.summary}>${icon('shield')}sandboxed</span>`;
+  // Loud, and short: the banner under the bar says why and how to fix it.
+  if (sandbox.off === 'unavailable') return html`<span class="badge sandbox-badge off-unavailable" data-sandbox="unavailable" title=${sandbox.summary}>not sandboxed</span>`;
+  return html`<span class="badge tone-attention sandbox-badge" data-sandbox="off" title=${sandbox.summary}>not sandboxed</span>`;
 }
 
 function actionsView(entry: SessionEntry, props: SessionBarProps): TemplateResult {

@@ -14,6 +14,7 @@ import { live } from 'lit-html/directives/live.js';
 import type { NotificationSettings } from '../../src/ui-protocol.js';
 import { hubSettingsSection } from './hubSettingsView.js';
 import { forgetRuleDrafts } from './policyRulesView.js';
+import { forgetSandboxDraft } from './sandboxSettingsView.js';
 import { FONT_SIZES } from './prefs.js';
 import type { GroupMode } from './sessionGroups.js';
 import type { HubSettingsMessage, Welcome } from './sessionState.js';
@@ -94,6 +95,7 @@ function settingsView(props: SettingsProps, handlers: SettingsHandlers, redraw: 
   const { values, welcome } = props;
   return html`<div class="settings-page"><header class="settings-head"><h1>Settings</h1><button class="btn" type="button" data-action="close-settings" @click=${() => {
     forgetRuleDrafts();
+    forgetSandboxDraft();
     handlers.onClose();
   }}>Done</button></header><section class="settings-section"><h2>This window</h2>${row(
     'Theme',

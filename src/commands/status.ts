@@ -29,6 +29,8 @@ interface Report {
   url?: string | null;
   sessions?: unknown[];
   sessions_text?: string;
+  /** Whether agents' sessions get a sandbox (docs/design.md §2.10), as the hub found at start. */
+  sandbox?: { available: boolean; summary: string };
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -83,6 +85,7 @@ function describe(info: HubInfo): Partial<Report> {
     socket: info.socket,
     port: info.port,
     url: info.port === null ? null : `http://127.0.0.1:${info.port}/`,
+    ...(info.sandbox ? { sandbox: info.sandbox } : {}),
   };
 }
 
@@ -93,6 +96,7 @@ function render(report: Report): string {
     `  state dir: ${report.state_dir}`,
     `  socket:    ${report.socket ?? 'none'}`,
     `  http:      ${report.url ?? 'none'}${report.url ? ` (MCP at ${report.url}mcp)` : ''}`,
+    ...(report.sandbox ? [`  sandbox:   ${report.sandbox.summary}`] : []),
   ];
   if (report.sessions) {
     lines.push(`  sessions:  ${report.sessions.length}`);

@@ -20,6 +20,7 @@ export type * from './types.js';
 
 export { SessionManager, findExecutable, type CoreSettings, type FinishedCommand } from './session/sessionManager.js';
 export type { TerminalSession } from './session/terminalSession.js';
+export type { LaunchWrapper, PlannedLaunch, SandboxDecider, SandboxRequest, SessionSandboxPlan } from './session/sessionSandbox.js';
 export { DEFAULT_SECRET_PATTERNS } from './session/sessionEnv.js';
 export { AGENT_ENV_DEFAULTS, agentEnvEntryProblem } from './session/agentEnvironment.js';
 

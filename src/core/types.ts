@@ -54,6 +54,31 @@ export interface SessionInfo {
   closed_at?: string;
   /** With state `awaiting_input`: what kind of input it wants. */
   input_kind?: InputKind;
+  /** Whether its processes run in the agent sandbox (docs/design.md §2.10); absent in sessions recorded before it existed. */
+  sandbox?: SessionSandbox;
+}
+
+/**
+ * A session's sandbox as `list`, the results and the window show it (docs/design.md §2.10). The
+ * hub decides and words it; the core carries it with the session.
+ */
+export interface SessionSandbox {
+  /** The session's program runs inside the OS sandbox. */
+  on: boolean;
+  /**
+   * Why not, with `on: false`: `person` (the person's own session), `allowed` (the person let this
+   * one run outside, `sandbox: false`), `unavailable` (no sandbox can start here: `summary` says
+   * why and the command that fixes it).
+   */
+  off?: 'person' | 'allowed' | 'unavailable';
+  /** What it may write (with `on`): `project`, `read-only` or `off` (anywhere but the denied paths). */
+  filesystem?: 'project' | 'read-only' | 'off';
+  /** With filesystem `project`: the folder it may write; null when opened at / or in the home folder. */
+  project?: string | null;
+  /** `on`, `off`, or the domains it may reach. */
+  network?: 'on' | 'off' | string[];
+  /** One sentence for people and agents: what holds it, or why there is none and how to get one. */
+  summary: string;
 }
 
 /** One command as the tracker saw it (also a line of commands.jsonl). */

@@ -1,6 +1,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { EventEmitter, SessionManager, type CoreSettings, type Disposable } from '../core/index.js';
+import { ErrorCode, EventEmitter, SessionManager, SwitchboardError, type CoreSettings, type Disposable, type SandboxRequest, type SessionSandboxPlan } from '../core/index.js';
+import { AgentSandbox, SandboxRefusal } from '../sandbox/index.js';
 import { createMcpServer, packageVersion, type McpConnection, type Screenshot, type ScreenshotRequest, type ToolAuditEvent } from '../mcp/server.js';
 import { ScreenUpdates } from '../mcp/screenUpdates.js';
 import { screenSource } from '../mcp/sessionScreens.js';
@@ -63,6 +64,8 @@ export class Hub {
   readonly history: HistoryIndex;
   /** `<state>/audit.jsonl`: every tool call (ToolHost.audit). */
   private readonly auditLog: AuditLog;
+  /** The OS sandbox agents' sessions run in (docs/design.md §2.10), decided as each opens. */
+  readonly sandbox: AgentSandbox;
   private disposed = false;
   private lock: HubLock | undefined;
   private socketServer: SocketServer | undefined;
@@ -118,11 +121,13 @@ export class Hub {
     if (!options.settings) for (const notice of removedSettingsIn(this.stateDir, env)) this.logger.warn(notice);
     this.settings = options.port === undefined ? settings : { ...settings, port: options.port };
     this.portGiven = options.port !== undefined;
+    this.sandbox = new AgentSandbox({ stateDir: this.stateDir, settings: () => this.settings.sandbox, env, logger: this.logger });
     this.manager = new SessionManager({
       settings: coreSettings(this.settings, env),
       stateDir: this.stateDir,
       baseEnv: env,
       onWarning: (message) => this.logger.warn(message),
+      sandbox: (request) => this.planSandbox(request),
     });
     this.history = new HistoryIndex({ stateDir: this.stateDir, store: this.manager.store!, logger: this.logger });
     this.manager.onDidFinishCommand((finished) => this.history.add(finished));
@@ -221,6 +226,16 @@ export class Hub {
     return takeScreenshot(this.manager, ref, request);
   }
 
+  /** A session's sandbox (the core's decider): the sandbox layer's plan, its refusals as coded errors. */
+  private async planSandbox(request: SandboxRequest): Promise<SessionSandboxPlan> {
+    try {
+      return await this.sandbox.plan(request);
+    } catch (error) {
+      if (error instanceof SandboxRefusal) throw new SwitchboardError(error.code === 'SPAWN_FAILED' ? ErrorCode.SpawnFailed : ErrorCode.InvalidArgument, error.message);
+      throw error;
+    }
+  }
+
   /** ToolHost: one line per MCP tool call in audit.jsonl (never the arguments). */
   audit(event: ToolAuditEvent): void {
     this.auditLog.toolCall(event);
@@ -294,6 +309,7 @@ export class Hub {
       socket: this.socketPath,
       port: this.port,
       version,
+      sandbox: this.sandbox.status(),
     });
   }
 
@@ -332,6 +348,7 @@ export class Hub {
     await step(() => this.ui.dispose());
     this.screenUpdates.dispose();
     await step(() => this.manager.dispose());
+    await step(() => this.sandbox.dispose());
     this.approvalWatch.dispose();
     this.approvals.dispose();
     await step(() => this.history.dispose());

@@ -11,6 +11,8 @@ export interface HubInfo {
   /** The HTTP port actually bound (also when settings asked for 0), or null without HTTP. */
   port: number | null;
   version: string;
+  /** Whether agents' sessions get a sandbox here, and if not why and how to fix it (docs/design.md §2.10), as the hub found at start. */
+  sandbox?: { available: boolean; summary: string };
 }
 
 export function hubInfoPath(stateDir: string): string {
@@ -36,6 +38,7 @@ export function readHubInfo(stateDir: string): HubInfo | undefined {
       socket: typeof raw.socket === 'string' ? raw.socket : null,
       port: typeof raw.port === 'number' ? raw.port : null,
       version: String(raw.version ?? ''),
+      ...(typeof raw.sandbox?.available === 'boolean' && typeof raw.sandbox.summary === 'string' ? { sandbox: { available: raw.sandbox.available, summary: raw.sandbox.summary } } : {}),
     };
   } catch {
     return undefined;

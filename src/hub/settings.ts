@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { agentEnvEntryProblem, DEFAULT_RETENTION_BYTES, DEFAULT_RETENTION_DAYS, DEFAULT_SECRET_PATTERNS, DEFAULT_TRANSCRIPT_MAX_BYTES } from '../core/index.js';
 import { DEFAULT_POLICY, PolicyActionSchema, PolicyRuleSchema } from '../policy/index.js';
+import { SandboxSettingsSchema } from '../sandbox/index.js';
 import { DEFAULT_HTTP_STALL_MS } from './stalledResponses.js';
 
 const secretPattern = z.string().min(1).max(256);
@@ -72,6 +73,12 @@ export const SettingsSchema = z.object({
     .default(() => DEFAULT_POLICY.map((rule) => ({ ...rule }))),
   /** What a command no rule matches gets. */
   policyDefault: PolicyActionSchema.default('allow'),
+  /**
+   * The OS sandbox agents' sessions run in (docs/design.md §2.10): what they may write, what they
+   * may not read, their network, and whether a machine without a sandbox refuses them. Each part
+   * has its default when left out.
+   */
+  sandbox: SandboxSettingsSchema.prefault({}),
   /** Closed sessions' transcripts are removed this many days after they ended. */
   retentionDays: z.number().min(0).max(36_500).default(DEFAULT_RETENTION_DAYS),
   /** Then the oldest closed sessions go until all transcripts take less than this many bytes. */

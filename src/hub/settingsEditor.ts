@@ -59,6 +59,12 @@ const PRESENTATION: Record<Key, Presentation> = {
     applies: 'calls',
   },
   policyDefault: { group: 'What agents may run', label: 'When no rule matches', hint: 'allow: it runs; ask: it waits for you; deny: it is refused.', applies: 'calls' },
+  sandbox: {
+    group: 'Sandbox',
+    label: 'The sandbox agents’ sessions run in',
+    hint: 'What they may write and read, and their network. Your own sessions never run in it.',
+    applies: 'sessions',
+  },
   allowAgentSecretInput: { group: 'Secrets', label: 'Let agents type into password prompts', hint: 'Off: agents get SECRET_PROMPT and you type the secret.', applies: 'sessions' },
   secretPatterns: { group: 'Secrets', label: 'Variables kept from agents’ shells', hint: 'Names matching these patterns (one per line, * as wildcard) are removed from the environment.', applies: 'sessions' },
   secretAllow: { group: 'Secrets', label: 'Variables passed anyway', hint: 'Exceptions to the patterns above, one per line.', applies: 'sessions' },
@@ -455,9 +461,13 @@ function describeType(schema: z.ZodType): Pick<HubSetting, 'kind' | 'min' | 'max
   let fallback: unknown = null;
   const def = inner._zod.def as { type: string; defaultValue?: unknown };
   if (def.type === 'default') fallback = structuredClone(def.defaultValue);
+  // An object with defaults of its own (the sandbox): its default is what {} parses to.
+  if (def.type === 'prefault') fallback = schema.parse(undefined);
   // Down to the value's own type (not `unwrap()` on an array: that is its element).
-  while (inner._zod.def.type === 'default' || inner._zod.def.type === 'optional') inner = (inner._zod.def as unknown as { innerType: z.ZodType }).innerType;
+  while (['default', 'prefault', 'optional'].includes(inner._zod.def.type)) inner = (inner._zod.def as unknown as { innerType: z.ZodType }).innerType;
   const type = inner._zod.def.type;
+  // The sandbox's object is edited by a view of its own (renderer/src/sandboxSettingsView.ts).
+  if (type === 'object') return { kind: 'sandbox', default: fallback };
   if (type === 'number') {
     const number = inner as unknown as z.ZodNumber;
     return { kind: 'number', default: fallback, ...bound('min', number.minValue), ...bound('max', number.maxValue) };

@@ -8,7 +8,7 @@
  * there; a live session's result opens its tab. Screenshots go to test-results/screenshots/.
  * Runs against dist/: `npm run build` first.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import type { Browser, Page } from 'playwright-core';
@@ -49,12 +49,15 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
+  const work = hub ? `${hub.home}-work` : undefined;
   await closeScene({ agent, browser, hub });
+  if (work) rmSync(work, { recursive: true, force: true });
 });
 
 describe('History in the window', () => {
   it('finds both sessions\' commands (the failed one red), opens a closed one\'s output, runs it again in a new terminal', async () => {
-    const project = path.join(hub.home, 'work', 'project');
+    // Beside the hub's state folder: the agent's sandboxed session may not work in it.
+    const project = path.join(`${hub.home}-work`, 'project');
     mkdirSync(project, { recursive: true });
     const closed = await tool('execute', { command: "printf 'alpha-out-%s\\n' 1 2 3 # histe2e-alpha", cwd: project });
     await tool('kill', { session: closed.session, close: true });

@@ -9,7 +9,7 @@
  * After each row the program is ended and the session runs a command again. Rows run in
  * parallel, each in its own session. Runs against dist/: `npm run build` first.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
@@ -51,7 +51,9 @@ async function usable(session: string): Promise<void> {
 
 beforeAll(async () => {
   work = mkdtempSync(path.join(tmpdir(), 'sb-await-'));
-  hub = await startHub();
+  // A HOME of the test's own (no rc file of the machine's): the shells' and vim's files go there.
+  mkdirSync(path.join(work, 'home'));
+  hub = await startHub({ env: { HOME: path.join(work, 'home') } });
   client = new Client({ name: 'awaiting-input-test', version: '1.0.0' });
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: cleanEnv({ SWITCHBOARD_HOME: hub.home }), cwd: ROOT, stderr: 'pipe' }));
 }, 30_000);

@@ -76,8 +76,11 @@ async function eventually<T>(ask: () => Promise<T | undefined>, what: string): P
   return value!;
 }
 
+/** A folder for the agents' commands beside the hub's state folder: never in it, which sandboxed sessions may not enter. */
 function workDir(home: string, ...parts: string[]): string {
-  const dir = path.join(home, 'work', ...parts);
+  const work = `${home}-work`;
+  if (!homes.includes(work)) homes.push(work);
+  const dir = path.join(work, ...parts);
   fs.mkdirSync(dir, { recursive: true });
   return dir;
 }

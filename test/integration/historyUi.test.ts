@@ -53,7 +53,9 @@ describe('history in the window (ui-protocol)', () => {
   it('searches an earlier hub run\'s closed session, opens a closed command\'s output, and runs a command again audited by its source', async () => {
     const home = tempHome();
     homes.push(home);
-    const cwd = path.join(home, 'work', 'project');
+    // Beside the hub's state folder: the agent's sandboxed session may not work in it.
+    const cwd = path.join(`${home}-work`, 'project');
+    homes.push(`${home}-work`);
     fs.mkdirSync(cwd, { recursive: true });
 
     // The first hub run: an agent's session with a long and a failing command, closed.

@@ -300,8 +300,11 @@ describe('switchboard serve: one shared hub', () => {
     });
 
     it('a client disconnecting mid-call does not stop its command', async () => {
-      const started = path.join(hub.home, `started-${Date.now()}`);
-      const marker = path.join(hub.home, `marker-${Date.now()}`);
+      // Beside the state folder: the agent's sandboxed session may not see into that one.
+      const scratch = tempHome('sb-hub-scratch-');
+      homes.push(scratch);
+      const started = path.join(scratch, `started-${Date.now()}`);
+      const marker = path.join(scratch, `marker-${Date.now()}`);
       const raw = await connectRaw(hub.socket, hub.token);
       await initializeRaw(raw, 'leaver');
       raw.notify('notifications/progress', {}); // harmless noise before the call

@@ -130,6 +130,20 @@ describe('a hand edit of settings.json', () => {
     expect(audit().find((line) => line.action === 'confirm_settings')).toEqual({ time: expect.any(String), actor: 'person', action: 'confirm_settings', channel: 'window', settings: ['policy'] });
   });
 
+  it('that turns the sandbox off waits for the person: agents’ new sessions stay sandboxed until they confirm; discarded, the file is put back', async () => {
+    const from = person.mark();
+    writeFileSync(settingsFile(), JSON.stringify({ policy: [], sandbox: { filesystem: 'off' } }));
+    const held = (await heldAfter(from, true)).held!;
+    expect(held.changes).toEqual([{ setting: 'sandbox', source: 'settings.json', text: 'sandbox.filesystem project → off', loosens: true }]);
+    const opened = await call('open', { cwd: folder });
+    expect(opened.sc, opened.text).toMatchObject({ sandbox: { on: true, filesystem: 'project' } });
+    await call('kill', { session: opened.sc.session, close: true });
+
+    const cleared = person.mark();
+    expect(await person.request({ type: 'discardSettings', id: held.id })).toMatchObject({ type: 'done', for: 'discardSettings' });
+    await heldAfter(cleared, false);
+    expect((onDisk().sandbox as Record<string, unknown> | undefined)?.filesystem).not.toBe('off');
+  });
 });
 
 describe('a change from the person’s window', () => {

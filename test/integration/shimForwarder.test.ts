@@ -11,7 +11,7 @@
  * a deadline; every hub started here is killed in afterAll (pid from hub.json).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -39,6 +39,20 @@ function newHome(): string {
   const home = mkdtempSync(path.join(tmpdir(), 'sb-shim-'));
   homes.push(home);
   return home;
+}
+
+/**
+ * A folder beside `home` (the hub's state folder) for the files the agents' commands write: the
+ * state folder is hidden from their sandboxed sessions, so a marker there would never show (and a
+ * "never ran" check there could not fail).
+ */
+function scratchOf(home: string): string {
+  const dir = `${home}-scratch`;
+  if (!homes.includes(dir)) {
+    homes.push(dir);
+    mkdirSync(dir, { recursive: true });
+  }
+  return dir;
 }
 
 function shimEnv(home: string): Record<string, string> {
@@ -385,7 +399,7 @@ describe('shim: lines it answers itself', () => {
   });
 
   it('rejects a batch array without running any of it', async () => {
-    const marker = path.join(home, 'batch-ran');
+    const marker = path.join(scratchOf(home), 'batch-ran');
     shim.writeLine(
       JSON.stringify([
         { jsonrpc: '2.0', id: 'b1', method: 'tools/call', params: { name: 'execute', arguments: { command: `touch ${marker}` } } },
@@ -403,7 +417,7 @@ describe('shim: lines it answers itself', () => {
   });
 
   it('discards a line over the size cap with bounded memory, answers it once, and goes on', async () => {
-    const marker = path.join(home, 'huge-ran');
+    const marker = path.join(scratchOf(home), 'huge-ran');
     const before = shim.errorsWithCode(-32600).length;
     // 40 MB with the id last (as the SDKs write it): the error can still name the caller.
     const filler = 'x'.repeat(40 * 1024 * 1024);
@@ -464,7 +478,7 @@ describe('shim: the hub dies under a connected client', () => {
   it('answers a call in flight with an error at once and never replays it', async () => {
     const home = newHome();
     const host = await connectClient(home);
-    const file = path.join(home, 'ran.txt');
+    const file = path.join(scratchOf(home), 'ran.txt');
     try {
       const warm = await host.call('execute', { command: 'echo warm-up' });
       const hubPid = await liveHub(home);
@@ -530,7 +544,7 @@ describe('shim: the host going away', () => {
     const opened = structured(await shim.callTool('execute', { command: 'echo still-here' }));
     const hubPid = await liveHub(home);
     // A call in flight that would take a minute: the shim must not wait for it.
-    const marker = path.join(home, 'in-flight-started');
+    const marker = path.join(scratchOf(home), 'in-flight-started');
     shim.send({ jsonrpc: '2.0', id: 'in-flight', method: 'tools/call', params: { name: 'execute', arguments: { command: `touch ${marker}; sleep 60`, session: opened.session, timeout_ms: 60_000 } } });
     await until(() => existsSync(marker), 10_000, 'the call in flight to run', home);
 
@@ -554,7 +568,7 @@ describe('shim: the host going away', () => {
 
   it('a host disconnecting mid-call does not stop its command', async () => {
     const home = newHome();
-    const file = path.join(home, 'progress.txt');
+    const file = path.join(scratchOf(home), 'progress.txt');
     const shim = new RawShim(home);
     await shim.initialize();
     const pending = shim.callTool('execute', { command: `echo started >> ${file}; sleep 1; echo finished >> ${file}`, timeout_ms: 30_000 });

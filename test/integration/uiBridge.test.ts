@@ -5,7 +5,8 @@
  * against dist/: `npm run build` first.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { Client, StreamableHTTPClientTransport, type Tool } from '@modelcontextprotocol/client';
@@ -387,7 +388,8 @@ describe('the UI bridge on /ws', () => {
     // slowly this machine runs the test: the claim cannot depend on the machine's speed, as it
     // would under one unpaced flood.
     const CHUNKS = 45;
-    const gate = path.join(hub.home, 'paced-gate');
+    // Beside the state folder, not in it: the agent's sandboxed session may not see that one.
+    const gate = path.join(mkdtempSync(path.join(tmpdir(), 'sb-paced-')), 'paced-gate');
     execFileSync('mkfifo', [gate]);
     const viewer = await connect({ autoAck: true });
     const from = viewer.mark();
@@ -421,6 +423,7 @@ describe('the UI bridge on /ws', () => {
     expect(lastEnd).toBeGreaterThanOrEqual(endOf(transcript, 'paced-done-4'));
     expect(lastEnd - snapshot.through).toBeGreaterThan(CHUNKS * 20_000);
     expect(viewer.invalid).toEqual([]);
+    rmSync(path.dirname(gate), { recursive: true, force: true });
   });
 
   it('under an endless flood, a viewer that keeps falling behind gets a fresh snapshot at most every 2 s, and the final screen once it stops', async () => {

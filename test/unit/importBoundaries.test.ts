@@ -81,6 +81,8 @@ const RENDERER_NODE = 'never imports a Node module';
 const RENDERER_SRC = 'renderer/ may import from src/ only src/ui-protocol.ts';
 const POLICY_UP = 'src/policy/ decides on a command line alone and imports no other layer';
 const POLICY_ONLY = 'src/policy/ may import only node, zod and @vscode/tree-sitter-wasm';
+const SANDBOX_UP = "src/sandbox/ plans a session's sandbox and imports no other layer";
+const SANDBOX_ONLY = 'src/sandbox/ may import only node, zod, @anthropic-ai/sandbox-runtime and src/packageInfo.ts';
 
 const refused: Refused[] = [
   // src/core/ knows nothing of the layers above it, of MCP or of Electron.
@@ -125,6 +127,21 @@ const refused: Refused[] = [
   { file: 'src/core/session/sessionManager.ts', specifier: '../../policy/index.js', because: CORE_UP },
   { file: 'src/shim/forwarder.ts', specifier: '../policy/index.js', because: SHIM_CORE },
   { file: 'renderer/src/app.ts', specifier: '../../src/policy/index.js', because: RENDERER_SRC },
+  // src/sandbox/: a leaf layer too; the hub imports it, the core, mcp and the shim never do.
+  { file: 'src/sandbox/agentSandbox.ts', specifier: '../core/index.js', because: SANDBOX_UP },
+  { file: 'src/sandbox/agentSandbox.ts', specifier: '../core/errors.js', because: SANDBOX_UP },
+  { file: 'src/sandbox/agentSandbox.ts', specifier: '../hub/logger.js', because: SANDBOX_UP },
+  { file: 'src/sandbox/agentSandbox.ts', specifier: '../mcp/server.js', because: SANDBOX_UP },
+  { file: 'src/sandbox/agentSandbox.ts', specifier: '../policy/index.js', because: SANDBOX_UP },
+  { file: 'src/sandbox/settings.ts', specifier: '../ui-protocol.js', because: SANDBOX_UP },
+  { file: 'src/sandbox/agentSandbox.ts', specifier: 'electron', because: ELECTRON },
+  { file: 'src/sandbox/agentSandbox.ts', specifier: 'node-pty', because: NODE_PTY },
+  { file: 'src/sandbox/agentSandbox.ts', specifier: '@modelcontextprotocol/server', because: SANDBOX_ONLY },
+  { file: 'src/core/session/sessionManager.ts', specifier: '../../sandbox/index.js', because: CORE_UP },
+  { file: 'src/mcp/tools/execute.ts', specifier: '../../sandbox/index.js', because: MCP_ONLY },
+  { file: 'src/policy/decide.ts', specifier: '../sandbox/index.js', because: POLICY_UP },
+  { file: 'src/shim/forwarder.ts', specifier: '../sandbox/index.js', because: SHIM_CORE },
+  { file: 'renderer/src/app.ts', specifier: '../../src/sandbox/index.js', because: RENDERER_SRC },
   // src/hub/: the core only through its entry; nothing of the outer layers.
   { file: 'src/hub/hub.ts', specifier: '../core/session/sessionManager.js', because: DEEP },
   { file: 'src/hub/uiHost.ts', specifier: '../core/types.js', because: DEEP },
@@ -237,6 +254,13 @@ const allowed: { file: string; specifier: string }[] = [
   { file: 'src/policy/shellParser.ts', specifier: '@vscode/tree-sitter-wasm' },
   { file: 'src/hub/settings.ts', specifier: '../policy/index.js' },
   { file: 'src/mcp/tools/execute.ts', specifier: '../../policy/index.js' },
+  // src/sandbox/: its own files, node, zod, the library, the package root; the hub imports it.
+  { file: 'src/sandbox/agentSandbox.ts', specifier: './availability.js' },
+  { file: 'src/sandbox/agentSandbox.ts', specifier: 'node:fs' },
+  { file: 'src/sandbox/settings.ts', specifier: 'zod' },
+  { file: 'src/sandbox/srtInternals.ts', specifier: '@anthropic-ai/sandbox-runtime/dist/sandbox/http-proxy.js' },
+  { file: 'src/sandbox/launchWrappers.ts', specifier: '../packageInfo.js' },
+  { file: 'src/hub/hub.ts', specifier: '../sandbox/index.js' },
   // src/hub/
   { file: 'src/hub/hub.ts', specifier: '../core/index.js' },
   { file: 'src/hub/hub.ts', specifier: '../mcp/server.js' },

@@ -71,13 +71,26 @@ async function linuxGroupWait(pgid: number, ttyPath: string): Promise<'yes' | 'i
   return found;
 }
 
-/** A process's descriptors as judgeWait asks about them, each looked up once. */
+/** The device number of `/dev/tty` (5, 0): whoever opens it gets their own controlling terminal. */
+const DEV_TTY_RDEV = (5 << 8) | 0;
+
+/**
+ * A process's descriptors as judgeWait asks about them, each looked up once. A descriptor is the
+ * terminal when it is the same device, whatever name it was opened by: in the sandbox the
+ * terminal is also `/dev/console` (bubblewrap binds it there, and zsh opens its own handle on
+ * the terminal by that name), a path the hub's /proc does not show as the terminal's.
+ */
 function waitingProcess(pid: number, ttyPath: string): WaitingProcess {
   const known = new Map<number, Promise<boolean>>();
+  let terminal: Promise<number | undefined> | undefined;
+  const terminalDevice = (): Promise<number | undefined> => (terminal ??= fs.stat(ttyPath).then((stat) => (stat.isCharacterDevice() ? stat.rdev : undefined), () => undefined));
   const isTerminal = (fd: number): Promise<boolean> => {
     let answer = known.get(fd);
     if (!answer) {
-      answer = fs.readlink(`/proc/${pid}/fd/${fd}`).then((target) => target === ttyPath || target === '/dev/tty', () => false);
+      answer = Promise.all([fs.stat(`/proc/${pid}/fd/${fd}`), terminalDevice()]).then(
+        ([stat, device]) => stat.isCharacterDevice() && (stat.rdev === device || stat.rdev === DEV_TTY_RDEV),
+        () => false,
+      );
       known.set(fd, answer);
     }
     return answer;

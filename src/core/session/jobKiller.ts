@@ -5,8 +5,13 @@ import type { KillResult, SessionState } from '../types.js';
 import { raceOutcome, type ExitWatch } from './raceOutcome.js';
 
 export interface JobKillerOptions {
-  /** The program on the terminal: a shell, or the program itself. */
-  pid: number;
+  /** The program on the terminal: a shell, or the program itself (in a sandbox: the one found inside it). */
+  pid: () => number;
+  /**
+   * A program's job is the terminal's foreground group, not the group `pid` leads: in a sandbox
+   * the PTY's own child is the sandbox's launcher, and the program runs in a group of its own.
+   */
+  programInFront?: boolean;
   /** A shell runs on the terminal (its foreground job is killed), not a program (its whole group is). */
   isShell: boolean;
   /** Waits between INT → TERM → KILL (setting killWaitMs). */
@@ -34,15 +39,19 @@ export class JobKiller {
   constructor(private readonly options: JobKillerOptions) {}
 
   async kill(signal: KillSignal | undefined): Promise<KillResult> {
-    const { pid, isShell, tracker, busy, closed, state } = this.options;
+    const { isShell, tracker, busy, closed, state } = this.options;
+    const pid = this.options.pid();
     if (closed()) return { ended_by: null, state: 'exited' };
     let target: KillTarget;
     if (isShell) {
       if (busy() && (await foregroundProcessGroup(pid)) === pid) return this.interruptShell();
       target = { kind: 'foreground', shellPid: pid };
     } else {
-      // node-pty makes the program a session and group leader: its group is the job.
-      const leader = await processIdentity(pid);
+      // node-pty makes the program a session and group leader: its group is the job. In a
+      // sandbox, the group in front of the terminal is the program's (until the launcher has
+      // the terminal, none is in front: then the launcher's group, which holds it all).
+      const group = this.options.programInFront ? ((await foregroundProcessGroup(pid)) ?? pid) : pid;
+      const leader = await processIdentity(group);
       if (!leader) return { ended_by: null, state: state() };
       target = { kind: 'group', leader };
     }

@@ -10,7 +10,8 @@ const REARM_WAIT_MS = 2_000;
 
 export interface PromptFallbackOptions {
   shellKind: ShellKind | 'unknown' | null;
-  pid: number;
+  /** The shell's pid (in a sandbox: the shell found inside it, known once its first prompt is up). */
+  pid: () => number;
   /** What the shell was started as (a different command line later means it ran `exec`). */
   launched: { file: string; args: readonly string[] };
   ttyPath: string | undefined;
@@ -47,7 +48,8 @@ export class PromptFallback {
    * command (true). false: something else runs, and the input probe decides as usual.
    */
   async check(): Promise<boolean> {
-    const { emulator, ttyPath, pid } = this.options;
+    const { emulator, ttyPath } = this.options;
+    const pid = this.options.pid();
     const tracker = emulator.tracker;
     if (this.checking || !ttyPath || !tracker.runningCommand || !hasHooks(this.options.shellKind)) return false;
     this.checking = true;

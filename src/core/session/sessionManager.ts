@@ -8,6 +8,7 @@ import { loadEmulator } from '../emulation/emulator.js';
 import { buildSessionEnv } from './sessionEnv.js';
 import { DEFAULT_RETENTION_BYTES, DEFAULT_RETENTION_DAYS, SessionStore } from '../transcript/sessionStore.js';
 import { TerminalSession } from './terminalSession.js';
+import { unsandboxed, type SandboxDecider, type SessionSandboxPlan } from './sessionSandbox.js';
 import { DEFAULT_TRANSCRIPT_MAX_BYTES, Transcript, sessionMeta } from '../transcript/transcript.js';
 import type { CommandRecord, Creator, ReadRequest, ReadResult, SessionInfo, StyledScreen } from '../types.js';
 
@@ -64,7 +65,10 @@ export interface OpenRequest {
   env?: Record<string, string>;
   rows?: number;
   cols?: number;
-  /** false: run outside the OS sandbox, as the person allowed (docs/design.md §3.2); carried to the session. */
+  /**
+   * false: the session runs outside the agent sandbox, because the person allowed it (docs/design.md
+   * §2.10); default true. The hub's decider says what either means for this session.
+   */
   sandbox?: boolean;
 }
 
@@ -74,6 +78,8 @@ export interface SessionManagerOptions {
   stateDir: string | null;
   baseEnv: NodeJS.ProcessEnv;
   onWarning: (message: string) => void;
+  /** Whether and how each session is sandboxed (the hub's settings); default: none is. */
+  sandbox?: SandboxDecider;
 }
 
 /** Owns every session: creation with limits, lookup by id or name, and disposal of all. */
@@ -145,6 +151,15 @@ export class SessionManager {
   async open(request: OpenRequest): Promise<TerminalSession> {
     const settings = this.options.settings;
     const { cwd, programPath } = this.checkOpen(request);
+    // The hub's sandbox decision (it may refuse: sandbox.required), with the slot held meanwhile;
+    // nothing awaits between here and the spawn below but it.
+    let sandbox: SessionSandboxPlan;
+    this.opening++;
+    try {
+      sandbox = await (this.options.sandbox ?? unsandboxed)({ creator: request.creator, cwd, sandbox: request.sandbox ?? true });
+    } finally {
+      this.opening--;
+    }
     const id = this.uniqueId();
     const env = this.environment(request, id);
     const transcript = this.options.stateDir
@@ -164,7 +179,6 @@ export class SessionManager {
         program: request.program,
         programPath,
         args: request.args,
-        ...(request.sandbox !== undefined ? { sandbox: request.sandbox } : {}),
         shell: settings.shell,
         login: settings.login,
         cwd,
@@ -181,6 +195,8 @@ export class SessionManager {
         quietMs: settings.quietMs,
         allowSecretInput: settings.allowSecretInput,
         onWarning: this.options.onWarning,
+        sandbox,
+        sandboxAsked: request.sandbox ?? true,
       });
     } catch (error) {
       await transcript?.close();
@@ -263,16 +279,17 @@ export class SessionManager {
 
   /**
    * This client's idle shell for `cwd` (any cwd when omitted), for `execute` without `session`;
-   * `reserved` sessions are passed over (one waiting for the person's approval, docs/design.md §2.9);
-   * `unsandboxed`: only a shell opened outside the sandbox, else only one inside it.
+   * `reserved` sessions are passed over (one waiting for the person's approval, docs/design.md §2.9).
+   * Only a session opened with the same `sandbox` is picked: a command asked to run in the
+   * sandbox never lands in a session the person let run outside it, nor the other way round
+   * (docs/design.md §2.10).
    */
-  findIdleShell(client: string, cwd: string | undefined, reserved?: (id: string) => boolean, unsandboxed = false): TerminalSession | undefined {
+  findIdleShell(client: string, cwd: string | undefined, reserved?: (id: string) => boolean, sandbox = true): TerminalSession | undefined {
     const wanted = cwd === undefined ? undefined : path.resolve(cwd);
     for (const session of this.live.values()) {
       if (session.creator.kind !== 'agent' || session.creator.client !== client) continue;
-      // A shell the person allowed outside the sandbox is reused only for commands asked to run there.
-      if (session.unsandboxed !== unsandboxed) continue;
       if (!session.configuredShell || session.controller !== 'agent' || session.state !== 'idle' || session.hasPendingCalls) continue;
+      if (session.sandboxAsked !== sandbox) continue;
       if (wanted !== undefined && session.cwd !== wanted) continue;
       if (reserved?.(session.id)) continue;
       return session;

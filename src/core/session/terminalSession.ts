@@ -17,8 +17,9 @@ import { TerminalInput } from './terminalInput.js';
 import { DisposableStore, EventEmitter, type Event } from '../event.js';
 import { newNonce } from '../ids.js';
 import { OutputPipe, type OutputFrame } from './outputPipe.js';
-import { terminateSession, type KillSignal } from '../processes/processes.js';
 import { foregroundProgram } from '../processes/foregroundProgram.js';
+import { foregroundProcessGroup, terminateSession, type KillSignal } from '../processes/processes.js';
+import { unsandboxed, type SessionSandboxPlan } from './sessionSandbox.js';
 import { planLaunch, type LaunchPlan } from '../shell/shellIntegration.js';
 import type { Transcript } from '../transcript/transcript.js';
 import type {
@@ -36,6 +37,7 @@ import type {
   SendRequest,
   SendResult,
   SessionInfo,
+  SessionSandbox,
   StyledScreen,
   SessionState,
   ShellKind,
@@ -53,11 +55,6 @@ export interface TerminalSessionOptions {
   /** Where `program` was found; a shell is spawned from this path. */
   programPath?: string;
   args?: string[];
-  /**
-   * false: the person allowed this agent session to run outside the OS sandbox (docs/design.md
-   * §3.2, `sandbox: false`). Carried as given; the sandbox itself is not this file's.
-   */
-  sandbox?: boolean;
   shell: string;
   /** Run the shell as a login shell (PATH from the person's profile). */
   login: boolean;
@@ -78,6 +75,10 @@ export interface TerminalSessionOptions {
   /** Let agents type into an echo-off (password) prompt. */
   allowSecretInput: boolean;
   onWarning: (message: string) => void;
+  /** Its sandbox as the hub decided it (docs/design.md §2.10); default: none. */
+  sandbox?: SessionSandboxPlan;
+  /** What was asked for it: false when the person let it run outside the sandbox (default true). */
+  sandboxAsked?: boolean;
 }
 
 /**
@@ -104,6 +105,14 @@ export class TerminalSession {
   /** Opened with `sandbox: false` (the person allowed it): every line into it counts as run outside the sandbox. */
   readonly unsandboxed: boolean;
   private controllerValue: Controller;
+  /** Its sandbox (docs/design.md §2.10), as `list` shows it. */
+  readonly sandbox: SessionSandbox;
+  /** It was opened asking for the sandbox (execute without session picks only such sessions for such calls). */
+  readonly sandboxAsked: boolean;
+  /** Started through a launch wrapper: the PTY's child is the wrapper, the shell or program runs below it. */
+  private readonly wrapped: boolean;
+  /** The shell's own pid: the PTY's child, or in a sandbox the shell found in front of the terminal at its first prompt. */
+  private shellPidValue: number;
   /** The latest resize an agent made (docs/design.md §5.2); null once anyone else resizes. */
   agentResize: AgentResize | null = null;
 
@@ -176,9 +185,14 @@ export class TerminalSession {
     this.detection = launch.detection;
     this.notShell = launch.notShell ?? null;
     this.configuredShell = !options.program;
-    this.unsandboxed = options.sandbox === false;
+    this.unsandboxed = options.sandboxAsked === false;
     this.program = launch.file;
     this.ptyProcess = ptyProcess;
+    const sandbox = options.sandbox ?? unsandboxed({ creator: options.creator, cwd: options.cwd, sandbox: options.sandboxAsked ?? true });
+    this.sandbox = sandbox.info;
+    this.sandboxAsked = options.sandboxAsked ?? true;
+    this.wrapped = sandbox.wrapper !== undefined;
+    this.shellPidValue = ptyProcess.pid;
     this.emulator = new Emulator({
       cols: options.cols,
       rows: options.rows,
@@ -193,7 +207,7 @@ export class TerminalSession {
     this.hold = new TerminalHold({ ttyPath: this.ttyPath, pid: this.pid, output: this.pipe, stopTyping: () => this.input.dispose() });
     this.fallback = new PromptFallback({
       shellKind: this.shellKind,
-      pid: this.pid,
+      pid: () => this.shellPidValue,
       launched: launch,
       ttyPath: this.ttyPath,
       nonce,
@@ -211,7 +225,8 @@ export class TerminalSession {
       jobRunning: () => this.jobRunning,
       fullScreen: () => this.emulator.isAlternateScreen,
       // The shell itself back at its prompt is no command awaiting input: the fallback ends the command.
-      probe: async () => ((await this.fallback.check()) ? undefined : probeForegroundInput(this.pid, this.ttyPath, this.shellKind === null)),
+      // A sandboxed program is not the PTY's child: its group is the one in front of the terminal.
+      probe: async () => ((await this.fallback.check()) ? undefined : probeForegroundInput(this.pid, this.ttyPath, this.shellKind === null && !this.wrapped)),
       onDidChange: () => this.onDidChangeEmitter.fire(),
     });
     this.runner = new CommandRunner({
@@ -261,7 +276,8 @@ export class TerminalSession {
       status: () => this.status(),
     });
     this.killer = new JobKiller({
-      pid: this.pid,
+      pid: () => this.shellPidValue,
+      programInFront: this.wrapped,
       isShell: this.shellKind !== null,
       killWaitsMs: options.killWaitsMs,
       tracker: this.emulator.tracker,
@@ -316,17 +332,33 @@ export class TerminalSession {
     await loadEmulator(); // the first session of a hub loads xterm (emulator.ts)
     const nonce = newNonce();
     const launch = planLaunch(options, nonce);
+    // In a sandbox the PTY runs its launcher, which starts the planned program inside it.
+    const spawned = (await options.sandbox?.wrapper?.wrap({ file: launch.file, args: launch.args, env: launch.env, shell: launch.shellKind !== null })) ?? launch;
     let ptyProcess: HostedPty;
     try {
-      const spawnOptions = { name: 'xterm-256color', cols: options.cols, rows: options.rows, cwd: options.cwd, env: launch.env };
-      ptyProcess = spawnPty(launch.file, launch.args, spawnOptions);
+      const spawnOptions = { name: 'xterm-256color', cols: options.cols, rows: options.rows, cwd: options.cwd, env: spawned.env };
+      ptyProcess = spawnPty(spawned.file, spawned.args, spawnOptions);
     } catch (error) {
       throw new SwitchboardError(ErrorCode.SpawnFailed, `Could not start ${launch.file}: ${(error as Error).message}. Check that the program exists and is executable.`);
     }
     const session = new TerminalSession(options, launch, nonce, ptyProcess);
-    if (session.shellKind !== null && session.shellKind !== 'unknown') await session.waitForFirstPrompt();
-    else session.inputWatcher.schedule();
+    if (session.shellKind !== null && session.shellKind !== 'unknown') {
+      await session.waitForFirstPrompt();
+      await session.findShellInside();
+    } else {
+      session.inputWatcher.schedule();
+    }
     return session;
+  }
+
+  /**
+   * In a sandbox the PTY's child is the sandbox's launcher; at its first prompt the shell holds the
+   * terminal in front with a process group it leads, so the group in front is the shell.
+   */
+  private async findShellInside(): Promise<void> {
+    if (!this.wrapped) return;
+    const inFront = await foregroundProcessGroup(this.pid);
+    if (inFront !== undefined) this.shellPidValue = inFront;
   }
 
   get pid(): number {
@@ -413,12 +445,14 @@ export class TerminalSession {
       exit_code: this.exit.at ? this.exit.exitCode : null,
       rows: this.emulator.rows,
       cols: this.emulator.cols,
-      pid: this.pid,
+      // The shell's own pid (in a sandbox, found inside once its first prompt is up).
+      pid: this.shellPidValue,
       program: this.program,
       title: this.title,
       created_at: this.createdAt.toISOString(),
       ...(this.exit.at ? { closed_at: this.exit.at.toISOString() } : {}),
       ...(this.inputWatcher.awaiting ? { input_kind: this.inputWatcher.awaiting.kind } : {}),
+      sandbox: this.sandbox,
     };
   }
 

@@ -15,6 +15,7 @@ import type { PendingApproval } from '../toolHost.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
 import { RUNS } from '../annotations.js';
 import { assertTypable } from '../commandLine.js';
+import { sandboxNotes } from '../sandboxNotes.js';
 
 function inputSpec(defaults: { executeTimeoutMs: number; maxLines: number }) {
   const schema = z.object({
@@ -116,9 +117,10 @@ export function registerExecute(server: McpServer, deps: ToolDeps): RegisteredTo
         progress.watch(session);
         const run = (ms: number) =>
           session.execute({ command: args.command, timeoutMs: ms, maxLines, background: args.background, signal: ctx.mcpReq.signal });
+        const warnings = (): string[] => [...input.warnings, ...sandboxNotes(session, 'execute')];
         if (!host.gate) {
           const result = await run(timeoutMs);
-          return success(result, renderExecute(result), input.warnings);
+          return success(result, renderExecute(result), warnings());
         }
         // The person's policy, before anything is typed (docs/design.md §2.9); a deny throws.
         const request = { session, command: args.command, tool: 'execute' as const, client: deps.clientName(ctx), clientName: deps.clientApp(ctx) };
@@ -127,12 +129,12 @@ export function registerExecute(server: McpServer, deps: ToolDeps): RegisteredTo
         const pass = await host.gate.pass(request, timeoutMs, ctx.mcpReq.signal, later);
         if (pass.outcome === 'awaiting') {
           const waiting = awaitingApproval(pass.approval, session.cwd, Date.now() - startedAt);
-          return success(waiting, renderAwaitingApproval(waiting, pass.approval), input.warnings);
+          return success(waiting, renderAwaitingApproval(waiting, pass.approval), warnings());
         }
         const typing = run(Math.max(1, timeoutMs - (Date.now() - startedAt)));
         pass.ran(typing);
         const result = await typing;
-        return success(result, renderExecute(result), input.warnings);
+        return success(result, renderExecute(result), warnings());
       } catch (error) {
         return errorResult(error, host.logger, 'execute', input.warnings);
       } finally {
@@ -215,7 +217,7 @@ async function chooseSession(
   }
   const client = deps.clientName(ctx);
   const reserved = (id: string) => deps.host.gate?.pending(id) !== undefined;
-  const idle = manager.findIdleShell(client, args.cwd, reserved, outside);
+  const idle = manager.findIdleShell(client, args.cwd, reserved, !outside);
   if (idle) return { session: idle, release: idle.claim() };
   if (outside) {
     // Nothing outside the sandbox is spawned before the person's answer: the request is the key.

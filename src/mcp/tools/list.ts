@@ -68,5 +68,6 @@ function renderSession(s: SessionInfo): string {
   if (s.cwd) parts.push(`cwd ${s.cwd}`);
   if (s.last_exit_code !== null) parts.push(`last exit ${s.last_exit_code}`);
   parts.push(`opened by ${who}`, `controller ${s.controller}`, `${s.cols}x${s.rows}`, `pid ${s.pid}`);
+  if (s.sandbox) parts.push(s.sandbox.summary);
   return parts.join(', ');
 }

@@ -10,6 +10,7 @@ import type { PendingApproval, ToolDeps } from '../toolHost.js';
 import { useSession } from '../nextStep.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
 import { RUNS } from '../annotations.js';
+import { sandboxNotes } from '../sandboxNotes.js';
 
 const schema = z.object({
   name: z.string().min(1).max(100).optional().describe('Label; usable as session id.'),
@@ -75,8 +76,8 @@ export function registerOpen(server: McpServer, deps: ToolDeps): RegisteredTool 
       if (!input.ok) return errorResult(input.error, host.logger, 'open', input.warnings);
       const opened = (session: TerminalSession) => {
         const info = session.info();
-        const result = { session: info.id, ...(info.name ? { name: info.name } : {}), pid: info.pid, program: info.program, rows: info.rows, cols: info.cols, state: info.state };
-        return success(result, renderOpen(info, session.shellKind !== null), input.warnings);
+        const result = { session: info.id, ...(info.name ? { name: info.name } : {}), pid: info.pid, program: info.program, rows: info.rows, cols: info.cols, state: info.state, sandbox: info.sandbox };
+        return success(result, renderOpen(info, session.shellKind !== null), [...input.warnings, ...sandboxNotes(session, 'open')]);
       };
       try {
         const client = deps.clientName(ctx);
@@ -120,5 +121,6 @@ function awaitingOpen(approval: PendingApproval): Record<string, unknown> {
 export function renderOpen(info: SessionInfo, shell: boolean): Rendering {
   const label = info.name ? ` (${info.name})` : '';
   const next = useSession(info.id, shell);
-  return { text: `Opened session ${info.id}${label}: ${info.program}, pid ${info.pid}, ${info.cols}x${info.rows}, ${info.state}; ${next}.`, next };
+  const sandbox = info.sandbox?.on ? ` It is ${info.sandbox.summary}.` : '';
+  return { text: `Opened session ${info.id}${label}: ${info.program}, pid ${info.pid}, ${info.cols}x${info.rows}, ${info.state}; ${next}.${sandbox}`, next };
 }

@@ -8,6 +8,7 @@ import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, W
 import type { GatePass, ToolAuditEvent, ToolDeps } from '../toolHost.js';
 import { answerInput, describeInput } from '../nextStep.js';
 import { MOUSE_ALIASES, mouseSchema, normalizeMouse } from '../mouseSchema.js';
+import { sandboxNotes } from '../sandboxNotes.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
 import { RUNS } from '../annotations.js';
 
@@ -101,14 +102,14 @@ export function registerSend(server: McpServer, deps: ToolDeps): RegisteredTool 
             if (pass.outcome === 'awaiting') {
               const note = approvalNote(pass.approval);
               const waiting = { output: '', screen: '', state: session.state, exit_code: null, waited: 'awaiting_approval', approval: { id: pass.approval.id, rule: pass.approval.rule, reason: pass.approval.reason } };
-              return success(waiting, { text: `(not typed yet)\n[session ${session.id}, ${note.text}]`, next: note.next }, input.warnings);
+              return success(waiting, { text: `(not typed yet)\n[session ${session.id}, ${note.text}]`, next: note.next }, [...input.warnings, ...sandboxNotes(session, 'send')]);
             }
           }
         }
         const sending = session.send({ ...typed, signal: ctx.mcpReq.signal });
         if (pass?.outcome === 'allowed') pass.ran(sending);
         const result = await sending;
-        return success(result, renderSend(session.id, result), input.warnings);
+        return success(result, renderSend(session.id, result), [...input.warnings, ...sandboxNotes(session, 'send')]);
       } catch (error) {
         return errorResult(error, host.logger, 'send', input.warnings);
       } finally {

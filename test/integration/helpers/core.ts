@@ -9,6 +9,7 @@ import type { Transcript } from '../../../src/core/transcript/transcript.js';
 import type { Creator } from '../../../src/core/types.js';
 import { skipFishFirstRun } from './hermeticEnv.js';
 import { shellPath } from './shells.js';
+import { testSandbox } from './testSandbox.js';
 
 /** Settings for tests: small, fast kill waits, the given shell. */
 export function testSettings(overrides: Partial<CoreSettings> = {}): CoreSettings {
@@ -60,11 +61,14 @@ export function createManager(options: {
   home: string;
 } {
   const { home, stateDir } = tempHome(options.rcFiles);
+  const baseEnv = { PATH: process.env.PATH, HOME: home, LANG: 'C.UTF-8', USER: process.env.USER ?? 'root', ...options.env };
+  fs.mkdirSync(stateDir, { recursive: true });
   const manager = new SessionManager({
     settings: testSettings({ shell: options.shell ?? shellPath('bash'), ...options.settings }),
     stateDir,
-    baseEnv: { PATH: process.env.PATH, HOME: home, LANG: 'C.UTF-8', USER: process.env.USER ?? 'root', ...options.env },
+    baseEnv,
     onWarning: options.onWarning ?? (() => {}),
+    sandbox: testSandbox(stateDir, baseEnv),
   });
   return { manager, stateDir, home };
 }
@@ -97,7 +101,7 @@ export function managersPerTest(): {
  * A bash session started without a manager, for tests that hand it a Transcript of their own
  * (a full disk, a slow one): 100×30, these tests' short waits, no rc files of the developer.
  */
-export function startBashSession(options: {
+export async function startBashSession(options: {
   id: string;
   home: string;
   creator: Creator;
@@ -107,7 +111,11 @@ export function startBashSession(options: {
   headLines: number;
 }): Promise<TerminalSession> {
   const { id, home, creator } = options;
+  const stateRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-core-state-'));
+  roots.push(stateRoot);
+  const sandbox = testSandbox(stateRoot, { PATH: process.env.PATH, HOME: home });
   return TerminalSession.start({
+    ...(sandbox ? { sandbox: await sandbox({ creator, cwd: home, sandbox: true }) } : {}),
     id,
     name: null,
     creator,

@@ -52,3 +52,26 @@ export function residentKb(pid: number): number {
   if (!Number.isFinite(kb) || kb <= 0) throw new Error(`no resident memory for pid ${pid}`);
   return kb;
 }
+
+/**
+ * The machine's pid of a process a session started, found by the session's mark in its
+ * environment and its command line. In the Linux sandbox a session has pids of its own, so the
+ * `$!` its shell prints names some other process out here; elsewhere (macOS) `inside` is already
+ * the machine's pid.
+ */
+export function machinePid(session: string, commandLine: RegExp, inside: number): number {
+  if (process.platform !== 'linux') return inside;
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const environ = readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0');
+      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim();
+      if (environ.includes(`SWITCHBOARD_SESSION=${session}`) && commandLine.test(argv)) found.push(Number(entry));
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  if (found.length !== 1) throw new Error(`expected one process of session ${session} running ${commandLine}, found ${found.length}`);
+  return found[0]!;
+}

@@ -22,6 +22,7 @@ import type { SwitchboardApp as App } from '../../../main/app.js';
 import type { TerminalSession } from '../../../src/core/session/terminalSession.js';
 import { shellPath } from '../../integration/helpers/shells.js';
 import { testEnv } from '../../integration/helpers/hermeticEnv.js';
+import { machinePid } from '../../integration/helpers/processState.js';
 
 const { SwitchboardApp } = await import('../../../main/app.js');
 const { FakeBrowserWindow, FakeNotification, FakeTray, fake, resetRecords, stolenFocus } = await import('./fakeElectron.js');
@@ -30,6 +31,8 @@ const AGENT = { kind: 'agent' as const, client: 'focus-test-agent 1.0' };
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 let stateDir: string;
+/** Where the agents' sessions work: beside the state folder, which their sandbox hides. */
+let workDir: string;
 let switchboard: App;
 let session: TerminalSession;
 
@@ -60,6 +63,7 @@ function expectNoStolenFocus(): void {
 beforeAll(async () => {
   resetRecords();
   stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-focus-'));
+  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-focus-work-'));
   // Notifications on (off by default), so their path runs too; "long" = 1 s here.
   fs.writeFileSync(path.join(stateDir, 'app-preferences.json'), JSON.stringify({ notifications: true, notifyAfterMs: 1_000 }));
   switchboard = await SwitchboardApp.start({
@@ -77,6 +81,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await switchboard?.dispose();
   fs.rmSync(stateDir, { recursive: true, force: true });
+  fs.rmSync(workDir, { recursive: true, force: true });
 });
 
 describe('agent activity never steals focus', () => {
@@ -88,7 +93,7 @@ describe('agent activity never steals focus', () => {
   });
 
   it('an agent opens a session and runs commands: started, finished, failed (slow)', async () => {
-    session = await switchboard.hub.manager.open({ creator: AGENT, cwd: stateDir });
+    session = await switchboard.hub.manager.open({ creator: AGENT, cwd: workDir });
     await until(() => switchboard.tray.model.some((i) => i.kind === 'item' && i.id === `session:${session.id}`), 'the session in the tray menu');
 
     const ok = await execute('sleep 1.2; echo done');
@@ -127,7 +132,7 @@ describe('agent activity never steals focus', () => {
   });
 
   it('a second agent session and a flood of output change nothing either', async () => {
-    const other = await switchboard.hub.manager.open({ creator: { kind: 'agent', client: 'other-agent 2' }, cwd: stateDir });
+    const other = await switchboard.hub.manager.open({ creator: { kind: 'agent', client: 'other-agent 2' }, cwd: workDir });
     const result = await other.execute({ command: 'seq 1 20000 | tail -n 1', timeoutMs: 10_000, maxLines: 10 });
     expect(result.status).toBe('completed');
     await other.close();
@@ -152,7 +157,7 @@ describe('agent activity never steals focus', () => {
     const waiting = await execute('read -r x');
     expect(waiting.status).toBe('awaiting_input');
     session.interrupt();
-    const third = await switchboard.hub.manager.open({ creator: AGENT, cwd: stateDir });
+    const third = await switchboard.hub.manager.open({ creator: AGENT, cwd: workDir });
     await third.execute({ command: 'true', timeoutMs: 10_000, maxLines: 10 });
     await third.close();
     await until(() => session.state === 'idle', 'idle again');
@@ -191,11 +196,12 @@ describe('tray actions go through the hub’s UI bridge', () => {
 
   it('Stop everything <client> started closes that agent’s sessions and what runs in them, and no other', async () => {
     const ROGUE = { kind: 'agent' as const, client: 'rogue-agent 1' };
-    const first = await switchboard.hub.manager.open({ creator: ROGUE, cwd: stateDir });
-    const second = await switchboard.hub.manager.open({ creator: ROGUE, cwd: stateDir });
+    const first = await switchboard.hub.manager.open({ creator: ROGUE, cwd: workDir });
+    const second = await switchboard.hub.manager.open({ creator: ROGUE, cwd: workDir });
     const background = await first.execute({ command: 'sleep 300 & echo "pid=$!"', timeoutMs: 10_000, maxLines: 10 });
-    const pid = Number(/pid=(\d+)/.exec(background.output)?.[1]);
-    expect(pid).toBeGreaterThan(0);
+    const inside = Number(/pid=(\d+)/.exec(background.output)?.[1]);
+    expect(inside).toBeGreaterThan(0);
+    const pid = machinePid(first.id, /^sleep 300$/, inside);
     expect(await second.execute({ command: 'sleep 300', timeoutMs: 300, maxLines: 10 })).toMatchObject({ status: 'running' });
     const item = (): Extract<(typeof switchboard.tray.model)[number], { kind: 'item' }> | undefined =>
       switchboard.tray.model.find((i): i is Extract<typeof i, { kind: 'item' }> => i.kind === 'item' && i.id === 'stopClient:rogue-agent 1');
