@@ -90,7 +90,8 @@ function compact(json: Record<string, unknown>): Record<string, unknown> {
 /**
  * Drops what says nothing a model needs, since it pays for every listed token: the ±2^53-1
  * bounds zod gives every `.int()`, `additionalProperties: {}` (an open object is JSON Schema's
- * default), and `minLength: 1` (the handler refuses an empty value with a clear error anyway).
+ * default), `minLength: 1` (the handler refuses an empty value with a clear error anyway), and
+ * `propertyNames: { type: "string" }` (an object's keys are strings anyway).
  */
 function withoutNoise(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutNoise);
@@ -100,9 +101,15 @@ function withoutNoise(value: unknown): unknown {
     if ((key === 'minimum' || key === 'maximum') && typeof inner === 'number' && Math.abs(inner) === Number.MAX_SAFE_INTEGER) continue;
     if (key === 'additionalProperties' && isEmptyObject(inner)) continue;
     if (key === 'minLength' && inner === 1) continue;
+    if (key === 'propertyNames' && isStringType(inner)) continue;
     out[key] = withoutNoise(inner);
   }
   return out;
+}
+
+/** `{ type: "string" }`: what every JSON object's keys are anyway. */
+function isStringType(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && Object.keys(value).length === 1 && (value as Record<string, unknown>).type === 'string';
 }
 
 function isEmptyObject(value: unknown): boolean {
