@@ -23,6 +23,7 @@ import { screenshotCost } from './screenshot.js';
 import { memory } from './memory.js';
 import { policyDecisions } from './policy.js';
 import { progressCost } from './progressLine.js';
+import { terminalAppCost } from './terminalApp.js';
 import { median, ms, now, percentile, type Row } from './stats.js';
 import { sustainedOutput } from './sustained.js';
 import { viewerUnderFlood } from './viewer.js';
@@ -138,6 +139,7 @@ async function main(): Promise<void> {
     ['history', () => historyAtScale(rows, 1_000, 100, full ? 500 : 200)],
     ['policy', () => policyDecisions(rows, full ? 50 : 20)],
     ['progress', () => progressCost(rows, full ? 50 : 20, full ? 9 : 5, full ? 4_000_000 : 1_000_000)],
+    ['app', () => terminalAppCost(rows, full ? 200 : 50, full ? 7 : 3, full ? 4_000_000 : 2_000_000)],
   ];
   for (const [name, run] of cases) {
     if (only && !only.includes(name)) continue;

@@ -1,7 +1,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { EventEmitter, SessionManager, type CoreSettings, type Disposable } from '../core/index.js';
-import { createMcpServer, packageVersion, type Screenshot, type ScreenshotRequest, type ToolAuditEvent } from '../mcp/server.js';
+import { createMcpServer, packageVersion, SCREEN_UPDATES_TOOL, type Screenshot, type ScreenshotRequest, type ToolAuditEvent } from '../mcp/server.js';
 import { ApprovalBook } from './approvals.js';
 import { AuditLog } from './audit.js';
 import { PolicyGate } from './commandGate.js';
@@ -17,6 +17,8 @@ import { LIVE_SETTINGS, SettingsEditor } from './settingsEditor.js';
 import { SOCKET_FILE, type LoginCodeMessage } from './socketProtocol.js';
 import { startSocketServer, type SocketServer } from './socketServer.js';
 import { takeScreenshot } from './screenshot/takeScreenshot.js';
+import { terminalAppLoader } from './terminalAppHtml.js';
+import { ToolCallSummary } from './toolCallSummary.js';
 import { ensureStateDir } from './stateDir.js';
 import { ensureToken, replaceToken, tokenWrittenAt } from './token.js';
 import { UiHost } from './uiHost.js';
@@ -61,6 +63,10 @@ export class Hub {
   readonly history: HistoryIndex;
   /** `<state>/audit.jsonl`: every tool call (ToolHost.audit). */
   private readonly auditLog: AuditLog;
+  /** The terminal app's calls, twice a second per view: counted per minute (docs/design.md §4.6). */
+  private readonly auditSummary: ToolCallSummary;
+  /** ToolHost: the terminal app's HTML (docs/design.md §3.7), read once. */
+  readonly terminalApp: () => Promise<string | undefined>;
   private disposed = false;
   private lock: HubLock | undefined;
   private socketServer: SocketServer | undefined;
@@ -121,6 +127,8 @@ export class Hub {
     this.manager.onDidFinishCommand((finished) => this.history.add(finished));
     this.manager.onDidRemoveTranscripts((ids) => this.history.remove(ids));
     this.auditLog = new AuditLog(this.stateDir, this.logger);
+    this.auditSummary = new ToolCallSummary((event) => this.auditLog.toolCall(event));
+    this.terminalApp = terminalAppLoader(this.logger);
     this.approvals = new ApprovalBook(options.clock);
     this.gate = new PolicyGate({ settings: () => this.settings, book: this.approvals, audit: (event) => this.auditLog.policy(event), logger: this.logger });
     // Closing a session withdraws the approval it waits for.
@@ -206,7 +214,16 @@ export class Hub {
 
   /** ToolHost: one line per MCP tool call in audit.jsonl (never the arguments). */
   audit(event: ToolAuditEvent): void {
-    this.auditLog.toolCall(event);
+    if (event.tool === SCREEN_UPDATES_TOOL) this.auditSummary.record(event);
+    else this.auditLog.toolCall(event);
+  }
+
+  /**
+   * ToolHost: the UI's address showing one session (the terminal app's link, docs/design.md
+   * §3.7): the same loopback page in the Electron app and headless, with no sign-in in it.
+   */
+  uiAddress(session: string): string | undefined {
+    return this.port === null ? undefined : `http://127.0.0.1:${this.port}/#session=${encodeURIComponent(session)}`;
   }
 
   private async listen(listen: { socket?: boolean; http?: boolean }): Promise<void> {
@@ -305,6 +322,7 @@ export class Hub {
     this.approvals.dispose();
     await step(() => this.history.dispose());
     this.onDidChangeToolDefaultsEmitter.dispose();
+    this.auditSummary.dispose();
     this.auditLog.flush();
     if (this.lock) {
       await step(() => removeHubInfo(this.stateDir));

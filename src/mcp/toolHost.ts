@@ -25,6 +25,8 @@ export interface ToolAuditEvent {
   resize?: { rows: number; cols: number };
   /** `send` only: the mouse action (click, drag, …), never where. */
   mouse?: string;
+  /** Calls this line stands for, for tools audited as a count (the terminal app's; docs/design.md §4.6). */
+  calls?: number;
 }
 
 /** A PNG of a session's screen (`screenshot`), and what it shows. */
@@ -63,6 +65,10 @@ export interface ToolHost {
   readonly onDidChangeToolDefaults?: Event<void>;
   /** The person's policy (docs/design.md §2.9), checked before a command line is typed; none: everything runs. */
   readonly gate?: CommandGate;
+  /** The terminal app's HTML, one document (docs/design.md §3.7); undefined where it was not built. */
+  terminalApp?(): Promise<string | undefined>;
+  /** The address of the hub's UI showing this session (docs/design.md §3.7), when the hub serves one. */
+  uiAddress?(session: string): string | undefined;
 }
 
 /** The rule of the person's policy that answered: its place in the list (from 0) and its pattern. */

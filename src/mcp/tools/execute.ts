@@ -13,6 +13,7 @@ import { answerInput, describeInput, waitForCommand } from '../nextStep.js';
 import type { PendingApproval } from '../toolHost.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
 import { RUNS } from '../annotations.js';
+import { SHOWN_IN_TERMINAL_APP } from '../terminalApp.js';
 
 function inputSpec(defaults: { executeTimeoutMs: number; maxLines: number }) {
   const schema = z.object({
@@ -91,6 +92,8 @@ export function registerExecute(server: McpServer, deps: ToolDeps): RegisteredTo
       inputSchema: lenientInputSchema(spec.schema),
       outputSchema: compactOutputSchema(outputSchema),
       annotations: RUNS,
+      // Hosts with MCP Apps draw the result as a live view of the session (docs/design.md §3.7).
+      _meta: SHOWN_IN_TERMINAL_APP,
     },
     async (raw, ctx) => {
       const input = parseInput(spec, raw);
