@@ -95,7 +95,7 @@ async function waitForViewText(text: string, timeout = 15_000): Promise<void> {
 
 beforeAll(async () => {
   userHome = mkdtempSync(path.join(tmpdir(), 'sb-app-e2e-user-'));
-  writeFileSync(path.join(userHome, '.bashrc'), "PS1='\\w \\$ '\n");
+  writeFileSync(path.join(userHome, '.bashrc'), '');
   const bundled = await build({
     entryPoints: [path.join(ROOT, 'test', 'e2e', 'appHost', 'hostPage.ts')],
     bundle: true,
