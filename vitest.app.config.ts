@@ -7,6 +7,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/app/**/*.test.ts'],
+    // As in vitest.config.ts: a home of its own, none of the machine's shell setup.
+    setupFiles: ['test/setup/hermeticHome.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // One app at a time: each is a whole Electron with its hub.

@@ -25,6 +25,8 @@ export interface BenchHub {
   pid: number;
   port: number;
   token: string;
+  /** The person's UI key (`<home>/ui-key`): a browser signs in with `/?key=`; empty for a hub from before it. */
+  uiKey: string;
   env: Record<string, string>;
   stop(): Promise<void>;
 }
@@ -83,6 +85,7 @@ export async function startHub(extraEnv: Record<string, string> = {}, nodeArgs: 
     pid: info.pid,
     port: info.port,
     token: fs.readFileSync(path.join(home, 'token'), 'utf8').trim(),
+    uiKey: fs.existsSync(path.join(home, 'ui-key')) ? fs.readFileSync(path.join(home, 'ui-key'), 'utf8').trim() : '',
     env,
     async stop() {
       running.delete(hub);

@@ -131,7 +131,7 @@ export async function viewerUnderFlood(rows: Row[], keys: number): Promise<void>
       timeout: 30_000,
       args: ['--no-sandbox', '--headless', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
-    const url = `http://127.0.0.1:${hub.port}/?token=${hub.token}`;
+    const url = `http://127.0.0.1:${hub.port}/?key=${hub.uiKey}`;
     const watcherContext = await browser.newContext({ viewport: { width: 1360, height: 820 }, colorScheme: 'dark' });
     const personContext = await browser.newContext({ viewport: { width: 1360, height: 820 }, colorScheme: 'dark' });
     const watcher = await watcherContext.newPage();

@@ -88,7 +88,7 @@ export class SwitchboardApp {
     this.window = new MainWindow({ preload: options.preload ?? preloadPath(), logger, platform: this.platform });
     this.ipc = new IpcBridge({ ipcMain, host: hub.ui, windowContents: () => this.window.contents, logger, notificationSettings: notificationSettingsOf(preferences) });
 
-    this.trayBridge = hub.ui.createBridge({ send: (message) => this.trayReply(message) });
+    this.trayBridge = hub.ui.createBridge({ send: (message) => this.trayReply(message), channel: 'menu' });
     this.trayBridge.receive({ type: 'hello', protocol: UI_PROTOCOL_VERSION });
 
     this.notifier = new Notifier({
@@ -102,8 +102,10 @@ export class SwitchboardApp {
     this.tray = new TrayController({
       iconsDir: options.iconsDir ?? trayIconsDir(),
       sessions: () => hub.ui.list(),
+      approvals: () => hub.ui.newApprovals(),
       startAtLogin: () => this.startAtLogin(),
       onAction: (action) => this.handleTrayAction(action),
+      settingsWaiting: () => hub.ui.settings.heldChange()?.changes.map((change) => change.text) ?? [],
       platform: this.platform,
     });
     this.tray.start();
@@ -118,6 +120,9 @@ export class SwitchboardApp {
         this.tray.scheduleRender();
         this.notifier.sessionRemoved(id);
       }),
+      hub.ui.settings.onDidChangeHeld(() => this.tray.scheduleRender()),
+      // An agent's open waiting for the person: no session shows it, the menu does.
+      hub.ui.onDidChangeApprovals(() => this.tray.scheduleRender()),
     );
     logger.info(`app: hub ready (state dir ${hub.stateDir}, port ${hub.port ?? 'none'})`);
   }

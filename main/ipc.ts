@@ -112,6 +112,8 @@ export class IpcBridge {
     this.connections.get(contents)?.dispose();
     const bridge = this.options.host.createBridge({
       send: (message: HubMessage) => safeSend(contents, IPC_CHANNELS.message, forIpc(message)),
+      // Our window's top frame on our own page (checked above): the person in the app.
+      channel: 'app',
     });
     this.connections.set(contents, bridge);
     contents.once('destroyed', () => {

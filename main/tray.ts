@@ -8,15 +8,19 @@
  */
 import * as path from 'node:path';
 import { Menu, Tray, nativeImage, type MenuItemConstructorOptions, type NativeImage } from 'electron';
-import type { UiSession } from '../src/ui-protocol.js';
+import type { UiNewApproval, UiSession } from '../src/ui-protocol.js';
 import { buildTrayMenu, trayIconState, trayToolTip, type MenuModel, type TrayAction, type TrayIconState } from './trayMenu.js';
 
 export interface TrayControllerOptions {
   iconsDir: string;
   /** The hub's sessions now (UiHost.list()). */
   sessions: () => UiSession[];
+  /** Approvals no session shows yet (UiHost.newApprovals()): an agent's `open` waiting for the person. */
+  approvals?: () => UiNewApproval[];
   startAtLogin: () => { enabled: boolean; supported: boolean };
   onAction: (action: TrayAction) => void;
+  /** The changes of a settings change that waits for the person (none: nothing waits). */
+  settingsWaiting?: () => readonly string[];
   platform?: NodeJS.Platform;
   /** How often running times in the menu refresh while a command runs. */
   tickMs?: number;
@@ -78,14 +82,18 @@ export class TrayController {
     const tray = this.tray;
     if (this.disposed || !tray) return;
     const sessions = this.options.sessions();
-    const state = trayIconState(sessions);
+    const waiting = this.options.settingsWaiting?.() ?? [];
+    const approvals = this.options.approvals?.() ?? [];
+    // A settings change waiting for the person needs them as much as a session does.
+    const state = waiting.length > 0 ? 'attention' : trayIconState(sessions, approvals);
     if (state !== this.iconState) {
       tray.setImage(this.icon(state));
       this.iconState = state;
     }
-    tray.setToolTip(trayToolTip(sessions));
+    const tip = trayToolTip(sessions, approvals);
+    tray.setToolTip(waiting.length > 0 ? `${tip}; a settings change waits for you` : tip);
     const login = this.options.startAtLogin();
-    this.model = buildTrayMenu(sessions, { startAtLogin: login.enabled, startAtLoginSupported: login.supported });
+    this.model = buildTrayMenu(sessions, { startAtLogin: login.enabled, startAtLoginSupported: login.supported, settingsWaiting: waiting, approvals });
     tray.setContextMenu(Menu.buildFromTemplate(toElectronTemplate(this.model, (action) => this.options.onAction(action))));
     this.updateTicker(sessions);
   }

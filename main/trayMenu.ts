@@ -5,6 +5,8 @@
  *
  *   Open Switchboard
  *   ─────
+ *   needs you: open <command> — <client>   ▸ Allow once | Allow for 30 min | Deny   …one per approval
+ *                                            that no session shows yet (an agent's `open`)
  *   <badge> <client> — <state>[ · <command> · <running time>]   ▸ [Allow once | Allow for 30 min | Deny ─]
  *                                                                   Watch
  *   …one per session (agents' first, then the person's)           Take over | Hand back
@@ -17,7 +19,7 @@
  *   ─────
  *   Quit Switchboard
  */
-import type { ApprovalAnswer, UiSession } from '../src/ui-protocol.js';
+import type { ApprovalAnswer, UiApproval, UiNewApproval, UiSession } from '../src/ui-protocol.js';
 
 /** The MCP hosts "Copy MCP config" offers, in menu order (`switchboard config <host>`). */
 export const MCP_HOSTS = [
@@ -70,6 +72,13 @@ export interface TrayMenuOptions {
   startAtLoginSupported: boolean;
   /** How many sessions the menu lists before "… and N more" (the window lists them all). */
   maxSessions?: number;
+  /**
+   * A settings change that waits for the person (docs/design.md §5.5), each change named: the menu
+   * says so and opens the window's settings; it is confirmed only in the window.
+   */
+  settingsWaiting?: readonly string[];
+  /** Approvals of requests that would start a session (an agent's `open`): no session row shows them. */
+  approvals?: readonly UiNewApproval[];
 }
 
 export type TrayIconState = 'idle' | 'running' | 'attention';
@@ -100,8 +109,9 @@ export function sessionAttention(session: UiSession): Attention {
   return null;
 }
 
-/** The menu-bar icon: attention beats running beats idle; only agent-driven sessions count. */
-export function trayIconState(sessions: readonly UiSession[]): TrayIconState {
+/** The menu-bar icon: attention beats running beats idle; only agent-driven sessions count, and approvals no session shows. */
+export function trayIconState(sessions: readonly UiSession[], approvals: readonly UiNewApproval[] = []): TrayIconState {
+  if (approvals.length > 0) return 'attention';
   let running = false;
   for (const session of sessions) {
     if (sessionAttention(session) !== null) return 'attention';
@@ -111,9 +121,9 @@ export function trayIconState(sessions: readonly UiSession[]): TrayIconState {
 }
 
 /** The tray's tooltip: one line saying what the icon means. */
-export function trayToolTip(sessions: readonly UiSession[]): string {
+export function trayToolTip(sessions: readonly UiSession[], approvals: readonly UiNewApproval[] = []): string {
   const live = sessions.filter((s) => s.state !== 'exited' && s.closed_at === undefined);
-  const attention = sessions.filter((s) => sessionAttention(s) !== null).length;
+  const attention = sessions.filter((s) => sessionAttention(s) !== null).length + approvals.length;
   const running = live.filter((s) => agentDriven(s) && s.state === 'running').length;
   const parts = [`${live.length} ${live.length === 1 ? 'session' : 'sessions'}`];
   if (running > 0) parts.push(`${running} agent ${running === 1 ? 'command' : 'commands'} running`);
@@ -185,22 +195,7 @@ export function sessionSubmenu(session: UiSession): MenuItemModel[] {
           action: { type: 'handBack', session: id },
         };
   const approval = live ? session.approval : undefined;
-  const answers: MenuItemModel[] = approval
-    ? [
-        { kind: 'item', id: `allowOnce:${id}`, label: 'Allow once', enabled: true, action: { type: 'answerApproval', approval: approval.id, answer: 'allow_once' } },
-        {
-          kind: 'item',
-          id: `allow30m:${id}`,
-          label: 'Allow for 30 min',
-          // A grant is for a rule: a line no rule judged can only be allowed once.
-          enabled: approval.rule !== null,
-          action: { type: 'answerApproval', approval: approval.id, answer: 'allow_30m' },
-          toolTip: approval.rule ? `This agent, rule ${approval.rule.index} (${approval.rule.match}), for 30 minutes.` : 'No rule matched: allow it once or deny it.',
-        },
-        { kind: 'item', id: `deny:${id}`, label: 'Deny', enabled: true, action: { type: 'answerApproval', approval: approval.id, answer: 'deny' } },
-        { kind: 'separator' },
-      ]
-    : [];
+  const answers: MenuItemModel[] = approval ? [...approvalAnswers(approval, id), { kind: 'separator' }] : [];
   return [
     ...answers,
     { kind: 'item', id: `watch:${id}`, label: 'Watch', enabled: true, action: { type: 'watch', session: id } },
@@ -212,10 +207,40 @@ export function sessionSubmenu(session: UiSession): MenuItemModel[] {
   ];
 }
 
+/** Allow once, Allow for 30 min, Deny for one approval; `key` makes the items' ids (a session's id, or the approval's). */
+function approvalAnswers(approval: UiApproval, key: string): MenuItemModel[] {
+  return [
+    { kind: 'item', id: `allowOnce:${key}`, label: 'Allow once', enabled: true, action: { type: 'answerApproval', approval: approval.id, answer: 'allow_once' } },
+    {
+      kind: 'item',
+      id: `allow30m:${key}`,
+      label: 'Allow for 30 min',
+      // A grant is for a rule: a line no rule asked about can only be allowed once.
+      enabled: approval.rule !== null,
+      action: { type: 'answerApproval', approval: approval.id, answer: 'allow_30m' },
+      toolTip: approval.rule ? `This agent, rule ${approval.rule.index} (${approval.rule.match}), for 30 minutes.` : 'No rule asked: allow it once or deny it.',
+    },
+    { kind: 'item', id: `deny:${key}`, label: 'Deny', enabled: true, action: { type: 'answerApproval', approval: approval.id, answer: 'deny' } },
+  ];
+}
+
 /** What the person approves: the command, where, which agent, which rule. */
-function approvalToolTip(approval: NonNullable<UiSession['approval']>): string {
-  const rule = approval.rule ? `rule ${approval.rule.index} (${approval.rule.match})` : 'no rule matched';
-  return `${approval.command} — in ${approval.cwd ?? 'an unknown folder'} — asked by ${approval.client} — ${rule}: ${approval.reason}`;
+function approvalToolTip(approval: UiApproval): string {
+  const rule = approval.rule ? `rule ${approval.rule.index} (${approval.rule.match})` : 'no rule';
+  const outside = approval.unsandboxed ? ' — outside the sandbox' : '';
+  return `${approval.command} — in ${approval.cwd ?? 'an unknown folder'} — asked by ${approval.client}${outside} — ${rule}: ${approval.reason}`;
+}
+
+/** One row per approval no session shows yet: what would start, and its answers. */
+function newApprovalItems(approvals: readonly UiNewApproval[]): MenuItemModel[] {
+  return approvals.map((approval) => ({
+    kind: 'item' as const,
+    id: `approval:${approval.id}`,
+    label: `needs you: ${approval.tool === 'open' ? 'open' : 'run'} ${truncate(approval.command, 40)} — ${truncate(approval.client, 24)}${approval.unsandboxed ? ' (outside the sandbox)' : ''}`,
+    enabled: true,
+    submenu: approvalAnswers(approval, approval.id),
+    toolTip: approvalToolTip(approval),
+  }));
 }
 
 /** Agents' sessions first (attention first among them), then the person's; oldest first within. */
@@ -254,7 +279,13 @@ function stopClientItems(sessions: readonly UiSession[]): MenuItemModel[] {
 export function buildTrayMenu(sessions: readonly UiSession[], options: TrayMenuOptions): MenuModel {
   const max = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const ordered = menuOrder(sessions);
-  const menu: MenuModel = [{ kind: 'item', id: 'open', label: 'Open Switchboard', enabled: true, action: { type: 'open' } }, { kind: 'separator' }];
+  const menu: MenuModel = [{ kind: 'item', id: 'open', label: 'Open Switchboard', enabled: true, action: { type: 'open' } }];
+  const waiting = options.settingsWaiting ?? [];
+  if (waiting.length > 0) {
+    menu.push({ kind: 'item', id: 'settingsWaiting', label: 'Settings change waiting — review…', enabled: true, action: { type: 'settings' }, toolTip: waiting.join('; ') });
+  }
+  menu.push({ kind: 'separator' });
+  menu.push(...newApprovalItems(options.approvals ?? []));
 
   if (ordered.length === 0) {
     menu.push({ kind: 'item', id: 'no-sessions', label: 'No sessions', enabled: false });

@@ -30,17 +30,30 @@
  *                                              wins, and hand back keeps it (no reply either way)
  *   client → stopClient {client}               closes every live session that agent client opened
  *                                              (docs/design.md §2.8); hub → done {for, sessions}
- *   client → answerApproval {id, answer, reason?}  the person's answer to a session's `approval`
- *                                              (allow_once | allow_30m | deny; docs/design.md §2.9);
- *                                              hub → done, or error for an unknown or answered id
+ *                                              hub → approvals {approvals} after `sessions`, and whenever
+ *                                              it changes: requests waiting for the person that would
+ *                                              start a session (an agent's `open`, an `execute` outside
+ *                                              the sandbox), which no session shows yet
+ *   client → answerApproval {id, answer, reason?}  the person's answer to a session's `approval`, or
+ *                                              to one of `approvals` (allow_once | allow_30m | deny;
+ *                                              docs/design.md §2.9); hub → done (with `session` for a
+ *                                              session's), or error for an unknown or answered id
  *   client → openTerminal {cwd?, cols, rows}   hub → done {for: 'openTerminal', session} (the new id)
  *   client → getSettings                       hub → hubSettings {file, settings}   (the hub's settings)
  *   client → setSettings {changes}             hub → hubSettings … (to every UI), done {for: 'setSettings'};
  *                                              or error (nothing saved). `changes`: setting → value,
  *                                              null = back to its default. Saved to settings.json;
  *                                              each setting says when it applies (`applies`)
- *   client → rotateToken                       hub → tokenRotated {token?} (to every UI), done; the
- *                                              old token opens nothing from then on
+ *                                              Over a connection signed in with the token, a change
+ *                                              that is not provably a tightening is saved but not in
+ *                                              force: error HELD_FOR_PERSON, and heldSettings to all
+ *   hub → heldSettings {held}                  (after `sessions`, and on each change) what of
+ *                                              settings.json waits for the person, or null
+ *   client → confirmSettings {id}              the person takes it: in force; discardSettings {id}:
+ *   client → discardSettings {id}              settings.json gets back what is in force. hub → done,
+ *                                              or error NOT_WAITING (no longer the change seen)
+ *   client → rotateToken                       hub → tokenRotated {key?} (to every UI), done; the
+ *                                              old token and UI key open nothing from then on
  *   client → screenshot {session, theme?}      hub → screenshotTaken {session, png, width, height} (the
  *                                              `screenshot` tool's PNG, base64, at most
  *                                              MAX_SCREENSHOT_BYTES), or error; one at a time per UI
@@ -83,6 +96,11 @@
  * snapshot use `start_line` when present (the line in the snapshot's buffer, 0 = its first
  * line; null when it has scrolled out).
  *
+ * Who may do what: a connection over `/ws` signed in with the bearer token (what agents hold)
+ * gets PERSON_ONLY for answerApproval, confirmSettings, discardSettings, takeOver, handBack,
+ * input, openTerminal, rerun and rotateToken; the person's channels (the UI cookie, the Electron
+ * window, the menu) may do all.
+ *
  * `req` (optional, any client message) is echoed in `done` and `error` to pair replies.
  * `subscribe`, `unsubscribe`, `input`, `resize` and `ack` get no `done`, only an `error` on failure.
  */
@@ -118,6 +136,15 @@ export const UiErrorCode = {
   Busy: 'BUSY',
   /** A screenshot over MAX_SCREENSHOT_BYTES. */
   TooLarge: 'TOO_LARGE',
+  /** `confirmSettings`/`discardSettings` for a change that no longer waits (or no longer as it was seen). */
+  NotWaiting: 'NOT_WAITING',
+  /** `setSettings` over a connection signed in with the token: saved, but it waits for the person. */
+  HeldForPerson: 'HELD_FOR_PERSON',
+  /**
+   * Only the person's channels may do this (answer an approval, type, take over, …): this
+   * connection signed in with the bearer token, which agents hold (docs/design.md §2.9).
+   */
+  PersonOnly: 'PERSON_ONLY',
   Internal: 'INTERNAL',
 } as const;
 
@@ -132,6 +159,29 @@ const req = z.number().int().nonnegative().optional();
 const dimension = (max: number): z.ZodNumber => z.number().int().min(1).max(max);
 const cols = dimension(1000);
 const rows = dimension(500);
+
+/**
+ * A command an agent asked to run that waits for the person (docs/design.md §2.9): nothing is
+ * typed or started until `answerApproval`. `rule`: the rule of the policy that asked (null: none
+ * did — a line the engine could not judge, or one outside the sandbox under policyDefault — and it
+ * cannot be allowed for 30 min); `client`: the agent's; `asked_at` ISO; `unsandboxed`: the agent
+ * asked to run it outside the OS sandbox.
+ */
+export const UiApprovalSchema = z.object({
+  id: z.string(),
+  command: z.string(),
+  cwd: z.string().nullable(),
+  client: z.string(),
+  rule: z.object({ index: z.number(), match: z.string() }).nullable(),
+  reason: z.string(),
+  asked_at: z.string(),
+  unsandboxed: z.boolean().optional(),
+});
+export type UiApproval = z.infer<typeof UiApprovalSchema>;
+
+/** An approval of a request that would start a session: `tool` says which (`open`, or `execute` opening its own shell). */
+export const UiNewApprovalSchema = UiApprovalSchema.extend({ tool: z.enum(['open', 'execute']) });
+export type UiNewApproval = z.infer<typeof UiNewApprovalSchema>;
 
 export const CreatorSchema = z.union([
   z.object({ kind: z.literal('agent'), client: z.string() }),
@@ -165,22 +215,8 @@ export const UiSessionSchema = z.object({
   input_kind: z.enum(['line', 'secret', 'screen']).optional(),
   /** An agent resized the session (`send` `resize`) and nobody has since: who, to what, when (ISO). */
   resized_by: z.object({ client: z.string(), cols: z.number(), rows: z.number(), at: z.string() }).optional(),
-  /**
-   * A command an agent asked to run waits for the person (docs/design.md §2.9): nothing is typed
-   * until `answerApproval`. `rule`: the rule of the policy that asked (null: the line could not be
-   * judged, and cannot be allowed for 30 min); `client`: the agent's; `asked_at` ISO.
-   */
-  approval: z
-    .object({
-      id: z.string(),
-      command: z.string(),
-      cwd: z.string().nullable(),
-      client: z.string(),
-      rule: z.object({ index: z.number(), match: z.string() }).nullable(),
-      reason: z.string(),
-      asked_at: z.string(),
-    })
-    .optional(),
+  /** A command an agent asked to type into this session waits for the person (UiApprovalSchema). */
+  approval: UiApprovalSchema.optional(),
 });
 export type UiSession = z.infer<typeof UiSessionSchema>;
 
@@ -245,6 +281,8 @@ export const ClientMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('openTerminal'), cwd: z.string().min(1).max(4096).optional(), cols, rows, req }),
   z.object({ type: z.literal('ack'), session: sessionRef, bytes: z.number().int().nonnegative(), req }),
   z.object({ type: z.literal('getSettings'), req }),
+  z.object({ type: z.literal('confirmSettings'), id: z.string().min(1).max(64), req }),
+  z.object({ type: z.literal('discardSettings'), id: z.string().min(1).max(64), req }),
   z.object({ type: z.literal('rotateToken'), req }),
   z.object({ type: z.literal('screenshot'), session: sessionRef, theme: z.enum(['dark', 'light']).optional(), req }),
   z.object({
@@ -286,6 +324,8 @@ export const CLIENT_MESSAGE_TYPES = [
   'ack',
   'getSettings',
   'setSettings',
+  'confirmSettings',
+  'discardSettings',
   'rotateToken',
   'screenshot',
   'searchHistory',
@@ -322,8 +362,34 @@ export const HubSettingSchema = z.object({
   inFile: z.boolean(),
   /** The environment variable that sets it: the page cannot change it while that is set. */
   env: z.string().optional(),
+  /**
+   * settings.json holds a change of it that waits for the person (`heldSettings`); `saved` is then
+   * what is in force, so an edit on the page starts from that, not from the change that waits.
+   */
+  held: z.boolean().optional(),
+  /**
+   * Warnings about the saved value that do not refuse it, each naming the rule (from 0) it is
+   * about: for the policy's rules, a deny rule an earlier allow or ask rule shadows.
+   */
+  warnings: z.array(z.object({ index: z.number(), message: z.string() })).optional(),
 });
 export type HubSetting = z.infer<typeof HubSettingSchema>;
+
+/**
+ * A change of settings.json that waits for the person (docs/design.md §5.5): it arrived by hand in
+ * the file (`settings.json`) or over a `/ws` connection signed in with the token (`token`), and it
+ * loosens the person's rules (or, from the token, is not provably a tightening), so the settings in
+ * force stay until the person confirms it (`confirmSettings`) or discards it (`discardSettings`,
+ * settings.json gets back what is in force). `id` names this state of the change.
+ */
+export const HeldSettingsSchema = z.object({
+  id: z.string(),
+  /** The settings that wait. */
+  settings: z.array(z.string()),
+  /** Each change, as the banner names it: "policy rule 0 `rm -rf *` deny → removed". */
+  changes: z.array(z.object({ setting: z.string(), source: z.enum(['settings.json', 'token']), text: z.string(), loosens: z.boolean() })),
+});
+export type HeldSettings = z.infer<typeof HeldSettingsSchema>;
 
 // ---- hub → client --------------------------------------------------------------------------
 
@@ -339,6 +405,8 @@ export const HubMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('sessionChanged'), session: UiSessionSchema }),
   /** Gone from the list (closed by the person, or removed by retention). */
   z.object({ type: z.literal('sessionRemoved'), id: z.string() }),
+  /** Every approval of a request that would start a session (no session shows it), oldest first: the full list. */
+  z.object({ type: z.literal('approvals'), approvals: z.array(UiNewApprovalSchema) }),
   z.object({
     type: z.literal('snapshot'),
     session: z.string(),
@@ -367,11 +435,14 @@ export const HubMessageSchema = z.discriminatedUnion('type', [
     tokenWrittenAt: z.number().optional(),
     req,
   }),
+  /** What of settings.json waits for the person, or null: after `sessions`, and whenever it changes. */
+  z.object({ type: z.literal('heldSettings'), held: HeldSettingsSchema.nullable() }),
   /**
-   * The token was replaced (rotateToken, or its age). `token`: the new one, only to a page that
-   * logs in with the token's cookie (a browser over /ws), so it can renew the cookie.
+   * The token and the person's UI key were replaced (rotateToken, or the token's age). `key`:
+   * the new UI key, only to a page signed in with the UI cookie (a browser over /ws), so it can
+   * renew the cookie (`/?key=`).
    */
-  z.object({ type: z.literal('tokenRotated'), token: z.string().optional() }),
+  z.object({ type: z.literal('tokenRotated'), key: z.string().optional() }),
   /** The answer to `screenshot`: the hub's PNG of the session's screen (`png`: base64), its size in pixels. */
   z.object({
     type: z.literal('screenshotTaken'),

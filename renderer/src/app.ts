@@ -5,12 +5,14 @@
  * frame). The page holds no authority of its own — the hub enforces who may type.
  */
 import { render } from 'lit-html';
-import type { HubMessage, UiCommandRecord, UiHistoryEntry, UiSession } from '../../src/ui-protocol.js';
+import type { ApprovalAnswer, HubMessage, UiCommandRecord, UiHistoryEntry, UiSession } from '../../src/ui-protocol.js';
 import { addressCommand } from './addressCommand.js';
 import { renderBanner } from './bannerView.js';
+import { renderNewApprovals } from './newApprovalsView.js';
 import type { Bridge } from './bridge.js';
 import { confirmDialog } from './dialog.js';
 import { renderEmpty } from './emptyView.js';
+import { renderHeldSettings } from './heldSettingsView.js';
 import { HistoryPanel } from './historyPanel.js';
 import { loadPrefs, pageStorage, savePrefs, type Prefs } from './prefs.js';
 import { RenderScheduler } from './renderScheduler.js';
@@ -47,6 +49,8 @@ export class App {
     tabs: byId('tabs'),
     sessionBar: byId('session-bar'),
     banner: byId('banner'),
+    heldSettings: byId('held-settings'),
+    newApprovals: byId('new-approvals'),
     terminals: byId('terminals'),
     empty: byId('empty'),
     timeline: byId('timeline'),
@@ -349,7 +353,7 @@ export class App {
   private async rotateToken(): Promise<void> {
     const answer = await confirmDialog({
       title: 'Replace the token?',
-      body: 'MCP clients that connect over HTTP with the current token, and bookmarked addresses with it, stop working until they get the new one from the state directory. Agents on the shim (switchboard mcp) and this page carry on.',
+      body: 'The token and your UI key are both replaced. MCP clients that connect over HTTP with the current token stop working until they get the new one from the state directory, and bookmarked sign-in addresses stop working too. Agents on the shim (switchboard mcp) and this page carry on.',
       confirm: 'Replace',
       danger: true,
     });
@@ -415,11 +419,18 @@ export class App {
       onToggleTimeline: () => this.setPrefs({ timelineOpen: !this.prefs.timelineOpen }),
       onSearchAll: (query) => this.history.show(query),
     });
+    const onAnswer = (id: string, answer: ApprovalAnswer, reason?: string): void => this.bridge.send({ type: 'answerApproval', id, answer, ...(reason !== undefined ? { reason } : {}) });
+    renderNewApprovals(this.el.newApprovals, this.state.newApprovals, { onAnswer });
     renderBanner(this.el.banner, entry, {
       onTakeOver: (id) => this.takeOver(id),
       onHandBack: (id) => this.bridge.send({ type: 'handBack', session: id }),
-      onAnswer: (id, answer, reason) => this.bridge.send({ type: 'answerApproval', id, answer, ...(reason !== undefined ? { reason } : {}) }),
+      onAnswer,
     });
+    renderHeldSettings(this.el.heldSettings, this.state.heldSettings, {
+      onConfirm: (id) => this.bridge.send({ type: 'confirmSettings', id }),
+      onDiscard: (id) => this.bridge.send({ type: 'discardSettings', id }),
+    });
+    this.el.app.classList.toggle('held-open', this.state.heldSettings !== null);
     renderEmpty(this.el.empty, this.el.app, { noSessions: entries.length === 0, noTab: entry === null, onNewTerminal: () => this.newTerminal() });
     this.el.app.classList.toggle('timeline-closed', !this.prefs.timelineOpen || !entry);
     const info = entry?.info;

@@ -8,7 +8,7 @@
 import { html, nothing, render, type TemplateResult } from 'lit-html';
 import { icon } from './icons.js';
 import { isAgentSession, isNeedsYou, type SessionEntry } from './sessionFormat.js';
-import type { ApprovalAnswer, UiSession } from '../../src/ui-protocol.js';
+import type { ApprovalAnswer, UiApproval, UiSession } from '../../src/ui-protocol.js';
 
 export type BannerKind = 'approval' | 'needs-you' | 'control' | 'handed';
 
@@ -44,7 +44,7 @@ export function renderBanner(host: HTMLElement, entry: SessionEntry | null, hand
 function bannerView(kind: BannerKind, info: UiSession, handlers: BannerHandlers): TemplateResult {
   switch (kind) {
     case 'approval':
-      return approvalView(info.approval!, handlers);
+      return approvalView(info.approval!, handlers, 'wants to run');
     case 'needs-you':
       return html`<strong>Needs you</strong><span class="banner-text">${info.command ? html`<code title=${info.command}>${clip(info.command, 48)}</code>` : 'The program'} is asking for a password or secret. Take over and type it here — it is never recorded.</span><button class="btn accent small" type="button" data-action="banner-take-over" @click=${() => handlers.onTakeOver(info.id)}>Take over</button>`;
     case 'control':
@@ -54,15 +54,22 @@ function bannerView(kind: BannerKind, info: UiSession, handlers: BannerHandlers)
   }
 }
 
-function approvalView(approval: NonNullable<UiSession['approval']>, handlers: BannerHandlers): TemplateResult {
-  const rule = approval.rule ? html`rule ${approval.rule.index} <code>${approval.rule.match}</code>` : html`no rule (the line could not be judged)`;
+/**
+ * One approval's question and answers: who wants to run what, where, under which rule, and
+ * Allow once / Allow for 30 min / Deny (with an optional reason). `wants` says what would happen
+ * (`wants to run`, `wants to open`). Also the rows of the approvals no session shows yet
+ * (newApprovalsView.ts).
+ */
+export function approvalView(approval: UiApproval, handlers: Pick<BannerHandlers, 'onAnswer'>, wants: string): TemplateResult {
+  const rule = approval.rule ? html`rule ${approval.rule.index} <code>${approval.rule.match}</code>` : html`no rule`;
   // The reason field's text goes with Deny; it stays as typed while the banner re-renders.
   const reasonOf = (event: Event): string | undefined => {
     const input = (event.currentTarget as HTMLElement).closest('.banner')?.querySelector<HTMLInputElement>('input.approval-reason');
     const text = input?.value.trim();
     return text ? text : undefined;
   };
-  return html`<strong>Needs you</strong><span class="banner-text approval-text"><span class="approval-line">${approval.client} wants to run <code class="approval-command" title=${approval.command}>${clip(approval.command, 120)}</code></span><span class="approval-line approval-detail">in <code>${approval.cwd ?? 'an unknown folder'}</code> · ${rule}: ${approval.reason}</span></span><input class="approval-reason" type="text" placeholder="Reason (optional, for Deny)" aria-label="Reason for denying" maxlength="1000" /><button class="btn accent small" type="button" data-action="approval-allow-once" @click=${() => handlers.onAnswer(approval.id, 'allow_once')}>Allow once</button><button class="btn small" type="button" data-action="approval-allow-30m" ?disabled=${approval.rule === null} title=${approval.rule ? 'This agent, this rule, for 30 minutes' : 'No rule matched: allow it once or deny it'} @click=${() => handlers.onAnswer(approval.id, 'allow_30m')}>Allow for 30 min</button><button class="btn small danger" type="button" data-action="approval-deny" @click=${(event: Event) => handlers.onAnswer(approval.id, 'deny', reasonOf(event))}>Deny</button>`;
+  const outside = approval.unsandboxed ? html` <span class="approval-outside">outside the sandbox</span>` : nothing;
+  return html`<strong>Needs you</strong><span class="banner-text approval-text"><span class="approval-line">${approval.client} ${wants}${outside} <code class="approval-command" title=${approval.command}>${clip(approval.command, 120)}</code></span><span class="approval-line approval-detail">in <code>${approval.cwd ?? 'an unknown folder'}</code> · ${rule}: ${approval.reason}</span></span><input class="approval-reason" type="text" placeholder="Reason (optional, for Deny)" aria-label="Reason for denying" maxlength="1000" /><button class="btn accent small" type="button" data-action="approval-allow-once" @click=${() => handlers.onAnswer(approval.id, 'allow_once')}>Allow once</button><button class="btn small" type="button" data-action="approval-allow-30m" ?disabled=${approval.rule === null} title=${approval.rule ? 'This agent, this rule, for 30 minutes' : 'No rule asked: allow it once or deny it'} @click=${() => handlers.onAnswer(approval.id, 'allow_30m')}>Allow for 30 min</button><button class="btn small danger" type="button" data-action="approval-deny" @click=${(event: Event) => handlers.onAnswer(approval.id, 'deny', reasonOf(event))}>Deny</button>`;
 }
 
 function clip(text: string, max: number): string {

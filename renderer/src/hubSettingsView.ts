@@ -23,6 +23,9 @@ export interface HubSettingsHandlers {
   redraw(): void;
 }
 
+/** A setting whose change in settings.json waits for the person: the page shows and edits what is in force. */
+const HELD_NOTE = 'A change of this in settings.json waits for you (the banner at the top): shown here is what is in force.';
+
 const APPLIES: Record<HubSetting['applies'], string> = {
   sessions: 'new sessions',
   calls: 'new calls',
@@ -58,6 +61,7 @@ function settingRow(setting: HubSetting, change: ChangeSetting): TemplateResult 
   const notes: string[] = [];
   if (setting.hint) notes.push(setting.hint);
   if (locked) notes.push(`Set by ${setting.env} in the hub’s environment.`);
+  else if (setting.held) notes.push(HELD_NOTE);
   else if (pending) notes.push(`Saved ${show(setting.saved)}; the hub runs with ${show(setting.value)} until it restarts.`);
   // The Default button has a slot of its own on every row, so the controls line up.
   const reset =
@@ -78,12 +82,14 @@ function rulesRow(setting: HubSetting, error: string | null, handlers: HubSettin
       : nothing;
   return html`<div class="setting-row rules-row" data-hub-setting=${setting.key}><div class="setting-label">${setting.label}<span class="setting-applies">${APPLIES[setting.applies]}</span><span class="setting-reset">${reset}</span>${
     setting.hint ? html`<div class="setting-hint">${setting.hint}</div>` : nothing
-  }${locked ? html`<div class="setting-hint">${`Set by ${setting.env} in the hub’s environment.`}</div>` : nothing}</div>${policyRulesEditor(setting, error, (rules) => handlers.change(setting.key, rules), handlers.redraw)}</div>`;
+  }${locked ? html`<div class="setting-hint">${`Set by ${setting.env} in the hub’s environment.`}</div>` : nothing}${
+    setting.held ? html`<div class="setting-hint" data-held="">${HELD_NOTE}</div>` : nothing
+  }</div>${policyRulesEditor(setting, error, (rules) => handlers.change(setting.key, rules), handlers.redraw)}</div>`;
 }
 
 function tokenRow(writtenAt: number | undefined, rotate: () => void): TemplateResult {
   const made = writtenAt === undefined ? 'The token' : `The token was made ${new Date(writtenAt).toLocaleString()}`;
-  return html`<div class="setting-row" data-hub-setting="token"><div class="setting-label">Token of the endpoints<div class="setting-hint">${`${made}. Replacing it shuts out whoever holds the old one; agents on the shim and open pages carry on.`}</div></div><div class="setting-control"><button class="btn" type="button" data-action="rotate-token" @click=${rotate}>Replace now</button><span class="setting-reset"></span></div></div>`;
+  return html`<div class="setting-row" data-hub-setting="token"><div class="setting-label">Token of the endpoints<div class="setting-hint">${`${made}. Replacing it (and your UI key with it) shuts out whoever holds the old ones; agents on the shim and open pages carry on.`}</div></div><div class="setting-control"><button class="btn" type="button" data-action="rotate-token" @click=${rotate}>Replace now</button><span class="setting-reset"></span></div></div>`;
 }
 
 /**

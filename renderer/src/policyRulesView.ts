@@ -1,7 +1,8 @@
 /**
  * The policy's rules on the settings page (docs/design.md §2.9, §5.5): one row per rule, in
  * order (the first that matches a command answers for it), each with its pattern, answer,
- * folder, client, "outside the project" and reason; rules are added, removed and moved. Every
+ * folder, client, "outside the project", "outside the sandbox" and reason; rules are added, removed
+ * and moved. A deny rule an earlier rule shadows shows the hub's warning under it. Every
  * change sends the whole list; the hub checks it (the same schema as settings.json) and saves it
  * or refuses it. A refused list stays on the page as typed, each bad rule with the hub's words
  * under it, until it is fixed or reverted: a rule the person typed is not thrown away.
@@ -19,6 +20,7 @@ export interface Rule {
   cwd?: string;
   client?: string;
   outsideProject?: boolean;
+  outsideSandbox?: boolean;
   reason?: string;
 }
 
@@ -39,6 +41,9 @@ export function policyRulesEditor(setting: HubSetting, error: string | null, cha
   const refusal = pending && error?.includes('policy') ? error : null;
   const rules = pending?.rules ?? saved;
   const problems = problemsByRule(refusal);
+  // The hub's warnings are about the saved list: shown while that is the list on the page.
+  const warnings = new Map<number, string[]>();
+  if (!pending) for (const warning of setting.warnings ?? []) warnings.set(warning.index, [...(warnings.get(warning.index) ?? []), warning.message]);
   const locked = setting.env !== undefined;
   const send = (next: Rule[]): void => {
     const clean = next.map(tidy);
@@ -53,7 +58,7 @@ export function policyRulesEditor(setting: HubSetting, error: string | null, cha
     send(next);
   };
   return html`<div class="rules" data-rules="">${rules.length === 0 ? html`<p class="setting-hint">No rules: every command gets the answer below.</p>` : nothing}${rules.map((rule, index) =>
-    ruleRow(rule, index, rules.length, problems.get(index) ?? [], locked, { edit, move, remove: () => send(rules.filter((_, at) => at !== index)) }),
+    ruleRow(rule, index, rules.length, problems.get(index) ?? [], warnings.get(index) ?? [], locked, { edit, move, remove: () => send(rules.filter((_, at) => at !== index)) }),
   )}<div class="rules-actions"><button class="btn" type="button" data-action="add-rule" ?disabled=${locked} @click=${() => {
     // Not sent until it has a pattern: an empty one would only be refused.
     pending = { rules: [...rules, { match: '', action: 'ask' }], sent: '' };
@@ -74,7 +79,7 @@ interface RowHandlers {
   remove(): void;
 }
 
-function ruleRow(rule: Rule, index: number, count: number, problems: string[], locked: boolean, on: RowHandlers): TemplateResult {
+function ruleRow(rule: Rule, index: number, count: number, problems: string[], warnings: string[], locked: boolean, on: RowHandlers): TemplateResult {
   const text = (name: 'match' | 'cwd' | 'client' | 'reason', placeholder: string, extra = ''): TemplateResult => {
     const value = rule[name] ?? '';
     const changed = (event: Event): void => {
@@ -96,12 +101,13 @@ function ruleRow(rule: Rule, index: number, count: number, problems: string[], l
     'in any folder',
     'mono',
   )}${text('client', 'from any client', 'mono')}<label class="rule-outside" title="Only when a path it names is outside the session's project folder"><input type="checkbox" name="outsideProject" ?disabled=${locked} .checked=${live(rule.outsideProject === true)} @change=${(event: Event) =>
-    on.edit(index, { outsideProject: (event.target as HTMLInputElement).checked })}>outside the project</label>${text('reason', 'reason shown with the answer')}</div>${problems.map(
+    on.edit(index, { outsideProject: (event.target as HTMLInputElement).checked })}>outside the project</label><label class="rule-outside" title="Only for commands an agent asked to run outside the sandbox (sandbox: false); allow lets them run there without asking"><input type="checkbox" name="outsideSandbox" ?disabled=${locked} .checked=${live(rule.outsideSandbox === true)} @change=${(event: Event) =>
+    on.edit(index, { outsideSandbox: (event.target as HTMLInputElement).checked })}>outside the sandbox</label>${text('reason', 'reason shown with the answer')}</div>${problems.map(
     (problem) => html`<div class="rule-problem" data-rule-problem=${String(index)}>${problem}</div>`,
-  )}</div>`;
+  )}${warnings.map((warning) => html`<div class="rule-warning" data-rule-warning=${String(index)}>${icon('alert')}${warning}</div>`)}</div>`;
 }
 
-/** A rule as saved: empty optional fields and a false `outsideProject` left out, keys in one order. */
+/** A rule as saved: empty optional fields and false flags left out, keys in one order. */
 function tidy(rule: Rule): Rule {
   return {
     match: rule.match,
@@ -109,6 +115,7 @@ function tidy(rule: Rule): Rule {
     ...(rule.cwd ? { cwd: rule.cwd } : {}),
     ...(rule.client ? { client: rule.client } : {}),
     ...(rule.outsideProject ? { outsideProject: true } : {}),
+    ...(rule.outsideSandbox ? { outsideSandbox: true } : {}),
     ...(rule.reason ? { reason: rule.reason } : {}),
   };
 }

@@ -9,7 +9,7 @@
  * The terminals' streams (snapshot, frame, behind) are not state: the tabs' views take them
  * (terminalTabs.ts). Here a frame only marks a tab behind another one as active.
  */
-import type { AppCommand, ClientMessage, HubMessage, NotificationSettings, UiCommandRecord, UiSession } from '../../src/ui-protocol.js';
+import type { AppCommand, ClientMessage, HeldSettings, HubMessage, NotificationSettings, UiCommandRecord, UiNewApproval, UiSession } from '../../src/ui-protocol.js';
 import { UI_PROTOCOL_VERSION } from '../../src/ui-protocol.js';
 import type { ConnectionStatus } from './bridge.js';
 import type { SessionEntry } from './sessionFormat.js';
@@ -46,6 +46,10 @@ export interface SessionState {
   readonly hubSettingsError: string | null;
   /** The app's notification settings: the Electron window only (null in a browser). */
   readonly notificationSettings: NotificationSettings | null;
+  /** A settings change that waits for the person to confirm or discard it (the window's banner). */
+  readonly heldSettings: HeldSettings | null;
+  /** Approvals of agents' requests that would start a session (an `open`): shown above the tabs. */
+  readonly newApprovals: readonly UiNewApproval[];
 }
 
 export type SessionEvent =
@@ -96,6 +100,8 @@ export function initialState(): SessionState {
     hubSettings: null,
     hubSettingsError: null,
     notificationSettings: null,
+    heldSettings: null,
+    newApprovals: [],
   };
 }
 
@@ -201,6 +207,9 @@ class Step {
       case 'sessionRemoved':
         this.removeSession(message.id);
         break;
+      case 'approvals':
+        this.set({ newApprovals: message.approvals });
+        break;
       case 'frame':
         // Output in a tab behind another one: the strip shows it.
         if (message.session !== this.state.active && !this.state.activity.has(message.session) && this.state.tabs.includes(message.session)) {
@@ -228,12 +237,17 @@ class Step {
       case 'hubSettings':
         this.set({ hubSettings: message });
         break;
+      case 'heldSettings':
+        this.set({ heldSettings: message.held });
+        break;
       case 'done':
         if (message.for === 'openTerminal' && message.session) {
           this.set({ seen: new Set(this.state.seen).add(message.session) });
           this.openTab(message.session, true);
         } else if (message.for === 'kill' && message.session) {
           this.toast(message.ended_by ? `Stopped by ${message.ended_by}.` : 'Nothing was running.', 'info');
+        } else if (message.for === 'confirmSettings' || message.for === 'discardSettings') {
+          this.toast(message.for === 'confirmSettings' ? 'The settings change is in force.' : 'Discarded: settings.json holds what is in force again.', 'info');
         }
         break;
       case 'error':

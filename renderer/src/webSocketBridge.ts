@@ -2,8 +2,8 @@
  * The Bridge over the headless hub's WebSocket (`/ws`, same origin; the page's cookie
  * authenticates it). Reconnects with capped exponential backoff and jitter; messages sent
  * while disconnected are dropped (the UI resynchronises on `open`: hello, subscribe). When the
- * hub replaces its token it sends this page the new one, and the page trades it for a new
- * cookie at once, as the printed address does: a reload or a reconnect then still gets in.
+ * hub replaces its token and UI key it sends this page the new key, and the page trades it for
+ * a new cookie at once, as the printed address does: a reload or a reconnect then still gets in.
  */
 import { decodeFrame, parseHubMessage, type ClientMessage, type HubMessage } from '../../src/ui-protocol.js';
 import type { Bridge, ConnectionStatus } from './bridge.js';
@@ -56,7 +56,7 @@ export class WebSocketBridge implements Bridge {
         console.warn(`switchboard: ignoring a hub message: ${parsed.error.message}`);
         return;
       }
-      if (parsed.message.type === 'tokenRotated' && parsed.message.token) renewCookie(parsed.message.token);
+      if (parsed.message.type === 'tokenRotated' && parsed.message.key) renewCookie(parsed.message.key);
       for (const listener of this.messageListeners) listener(parsed.message);
     });
     socket.addEventListener('close', () => {
@@ -74,9 +74,9 @@ export class WebSocketBridge implements Bridge {
   }
 }
 
-/** `/?token=…` answers with the cookie (and a redirect, not followed): the login of the printed address. */
-function renewCookie(token: string): void {
-  fetch(`/?token=${encodeURIComponent(token)}`, { credentials: 'same-origin', redirect: 'manual', cache: 'no-store' }).catch((error: unknown) => {
+/** `/?key=…` answers with the cookie (and a redirect, not followed): the login of the printed address. */
+function renewCookie(key: string): void {
+  fetch(`/?key=${encodeURIComponent(key)}`, { credentials: 'same-origin', redirect: 'manual', cache: 'no-store' }).catch((error: unknown) => {
     console.warn(`switchboard: could not renew the login after the token changed: ${String(error)}`);
   });
 }

@@ -1,10 +1,11 @@
 /**
  * `switchboard serve [--port N]`: the headless hub. Owns the sessions for its state dir until
  * SIGINT, SIGTERM or SIGHUP, then closes everything (exit 0). Output goes to stderr. The UI
- * link printed here is the one place the token is shown: to the person, on their terminal,
- * and only there. A background hub's stderr is hub.log, and `serve 2>file` or `| tee` make it
- * a file or pipe; then the link goes to stdout if that is the terminal, else nowhere, and the
- * banner says to run `switchboard ui` (which opens the UI without showing the token).
+ * link printed here is the one place the person's UI key is shown (never the token, which
+ * signs no browser in): to the person, on their terminal, and only there. A background hub's
+ * stderr is hub.log, and `serve 2>file` or `| tee` make it a file or pipe; then the link goes
+ * to stdout if that is the terminal, else nowhere, and the banner says to run `switchboard ui`
+ * (which opens the UI without showing the key).
  */
 import { Hub } from '../hub/hub.js';
 import { stderrLogger } from '../hub/logger.js';
@@ -118,7 +119,7 @@ async function disposeWithin(hub: Hub, ms: number, logger: ReturnType<typeof std
 
 /**
  * The stream the person reads at their terminal, if one of ours is a terminal: stderr (the
- * banner's), else stdout. A file or a pipe is never one: the token must not reach a log.
+ * banner's), else stdout. A file or a pipe is never one: the UI key must not reach a log.
  */
 function personsTerminal(): NodeJS.WriteStream | undefined {
   if (process.stderr.isTTY) return process.stderr;
@@ -126,9 +127,9 @@ function personsTerminal(): NodeJS.WriteStream | undefined {
   return undefined;
 }
 
-/** The UI link that opens as it is (`/?token=` trades for the UI cookie); for a terminal only. */
+/** The UI link that opens as it is (`/?key=` trades for the UI cookie); for a terminal only. */
 function uiLink(hub: Hub): string {
-  return `http://127.0.0.1:${hub.port}/?token=${hub.token}`;
+  return `http://127.0.0.1:${hub.port}/?key=${hub.uiKey}`;
 }
 
 /** Without a terminal: where the UI is, and how to open it signed in, with no secret in it. */
@@ -139,7 +140,7 @@ function uiHint(hub: Hub): string {
 function printBanner(hub: Hub): void {
   const terminal = personsTerminal();
   const lines = [`${LISTENING_PREFIX} (pid ${process.pid}, port ${hub.port ?? 'none'}, socket ${hub.socketPath ?? 'none'})`, `  state dir: ${hub.stateDir}`];
-  if (hub.port !== null && hub.token) {
+  if (hub.port !== null && hub.uiKey) {
     const ui = terminal === process.stderr ? uiLink(hub) : uiHint(hub);
     lines.push(
       `  UI:        ${ui}`,
@@ -151,11 +152,11 @@ function printBanner(hub: Hub): void {
   lines.push('  Stop with Ctrl-C.');
   process.stderr.write(`${lines.join('\n')}\n`);
   // stderr is a file or pipe but stdout is the terminal (`serve 2>serve.log`): the link goes there.
-  if (terminal === process.stdout && hub.port !== null && hub.token) process.stdout.write(`switchboard: UI: ${uiLink(hub)}\n`);
-  // The link shown holds the old token once it is replaced: say so, with the new one.
+  if (terminal === process.stdout && hub.port !== null && hub.uiKey) process.stdout.write(`switchboard: UI: ${uiLink(hub)}\n`);
+  // The link shown holds the old key once it is replaced: say so, with the new one.
   hub.ui.onDidRotateToken(() => {
     if (hub.port === null) return;
-    if (terminal !== process.stderr) process.stderr.write(`switchboard: the token was replaced; the UI is now at ${uiHint(hub)}\n`);
-    terminal?.write(`switchboard: the token was replaced; the UI is now at ${uiLink(hub)}\n`);
+    if (terminal !== process.stderr) process.stderr.write(`switchboard: the token and the UI key were replaced; the UI is now at ${uiHint(hub)}\n`);
+    terminal?.write(`switchboard: the token and the UI key were replaced; the UI is now at ${uiLink(hub)}\n`);
   });
 }

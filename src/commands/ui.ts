@@ -1,16 +1,17 @@
 /**
  * `switchboard ui [--print]`: opens the person's browser on the running hub's UI, signed in.
  *
- * The token may never be in argv (docs/design.md §4.3), and a browser is opened by putting a URL in
- * the argv of `open`, `xdg-open` or the browser itself. So this asks the hub, over its
- * token-checked socket, for a one-time code and opens `http://127.0.0.1:<port>/?login=<code>`; the
- * hub trades the code, once and within a minute, for the UI cookie (src/hub/loginCodes.ts).
+ * The person's UI key may never be in argv (docs/design.md §4.3), and a browser is opened by
+ * putting a URL in the argv of `open`, `xdg-open` or the browser itself. So this asks the hub,
+ * over its socket and with the UI key (`<state>/ui-key`, never the token: that is what agents
+ * hold), for a one-time code and opens `http://127.0.0.1:<port>/?login=<code>`; the hub trades
+ * the code, once and within a minute, for the UI cookie (src/hub/loginCodes.ts).
  */
 import { spawn } from 'node:child_process';
 import { processAlive, readHubInfo } from '../hub/hubInfo.js';
 import { requestLoginCode } from '../hub/socketClient.js';
 import { defaultStateDir } from '../hub/stateDir.js';
-import { readToken } from '../hub/token.js';
+import { readUiKey } from '../hub/token.js';
 import { packageVersion } from '../mcp/server.js';
 
 /** As `switchboard status`: no hub runs for this state dir. */
@@ -49,14 +50,14 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`switchboard ui: the hub (pid ${info.pid}) serves no HTTP, so it has no browser UI; restart it with HTTP (setting "port").\n`);
     return 1;
   }
-  const token = readToken(stateDir);
-  if (!token || !info.socket) {
-    process.stderr.write(`switchboard ui: cannot reach the hub (pid ${info.pid}): ${!token ? `no valid token in ${stateDir}/token` : 'it listens on no socket'}. Restart it.\n`);
+  const key = readUiKey(stateDir);
+  if (!key || !info.socket) {
+    process.stderr.write(`switchboard ui: cannot reach the hub (pid ${info.pid}): ${!key ? `no valid UI key in ${stateDir}/ui-key` : 'it listens on no socket'}. Restart it.\n`);
     return 1;
   }
   let url: string;
   try {
-    const grant = await requestLoginCode(info.socket, token, 'switchboard-ui', packageVersion());
+    const grant = await requestLoginCode(info.socket, key, 'switchboard-ui', packageVersion());
     url = `http://127.0.0.1:${grant.port}/?login=${grant.code}`;
   } catch (error) {
     process.stderr.write(`switchboard ui: could not get a sign-in link from the hub (pid ${info.pid}): ${(error as Error).message}\n`);

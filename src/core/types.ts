@@ -16,6 +16,22 @@ export type InputKind = 'line' | 'secret' | 'screen';
 /** How a command's end was found (docs/design.md §2.5): its marks, or the shell seen back at its prompt. */
 export type Detection = 'shell_integration' | 'command_wrapper' | 'prompt_fallback';
 
+/**
+ * What reads a session's terminal next (`TerminalSession.foreground()`; docs/design.md §2.9): a
+ * shell reading command lines (the session's own, one started in it, one behind a terminal relay),
+ * another program, or unknown (the process table could not be read).
+ */
+export interface ForegroundProgram {
+  kind: 'shell' | 'program' | 'unknown';
+  /** The basename of its executable. */
+  name: string | null;
+  pid: number | null;
+  /** Its working directory (Linux), where the shell really is: the marks' OSC 7 is the shell's word only. */
+  cwd: string | null;
+  /** A program: it waits on the terminal now; false: what is typed waits in the terminal for whatever reads next. */
+  reading?: boolean;
+}
+
 export interface SessionInfo {
   id: string;
   name: string | null;

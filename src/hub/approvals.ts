@@ -1,9 +1,10 @@
 /**
- * The person's approvals (docs/design.md §2.9): commands the policy asked about, one per
- * session at most, each waiting for Allow once, Allow for 30 min or Deny; and the 30-minute
- * grants those leave behind. Nothing here types: whoever asked (the agent's waiting call, or the
- * `later` it left when it stopped waiting) types once allowed. The clock is injected so grants can
- * lapse in a test without waiting half an hour.
+ * The person's approvals (docs/design.md §2.9): commands the policy asked about, one per slot at
+ * most — a session (what would be typed into it), or a request that would start one (`open`, an
+ * `execute` outside the sandbox; slot `new:<key>`) — each waiting for Allow once, Allow for 30 min
+ * or Deny; and the 30-minute grants those leave behind. Nothing here types or spawns: whoever
+ * asked (the agent's waiting call, or the `later` it left when it stopped waiting) does, once
+ * allowed. The clock is injected so grants can lapse in a test without waiting half an hour.
  */
 import { randomBytes } from 'node:crypto';
 import { EventEmitter, type Event, type TerminalSession } from '../core/index.js';
@@ -19,12 +20,26 @@ export type Settled = { state: 'allowed' } | { state: 'denied'; reason?: string 
 
 /** An approval with what the book keeps of it. */
 export interface Approval extends PendingApproval {
+  /** Where it waits: the session's id, or `new:<key>` for a request that would start a session. */
+  readonly slot: string;
+  readonly tool: 'execute' | 'send' | 'open';
   readonly cwd: string | null;
   /** `"<name> <version>"`, as the person sees it. */
   readonly client: string;
   /** `clientInfo.name`: a grant is for this client. */
   readonly clientName: string;
-  readonly terminal: TerminalSession;
+  /** The session it would be typed into (none for a request that starts one). */
+  readonly terminal?: TerminalSession;
+}
+
+/** The slot of a request that would start a session. */
+export function newSlot(key: string): string {
+  return `new:${key}`;
+}
+
+/** A slot of a request that would start a session (not a session's id). */
+export function isNewSlot(slot: string): boolean {
+  return slot.startsWith('new:');
 }
 
 interface Entry {
@@ -42,32 +57,38 @@ interface Entry {
 const ANSWERED_KEPT = 200;
 
 export class ApprovalBook {
-  private readonly bySession = new Map<string, Entry>();
+  private readonly bySlot = new Map<string, Entry>();
   private readonly byId = new Map<string, Entry>();
   private readonly answered = new Map<string, string>();
-  /** Denials no waiting call has been told of yet, by session: the next read with a wait is. */
+  /** Denials no waiting call has been told of yet, by slot: the next read with a wait (or the same request again) is. */
   private readonly untold = new Map<string, { approval: Approval; reason?: string }>();
-  /** `client \0 rule index \0 rule match` → when it lapses (clock ms). */
+  /** `client \0 rule index \0 rule match \0 outside the sandbox` → when it lapses (clock ms). */
   private readonly grants = new Map<string, number>();
   private readonly onDidChangeEmitter = new EventEmitter<string>();
-  /** An approval of this session was asked, answered or withdrawn. */
+  /** An approval of this slot (a session's id, or `new:…`) was asked, answered or withdrawn. */
   readonly onDidChange: Event<string> = this.onDidChangeEmitter.event;
 
   constructor(private readonly clock: () => number = Date.now) {}
 
-  /** Records a command waiting for the person; the session must have none pending (the tools check). */
+  /** Records a command waiting for the person; the slot must have none pending (the tools check). */
   ask(fields: Omit<Approval, 'id' | 'asked_at'>): Approval {
     const approval: Approval = { ...fields, id: `ap-${randomBytes(4).toString('hex')}`, asked_at: new Date(this.clock()).toISOString() };
     const entry: Entry = { approval, listeners: new Set(), typed: new Set() };
-    this.bySession.set(approval.session, entry);
+    this.bySlot.set(approval.slot, entry);
     this.byId.set(approval.id, entry);
-    this.untold.delete(approval.session);
-    this.onDidChangeEmitter.fire(approval.session);
+    this.untold.delete(approval.slot);
+    this.onDidChangeEmitter.fire(approval.slot);
     return approval;
   }
 
-  pending(session: string): Approval | undefined {
-    return this.bySession.get(session)?.approval;
+  /** The approval pending in a slot (a session's id, or `new:<key>`). */
+  pending(slot: string): Approval | undefined {
+    return this.bySlot.get(slot)?.approval;
+  }
+
+  /** The approvals of requests that would start a session (no session to show them on), oldest first. */
+  pendingWithoutSession(): Approval[] {
+    return [...this.bySlot.values()].map((entry) => entry.approval).filter((approval) => approval.session === null);
   }
 
   /**
@@ -84,28 +105,29 @@ export class ApprovalBook {
     const { approval } = entry;
     if (answer === 'allow_30m') {
       if (!approval.rule) throw new Error(`Approval ${id} matched no rule, so there is nothing to allow for 30 minutes: allow it once, or deny it.`);
-      this.grants.set(grantKey(approval.clientName, approval.rule), this.clock() + GRANT_MS);
+      this.grants.set(grantKey(approval.clientName, approval.rule, approval.unsandboxed === true), this.clock() + GRANT_MS);
     }
     const text = reason?.trim();
     this.settle(entry, answer === 'deny' ? { state: 'denied', ...(text ? { reason: text } : {}) } : { state: 'allowed' }, answer);
     return approval;
   }
 
-  /** Withdraws the session's pending approval (the session closed); nothing is typed. */
-  cancel(session: string, why: string): void {
-    const entry = this.bySession.get(session);
+  /** Withdraws the slot's pending approval (the session closed); nothing is typed. */
+  cancel(slot: string, why: string): void {
+    const entry = this.bySlot.get(slot);
     if (entry) this.settle(entry, { state: 'cancelled', why }, 'withdrawn');
   }
 
-  /** Every rule given is granted to this client and has not lapsed. */
-  granted(clientName: string, rules: readonly GateRule[]): boolean {
+  /** Every rule given is granted to this client (for commands outside the sandbox: by a grant given for those) and has not lapsed. */
+  granted(clientName: string, rules: readonly GateRule[], unsandboxed = false): boolean {
     const now = this.clock();
     if (rules.length === 0) return false;
     return rules.every((rule) => {
-      const until = this.grants.get(grantKey(clientName, rule));
+      const key = grantKey(clientName, rule, unsandboxed);
+      const until = this.grants.get(key);
       if (until === undefined) return false;
       if (until > now) return true;
-      this.grants.delete(grantKey(clientName, rule));
+      this.grants.delete(key);
       return false;
     });
   }
@@ -119,7 +141,7 @@ export class ApprovalBook {
     if (!entry) return Promise.resolve({ state: 'cancelled', why: 'it was withdrawn' });
     return this.waitOn(entry, ms, signal, {
       onTimeout: () => (entry.later = later),
-      onAbort: () => this.cancel(approval.session, 'the agent cancelled its call'),
+      onAbort: () => this.cancel(approval.slot, 'the agent cancelled its call'),
     });
   }
 
@@ -140,8 +162,8 @@ export class ApprovalBook {
   /** Once allowed: resolves when the command is typed (the session left its prompt, or the typing ended), or after `ms`. */
   whenTyped(approval: Approval, ms: number): Promise<void> {
     const entry = this.settledEntries.get(approval.id);
-    if (!entry) return Promise.resolve();
     const session = approval.terminal;
+    if (!entry || !session) return Promise.resolve();
     return new Promise((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
@@ -157,15 +179,15 @@ export class ApprovalBook {
     });
   }
 
-  /** A denial no call was told of, for the next read with a wait on the session (once). */
-  takeUntold(session: string): { approval: Approval; reason?: string } | undefined {
-    const denial = this.untold.get(session);
-    this.untold.delete(session);
+  /** A denial no call was told of, for the next read with a wait on the session, or the same request again (once). */
+  takeUntold(slot: string): { approval: Approval; reason?: string } | undefined {
+    const denial = this.untold.get(slot);
+    this.untold.delete(slot);
     return denial;
   }
 
   dispose(): void {
-    for (const session of [...this.bySession.keys()]) this.cancel(session, 'the hub stopped');
+    for (const slot of [...this.bySlot.keys()]) this.cancel(slot, 'the hub stopped');
     this.onDidChangeEmitter.dispose();
   }
 
@@ -178,18 +200,18 @@ export class ApprovalBook {
     const { approval } = entry;
     if (entry.settled) return;
     entry.settled = settled;
-    this.bySession.delete(approval.session);
+    this.bySlot.delete(approval.slot);
     this.byId.delete(approval.id);
     this.answered.set(approval.id, how === 'withdrawn' ? 'withdrawn' : `answered (${how})`);
     if (this.answered.size > ANSWERED_KEPT) this.answered.delete(this.answered.keys().next().value as string);
     const told = entry.listeners.size > 0;
     for (const listener of [...entry.listeners]) listener(settled);
-    if (settled.state === 'denied' && !told) this.untold.set(approval.session, { approval, ...(settled.reason ? { reason: settled.reason } : {}) });
+    if (settled.state === 'denied' && !told) this.untold.set(approval.slot, { approval, ...(settled.reason ? { reason: settled.reason } : {}) });
     if (settled.state === 'allowed') {
       this.settledEntries.set(approval.id, entry);
       if (entry.later) this.startTyping(entry, entry.later());
     }
-    this.onDidChangeEmitter.fire(approval.session);
+    this.onDidChangeEmitter.fire(approval.slot);
   }
 
   private startTyping(entry: Entry, typing: Promise<unknown>): void {
@@ -227,6 +249,6 @@ export class ApprovalBook {
   }
 }
 
-function grantKey(clientName: string, rule: GateRule): string {
-  return `${clientName}\0${rule.index}\0${rule.match}`;
+function grantKey(clientName: string, rule: GateRule, unsandboxed: boolean): string {
+  return `${clientName}\0${rule.index}\0${rule.match}\0${unsandboxed ? 'outside the sandbox' : ''}`;
 }

@@ -56,6 +56,7 @@ export class AuditLog {
         time: new Date().toISOString(),
         actor: 'person',
         action: entry.action,
+        ...(entry.channel !== undefined ? { channel: entry.channel } : {}),
         ...(entry.session !== undefined ? { session: entry.session } : {}),
         ...(entry.bytes !== undefined ? { bytes: entry.bytes } : {}),
         ...(entry.settings !== undefined ? { settings: entry.settings } : {}),
@@ -70,8 +71,9 @@ export class AuditLog {
 
   /**
    * A decision of the person's policy (docs/design.md §2.9): the rule that answered, the grant
-   * or approval involved — never the command line. Keys: time, actor, client, tool, session,
-   * decision, rule?, approval?, grant?.
+   * or approval involved — never the command line. Keys: time, actor, client, tool, session
+   * (null for `open`, or an `execute` that opens its shell), decision, rule?, approval?, grant?,
+   * outside_sandbox? (the agent asked to run it outside the OS sandbox).
    */
   policy(event: PolicyAuditEvent): void {
     this.append({
@@ -84,6 +86,7 @@ export class AuditLog {
       ...(event.rule ? { rule: { index: event.rule.index, match: event.rule.match } } : {}),
       ...(event.approval !== undefined ? { approval: event.approval } : {}),
       ...(event.grant ? { grant: true } : {}),
+      ...(event.unsandboxed ? { outside_sandbox: true } : {}),
     });
   }
 

@@ -4,20 +4,39 @@ import { BASE_HEADERS, refuseUpgrade, sendJsonBody, sendJsonRpcError, sendText }
 import type { Logger } from './logger.js';
 import type { LoginCodes } from './loginCodes.js';
 import type { McpHttpEndpoint } from './mcpHttpEndpoint.js';
-import { guardRequest, uiCookieName, type GuardVerdict } from './requestGuard.js';
+import { guardRequest, uiCookieName, type Credential, type GuardVerdict } from './requestGuard.js';
 import { createStalledResponses, DEFAULT_HTTP_STALL_MS } from './stalledResponses.js';
-import { tokensEqual } from './token.js';
 import { defaultRendererDir, isUiAssetPath, serveUiAsset } from './uiStatic.js';
 import type { UiUpgradeHandler } from './uiWebSocket.js';
 
 /** Never anything but loopback (docs/design.md §4.3). */
 export const HTTP_HOST = '127.0.0.1';
 
+/**
+ * Keep-alive: the hub keeps an idle connection far longer than it tells clients to keep it, so
+ * a client never writes a request into a connection the hub has just closed (docs/decisions.md,
+ * "The hub outlives its clients' keep-alive pools"). undici (Node's fetch: both MCP SDKs' HTTP
+ * transports) keeps an idle socket for the advertised `Keep-Alive: timeout` less 2 s, on a timer
+ * that cannot fire while its event loop is busy; Node's default (5 s advertised, closed at 6 s)
+ * lost a request whenever a client was busy for 3 s. Clients that ignore the header keep theirs
+ * 5 s (httpx), 90 s (Go), 300 s (Chromium): all under KEEP_ALIVE_TIMEOUT_MS.
+ */
+export const KEEP_ALIVE_ADVERTISED_S = 60;
+export const KEEP_ALIVE_TIMEOUT_MS = 10 * 60_000;
+/**
+ * The time from a request's first byte to the end of its headers (Node ≥ 18 does not count the
+ * idle time before it, so it need not exceed the keep-alive timeout): Node's default, on purpose;
+ * generous for a loopback client even while the hub's event loop is busy.
+ */
+export const HEADERS_TIMEOUT_MS = 60_000;
+
 export interface HttpServerOptions {
   /** 0 picks a free port; `HttpServer.port` is the one bound. */
   port: number;
   /** The current token (it may be rotated while the hub runs). */
   token: () => string;
+  /** The person's UI key (token.ts): the UI cookie and the `/?key=` link carry it. */
+  uiKey: () => string;
   bodyLimitBytes: number;
   mcp: McpHttpEndpoint;
   logger: Logger;
@@ -49,7 +68,9 @@ export interface HttpServer {
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
   let port = options.port;
   const stalled = createStalledResponses({ stallMs: options.stallMs ?? DEFAULT_HTTP_STALL_MS, logger: options.logger });
-  const server = http.createServer((req, res) => {
+  const server = http.createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS }, (req, res) => {
+    // Our own hint replaces Node's (which would advertise KEEP_ALIVE_TIMEOUT_MS itself).
+    res.setHeader('Keep-Alive', `timeout=${KEEP_ALIVE_ADVERTISED_S}`);
     stalled.watch(res);
     handleRequest(req, res, port, options).catch((error: unknown) => {
       options.logger.error(`http ${req.method} ${req.url?.split('?')[0]}: ${(error as Error).message}`);
@@ -59,11 +80,12 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   });
   server.on('upgrade', (req: http.IncomingMessage, socket, _head) => {
     socket.on('error', () => undefined);
-    const verdict = guardRequest(req, { port, token: options.token, allowCookie: true, requireOrigin: true });
-    if (verdict) return refuseUpgrade(socket, verdict.status, verdict.reason);
+    const guard = guardRequest(req, { port, token: options.token, uiKey: options.uiKey, allowCookie: true, requireOrigin: true });
+    if (!guard.ok) return refuseUpgrade(socket, guard.status, guard.reason);
     if (pathOf(req) !== '/ws') return refuseUpgrade(socket, 404, 'Not found');
     if (!options.ui) return refuseUpgrade(socket, 501, 'The UI bridge is not available in this version');
-    options.ui.handleUpgrade(req, socket, _head);
+    // The UI cookie is the person's window; the bearer token is what agents hold (uiBridge.ts, PERSON_ONLY).
+    options.ui.handleUpgrade(req, socket, _head, guard.credential === 'cookie' ? 'window' : 'token');
   });
   server.on('clientError', (_error, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
@@ -115,15 +137,19 @@ async function handleRequest(req: http.IncomingMessage, res: http.ServerResponse
   const path = pathOf(req);
   const loginCode = uiQueryParameter(req, path, 'login');
   const { loginCodes } = options;
-  const verdict = guardRequest(req, {
+  const queryKey = uiQueryParameter(req, path, 'key');
+  const queryToken = uiQueryParameter(req, path, 'token');
+  const guard = guardRequest(req, {
     port,
     token: options.token,
+    uiKey: options.uiKey,
     allowCookie: path !== '/mcp',
     requireOrigin: false,
-    queryToken: uiQueryParameter(req, path, 'token'),
+    ...(queryKey !== undefined ? { queryKey } : {}),
+    ...(queryToken !== undefined ? { queryToken } : {}),
     ...(loginCode !== undefined ? { redeemLoginCode: () => loginCodes?.redeem(loginCode) ?? false } : {}),
   });
-  if (verdict) return refuse(req, res, verdict, path);
+  if (!guard.ok) return refuse(req, res, guard, path);
 
   if (path === '/mcp') {
     if (req.method !== 'POST') return options.mcp.handle(req, res, undefined, undefined);
@@ -141,35 +167,38 @@ async function handleRequest(req: http.IncomingMessage, res: http.ServerResponse
     if (invalid) return sendJsonBody(res, 400, invalid);
     return options.mcp.handle(req, res, parsed, body);
   }
-  if (path === '/') return serveUi(req, res, port, options);
+  if (path === '/') return serveUi(req, res, port, options, guard.credential);
   if (isUiAssetPath(path)) return serveUiAsset(req, res, path, port, options.rendererDir ?? defaultRendererDir());
   if (path === '/ws') return sendText(res, 426, 'Upgrade Required\n', { Upgrade: 'websocket' });
   return sendText(res, 404, 'Not found\n');
 }
 
 /**
- * `/?token=…` (the printed UI address) and `/?login=…` (`switchboard ui`'s one-time code) are
- * how a browser signs in (then a cookie takes over); GET of `/` only.
+ * `/?key=…` (the printed UI address) and `/?login=…` (`switchboard ui`'s one-time code) are
+ * how a browser signs in (then a cookie takes over); `/?token=…` is refused saying so. GET of
+ * `/` only.
  */
-function uiQueryParameter(req: http.IncomingMessage, path: string, name: 'token' | 'login'): string | undefined {
+function uiQueryParameter(req: http.IncomingMessage, path: string, name: 'key' | 'token' | 'login'): string | undefined {
   if (path !== '/' || req.method !== 'GET') return undefined;
   return new URL(req.url ?? '/', 'http://localhost').searchParams.get(name) ?? undefined;
 }
 
-function serveUi(req: http.IncomingMessage, res: http.ServerResponse, port: number, options: HttpServerOptions): void {
-  const token = options.token();
+function serveUi(req: http.IncomingMessage, res: http.ServerResponse, port: number, options: HttpServerOptions, credential: Credential): void {
   if (req.method !== 'GET' && req.method !== 'HEAD') return sendText(res, 405, 'Method not allowed\n', { Allow: 'GET, HEAD' });
-  const queryToken = uiQueryParameter(req, '/', 'token');
-  // A `?login=` request got here only signed in (the code redeemed, or a valid cookie).
-  const signedInByLink = (queryToken !== undefined && tokensEqual(queryToken, token)) || uiQueryParameter(req, '/', 'login') !== undefined;
-  if (signedInByLink) {
+  // Only the person's link or code sets the cookie; the bearer token never mints one.
+  if (credential === 'key-link' || credential === 'login-code') {
     // Trade the secret in the address bar (and history) for an HttpOnly cookie.
     res.writeHead(303, {
       ...BASE_HEADERS,
       Location: '/',
-      'Set-Cookie': `${uiCookieName(port)}=${token}; HttpOnly; SameSite=Strict; Path=/`,
+      'Set-Cookie': `${uiCookieName(port)}=${options.uiKey()}; HttpOnly; SameSite=Strict; Path=/`,
       'Content-Length': '0',
     });
+    return void res.end();
+  }
+  // Signed in by the cookie already: a code or key in the address leaves it all the same (unused).
+  if ((['key', 'login', 'token'] as const).some((name) => uiQueryParameter(req, '/', name) !== undefined)) {
+    res.writeHead(303, { ...BASE_HEADERS, Location: '/', 'Content-Length': '0' });
     return void res.end();
   }
   options.ui?.prepare();

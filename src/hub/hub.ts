@@ -20,7 +20,7 @@ import { takeScreenshot } from './screenshot/takeScreenshot.js';
 import { terminalAppLoader } from './terminalAppHtml.js';
 import { ToolCallSummary } from './toolCallSummary.js';
 import { ensureStateDir } from './stateDir.js';
-import { ensureToken, replaceToken, tokenWrittenAt } from './token.js';
+import { ensureToken, ensureUiKey, replaceToken, replaceUiKey, tokenWrittenAt } from './token.js';
 import { UiHost } from './uiHost.js';
 import { createUiWebSocketServer } from './uiWebSocket.js';
 
@@ -72,13 +72,16 @@ export class Hub {
   private socketServer: SocketServer | undefined;
   private httpServer: HttpServer | undefined;
   private tokenValue: string | undefined;
+  /** The person's UI key (token.ts): the browser's sign-in, never given to agents. */
+  private uiKeyValue: string | undefined;
   private tokenTimer: NodeJS.Timeout | null = null;
   /** `switchboard ui`'s one-time browser sign-in codes (issued on the socket, redeemed over HTTP). */
   private readonly loginCodes = new LoginCodes();
   /** The port was given for this run (`serve --port`). */
   private readonly portGiven: boolean;
-  /** settings.json edited by hand while the hub runs: applied like a change on the settings page. */
+  /** settings.json edited by hand while the hub runs: applied, or held for the person (settingsHold.ts). */
   private readonly settingsWatch: Disposable;
+  private readonly settingsEditor: SettingsEditor;
   /** Commands waiting for the person's approval, and the grants answers left (docs/design.md §2.9). */
   readonly approvals: ApprovalBook;
   /** ToolHost: the person's policy, checked before a command line is typed. */
@@ -133,9 +136,10 @@ export class Hub {
     this.gate = new PolicyGate({ settings: () => this.settings, book: this.approvals, audit: (event) => this.auditLog.policy(event), logger: this.logger });
     // Closing a session withdraws the approval it waits for.
     this.approvalWatch = this.manager.onDidChange((id) => {
-      if (this.approvals.pending(id)?.terminal.state === 'exited') this.gate.sessionClosed(id);
+      if (this.approvals.pending(id)?.terminal?.state === 'exited') this.gate.sessionClosed(id);
     });
-    const settingsEditor = new SettingsEditor({ stateDir: this.stateDir, env, inForce: () => this.settings, apply: (saved) => this.applySettings(saved, env) });
+    const settingsEditor = new SettingsEditor({ stateDir: this.stateDir, env, inForce: () => this.settings, loaded: settings, apply: (saved) => this.applySettings(saved, env) });
+    this.settingsEditor = settingsEditor;
     this.ui = new UiHost({
       manager: this.manager,
       audit: this.auditLog.personSink(),
@@ -149,8 +153,9 @@ export class Hub {
     });
     this.settingsWatch = settingsEditor.watch(
       (result) => {
-        if (result.applied) this.logger.info(`${settingsEditor.file} changed: applied (settings read per session or per call now, the endpoints' at the next start)`);
-        else this.logger.warn(`${settingsEditor.file} changed but was not applied: ${result.problem}`);
+        if (!result.applied) this.logger.warn(`${settingsEditor.file} changed but was not applied: ${result.problem}`);
+        else if (result.held) this.logger.warn(`${settingsEditor.file} changed; not in force until the person confirms it in the window: ${result.held.changes.map((change) => change.text).join('; ')}`);
+        else this.logger.info(`${settingsEditor.file} changed: applied (settings read per session or per call now, the endpoints' at the next start)`);
         this.ui.settingsChanged();
       },
       (error) => this.logger.warn(`settings.json is no longer watched (${error.message}); edits apply at the next start or from the settings page`),
@@ -170,15 +175,17 @@ export class Hub {
   }
 
   /**
-   * A new token in `<state>/token`, required from now on by every HTTP request, UI page and new
-   * socket connection; connections already open stay (shims read the file when they connect).
+   * A new token in `<state>/token` and a new UI key in `<state>/ui-key`, required from now on by
+   * every HTTP request, UI page and new socket connection; connections already open stay (shims
+   * read the file when they connect, browser pages are sent the new key to renew their cookie).
    */
   rotateToken(reason: string): void {
-    const token = replaceToken(this.stateDir);
-    this.tokenValue = token;
-    this.loginCodes.clear(); // a code asked for with the old token signs nobody in
-    this.logger.info(`replaced the token (${reason})`);
-    this.ui.tokenRotated(token);
+    this.tokenValue = replaceToken(this.stateDir);
+    const key = replaceUiKey(this.stateDir);
+    this.uiKeyValue = key;
+    this.loginCodes.clear(); // a code asked for with the old key signs nobody in
+    this.logger.info(`replaced the token and the UI key (${reason})`);
+    this.ui.tokenRotated(key);
   }
 
   /** tokenRotationDays: at start and hourly, a token that old is replaced. */
@@ -202,9 +209,14 @@ export class Hub {
     return this.socketServer?.path ?? null;
   }
 
-  /** The bearer token of the endpoints (only `serve` shows it, to the person, in the UI address). */
+  /** The bearer token of the endpoints: what agents' connections carry. */
   get token(): string | undefined {
     return this.tokenValue;
+  }
+
+  /** The person's UI key (only `serve` shows it, to the person on a terminal, in the UI address). */
+  get uiKey(): string | undefined {
+    return this.uiKeyValue;
   }
 
   /** ToolHost: a PNG of a session's screen (the `screenshot` tool, the UI's "Save screenshot"). */
@@ -228,10 +240,12 @@ export class Hub {
 
   private async listen(listen: { socket?: boolean; http?: boolean }): Promise<void> {
     this.tokenValue = ensureToken(this.stateDir);
+    this.uiKeyValue = ensureUiKey(this.stateDir);
     this.rotateTokenIfDue();
     this.tokenTimer = setInterval(() => this.rotateTokenIfDue(), TOKEN_CHECK_MS);
     this.tokenTimer.unref();
     const token = (): string => this.tokenValue ?? '';
+    const uiKey = (): string => this.uiKeyValue ?? '';
     const version = packageVersion();
     const createServer = () => {
       const server = createMcpServer(this);
@@ -249,6 +263,7 @@ export class Hub {
       this.socketServer = await startSocketServer({
         path: path.join(this.stateDir, SOCKET_FILE),
         token,
+        uiKey,
         version,
         maxMessageBytes: this.settings.bodyLimitBytes,
         rateLimit,
@@ -270,6 +285,7 @@ export class Hub {
         port: this.settings.port,
         strictPort: this.portGiven,
         token,
+        uiKey,
         bodyLimitBytes: this.settings.bodyLimitBytes,
         mcp,
         ui,
@@ -313,6 +329,14 @@ export class Hub {
     };
     if (this.tokenTimer) clearInterval(this.tokenTimer);
     this.settingsWatch.dispose();
+    // A change nobody confirmed is not in force, and must not become so at the next start.
+    await step(() => {
+      const waiting = this.settingsEditor.heldChange();
+      if (!waiting) return;
+      const discarded = this.settingsEditor.discardHeld();
+      if (discarded.ok) this.logger.warn(`${this.settingsEditor.file}: the change that waited for the person (${discarded.settings.join(', ')}) was discarded as the hub stopped; the file holds what was in force`);
+      else this.logger.warn(`${this.settingsEditor.file}: the change that waited for the person (${waiting.settings.join(', ')}) could not be discarded as the hub stopped (${discarded.reason}); the next start reads the file as it is`);
+    });
     // Endpoints first (no new calls), then the sessions, then the files saying we run.
     await step(() => this.httpServer?.close());
     await step(() => this.socketServer?.close());
@@ -322,6 +346,7 @@ export class Hub {
     this.approvals.dispose();
     await step(() => this.history.dispose());
     this.onDidChangeToolDefaultsEmitter.dispose();
+    this.settingsEditor.dispose();
     this.auditSummary.dispose();
     this.auditLog.flush();
     if (this.lock) {

@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 /**
- * One-time sign-in codes for the browser UI (`switchboard ui`). The token may never be in a
- * process's argv (docs/design.md §4.3), yet a browser is opened by giving it a URL in argv; so the
- * CLI asks the hub over its token-checked socket for a code, opens `/?login=<code>`, and the HTTP
- * server trades the code, once, for the same cookie `/?token=` gives. A code seen in a process
+ * One-time sign-in codes for the browser UI (`switchboard ui`). The person's UI key may never be
+ * in a process's argv (docs/design.md §4.3), yet a browser is opened by giving it a URL in argv;
+ * so the CLI asks the hub over its socket, with the UI key, for a code, opens `/?login=<code>`,
+ * and the HTTP server trades the code, once, for the same cookie `/?key=` gives. A code seen in a process
  * listing is worth nothing after the browser used it, and nothing a minute later either.
  */
 

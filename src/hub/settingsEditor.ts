@@ -1,9 +1,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { z } from 'zod';
-import { ErrorCode, findExecutable, SwitchboardError, type Disposable } from '../core/index.js';
+import { ErrorCode, EventEmitter, findExecutable, SwitchboardError, type Disposable, type Event } from '../core/index.js';
 import type { HubMessage, HubSetting } from '../ui-protocol.js';
+import { shadowedDenies, type PolicyRule } from '../policy/index.js';
 import { describeSettingsIssues, envOverrides, envVariableOf, parseSettingsText, readSettingsFile, SETTINGS_FILE, SettingsSchema, type Settings } from './settings.js';
+import { describeHeld, judgeArrival, same, type ChangeSource, type GuardedSettings, type HeldChange, type HeldSource } from './settingsHold.js';
 import { tokenWrittenAt } from './token.js';
 
 type Key = keyof Settings;
@@ -73,7 +75,7 @@ const PRESENTATION: Record<Key, Presentation> = {
     group: 'Endpoints',
     label: 'Replace the token every',
     unit: 'days',
-    hint: '0: never. Agents on the shim reconnect by themselves; HTTP clients and bookmarked addresses need the new token.',
+    hint: '0: never. Your UI key is replaced with it. Agents on the shim reconnect by themselves; HTTP clients need the new token, bookmarked sign-in addresses the new key.',
     applies: 'hourly',
   },
 };
@@ -91,10 +93,18 @@ export interface SettingsEditorOptions {
   stateDir: string;
   /** The settings the hub runs with (the hub's own object). */
   inForce: () => Settings;
+  /**
+   * What settings.json and the environment gave when the hub started (the hub's settings before a
+   * `serve --port` for one run): the settings accepted so far, which later changes are judged against.
+   */
+  loaded?: Settings;
   /** Applies saved values of LIVE_SETTINGS to the running hub. */
   apply: (settings: Settings) => void;
   env: NodeJS.ProcessEnv;
 }
+
+/** A confirm or discard that could not be done: why, in a sentence for the person. */
+export type HeldAnswer = { ok: true; settings: string[] } | { ok: false; reason: string };
 
 /**
  * The hub's settings as the person sees and changes them on the settings page (docs/design.md
@@ -112,18 +122,32 @@ export class SettingsEditor {
   readonly file: string;
   /** The file's text when it was last read or written here (null: no file), so our own save is not taken for an edit. */
   private lastText: string | null;
+  /** The settings accepted so far: the person's, or changes that were tightenings (settingsHold.ts). */
+  private accepted: GuardedSettings;
+  /** Settings settings.json changes that wait for the person, and where each change came from. */
+  private held = new Map<string, HeldSource>();
+  /** What settings.json gave when it last loaded: the values that wait. */
+  private lastCandidate: GuardedSettings;
+  /** The held change the UIs were last told of. */
+  private told: HeldChange | null = null;
+  private readonly onDidChangeHeldEmitter = new EventEmitter<HeldChange | null>();
+  /** A change began or stopped waiting for the person, or what waits changed. */
+  readonly onDidChangeHeld: Event<HeldChange | null> = this.onDidChangeHeldEmitter.event;
 
   constructor(private readonly options: SettingsEditorOptions) {
     this.file = path.join(options.stateDir, SETTINGS_FILE);
     this.lastText = readText(this.file);
+    this.accepted = structuredClone(options.loaded ?? options.inForce());
+    this.lastCandidate = this.accepted;
   }
 
   /**
    * settings.json was changed on disk (an editor, a script, the app's own keys): applies it as
-   * a change saved here would be, or keeps the values in force and says why. Undefined when
-   * the text is what was last read or written here.
+   * a change saved here would be, or keeps the values in force and says why; a change that
+   * loosens the person's rules waits for them (`held`). Undefined when the text is what was last
+   * read or written here.
    */
-  reloadFromDisk(): { applied: true } | { applied: false; problem: string } | undefined {
+  reloadFromDisk(): { applied: true; held: HeldChange | null } | { applied: false; problem: string } | undefined {
     const text = readText(this.file);
     if (text === this.lastText) return undefined;
     this.lastText = text;
@@ -137,8 +161,107 @@ export class SettingsEditor {
     } catch (error) {
       return { applied: false, problem: `${(error as Error).message} The hub keeps the settings in force.` };
     }
-    this.options.apply(settings);
-    return { applied: true };
+    return { applied: true, held: this.arrive(settings, 'settings.json') };
+  }
+
+  /** Ends the held-change event (the hub stopped). */
+  dispose(): void {
+    this.onDidChangeHeldEmitter.dispose();
+  }
+
+  /** The change that waits for the person to confirm or discard it, or null. */
+  heldChange(): HeldChange | null {
+    return this.describeHeld(this.lastCandidate);
+  }
+
+  /**
+   * The person confirms the held change they saw (`id`): it goes in force as settings.json holds
+   * it now. Refused when nothing waits, when settings.json does not load, or when what waits is no
+   * longer what they saw (edited again since, even if the hub has not read it yet).
+   */
+  confirmHeld(id: string): HeldAnswer {
+    const candidate = this.candidate();
+    if (!candidate) return { ok: false, reason: `${this.file} does not load now: fix it (the page shows why), then look at the banner again. Nothing was confirmed.` };
+    const now = this.describeHeld(candidate);
+    const refused = this.notWaiting(id, now);
+    if (refused || !now) return refused ?? { ok: false, reason: 'Nothing waits.' };
+    const next: Record<string, unknown> = { ...this.accepted };
+    for (const key of now.settings) next[key] = (candidate as Record<string, unknown>)[key];
+    this.accepted = next as GuardedSettings;
+    this.lastCandidate = candidate;
+    this.held.clear();
+    this.options.apply(this.accepted);
+    this.tell(null);
+    return { ok: true, settings: now.settings };
+  }
+
+  /**
+   * The person discards what waits: settings.json gets back what is in force for every setting
+   * that waits (written here, the one writer), and nothing else changes. `id`, the change the
+   * person saw, must still wait; without it (the hub stopping), whatever waits is discarded.
+   */
+  discardHeld(id?: string): HeldAnswer {
+    const now = this.heldChange();
+    const refused = id === undefined ? null : this.notWaiting(id, now);
+    if (refused || !now) return refused ?? { ok: false, reason: 'Nothing waits.' };
+    let raw: Record<string, unknown>;
+    try {
+      raw = readSettingsFile(this.file);
+    } catch (error) {
+      return { ok: false, reason: `${(error as Error).message} Nothing was discarded.` };
+    }
+    const next: Record<string, unknown> = { ...raw };
+    for (const key of now.settings) {
+      const inForce = (this.accepted as Record<string, unknown>)[key];
+      // What is in force, as the file says it: the key left out where that is its default.
+      if (same(inForce, defaultOf(key))) delete next[key];
+      else next[key] = structuredClone(inForce);
+    }
+    this.writeFile(next);
+    this.held.clear();
+    this.lastCandidate = this.candidate() ?? this.accepted;
+    this.tell(null);
+    return { ok: true, settings: now.settings };
+  }
+
+  /** Changes that arrive through settings.json: what goes in force, what waits (settingsHold.ts). */
+  private arrive(candidate: Settings, source: ChangeSource, personKeys?: readonly string[]): HeldChange | null {
+    const outcome = judgeArrival({ accepted: this.accepted, candidate, held: this.held, source, ...(personKeys ? { personKeys } : {}) });
+    this.accepted = outcome.accepted;
+    this.held = outcome.held;
+    this.lastCandidate = candidate;
+    this.options.apply(this.accepted);
+    const held = this.describeHeld(candidate);
+    this.tell(held);
+    return held;
+  }
+
+  /** UIs hear of the held change when it is another than the one they were told of. */
+  private tell(held: HeldChange | null): void {
+    if (this.told?.id === held?.id) return;
+    this.told = held;
+    this.onDidChangeHeldEmitter.fire(held);
+  }
+
+  private describeHeld(candidate: GuardedSettings): HeldChange | null {
+    if (this.held.size === 0) return null;
+    return describeHeld(this.accepted, candidate, this.held);
+  }
+
+  /** What settings.json gives now, or null when it does not load. */
+  private candidate(): GuardedSettings | null {
+    try {
+      const parsed = SettingsSchema.safeParse({ ...readSettingsFile(this.file), ...this.overrides() });
+      return parsed.success ? parsed.data : null;
+    } catch {
+      return null;
+    }
+  }
+
+  private notWaiting(id: string, now: HeldChange | null): { ok: false; reason: string } | null {
+    if (!now) return { ok: false, reason: `No settings change waits (${id} was confirmed, discarded, or settings.json went back to what is in force).` };
+    if (now.id !== id) return { ok: false, reason: `The change waiting is no longer ${id}: settings.json was edited again. Look at the banner again, then confirm or discard what it shows.` };
+    return null;
   }
 
   /**
@@ -184,14 +307,21 @@ export class SettingsEditor {
     const inForce = this.options.inForce();
     const settings = SHAPES.map(({ key, ...shape }): HubSetting => {
       const value = inForce[key] ?? null;
+      // A change that waits for the person is not what the page edits from: what is in force is.
+      const held = this.held.has(key);
+      const savedValue = held ? ((this.accepted as Record<string, unknown>)[key] ?? null) : saved ? (saved[key] ?? null) : value;
+      // A deny rule an earlier rule shadows is kept, with a warning (docs/design.md §2.9).
+      const warnings = key === 'policy' && Array.isArray(savedValue) ? shadowedDenies(savedValue as PolicyRule[]) : [];
       return {
         key,
         ...PRESENTATION[key],
         ...shape,
         value,
-        saved: saved ? (saved[key] ?? null) : value,
+        saved: savedValue,
         inFile: Object.hasOwn(raw, key),
         ...(key in overrides ? { env: envVariableOf(key) } : {}),
+        ...(held ? { held: true } : {}),
+        ...(warnings.length > 0 ? { warnings } : {}),
       };
     });
     const written = tokenWrittenAt(this.options.stateDir);
@@ -201,9 +331,12 @@ export class SettingsEditor {
   /**
    * Saves `changes` (setting → value; null: back to the default) and applies the live ones.
    * Throws a SwitchboardError naming the setting when one is unknown, set by the environment,
-   * or invalid; nothing is written then.
+   * or invalid; nothing is written then. `source`: the person's own change applies at once; one
+   * over a connection signed in with the token (what agents hold) is saved but waits for the
+   * person unless it provably tightens the policy or the sandbox (settingsHold.ts). Returns what
+   * waits for the person after it, or null.
    */
-  save(changes: Record<string, unknown>): void {
+  save(changes: Record<string, unknown>, source: 'person' | 'token' = 'person'): HeldChange | null {
     const overrides = this.overrides();
     for (const key of Object.keys(changes)) {
       if (!Object.hasOwn(PRESENTATION, key)) {
@@ -227,7 +360,7 @@ export class SettingsEditor {
     const settings = parseSettings({ ...next, ...overrides });
     this.assertShellRuns(changes.shell);
     this.writeFile(next);
-    this.options.apply(settings);
+    return this.arrive(settings, source, source === 'person' ? Object.keys(changes) : undefined);
   }
 
   /**
@@ -285,6 +418,13 @@ export class SettingsEditor {
       throw new Error(`Could not write ${this.file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); nothing was saved.`);
     }
   }
+}
+
+/** A setting's value when settings.json leaves it out (undefined for one the schema does not know). */
+function defaultOf(key: string): unknown {
+  const schema = (SettingsSchema.shape as Record<string, z.ZodType | undefined>)[key];
+  const parsed = schema?.safeParse(undefined);
+  return parsed?.success ? parsed.data : undefined;
 }
 
 /** Quiet time after the last change event before settings.json is read again. */

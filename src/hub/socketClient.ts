@@ -98,10 +98,11 @@ export function connectHubSocket(socketPath: string, token: string, client: stri
 }
 
 /**
- * Asks the hub for a one-time UI sign-in code (socketProtocol.ts `login`): the token goes over
- * the socket, never into argv. Rejects with the hub's reason, or when it does not answer in time.
+ * Asks the hub for a one-time UI sign-in code (socketProtocol.ts `login`): the person's UI key
+ * goes over the socket, never into argv. Rejects with the hub's reason, or when it does not
+ * answer in time.
  */
-export function requestLoginCode(socketPath: string, token: string, client: string, version: string, timeoutMs = 5_000): Promise<LoginCodeMessage> {
+export function requestLoginCode(socketPath: string, key: string, client: string, version: string, timeoutMs = 5_000): Promise<LoginCodeMessage> {
   return new Promise((resolve, reject) => {
     const socket = net.createConnection(socketPath);
     let buffer = '';
@@ -137,7 +138,7 @@ export function requestLoginCode(socketPath: string, token: string, client: stri
     socket.on('error', (error) => finish(error));
     socket.on('close', () => finish(new Error('the hub closed the connection without an answer')));
     socket.on('connect', () => {
-      const login: LoginRequestMessage = { type: 'login', token, client, version };
+      const login: LoginRequestMessage = { type: 'login', key, client, version };
       socket.write(`${JSON.stringify(login)}\n`);
     });
   });

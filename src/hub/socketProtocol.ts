@@ -9,14 +9,18 @@
  *
  * The token is required here too: file permissions are not portable enough to be the only lock.
  *
- * `switchboard ui` asks for a one-time browser sign-in code instead of MCP (loginCodes.ts):
+ * `switchboard ui` asks for a one-time browser sign-in code instead of MCP (loginCodes.ts), with
+ * the person's UI key (`<state>/ui-key`), never the token: the token is the agents' credential,
+ * and a code is a browser signed in as the person (token.ts):
  *
- *   client → hub   {"type":"login","token":"<token>","client":"switchboard-ui","version":"0.1.0"}\n
+ *   client → hub   {"type":"login","key":"<ui key>","client":"switchboard-ui","version":"0.1.0"}\n
  *   hub → client   {"type":"login_code","code":"…","port":7391,"expires_in_ms":60000}\n   (then the hub closes)
  *              or  {"type":"denied","reason":"…"}\n
  */
 export const SOCKET_FILE = 'hub.sock';
 export const TOKEN_FILE = 'token';
+/** The person's UI key: signs a browser in, never given to agents (token.ts). */
+export const UI_KEY_FILE = 'ui-key';
 /** Who holds the state dir: `{ pid, started_at, socket, port, version }` (JSON). */
 export const HUB_INFO_FILE = 'hub.json';
 
@@ -49,7 +53,8 @@ export type HandshakeReply = WelcomeMessage | DeniedMessage;
 
 export interface LoginRequestMessage {
   type: 'login';
-  token: string;
+  /** The person's UI key (`<state>/ui-key`). */
+  key: string;
   client: string;
   version: string;
 }

@@ -24,6 +24,8 @@ export interface SocketServerOptions {
   path: string;
   /** The current token (it may be rotated while the hub runs; open connections stay). */
   token: () => string;
+  /** The person's UI key: a `login` for a sign-in code must carry it, not the token (token.ts). */
+  uiKey: () => string;
   version: string;
   /** Longest JSON-RPC line accepted; a longer one closes the connection. */
   maxMessageBytes: number;
@@ -161,8 +163,10 @@ function acceptConnection(socket: net.Socket, options: SocketServerOptions, conn
     if (newline > MAX_HANDSHAKE_BYTES) return deny('handshake line too long');
     const hello = parseHello(buffered.subarray(0, newline).toString('utf8'));
     if (!hello) return deny('expected {"type":"hello","token":…} as the first line');
-    if (!tokensEqual(hello.token, options.token())) return deny('invalid token');
     if (hello.type === 'login') {
+      // A sign-in code is a browser signed in as the person: the agents' token asks for none.
+      if (typeof hello.key !== 'string') return deny(LOGIN_NEEDS_KEY);
+      if (!tokensEqual(hello.key, options.uiKey())) return deny('invalid UI key');
       cleanupHandshake();
       const grant = options.issueLoginCode?.() ?? { reason: 'this hub gives no UI sign-in codes' };
       reply(socket, 'code' in grant ? grant : { type: 'denied', reason: grant.reason });
@@ -170,6 +174,7 @@ function acceptConnection(socket: net.Socket, options: SocketServerOptions, conn
       setTimeout(() => socket.destroy(), 1_000).unref();
       return;
     }
+    if (!tokensEqual(hello.token, options.token())) return deny('invalid token');
     cleanupHandshake();
     socket.pause();
     const rest = buffered.subarray(newline + 1);
@@ -204,12 +209,16 @@ function serveMcp(connection: Connection, options: SocketServerOptions, connecti
   socket.resume();
 }
 
-/** The first line: `hello` (then MCP) or `login` (one sign-in code, then the end). */
-function parseHello(line: string): HelloMessage | LoginRequestMessage | undefined {
+/** Why a `login` without the UI key (an older `switchboard ui`, or the token) gets no code. */
+export const LOGIN_NEEDS_KEY = 'a sign-in code needs the person\'s UI key (the ui-key file of the state directory), not the token: the token is what agents hold';
+
+/** The first line: `hello` (then MCP) or `login` (one sign-in code, then the end; `key` checked by the caller). */
+function parseHello(line: string): HelloMessage | (Partial<LoginRequestMessage> & { type: 'login' }) | undefined {
   try {
     const value = JSON.parse(line) as Partial<HelloMessage | LoginRequestMessage>;
-    if ((value?.type !== 'hello' && value?.type !== 'login') || typeof value.token !== 'string') return undefined;
-    return value as HelloMessage | LoginRequestMessage;
+    if (value?.type === 'login') return value as Partial<LoginRequestMessage> & { type: 'login' };
+    if (value?.type !== 'hello' || typeof value.token !== 'string') return undefined;
+    return value as HelloMessage;
   } catch {
     return undefined;
   }

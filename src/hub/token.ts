@@ -1,20 +1,37 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { TOKEN_FILE } from './socketProtocol.js';
+import { TOKEN_FILE, UI_KEY_FILE } from './socketProtocol.js';
 
 /** 32 random bytes → 43 base64url characters (256 bits; docs/design.md §4.3 asks for ≥ 128). */
 const TOKEN_BYTES = 32;
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{22,512}$/;
 
 /**
- * The hub's bearer token `<state>/token`: read it, or create it (0600 whatever the umask).
- * Created through a private temp file + link(2), so a concurrent reader never sees it half
- * written and two creators agree on one token. A malformed file is replaced.
+ * The hub's two secrets (docs/design.md §4.3), each a file of 256 random bits in the state dir:
+ * `token`, the bearer token agents' connections carry (the shim reads it, HTTP MCP clients are
+ * configured with it), and `ui-key`, the person's: it signs a browser in (`/?key=`, the UI
+ * cookie) and asks for `switchboard ui`'s one-time codes, and is never given to an agent. So
+ * holding the token is not being the person: a connection that signed in with it cannot answer
+ * an approval or confirm a settings change (docs/decisions.md, "Who answers for the person").
  */
 export function ensureToken(stateDir: string): string {
-  const file = path.join(stateDir, TOKEN_FILE);
-  const existing = readToken(stateDir);
+  return ensureSecret(stateDir, TOKEN_FILE);
+}
+
+/** The person's UI key `<state>/ui-key`: read it, or create it (as `ensureToken`). */
+export function ensureUiKey(stateDir: string): string {
+  return ensureSecret(stateDir, UI_KEY_FILE);
+}
+
+/**
+ * A secret file: read it, or create it (0600 whatever the umask). Created through a private
+ * temp file + link(2), so a concurrent reader never sees it half written and two creators agree
+ * on one value. A malformed file is replaced.
+ */
+function ensureSecret(stateDir: string, name: string): string {
+  const file = path.join(stateDir, name);
+  const existing = readSecret(stateDir, name);
   if (existing !== undefined) {
     fs.chmodSync(file, 0o600);
     return existing;
@@ -34,8 +51,8 @@ export function ensureToken(stateDir: string): string {
     return token;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    const winner = readToken(stateDir);
-    if (winner === undefined) throw new Error(`${file} appeared while creating it but is not a valid token`);
+    const winner = readSecret(stateDir, name);
+    if (winner === undefined) throw new Error(`${file} appeared while creating it but is not a valid secret`);
     return winner;
   } finally {
     fs.rmSync(temp, { force: true });
@@ -48,7 +65,16 @@ export function ensureToken(stateDir: string): string {
  * old token or the new one, never a part. Only the hub that holds the state dir calls it.
  */
 export function replaceToken(stateDir: string): string {
-  const file = path.join(stateDir, TOKEN_FILE);
+  return replaceSecret(stateDir, TOKEN_FILE);
+}
+
+/** A new UI key in place of the old one (rotated with the token): as `replaceToken`. */
+export function replaceUiKey(stateDir: string): string {
+  return replaceSecret(stateDir, UI_KEY_FILE);
+}
+
+function replaceSecret(stateDir: string, name: string): string {
+  const file = path.join(stateDir, name);
   const token = randomBytes(TOKEN_BYTES).toString('base64url');
   const temp = `${file}.${process.pid}.tmp`;
   try {
@@ -73,8 +99,17 @@ export function tokenWrittenAt(stateDir: string): number | undefined {
 
 /** The token, or undefined when the file is missing or malformed. */
 export function readToken(stateDir: string): string | undefined {
+  return readSecret(stateDir, TOKEN_FILE);
+}
+
+/** The person's UI key, or undefined when the file is missing or malformed. */
+export function readUiKey(stateDir: string): string | undefined {
+  return readSecret(stateDir, UI_KEY_FILE);
+}
+
+function readSecret(stateDir: string, name: string): string | undefined {
   try {
-    const value = fs.readFileSync(path.join(stateDir, TOKEN_FILE), 'utf8').trim();
+    const value = fs.readFileSync(path.join(stateDir, name), 'utf8').trim();
     return TOKEN_SHAPE.test(value) ? value : undefined;
   } catch {
     return undefined;

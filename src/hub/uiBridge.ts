@@ -10,8 +10,9 @@ import {
   type ClientMessage,
   type HubMessage,
 } from '../ui-protocol.js';
+import { isPersonChannel, type PersonAction, type UiChannel } from './personAudit.js';
 import { DEFAULT_VIEWER_LIMITS, SessionViewer, type ViewerLimits } from './sessionViewer.js';
-import { commandOutput, rerun, searchHistory, UiError } from './uiHistory.js';
+import { commandOutput, rerun, searchHistory, UiError, type UiHistoryHost } from './uiHistory.js';
 import type { UiHost } from './uiHost.js';
 
 /**
@@ -24,9 +25,33 @@ export interface UiBridgeTransport {
   bufferedAmount?(): number;
   /** Ends the connection (a UI that stopped reading). */
   close?(reason: string): void;
-  /** The page logs in with the token's cookie (a browser): it gets a rotated token to renew it. */
-  cookieLogin?: boolean;
+  /**
+   * Which way this UI reaches the hub (personAudit.ts): the person's (`window` over the UI
+   * cookie, `app`, `menu`) or `token` (a `/ws` signed in with the bearer token agents hold),
+   * which may watch and stop things but not act for the person (PERSON_ONLY). Required: no
+   * connection is the person's by default.
+   */
+  channel: UiChannel;
 }
+
+/**
+ * What only the person's channels may do: answer an approval, confirm or discard a settings
+ * change that waits for them, and what would let a connection run commands past the policy and
+ * the sandbox (take over, type, open a terminal, run a command again, hand a person's session to
+ * agents), or replace the credentials. The bearer token is what agents hold, so a `/ws`
+ * connection signed in with it gets PERSON_ONLY for these (docs/design.md §2.9).
+ */
+export const PERSON_ONLY: ReadonlySet<ClientMessage['type']> = new Set<ClientMessage['type']>([
+  'answerApproval',
+  'confirmSettings',
+  'discardSettings',
+  'takeOver',
+  'handBack',
+  'input',
+  'openTerminal',
+  'rerun',
+  'rotateToken',
+]);
 
 export interface UiBridgeLimits extends ViewerLimits {
   /** A transport holding more than this many bytes for `stuckMs` is closed. */
@@ -67,6 +92,8 @@ export class UiBridge implements Disposable {
   private stuckSince: number | null = null;
   /** A screenshot is being drawn for this UI (one at a time: each is a render in the hub). */
   private shooting = false;
+  /** uiHistory.ts's view of the hub: its `rerun` is audited with this connection's channel. */
+  private readonly historyHost: UiHistoryHost;
 
   constructor(
     private readonly host: UiHost,
@@ -76,6 +103,12 @@ export class UiBridge implements Disposable {
   ) {
     this.ticker = setInterval(() => this.tick(), limits.tickMs);
     this.ticker.unref();
+    this.historyHost = {
+      ...(host.history ? { history: host.history } : {}),
+      manager: host.manager,
+      live: (id) => host.live(id),
+      audit: (entry) => this.record(entry),
+    };
   }
 
   /** One message from the UI: a JSON string, or an already-decoded value (IPC). Never throws. */
@@ -113,6 +146,9 @@ export class UiBridge implements Disposable {
     if (!this.greeted) {
       return this.send({ type: 'error', code: UiErrorCode.Protocol, message: 'Send hello first.', for: message.type, ...ids(message) });
     }
+    if (PERSON_ONLY.has(message.type) && !isPersonChannel(this.transport.channel)) {
+      return this.send({ type: 'error', code: UiErrorCode.PersonOnly, message: personOnly(message.type), for: message.type, ...ids(message) });
+    }
     switch (message.type) {
       case 'subscribe':
         return this.subscribe(message);
@@ -144,18 +180,21 @@ export class UiBridge implements Disposable {
         return this.send({ type: 'hubSettings', ...this.host.settings.describe(), ...ids(message) });
       case 'setSettings':
         return this.setSettings(message);
+      case 'confirmSettings':
+      case 'discardSettings':
+        return this.answerHeld(message);
       case 'screenshot':
         return this.screenshot(message);
       case 'rotateToken':
         this.host.rotateToken();
-        this.host.audit({ action: 'rotate_token' });
+        this.record({ action: 'rotate_token' });
         return this.send({ type: 'done', for: message.type, ...ids(message) });
       case 'searchHistory':
-        return searchHistory(this.host, message).then((reply) => this.send(reply));
+        return searchHistory(this.historyHost, message).then((reply) => this.send(reply));
       case 'commandOutput':
-        return commandOutput(this.host, message).then((reply) => this.send(reply));
+        return commandOutput(this.historyHost, message).then((reply) => this.send(reply));
       case 'rerun':
-        return rerun(this.host, message).then((id) => this.done(message, id));
+        return rerun(this.historyHost, message).then((id) => this.done(message, id));
     }
   }
 
@@ -174,8 +213,11 @@ export class UiBridge implements Disposable {
       this.subscriptions.push(
         this.host.onDidChangeSession((id) => this.sessionChanged(id)),
         this.host.onDidRemoveSession((id) => this.send({ type: 'sessionRemoved', id })),
+        this.host.onDidChangeApprovals(() => this.send({ type: 'approvals', approvals: this.host.newApprovals() })),
         this.host.onDidChangeSettings((view) => this.send({ type: 'hubSettings', ...view })),
-        this.host.onDidRotateToken((token) => this.send({ type: 'tokenRotated', ...(this.transport.cookieLogin ? { token } : {}) })),
+        this.host.settings.onDidChangeHeld((held) => this.send({ type: 'heldSettings', held })),
+        // The new UI key only to a browser signed in with the cookie: it renews its cookie with it.
+        this.host.onDidRotateToken((key) => this.send({ type: 'tokenRotated', ...(this.transport.channel === 'window' ? { key } : {}) })),
       );
     }
     this.send({
@@ -185,6 +227,8 @@ export class UiBridge implements Disposable {
       flow: { ackEvery: FLOW_ACK_EVERY, highWatermark: FLOW_HIGH_WATERMARK, lowWatermark: FLOW_LOW_WATERMARK },
     });
     this.send({ type: 'sessions', sessions: this.host.list() });
+    this.send({ type: 'heldSettings', held: this.host.settings.heldChange() });
+    this.send({ type: 'approvals', approvals: this.host.newApprovals() });
   }
 
   private sessionChanged(id: string): void {
@@ -295,14 +339,17 @@ export class UiBridge implements Disposable {
   private async stopClient(message: MessageOf<'stopClient'>): Promise<void> {
     const sessions = this.host.manager.sessionsOpenedBy(message.client);
     const ids = sessions.map((session) => session.id);
-    this.host.audit({ action: 'stop_client', client: message.client, sessions: ids });
+    this.record({ action: 'stop_client', client: message.client, sessions: ids });
     for (const id of ids) this.flushTyped(id);
     await Promise.all(sessions.map((session) => session.close()));
     for (const id of ids) this.host.dismiss(id);
     this.send({ type: 'done', for: message.type, sessions: ids, ...(message.req !== undefined ? { req: message.req } : {}) });
   }
 
-  /** The person answers a command waiting for approval (docs/design.md §2.9), from the banner or the menu. */
+  /**
+   * The person answers a command waiting for approval (docs/design.md §2.9), from the banner or
+   * the menu; only the person's channels get here (PERSON_ONLY), and the audit says which.
+   */
   private answerApproval(message: MessageOf<'answerApproval'>): void {
     const approvals = this.host.approvals;
     if (!approvals) {
@@ -315,8 +362,10 @@ export class UiBridge implements Disposable {
       return this.send({ type: 'error', code: UiErrorCode.UnknownApproval, message: (error as Error).message, for: message.type, ...ids(message) });
     }
     const reason = message.answer === 'deny' ? { reason: Boolean(message.reason?.trim()) } : {};
-    this.host.audit({ action: 'answer_approval', session: approval.session, approval: approval.id, answer: message.answer, ...reason });
-    this.done(message, approval.session);
+    // An approval of an `open` (or an execute that opens its shell) has no session yet.
+    const session = approval.session ?? undefined;
+    this.record({ action: 'answer_approval', ...(session ? { session } : {}), approval: approval.id, answer: message.answer, ...reason });
+    this.done(message, session);
   }
 
   private async openTerminal(message: MessageOf<'openTerminal'>): Promise<void> {
@@ -357,16 +406,38 @@ export class UiBridge implements Disposable {
   }
 
   private setSettings(message: MessageOf<'setSettings'>): void {
+    const person = isPersonChannel(this.transport.channel);
+    let held;
     try {
-      this.host.settings.save(message.changes);
+      held = this.host.settings.save(message.changes, person ? 'person' : 'token');
     } catch (error) {
       if (isSwitchboardError(error)) throw error;
       // A disk that refused the file: say what happened, not "see the log".
       this.host.logger.warn(`ui setSettings: ${(error as Error).message}`);
       return this.send({ type: 'error', code: UiErrorCode.Internal, message: (error as Error).message, for: message.type, ...ids(message) });
     }
-    this.host.audit({ action: 'change_settings', settings: Object.keys(message.changes) });
+    this.record({ action: 'change_settings', settings: Object.keys(message.changes) });
     // Every UI (this one included) gets the settings as saved, before this one's `done`.
+    this.host.settingsChanged();
+    const waiting = held?.changes.filter((change) => Object.hasOwn(message.changes, change.setting)) ?? [];
+    if (!person && held?.settings.some((key) => Object.hasOwn(message.changes, key))) {
+      return this.send({
+        type: 'error',
+        code: UiErrorCode.HeldForPerson,
+        message: `Saved to settings.json but not in force: ${waiting.map((change) => change.text).join('; ') || held.settings.join(', ')}. A change from a connection signed in with the token, which agents hold, waits until the person confirms it in the window (or discards it); the settings in force stay.`,
+        for: message.type,
+        ...ids(message),
+      });
+    }
+    this.send({ type: 'done', for: message.type, ...ids(message) });
+  }
+
+  /** The person confirms or discards the settings change that waits for them (docs/design.md §5.5). */
+  private answerHeld(message: MessageOf<'confirmSettings' | 'discardSettings'>): void {
+    const confirm = message.type === 'confirmSettings';
+    const answer = confirm ? this.host.settings.confirmHeld(message.id) : this.host.settings.discardHeld(message.id);
+    if (!answer.ok) return this.send({ type: 'error', code: UiErrorCode.NotWaiting, message: answer.reason, for: message.type, ...ids(message) });
+    this.record({ action: confirm ? 'confirm_settings' : 'discard_settings', settings: answer.settings });
     this.host.settingsChanged();
     this.send({ type: 'done', for: message.type, ...ids(message) });
   }
@@ -378,8 +449,8 @@ export class UiBridge implements Disposable {
     return this.host.live(ref) ?? this.host.manager.get(ref);
   }
 
-  private done(message: ClientMessage, session: string): void {
-    this.send({ type: 'done', for: message.type, session, ...ids(message) });
+  private done(message: ClientMessage, session: string | undefined): void {
+    this.send({ type: 'done', for: message.type, ...(session !== undefined ? { session } : {}), ...ids(message) });
   }
 
   private fail(message: ClientMessage, error: unknown): void {
@@ -403,8 +474,13 @@ export class UiBridge implements Disposable {
     return this.transport.bufferedAmount?.() ?? 0;
   }
 
-  private audit(action: Parameters<UiHost['audit']>[0]['action'], session: string, bytes?: number): void {
-    this.host.audit(bytes === undefined ? { action, session } : { action, session, bytes });
+  private audit(action: PersonAction['action'], session: string, bytes?: number): void {
+    this.record(bytes === undefined ? { action, session } : { action, session, bytes });
+  }
+
+  /** One audit line for what came through this connection, with its channel. */
+  private record(entry: PersonAction): void {
+    this.host.audit({ ...entry, channel: this.transport.channel });
   }
 
   /** Typing becomes one audit line per session per interval: a byte count, never the bytes. */
@@ -442,6 +518,17 @@ export class UiBridge implements Disposable {
     }
     for (const { viewer } of this.viewers.values()) viewer.tick();
   }
+}
+
+/** Why a `token` connection may not do `type` (PERSON_ONLY): what it is, who may, and that nothing changed. */
+function personOnly(type: ClientMessage['type']): string {
+  const what =
+    type === 'answerApproval'
+      ? 'Approvals are answered only by the person'
+      : type === 'confirmSettings' || type === 'discardSettings'
+        ? 'A settings change that waits for the person is confirmed or discarded only by the person'
+        : `${type} is the person's to do`;
+  return `${what}, from the window signed in with its cookie, the app's window or the menu bar: this connection signed in with the bearer token, which agents hold. Nothing changed.`;
 }
 
 function ids(message: ClientMessage): { session?: string; req?: number } {

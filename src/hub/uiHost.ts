@@ -1,6 +1,7 @@
 import { EventEmitter, type Disposable, type Event, type SessionInfo, type SessionManager, type TerminalSession } from '../core/index.js';
 import type { Screenshot, ScreenshotRequest } from '../mcp/server.js';
-import type { UiSession } from '../ui-protocol.js';
+import type { UiApproval, UiNewApproval, UiSession } from '../ui-protocol.js';
+import { isNewSlot, type Approval } from './approvals.js';
 import type { ApprovalBook } from './approvals.js';
 import type { HistorySearch } from './historyIndex.js';
 import type { Logger } from './logger.js';
@@ -64,8 +65,11 @@ export class UiHost implements Disposable {
    * settings page shows them, described once for all.
    */
   readonly onDidChangeSettings: Event<HubSettingsView> = this.onDidChangeSettingsEmitter.event;
+  private readonly onDidChangeApprovalsEmitter = new EventEmitter<void>();
+  /** An approval of a request that would start a session was asked, answered or withdrawn. */
+  readonly onDidChangeApprovals: Event<void> = this.onDidChangeApprovalsEmitter.event;
   private readonly onDidRotateTokenEmitter = new EventEmitter<string>();
-  /** The endpoints' token was replaced (the new one). */
+  /** The endpoints' token and the person's UI key were replaced (the new UI key). */
   readonly onDidRotateToken: Event<string> = this.onDidRotateTokenEmitter.event;
 
   constructor(options: UiHostOptions) {
@@ -80,8 +84,9 @@ export class UiHost implements Disposable {
     if (options.history) this.history = options.history;
     this.subscription = this.manager.onDidChange((id) => this.handleChange(id));
     // An approval asked, answered or withdrawn changes the session as every UI shows it.
-    this.approvalSubscription = this.approvals?.onDidChange((id) => {
-      if (this.watched.has(id)) this.onDidChangeSessionEmitter.fire(id);
+    this.approvalSubscription = this.approvals?.onDidChange((slot) => {
+      if (isNewSlot(slot)) this.onDidChangeApprovalsEmitter.fire();
+      else if (this.watched.has(slot)) this.onDidChangeSessionEmitter.fire(slot);
     });
     for (const info of this.manager.list(false)) this.watch(info.id);
   }
@@ -97,6 +102,11 @@ export class UiHost implements Disposable {
 
   list(): UiSession[] {
     return [...this.manager.list(false).map((info) => this.toUi(info)), ...this.ended.values()];
+  }
+
+  /** Approvals of requests that would start a session (an agent's `open`): no session shows them. */
+  newApprovals(): UiNewApproval[] {
+    return (this.approvals?.pendingWithoutSession() ?? []).map((approval) => ({ ...uiApproval(approval), tool: approval.tool === 'open' ? 'open' : 'execute' }));
   }
 
   /** A session of the list by id, or undefined. */
@@ -131,13 +141,14 @@ export class UiHost implements Disposable {
     this.watched.clear();
     this.onDidChangeSessionEmitter.dispose();
     this.onDidRemoveSessionEmitter.dispose();
+    this.onDidChangeApprovalsEmitter.dispose();
     this.onDidChangeSettingsEmitter.dispose();
     this.onDidRotateTokenEmitter.dispose();
   }
 
-  /** The hub replaced its token: pages renew their login, settings pages show its new age. */
-  tokenRotated(token: string): void {
-    this.onDidRotateTokenEmitter.fire(token);
+  /** The hub replaced its token and UI key: pages renew their login, settings pages show its new age. */
+  tokenRotated(key: string): void {
+    this.onDidRotateTokenEmitter.fire(key);
     this.settingsChanged();
   }
 
@@ -188,9 +199,12 @@ export class UiHost implements Disposable {
       ...info,
       ...(this.secret.has(info.id) && info.state === 'awaiting_input' ? { secret: true } : {}),
       ...(resized ? { resized_by: { ...resized } } : {}),
-      ...(approval
-        ? { approval: { id: approval.id, command: approval.command, cwd: approval.cwd, client: approval.client, rule: approval.rule, reason: approval.reason, asked_at: approval.asked_at } }
-        : {}),
+      ...(approval ? { approval: uiApproval(approval) } : {}),
     };
   }
+}
+
+function uiApproval(approval: Approval): UiApproval {
+  const { id, command, cwd, client, rule, reason, asked_at: askedAt } = approval;
+  return { id, command, cwd, client, rule, reason, asked_at: askedAt, ...(approval.unsandboxed ? { unsandboxed: true } : {}) };
 }

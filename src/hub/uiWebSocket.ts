@@ -3,12 +3,17 @@ import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { encodeFrame } from '../ui-protocol.js';
 import type { Logger } from './logger.js';
+import type { UiChannel } from './personAudit.js';
 import type { UiHost } from './uiHost.js';
 
 /** What the HTTP server hands a checked `/ws` upgrade to. */
 export interface UiUpgradeHandler {
-  /** Call only after Host, Origin and the token/cookie passed (httpServer does, before any 101). */
-  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /**
+   * Call only after Host, Origin and the token/cookie passed (httpServer does, before any 101).
+   * `channel`: `window` when the UI cookie signed it in (the person's browser), `token` when the
+   * bearer token did (what agents hold: it cannot answer for the person, uiBridge.ts).
+   */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, channel: Extract<UiChannel, 'window' | 'token'>): void;
   /** The UI page was served: its WebSocket follows in a moment, so load what it needs now. */
   prepare(): void;
   close(): Promise<void>;
@@ -42,14 +47,14 @@ export function createUiWebSocketServer(options: UiWebSocketOptions): UiUpgradeH
       return wss;
     }));
 
-  const accept = (ws: WebSocket): void => {
+  const accept = (ws: WebSocket, channel: UiChannel): void => {
     const bridge = options.host.createBridge({
       send: (message) => {
         if (ws.readyState !== ws.OPEN) return;
         ws.send(message.type === 'frame' ? encodeFrame(message) : JSON.stringify(message));
       },
       bufferedAmount: () => ws.bufferedAmount,
-      cookieLogin: true,
+      channel,
       close: (reason) => {
         ws.close(CLOSE_NOT_READING, reason);
         // A peer that does not read will not complete the closing handshake either.
@@ -70,11 +75,11 @@ export function createUiWebSocketServer(options: UiWebSocketOptions): UiUpgradeH
     prepare() {
       server().catch(() => undefined); // a failure is reported at the upgrade
     },
-    handleUpgrade(req, socket, head) {
+    handleUpgrade(req, socket, head, channel) {
       server().then(
         (loaded) => {
           if (closed || socket.destroyed) return void socket.destroy();
-          loaded.handleUpgrade(req, socket, head, accept);
+          loaded.handleUpgrade(req, socket, head, (ws) => accept(ws, channel));
         },
         (error: unknown) => {
           options.logger.error(`ui websocket: ${(error as Error).message}`);

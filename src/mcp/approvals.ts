@@ -3,12 +3,12 @@
  * a pending approval, and how a result names the rule that asked.
  */
 import { ErrorCode, SwitchboardError } from '../core/index.js';
-import { awaitApproval } from './nextStep.js';
+import { awaitApproval, awaitNewApproval } from './nextStep.js';
 import type { GateRule, PendingApproval, ToolHost } from './toolHost.js';
 
 /** `rule 3 (sudo *)`, or what asked when no rule did. */
 export function describeRule(rule: GateRule | null): string {
-  return rule ? `rule ${rule.index} (${rule.match})` : 'no rule (the line could not be judged)';
+  return rule ? `rule ${rule.index} (${rule.match})` : 'no rule';
 }
 
 /**
@@ -26,8 +26,8 @@ export function assertNotReserved(host: ToolHost, session: string): void {
   );
 }
 
-/** The footer of a result whose command waits for the person, and its next step. */
-export function approvalNote(approval: PendingApproval): { text: string; next: string } {
-  const next = awaitApproval(approval.session);
+/** The footer of a result whose command waits for the person, and its next step; `again`: the call to repeat when there is no session yet. */
+export function approvalNote(approval: PendingApproval, again?: { tool: string; args: Record<string, unknown> }): { text: string; next: string } {
+  const next = approval.session === null ? awaitNewApproval(again?.tool ?? 'open', again?.args ?? {}) : awaitApproval(approval.session);
   return { text: `awaiting the person's approval (${approval.id}; ${describeRule(approval.rule)}: ${approval.reason}); ${next}`, next };
 }

@@ -44,6 +44,14 @@ export function useSession(session: string, shell: boolean): string {
 }
 
 /**
+ * A request that would start a session (`open`, `execute` outside the sandbox) waits for the
+ * person (docs/design.md §2.9): nothing is started; the same call again waits on the same approval.
+ */
+export function awaitNewApproval(tool: string, args: Record<string, unknown>): string {
+  return `it waits for the person's approval and nothing was started yet; wait for the answer with the same call again, ${call(tool, args)} (what was allowed meanwhile is returned then; a denial is COMMAND_DENIED)`;
+}
+
+/**
  * The person has not yet answered the approval a command waits for (docs/design.md §2.9):
  * nothing is typed; `read` with `wait.exit` waits through the answer, then the command.
  */

@@ -90,7 +90,8 @@ function compact(json: Record<string, unknown>): Record<string, unknown> {
 /**
  * Drops what says nothing a model needs, since it pays for every listed token: the ±2^53-1
  * bounds zod gives every `.int()`, `additionalProperties: {}` (an open object is JSON Schema's
- * default), `minLength: 1` (the handler refuses an empty value with a clear error anyway), and
+ * default), `minLength: 1`, `minimum: 1` and `maxLength` (the handler refuses an empty, zero or
+ * over-long value with a clear error naming the bound anyway: "an integer from 1 to 86400000"), and
  * `propertyNames: { type: "string" }` (an object's keys are strings anyway).
  */
 function withoutNoise(value: unknown): unknown {
@@ -100,7 +101,8 @@ function withoutNoise(value: unknown): unknown {
   for (const [key, inner] of Object.entries(value)) {
     if ((key === 'minimum' || key === 'maximum') && typeof inner === 'number' && Math.abs(inner) === Number.MAX_SAFE_INTEGER) continue;
     if (key === 'additionalProperties' && isEmptyObject(inner)) continue;
-    if (key === 'minLength' && inner === 1) continue;
+    if ((key === 'minLength' || key === 'minimum') && inner === 1) continue;
+    if (key === 'maxLength') continue;
     if (key === 'propertyNames' && isStringType(inner)) continue;
     out[key] = withoutNoise(inner);
   }

@@ -28,7 +28,7 @@ import { registerTerminalApp } from './terminalApp.js';
 import { packageVersion } from '../packageInfo.js';
 import { INSTRUCTIONS, SERVER_CAPABILITIES, SERVER_NAME } from '../mcpIntroduction.js';
 
-export type { CommandGate, GatePass, GateRequest, GateRule, PendingApproval, Screenshot, ScreenshotRequest, ToolAuditEvent, ToolDeps, ToolHost } from './toolHost.js';
+export type { CommandGate, GateNewPass, GateNewRequest, GatePass, GateRequest, GateRule, PendingApproval, Screenshot, ScreenshotRequest, ToolAuditEvent, ToolDeps, ToolHost } from './toolHost.js';
 
 /** Serial numbers of MCP connections in this process (one McpServer per connection). */
 let connectionSerial = 0;

@@ -80,19 +80,19 @@ export interface GateRule {
 /** A command line waiting for the person's answer; nothing of it is typed yet (docs/design.md §2.9). */
 export interface PendingApproval {
   readonly id: string;
-  readonly session: string;
+  /** The session it would be typed into; null: it would start one (`open`, or `execute` without a session). */
+  readonly session: string | null;
   readonly command: string;
   readonly rule: GateRule | null;
   readonly reason: string;
   /** ISO 8601. */
   readonly asked_at: string;
+  /** The agent asked to run it outside the OS sandbox. */
+  readonly unsandboxed?: boolean;
 }
 
-/** A command line about to be typed into a shell at its prompt, and who asks. */
-export interface GateRequest {
-  session: TerminalSession;
-  command: string;
-  tool: 'execute' | 'send';
+/** Who asks, as the audit log, the rules and the person's grants know them. */
+interface GateCaller {
   /** `"<name> <version>"`, as the audit log and the person see it. */
   client: string;
   /** `clientInfo.name`: what rules' `client` and the person's 30-minute grants are about. */
@@ -100,17 +100,45 @@ export interface GateRequest {
 }
 
 /**
+ * Something about to be typed into a session: an `execute` command line, or the exact bytes of a
+ * `send` (the gate asks the session what reads them, docs/design.md §2.9).
+ */
+export type GateRequest = GateCaller &
+  (
+    | { tool: 'execute'; session: TerminalSession; command: string }
+    | { tool: 'send'; session: TerminalSession; bytes: string; bracketedPaste: boolean }
+  );
+
+/**
+ * Something that would start a session: `open`'s program and arguments as a command line, or an
+ * `execute` outside the sandbox that opens its shell. `key` names the request (the client, the
+ * tool, every argument), so calling again with the same arguments waits on the same approval.
+ */
+export type GateNewRequest = GateCaller & { tool: 'open' | 'execute'; command: string; cwd: string; unsandboxed: boolean; key: string };
+
+/**
  * What `execute` and `send` get from the gate: `allowed` (by the rules, a grant, or the person
- * within `waitMs`; `ran` records the typing an approval waits through), or still `awaiting`
- * the person (the command is typed by `later` if they allow it). A deny, by a rule or the
- * person, is thrown as COMMAND_DENIED.
+ * within `waitMs`; `ran` records the typing: what is typed is only known once it is), or still
+ * `awaiting` the person (the command is typed by `later` if they allow it). A deny, by a rule or
+ * the person, is thrown as COMMAND_DENIED.
  */
 export type GatePass =
   | { outcome: 'allowed'; ran(typing: Promise<unknown>): void }
   | { outcome: 'awaiting'; approval: PendingApproval };
 
+/**
+ * What a request that starts a session gets: `allowed` (start it now), `awaiting` the person
+ * (`start` runs once they allow it, and its result waits for the same request again), or
+ * `started`: an earlier identical call's approval was allowed after it returned, and this is
+ * what `start` gave then.
+ */
+export type GateNewPass = { outcome: 'allowed' } | { outcome: 'awaiting'; approval: PendingApproval } | { outcome: 'started'; result: unknown };
+
 export interface CommandGate {
   pass(request: GateRequest, waitMs: number, signal: AbortSignal, later: () => Promise<unknown>): Promise<GatePass>;
+  passNew(request: GateNewRequest, waitMs: number, signal: AbortSignal, start: () => Promise<unknown>): Promise<GateNewPass>;
+  /** What an approval of this request started after its call returned, once (the same call again gets it). */
+  takeStarted(key: string): unknown;
   /** The approval pending on a session: it reserves the session for its command. */
   pending(session: string): PendingApproval | undefined;
   /**
@@ -119,8 +147,6 @@ export interface CommandGate {
    * person has not answered within `waitMs`.
    */
   waitThrough(session: string, waitMs: number, signal: AbortSignal): Promise<{ pending: PendingApproval | null; spentMs: number }>;
-  /** Text `send` typed at a shell's prompt without Enter: the line a later Enter runs. */
-  typedAtPrompt(session: string, text: string): void;
   /** An approval of this session was asked, answered or withdrawn (progress tells a waiting call at once). */
   readonly onDidChange?: Event<string>;
 }

@@ -2,8 +2,10 @@ import * as path from 'node:path';
 import type { Parser } from '@vscode/tree-sitter-wasm';
 import { basename } from './pattern.js';
 import { withTree, type SyntaxNode } from './shellParser.js';
-import { evaluateWord, type Word } from './words.js';
-import { unwrap, type Stdin } from './wrappers.js';
+import { assignmentRuns, assignmentWord } from './commandVariables.js';
+import type { Inner, Stdin } from './inner.js';
+import { evaluateWord, literalWord, type Word } from './words.js';
+import { unwrap, WRAPPER_NAMES } from './wrappers.js';
 
 /** One simple command the line would run (docs/design.md §2.9). */
 export interface SeenCommand {
@@ -19,6 +21,8 @@ export interface SeenCommand {
   cwds: string[] | null;
   /** The pipeline stage it is in, to match `A | B` rules. */
   pipe?: { id: number; stage: number };
+  /** The engine read what it runs (a wrapper, a shell's `-c`, awk's `system()`): its arguments are not a command of their own. */
+  read?: true;
 }
 
 export interface Collected {
@@ -43,6 +47,8 @@ interface Context {
   /** Runs in the line's own shell, in order (not in a subshell, pipeline, loop or function). */
   inOrder: boolean;
   nesting: number;
+  /** What the line's commands read when nothing else says (a line awk prints into: a pipe). */
+  stdin?: Stdin;
 }
 
 class Collector {
@@ -78,6 +84,10 @@ class Collector {
     switch (node.type) {
       case 'command':
         this.command(node, inner);
+        return;
+      case 'variable_assignment':
+        this.assignment(node, inner);
+        this.children(node, { ...inner, pipe: undefined, inOrder: false });
         return;
       case 'pipeline': {
         const id = ++this.pipes;
@@ -151,6 +161,9 @@ class Collector {
       }
     }
     if (words.length === 0) return;
+    // A later stage of a pipeline reads the one before it; a line awk prints into reads that.
+    if (stdin === undefined && context.pipe && context.pipe.stage > 0) stdin = { pipe: true };
+    else if (stdin === undefined && context.stdin) stdin = context.stdin;
     this.add({ words, text: node.text, via: context.via, cwds: this.cwds, ...(context.pipe ? { pipe: context.pipe } : {}) }, stdin, context, 0);
   }
 
@@ -167,10 +180,11 @@ class Collector {
     }
     const name = basename(program.value);
     this.followCd(name, command, context);
-    for (const inner of unwrap(name, command.words.slice(1), stdin)) {
-      if (inner.kind === 'hidden') {
-        command.hidden ??= inner.reason;
-      } else if (inner.kind === 'command') {
+    const args = command.words.slice(1);
+    const inners = [...unwrap(name, args, stdin), ...setsRunningVariables(name, args)];
+    if (inners.length > 0 || WRAPPER_NAMES.has(name)) command.read = true;
+    for (const inner of inners) {
+      if (inner.kind === 'command') {
         if (wrappers >= MAX_WRAPPERS) {
           command.hidden ??= 'it wraps more wrappers than the engine follows';
           continue;
@@ -178,13 +192,46 @@ class Collector {
         const via = [...command.via, inner.how];
         const cwds = inner.cwdChanged ? null : command.cwds;
         this.add({ words: inner.words, text: inner.words.map((word) => word.text).join(' '), via, cwds, ...(command.pipe ? { pipe: command.pipe } : {}) }, stdin, context, wrappers + 1);
-      } else if (context.depth >= MAX_SCRIPT_DEPTH) {
-        command.hidden ??= `${inner.how} nests lines deeper than the engine follows`;
       } else {
-        // Its commands read what the wrapper reads: they stay in the wrapper's pipeline stage.
-        this.line(inner.text, { depth: context.depth + 1, via: [...command.via, inner.how], inOrder: false, nesting: 0, ...(command.pipe ? { pipe: command.pipe } : {}) }, command);
+        this.inner(inner, command, context);
       }
     }
+  }
+
+  /** A line or a hidden part found inside a command (`bash -c '…'`, `system("…")`): its commands join the line's. */
+  private inner(inner: Exclude<Inner, { kind: 'command' }>, owner: SeenCommand, context: Context): void {
+    if (inner.kind === 'hidden') {
+      owner.hidden ??= inner.reason;
+    } else if (context.depth >= MAX_SCRIPT_DEPTH) {
+      owner.hidden ??= `${inner.how} nests lines deeper than the engine follows`;
+    } else {
+      // Its commands read what the wrapper reads: they stay in the wrapper's pipeline stage.
+      this.line(
+        inner.text,
+        { depth: context.depth + 1, via: [...owner.via, inner.how], inOrder: false, nesting: 0, ...(owner.pipe ? { pipe: owner.pipe } : {}), ...(inner.stdin ? { stdin: inner.stdin } : {}) },
+        owner,
+      );
+    }
+  }
+
+  /**
+   * `PROMPT_COMMAND='…'`, `PS1='$(…)'`, `BASH_ENV=…` (alone, before a command, or in `export`):
+   * what the value runs later is judged now (commandVariables.ts). A part the engine cannot see
+   * is shown as a command of its own, hidden, so the line is asked.
+   */
+  private assignment(node: SyntaxNode, context: Context): void {
+    const [nameNode, ...values] = node.namedChildren.filter((child) => child !== null);
+    if (!nameNode || nameNode.type !== 'variable_name') return;
+    const elements = values[0]?.type === 'array' ? values[0].namedChildren.filter((child) => child !== null) : values;
+    const texts = elements.length === 0 ? [''] : elements.map((element) => evaluateWord(element).value);
+    const owner: SeenCommand = { words: [literalWord(`${nameNode.text}=`)], text: node.text, via: context.via, cwds: this.cwds, read: true };
+    for (const text of texts) {
+      for (const inner of assignmentRuns(nameNode.text, text)) {
+        if (inner.kind === 'command') continue;
+        this.inner(inner, owner, context);
+      }
+    }
+    if (owner.hidden) this.commands.push(owner);
   }
 
   /**
@@ -203,6 +250,31 @@ class Collector {
     const next = [...new Set([...this.cwds, ...moved])];
     this.cwds = next.length > MAX_CWDS ? null : next;
   }
+}
+
+/**
+ * Variables a command sets whose value runs later: `NAME=value` words of `env` and `sudo`,
+ * `printf -v NAME format` (the format, when it has no conversions) and `read NAME` (input).
+ */
+function setsRunningVariables(program: string, args: readonly Word[]): Inner[] {
+  if (program === 'env' || program === 'sudo') {
+    return args.flatMap((word) => {
+      if (word.value === null) return [];
+      const assigned = assignmentWord(word.value);
+      return assigned ? assignmentRuns(assigned.name, assigned.value) : [];
+    });
+  }
+  if (program === 'printf') {
+    const at = args.findIndex((word) => word.value === '-v');
+    const name = args[at + 1]?.value;
+    if (at < 0 || !name) return [];
+    const format = args[at + 2]?.value ?? null;
+    return assignmentRuns(name, format !== null && !/[%\\]/.test(format) ? format : null);
+  }
+  if (program === 'read' || program === 'mapfile' || program === 'readarray') {
+    return args.flatMap((word) => (word.value !== null && !word.value.startsWith('-') ? assignmentRuns(word.value, null) : []));
+  }
+  return [];
 }
 
 /** What a command inside a `redirected_statement` reads on standard input (`<<EOF`, `< file`). */

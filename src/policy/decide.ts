@@ -1,5 +1,7 @@
 import * as path from 'node:path';
+import { argumentCommands } from './argumentCommands.js';
 import { collectCommands, type SeenCommand } from './commands.js';
+import { historyExpansion } from './historyExpansion.js';
 import { matchStage, type Certainty } from './pattern.js';
 import { compileRules, type CompiledRule, type PolicyAction, type PolicyRule } from './rules.js';
 import { bashParser } from './shellParser.js';
@@ -13,6 +15,16 @@ export interface PolicyInput {
   client?: string;
   /** The session's project folder: the folder it was opened in. Unknown: every path is outside. */
   project?: string;
+  /**
+   * Typed into an interactive shell (execute, send): history expansion (`!!`, `!rm`) applies, and
+   * recalls lines the engine cannot see. Not for `open`'s program and arguments, which no shell reads.
+   */
+  interactive?: boolean;
+  /**
+   * The agent asked to run it outside the OS sandbox (`sandbox: false`, or into a session that runs
+   * outside it): asked at least, unless a rule with `outsideSandbox` answers every command.
+   */
+  unsandboxed?: boolean;
 }
 
 /** The rule that answered: its place in the list (from 0, as in settings.json) and its pattern. */
@@ -63,7 +75,10 @@ export function stricter(a: PolicyAction, b: PolicyAction): PolicyAction {
 export async function decide(input: PolicyInput, rules: readonly PolicyRule[], fallback: PolicyAction): Promise<PolicyDecision> {
   const parser = await bashParser();
   const compiled = compileRules(rules);
-  const { commands, unparsable } = collectCommands(parser, input.command, input.cwd);
+  const collected = collectCommands(parser, input.command, input.cwd);
+  const { commands } = collected;
+  const recalled = input.interactive ? historyExpansion(input.command) : null;
+  const unparsable = collected.unparsable ?? (recalled === null ? undefined : `${recalled} recalls a line from the shell's history`);
   const stages = pipelineStages(commands);
   const judged = commands.map((command) => judge(command, compiled, fallback, input, stages));
   let decision: PolicyDecision | undefined;
@@ -75,6 +90,7 @@ export async function decide(input: PolicyInput, rules: readonly PolicyRule[], f
   if (unparsable !== undefined && (!decision || decision.action === 'allow')) {
     return { action: stricter('ask', fallback), reason: `${unparsable}: the engine cannot tell what it runs`, commands: judged };
   }
+  if (!decision && input.unsandboxed) return { action: 'ask', reason: `the line runs no program, and it was asked to run outside the sandbox`, commands: judged };
   return decision ?? { action: fallback, reason: `the line runs no program; policyDefault is ${fallback}`, commands: judged };
 }
 
@@ -98,7 +114,29 @@ function judge(command: SeenCommand, rules: readonly CompiledRule[], fallback: P
     via: command.via,
     ...(command.hidden ? { hidden: command.hidden } : {}),
   };
+  const answer = answerFor(command, rules, fallback, input, stages);
+  let judged: PolicyCommand = { ...seen, ...answer.command };
+  if (judged.action === 'allow') {
+    // An unknown program may run its arguments: a deny or ask rule matching them asks.
+    for (const inner of argumentCommands(command)) {
+      const found = firstRule(inner, rules, input, stages);
+      if (!found || found.rule.rule.action === 'allow') continue;
+      const ref = { index: found.rule.index, match: found.rule.rule.match };
+      judged = { ...seen, action: 'ask', rule: ref, reason: `${command.text} may run \`${inner.text}\`, which rule ${ref.index} (${ref.match}) would ${found.rule.rule.action === 'deny' ? 'deny' : 'ask about'}; the engine does not know ${inner.via.at(-1) ?? 'the program'}` };
+      break;
+    }
+  }
+  if (input.unsandboxed && !answer.outsideSandbox && judged.action !== 'deny') {
+    // Outside the sandbox only with the person's answer, or a rule written for it.
+    return { ...judged, action: 'ask', reason: `${judged.reason}; asked to run outside the sandbox, which the person allows` };
+  }
+  return judged;
+}
+
+/** The first rule that applies to a command, and how surely. */
+function firstRule(command: SeenCommand, rules: readonly CompiledRule[], input: PolicyInput, stages: Stages): { rule: CompiledRule; certainty: Certainty } | undefined {
   for (const rule of rules) {
+    if (rule.rule.outsideSandbox && !input.unsandboxed) continue;
     const certainty = both(
       both(clientCertainty(rule, input.client), cwdCertainty(rule, command.cwds)),
       both(rule.rule.outsideProject ? outsideCertainty(command, input.project) : 'certain', patternCertainty(rule, command, stages)),
@@ -106,14 +144,24 @@ function judge(command: SeenCommand, rules: readonly CompiledRule[], fallback: P
     if (certainty === null) continue;
     // An allow rule needs a sure match; a deny that may match is asked, not enforced.
     if (rule.rule.action === 'allow' && certainty !== 'certain') continue;
+    return { rule, certainty };
+  }
+  return undefined;
+}
+
+/** The command's own answer: the first rule that matches it, else what its hidden part or policyDefault says. */
+function answerFor(command: SeenCommand, rules: readonly CompiledRule[], fallback: PolicyAction, input: PolicyInput, stages: Stages): { command: Pick<PolicyCommand, 'action' | 'rule' | 'reason'>; outsideSandbox: boolean } {
+  const found = firstRule(command, rules, input, stages);
+  if (found) {
+    const { rule, certainty } = found;
     const action = certainty === 'certain' ? rule.rule.action : 'ask';
     const ref = { index: rule.index, match: rule.rule.match };
     const why = rule.rule.reason ?? `rule ${rule.index} (${rule.rule.match})`;
     const hedge = certainty === 'possible' ? ` may match rule ${rule.index} (${rule.rule.match}): it depends on what the line computes when it runs` : `: ${why}`;
-    return { ...seen, action, rule: ref, reason: `${command.text}${hedge}` };
+    return { command: { action, rule: ref, reason: `${command.text}${hedge}` }, outsideSandbox: rule.rule.outsideSandbox === true };
   }
-  if (command.hidden) return { ...seen, action: stricter('ask', fallback), reason: `${command.text}: ${command.hidden}` };
-  return { ...seen, action: fallback, reason: `no rule matches ${command.text}; policyDefault is ${fallback}` };
+  if (command.hidden) return { command: { action: stricter('ask', fallback), reason: `${command.text}: ${command.hidden}` }, outsideSandbox: false };
+  return { command: { action: fallback, reason: `no rule matches ${command.text}; policyDefault is ${fallback}` }, outsideSandbox: false };
 }
 
 function both(a: Certainty | null, b: Certainty | null): Certainty | null {

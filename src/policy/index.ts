@@ -4,3 +4,4 @@
  */
 export { decide, stricter, type PolicyCommand, type PolicyDecision, type PolicyInput, type RuleRef } from './decide.js';
 export { DEFAULT_POLICY, POLICY_ACTIONS, PolicyActionSchema, PolicyRuleSchema, type PolicyAction, type PolicyRule } from './rules.js';
+export { shadowedDenies, type RuleWarning } from './shadowedRules.js';

@@ -190,8 +190,24 @@ export function matchStage(stage: StagePattern, command: CommandWords): Certaint
   return matchShape(stage, shape, true) ? 'possible' : null;
 }
 
-export function stagesOf(pattern: CommandPattern): readonly StagePattern[] {
-  return pattern.stages;
+/**
+ * Commands a stage pattern matches, one per alternative of its program (`{sudo,su} *` gives
+ * `sudo …` and `su …`): its flags as written, literal operands as words, a wildcard operand or
+ * `*` as an unknown word. To ask whether another pattern matches some of the same commands
+ * (shadowedRules.ts).
+ */
+export function exampleCommands(stage: StagePattern): CommandWords[] {
+  const alternatives = /^\{([^{}]*)\}$/.exec(stage.program.source)?.[1]?.split(',') ?? [stage.program.source];
+  const args: Word[] = [
+    ...stage.flags.map((flag) => ({ value: flag.literal ? flag.source : flag.source.replace(/[*?]|\[[^\]]*\]/g, ''), text: flag.source, glob: false })),
+    ...stage.operands.map((operand) => (operand !== 'any' && operand.literal ? { value: operand.source, text: operand.source, glob: false } : { value: null, text: operand === 'any' ? '*' : operand.source, glob: false })),
+  ];
+  return alternatives.map((program) => ({ program, args }));
+}
+
+/** The last stage of a pattern: the command a rule is about. */
+export function lastStage(pattern: CommandPattern): StagePattern {
+  return pattern.stages[pattern.stages.length - 1] as StagePattern;
 }
 
 interface Shape {

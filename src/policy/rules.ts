@@ -44,6 +44,11 @@ export const PolicyRuleSchema = z.strictObject({
     .optional(),
   /** Only when one of the command's operands is a path outside the session's project folder (or one the engine cannot know). */
   outsideProject: z.boolean().optional(),
+  /**
+   * Only for commands an agent asked to run outside the OS sandbox (`sandbox: false`). Such a
+   * command is always asked unless a rule with this flag answers it: `allow` pre-approves it.
+   */
+  outsideSandbox: z.boolean().optional(),
   /** Shown to the person (and the agent) with the answer. */
   reason: z.string().max(500).optional(),
 });

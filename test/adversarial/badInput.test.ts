@@ -310,7 +310,7 @@ describe('bytes through send', () => {
 });
 
 describe('a catastrophic wait pattern', () => {
-  it('against 1 MB of output: cut off with INVALID_ARGUMENT in time; another session answers meanwhile', async () => {
+  it('against 1 MB of output: cut off by the matcher\'s budget with INVALID_ARGUMENT, not by the wait\'s timeout; another session answers meanwhile', async () => {
     const { session } = await http.ok('open', { cwd: work });
     await http.ok('execute', { session, command: "head -c 1000000 /dev/zero | tr '\\0' a; echo", max_lines: 5 });
     const [read, other] = await Promise.all([

@@ -77,7 +77,7 @@ describe('a flood', () => {
   // runs and RSS follows what is retained; a leak shows as growth or kills the hub.
   const hub = hubFor(HEAP_CEILING);
 
-  it('base64 /dev/urandom for 60 s: hub memory bounded and flat, another session answers throughout, far-apart readers are told what they lost; Ctrl-C ends it within 1 s', async () => {
+  it('base64 /dev/urandom for 60 s: hub memory bounded and flat, another session answers throughout, far-apart readers are told what they lost; Ctrl-C ends it (exit 130, well before the wait\'s 10 s)', async () => {
     const agent = await new RawHttp(hub()).initialize('flood-agent');
     const bystander = await new RawHttp(hub()).initialize('flood-bystander');
     // Two more agents read the flooding session rarely: one in ansi (exact characters), one plain.

@@ -84,16 +84,16 @@ describe('a page on another origin, in a real browser', () => {
 });
 
 describe('the token stays secret', () => {
-  it('is in no argv (ps), no session environment, no log and no audit line', async () => {
+  it('is in no argv (ps), no session environment, no log and no audit line (nor is the UI key)', async () => {
     const client = await new RawHttp(hub).initialize('token-check');
     const shim = await new RawShim(hub).initialize('token-check-shim');
     try {
       const { session } = await client.ok('open', { cwd: work });
       const env = String((await client.ok('execute', { session, command: 'env; cat /proc/$PPID/environ | tr "\\0" "\\n"' })).output);
       expect(env).toContain('SWITCHBOARD_SESSION=');
-      expect(env).not.toContain(hub.token);
+      for (const secret of [hub.token, hub.uiKey]) expect(env).not.toContain(secret);
       const shimEnv = String((await shim.ok('execute', { command: 'env' })).output);
-      expect(shimEnv).not.toContain(hub.token);
+      for (const secret of [hub.token, hub.uiKey]) expect(shimEnv).not.toContain(secret);
       // A refused request must not be logged with what it offered either.
       const wrong = hub.token.slice(0, -2) + 'zz';
       await fetch(`http://127.0.0.1:${hub.port}/mcp?token=${hub.token}`, { method: 'POST', headers: { Authorization: `Bearer ${wrong}` }, body: '{}' });
@@ -101,17 +101,17 @@ describe('the token stays secret', () => {
       const ps = execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' });
       expect(ps).toContain('switchboard.js serve');
       expect(ps).toContain('switchboard.js mcp');
-      expect(ps).not.toContain(hub.token);
+      for (const secret of [hub.token, hub.uiKey]) expect(ps).not.toContain(secret);
       // The hub's and every session process's environment (pid 1's view of /proc).
       for (const pid of [hub.pid, ...sessionPids(String(session))]) {
-        expect(readFileSync(`/proc/${pid}/environ`, 'latin1'), `environ of ${pid}`).not.toContain(hub.token);
+        for (const secret of [hub.token, hub.uiKey]) expect(readFileSync(`/proc/${pid}/environ`, 'latin1'), `environ of ${pid}`).not.toContain(secret);
       }
       const audit = readFileSync(path.join(hub.home, 'audit.jsonl'), 'utf8');
       expect(audit).toContain('"tool":"execute"');
-      expect(audit).not.toContain(hub.token);
+      for (const secret of [hub.token, hub.uiKey]) expect(audit).not.toContain(secret);
       expect(audit).not.toContain(wrong);
-      expect(hub.stderr()).not.toContain(hub.token);
-      expect(shim.stderr).not.toContain(hub.token);
+      for (const secret of [hub.token, hub.uiKey]) expect(hub.stderr()).not.toContain(secret);
+      for (const secret of [hub.token, hub.uiKey]) expect(shim.stderr).not.toContain(secret);
       // (Answers here carry `env` output, which rightly names paths: no expectNoLeak on them.)
       await client.ok('kill', { session, close: true });
     } finally {

@@ -47,7 +47,7 @@ afterAll(async () => {
 
 describe('an agent resizes a session the person watches', () => {
   it('the status line says who resized it and to what; the view follows the new grid; taking over, the person’s size wins', async () => {
-    await page.goto(`http://127.0.0.1:${hub.port}/?token=${hub.token}`);
+    await page.goto(`http://127.0.0.1:${hub.port}/?key=${hub.uiKey}`);
     await page.locator('.conn.conn-open').waitFor({ timeout: 10_000 });
     const first = await ok('execute', { command: 'echo before-resize' });
     const session = String(first.session);

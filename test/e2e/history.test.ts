@@ -61,7 +61,7 @@ describe('History in the window', () => {
     const failing = await tool('execute', { command: 'ls /histe2e-missing # histe2e-beta', cwd: project });
     expect(failing.exit_code).not.toBe(0);
 
-    await page.goto(`http://127.0.0.1:${hub.port}/?token=${hub.token}`);
+    await page.goto(`http://127.0.0.1:${hub.port}/?key=${hub.uiKey}`);
     await page.locator('.conn.conn-open').waitFor({ timeout: 10_000 });
 
     // The keyboard opens it; typing searches every session's commands.

@@ -92,7 +92,7 @@ afterAll(async () => {
 
 describe('OSC 52 from an agent session', () => {
   it('never reaches the person’s clipboard, while the UI’s own copy does', async () => {
-    await page.goto(`http://127.0.0.1:${hub.port}/?token=${hub.token}`);
+    await page.goto(`http://127.0.0.1:${hub.port}/?key=${hub.uiKey}`);
     await page.locator('.conn.conn-open').waitFor({ timeout: 10_000 });
     // The person's clipboard holds something of theirs; the hooks start from zero after that.
     await page.evaluate((text) => navigator.clipboard.writeText(text), BEFORE);

@@ -58,7 +58,7 @@ async function screenshot(name: string): Promise<void> {
 
 describe('the policy on the settings page', () => {
   it('shows the starting rules, and a rule edited, added, moved and removed there lands in settings.json', async () => {
-    await page.goto(`http://127.0.0.1:${hub.port}/?token=${hub.token}`);
+    await page.goto(`http://127.0.0.1:${hub.port}/?key=${hub.uiKey}`);
     await page.locator('.conn.conn-open').waitFor({ timeout: 10_000 });
     await page.locator('[data-action="open-settings"]').click();
     await rule(0).waitFor();
@@ -132,5 +132,32 @@ describe('the policy on the settings page', () => {
     await savedWhen((s) => !('policy' in s), 'policy back to the default');
     await page.locator('[data-reset="policy"]').waitFor({ state: 'detached' });
     expect(await rule(3).locator('input[name="match"]').inputValue()).toBe(DEFAULT_POLICY[3]?.match);
+  });
+
+  it('a deny rule an earlier ask rule shadows is saved, with a warning under it naming that rule', async () => {
+    await page.locator('[data-action="add-rule"]').click();
+    const added = rule(DEFAULT_POLICY.length);
+    await added.locator('input[name="match"]').fill('rm -rf *');
+    await added.locator('input[name="match"]').press('Enter');
+    await savedWhen((s) => matches(s).at(-1) === 'rm -rf *', 'the rule added');
+    await added.locator('select[name="action"]').selectOption('deny');
+    await savedWhen((s) => (s.policy as { action: string }[]).at(-1)?.action === 'deny', 'the added rule denies');
+    const warning = page.locator(`[data-rule-warning="${DEFAULT_POLICY.length}"]`);
+    await warning.waitFor();
+    expect(await warning.textContent()).toContain('Rule 1 (rm -r *, ask) comes first and matches commands this deny rule is about');
+    expect(await added.getAttribute('class')).not.toContain('refused');
+    // Its "outside the sandbox" box is there, unchecked.
+    expect(await added.locator('input[name="outsideSandbox"]').isChecked()).toBe(false);
+    await added.scrollIntoViewIfNeeded();
+    await screenshot('policy-rules-shadowed');
+
+    // Moved above the ask rule, it is no longer shadowed: the warning goes.
+    for (let at = DEFAULT_POLICY.length; at > 1; at--) {
+      await rule(at).locator('[data-rule-move="up"]').click();
+      await savedWhen((s) => matches(s)[at - 1] === 'rm -rf *', `the deny rule at ${at - 1}`);
+    }
+    await page.locator('[data-rule-warning]').first().waitFor({ state: 'detached' });
+    await page.locator('[data-reset="policy"]').click();
+    await savedWhen((s) => !('policy' in s), 'policy back to the default');
   });
 });

@@ -11,8 +11,6 @@
  * session's tab in the UI), and reach nothing over the network. Writes the screenshot
  * test-results/screenshots/mcp-app.png. Runs against dist/: `npm run build` first.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { build } from 'esbuild';
@@ -26,7 +24,6 @@ import { agentOverHttp, closeScene, launchChromium, openPage, SHOTS } from './br
 const SANDBOX_HOST = 'localhost';
 
 let hub: HubProcess;
-let userHome: string;
 let browser: Browser;
 let page: Page;
 let agent: Client;
@@ -94,8 +91,6 @@ async function waitForViewText(text: string, timeout = 15_000): Promise<void> {
 }
 
 beforeAll(async () => {
-  userHome = mkdtempSync(path.join(tmpdir(), 'sb-app-e2e-user-'));
-  writeFileSync(path.join(userHome, '.bashrc'), '');
   const bundled = await build({
     entryPoints: [path.join(ROOT, 'test', 'e2e', 'appHost', 'hostPage.ts')],
     bundle: true,
@@ -107,7 +102,7 @@ beforeAll(async () => {
   });
   hostScript = bundled.outputFiles[0]!.text.replace(/<\/script/gi, '<\\/script');
   browser = await launchChromium();
-  hub = await startHub({ env: { HOME: userHome } });
+  hub = await startHub();
   agent = await agentOverHttp(hub.port, hub.token, { name: 'second-agent', version: '1.0.0' });
   page = await openPage(browser, { viewport: { width: 960, height: 720 } });
   page.on('request', (request: Request) => requests.push({ url: request.url(), frame: request.frame() }));
@@ -118,7 +113,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await closeScene({ agent, browser, hub });
-  rmSync(userHome, { recursive: true, force: true });
 });
 
 /** What the next load of the host page does. */
@@ -177,7 +171,7 @@ describe('the terminal app in a host', () => {
 
     // The person's browser, signed in once (as `switchboard ui` does), follows the link.
     const ui = await openPage(browser);
-    await ui.goto(`http://127.0.0.1:${hub.port}/?token=${hub.token}`);
+    await ui.goto(`http://127.0.0.1:${hub.port}/?key=${hub.uiKey}`);
     await ui.locator('.conn.conn-open').waitFor({ timeout: 10_000 });
     await ui.goto(`http://127.0.0.1:${hub.port}/#session=${session}`);
     await ui.locator(`.tab.active[data-tab="${session}"]`).waitFor({ timeout: 10_000 });

@@ -104,11 +104,11 @@ afterAll(async () => {
 });
 
 describe('the UI in a browser against switchboard serve', () => {
-  it('needs the token: without it 401, with /?token=… the app (and an empty state that says how to connect an agent)', async () => {
+  it('needs the UI key: without it 401, with /?key=… the app (and an empty state that says how to connect an agent)', async () => {
     const bare = await fetch(`http://127.0.0.1:${hub.port}/`);
     expect(bare.status).toBe(401);
-    await page.goto(`http://127.0.0.1:${hub.port}/?token=${hub.token}`);
-    // The token leaves the address bar (cookie auth from here on).
+    await page.goto(`http://127.0.0.1:${hub.port}/?key=${hub.uiKey}`);
+    // The key leaves the address bar (cookie auth from here on).
     expect(new URL(page.url()).search).toBe('');
     await page.locator('.conn.conn-open').waitFor({ timeout: 10_000 });
     const empty = page.locator('[data-empty="no-sessions"]');
@@ -274,11 +274,11 @@ describe('the UI in a browser against switchboard serve', () => {
   });
 
   it('stays live through a flood, in this page and in a second one', async () => {
-    // Another viewer in its own window: a separate context (it signs in with the token too). Two
+    // Another viewer in its own window: a separate context (it signs in with the key too). Two
     // tabs of one headless window would not do: only the front tab gets prompt animation frames.
     const secondContext = await browser.newContext({ viewport: { width: 1100, height: 700 }, colorScheme: 'dark' });
     const second = await secondContext.newPage();
-    await second.goto(`http://127.0.0.1:${hub.port}/?token=${hub.token}`);
+    await second.goto(`http://127.0.0.1:${hub.port}/?key=${hub.uiKey}`);
     await second.locator(`.tab[data-tab="${session}"]`).click();
     await waitForScreen(second, 'agent-again');
 
@@ -603,23 +603,28 @@ describe('the UI in a browser against switchboard serve', () => {
   });
 
   // Last: the agent's HTTP client holds the old token.
-  it('Replace now swaps the token: the page renews its login and survives a reload; the old token opens nothing', async () => {
+  it('Replace now swaps the token and the UI key: the page renews its login and survives a reload; the old ones open nothing', async () => {
     const old = hub.token;
+    const oldKey = hub.uiKey;
     await page.locator('[data-action="open-settings"]').click();
     await page.locator('[data-action="rotate-token"]').click();
-    const renewed = page.waitForResponse((response) => new URL(response.url()).pathname === '/' && new URL(response.url()).searchParams.has('token'));
+    const renewed = page.waitForResponse((response) => new URL(response.url()).pathname === '/' && new URL(response.url()).searchParams.has('key'));
     await page.locator('.dialog [data-dialog="confirm"]').click();
     expect((await renewed).status()).toBe(303);
     const fresh = readFileSync(path.join(hub.home, 'token'), 'utf8').trim();
+    const freshKey = readFileSync(path.join(hub.home, 'ui-key'), 'utf8').trim();
     expect(fresh).not.toBe(old);
+    expect(freshKey).not.toBe(oldKey);
     await page.locator('[data-hub-setting="token"]').scrollIntoViewIfNeeded();
     await screenshot('token-replaced');
     await page.reload();
     await page.locator('#app[data-connection="open"]').waitFor();
     await page.locator(`.session-row[data-session="${session}"]`).waitFor();
     const status = async (url: string): Promise<number> => (await fetch(url, { redirect: 'manual' })).status;
-    expect(await status(`http://127.0.0.1:${hub.port}/?token=${old}`)).toBe(401);
-    expect(await status(`http://127.0.0.1:${hub.port}/?token=${fresh}`)).toBe(303);
+    expect(await status(`http://127.0.0.1:${hub.port}/?key=${oldKey}`)).toBe(401);
+    expect(await status(`http://127.0.0.1:${hub.port}/?key=${freshKey}`)).toBe(303);
+    // The token signs agents in, never a browser: not even the fresh one.
+    expect(await status(`http://127.0.0.1:${hub.port}/?token=${fresh}`)).toBe(401);
   });
 });
 

@@ -43,7 +43,7 @@ afterAll(async () => {
 
 describe('the person saves a screenshot of a tab', () => {
   it('downloads <name>-<yyyymmdd-hhmmss>.png: the screenshot tool’s PNG of the same screen, in the page’s theme', async () => {
-    await page.goto(`http://127.0.0.1:${hub.port}/?token=${hub.token}`);
+    await page.goto(`http://127.0.0.1:${hub.port}/?key=${hub.uiKey}`);
     await page.locator('.conn.conn-open').waitFor({ timeout: 10_000 });
     const opened = await call('open', { name: 'colours' });
     const session = String(opened.sc.session);

@@ -17,6 +17,7 @@ import { createMcpServer } from '../../src/mcp/server.js';
 import { UI_PROTOCOL_VERSION, type ClientMessage, type HubMessage, type UiSession } from '../../src/ui-protocol.js';
 import type { UiBridge } from '../../src/hub/uiBridge.js';
 import { pollUntil } from './helpers/poll.js';
+import { testEnv } from './helpers/hermeticEnv.js';
 import { shellPath } from './helpers/shells.js';
 import { toolAnswer, type ToolAnswer } from './helpers/toolAnswer.js';
 import { within } from './helpers/within.js';
@@ -79,13 +80,13 @@ const hubFlush = (): void => (hub as unknown as { auditLog: { flush(): void } })
 beforeAll(async () => {
   stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-approvals-'));
   const settings = SettingsSchema.parse({ shell: shellPath('bash'), policy: POLICY, killWaitMs: 300 });
-  hub = new Hub({ stateDir, logger: quiet, settings, env: { ...process.env, SHELL: shellPath('bash') }, clock: () => now });
+  hub = new Hub({ stateDir, logger: quiet, settings, env: testEnv(), clock: () => now });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await createMcpServer(hub).connect(serverSide);
   client = new Client({ name: 'approval-test', version: '1.0' });
   await client.connect(clientSide);
   const messages: HubMessage[] = [];
-  const bridge = hub.ui.createBridge({ send: (m) => messages.push(m) });
+  const bridge = hub.ui.createBridge({ send: (m) => messages.push(m), channel: 'window' });
   person = { bridge, messages, req: 0 };
   bridge.receive({ type: 'hello', protocol: UI_PROTOCOL_VERSION });
 }, 30_000);
@@ -235,10 +236,31 @@ describe('send of a line into a shell at its prompt', () => {
     const piece = await call('send', { session, text: 'me in pieces', keys: ['enter'] });
     expect(piece.error?.code).toBe('COMMAND_DENIED');
 
-    // Keys into a running program's own prompt are not a shell command line.
+    // ctrl+u is a key the hub does not model (it may be rebound): the line is unknown, so the next line is asked.
     await ok('send', { session, keys: ['ctrl+u'] });
-    await ok('execute', { session, command: `read -r line; printf 'got %s\\n' "$line"`, timeout_ms: 300 });
-    const answered = await ok('send', { session, text: 'echo deny-me as data', keys: ['enter'], wait: { pattern: 'got ' } });
+    const unknown = await call('execute', { session, command: 'echo hello', timeout_ms: 50 });
+    expect(unknown.sc.status, unknown.text).toBe('awaiting_approval');
+    expect(unknown.sc.approval).toMatchObject({ rule: null, reason: expect.stringContaining('keys whose effect the hub cannot know (ctrl+u)') });
+    await answer((unknown.sc.approval as { id: string }).id, 'deny');
+
+    // A line for a program at its own prompt (not a shell) is out of the engine's sight.
+    const other = (await ok('open', {})).session as string;
+    await ok('execute', { session: other, command: `head -n 1 | sed 's/^/got /'`, timeout_ms: 300 });
+    const answered = await ok('send', { session: other, text: 'echo deny-me as data', keys: ['enter'], wait: { pattern: 'got ' } });
     expect(answered.output).toContain('got echo deny-me as data');
+
+    // Text refused before it was typed (the person had the keyboard) is not on the line the next send judges.
+    const third = (await ok('open', {})).session as string;
+    person.bridge.receive({ type: 'takeOver', session: third });
+    await pollUntil(() => hub.manager.get(third).controller === 'user', 'the person in control');
+    expect((await call('send', { session: third, text: '#' })).error?.code).toBe('SESSION_CONTROLLED_BY_USER');
+    person.bridge.receive({ type: 'handBack', session: third });
+    await pollUntil(() => hub.manager.get(third).controller === 'agent', 'control handed back');
+    expect((await call('send', { session: third, text: 'echo deny-me after', keys: ['enter'] })).error?.code).toBe('COMMAND_DENIED');
+
+    // A shell's own `read` cannot be told from its prompt: what is typed there is judged as a line.
+    await ok('execute', { session: other, command: `read -r line; printf 'got %s\\n' "$line"`, timeout_ms: 300 });
+    const judged = await call('send', { session: other, text: 'echo deny-me as data', keys: ['enter'] });
+    expect(judged.error?.code).toBe('COMMAND_DENIED');
   });
 });

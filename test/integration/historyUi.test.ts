@@ -129,7 +129,7 @@ describe('history in the window (ui-protocol)', () => {
     const auditFile = path.join(home, 'audit.jsonl');
     let entries: Record<string, unknown>[] = [];
     await pollUntil(() => (entries = fs.readFileSync(auditFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)).some((e) => e.action === 'rerun'), 'the rerun audit line', { everyMs: 50 });
-    expect(entries.filter((e) => e.action === 'rerun')).toEqual([{ time: expect.any(String), actor: 'person', action: 'rerun', session: mine, from: { session: long.session, seq: long.command_seq } }]);
+    expect(entries.filter((e) => e.action === 'rerun')).toEqual([{ time: expect.any(String), actor: 'person', action: 'rerun', channel: 'window', session: mine, from: { session: long.session, seq: long.command_seq } }]);
     expect(fs.readFileSync(auditFile, 'utf8')).not.toContain('histui');
   });
 });

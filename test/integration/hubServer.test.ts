@@ -3,6 +3,7 @@
  * client over Streamable HTTP, raw clients on the unix socket, and raw HTTP for the guards.
  */
 import { spawn } from 'node:child_process';
+import * as diagnostics from 'node:diagnostics_channel';
 import { existsSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
@@ -10,6 +11,7 @@ import { networkInterfaces } from 'node:os';
 import * as path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KEEP_ALIVE_ADVERTISED_S } from '../../src/hub/httpServer.js';
 import { whenFile } from './helpers/fileWatch.js';
 import { BIN, cleanEnv, connectRaw, initializeRaw, removeHome, ROOT, startHub, tempHome, type HubProcess } from './helpers/hubProcess.js';
 
@@ -195,10 +197,14 @@ describe('switchboard serve: one shared hub', () => {
       expect(await upgrade(hub.port, { Origin: origin, Authorization: `Bearer ${hub.token}` })).toBe(101);
     });
 
-    it('serves / only with the token: ?token= trades for an HttpOnly SameSite=Strict cookie', async () => {
+    it('serves / only to the person: ?key= trades for an HttpOnly SameSite=Strict cookie; the token signs no browser in', async () => {
       expect((await request(hub.port, { path: '/', method: 'GET' })).status).toBe(401);
-      expect((await request(hub.port, { path: '/?token=wrong', method: 'GET' })).status).toBe(401);
-      const login = await request(hub.port, { path: `/?token=${hub.token}`, method: 'GET' });
+      expect((await request(hub.port, { path: '/?key=wrong', method: 'GET' })).status).toBe(401);
+      const byToken = await request(hub.port, { path: `/?token=${hub.token}`, method: 'GET' });
+      expect(byToken.status).toBe(401);
+      expect(byToken.headers['set-cookie']).toBeUndefined();
+      expect(byToken.body).toContain('does not sign a browser in');
+      const login = await request(hub.port, { path: `/?key=${hub.uiKey}`, method: 'GET' });
       expect(login.status).toBe(303);
       expect(login.headers.location).toBe('/');
       const cookie = String(login.headers['set-cookie']?.[0] ?? '');
@@ -306,6 +312,45 @@ describe('switchboard serve: one shared hub', () => {
     });
   });
 
+  describe('keep-alive', () => {
+    /** The local port of the connection each fetch to `path` went out on (undici's own report). */
+    function connectionsOf(path: string): { ports: number[]; dispose(): void } {
+      const ports: number[] = [];
+      const onHeaders = (message: unknown): void => {
+        const { request, socket } = message as { request: { path: string }; socket: { localPort?: number } };
+        if (request.path === path && socket.localPort !== undefined) ports.push(socket.localPort);
+      };
+      diagnostics.subscribe('undici:client:sendHeaders', onHeaders);
+      return { ports, dispose: () => diagnostics.unsubscribe('undici:client:sendHeaders', onHeaders) };
+    }
+
+    it('a fetch client whose event loop was busy past Node\'s old 5 s keep-alive reuses its idle connection, and is answered', async () => {
+      // The flake this replaces: a test's synchronous setup (120 git commits) kept its loop busy
+      // for seconds, so undici's keep-alive timer (the advertised timeout less 2 s) could not
+      // retire the idle socket, and the next request went into the one the hub had just closed
+      // at Node's default (5 s + 1 s): "fetch failed: other side closed". The hub's timers run in
+      // its own process, out of reach of a fake clock, so the client is blocked for real, once.
+      const probe = `/keep-alive-probe-${Date.now()}`;
+      const connections = connectionsOf(probe);
+      try {
+        const ask = (): Promise<Response> => fetch(`http://127.0.0.1:${hub.port}${probe}`, { headers: { Authorization: `Bearer ${hub.token}` } });
+        const first = await ask();
+        expect(first.status).toBe(404);
+        expect(first.headers.get('keep-alive')).toBe(`timeout=${KEEP_ALIVE_ADVERTISED_S}`);
+        await first.text();
+        await new Promise((resolve) => setImmediate(resolve)); // the socket goes back to the pool
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 6_500); // busy: no timer runs
+        const second = await ask();
+        expect(second.status).toBe(404);
+        await second.text();
+        expect(connections.ports).toHaveLength(2);
+        expect(connections.ports[1], 'the second request went out on the first one\'s connection').toBe(connections.ports[0]);
+      } finally {
+        connections.dispose();
+      }
+    });
+  });
+
   it('a second serve on the same state dir exits non-zero naming the running hub', async () => {
     const child = spawn(process.execPath, [BIN, 'serve'], { env: cleanEnv({ SWITCHBOARD_HOME: hub.home, SWITCHBOARD_PORT: '0' }), cwd: ROOT });
     let stderr = '';
@@ -321,17 +366,21 @@ describe('switchboard serve: one shared hub', () => {
 });
 
 describe('switchboard serve: files and permissions', () => {
-  it('keeps token 0600, state dir 0700, socket and hub.json 0600 under umask 000', async () => {
+  it('keeps token and ui-key 0600, state dir 0700, socket and hub.json 0600 under umask 000', async () => {
     const home = path.join(tempHome(), 'state'); // created by the hub itself
     const hub = await startHub({ home, umask000: true });
     try {
       const mode = (file: string): string => (statSync(path.join(home, file)).mode & 0o777).toString(8);
       expect(mode('.')).toBe('700');
       expect(mode('token')).toBe('600');
+      expect(mode('ui-key')).toBe('600');
       expect(mode('hub.sock')).toBe('600');
       expect(mode('hub.json')).toBe('600');
       expect(hub.token).toMatch(/^[A-Za-z0-9_-]{43}$/); // 256 bits, base64url
       expect(hub.stderr()).not.toContain(hub.token); // the token goes to no log
+      expect(hub.uiKey).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(hub.uiKey).not.toBe(hub.token); // two secrets: the agents' and the person's
+      expect(hub.stderr()).not.toContain(hub.uiKey);
     } finally {
       const code = await hub.stop();
       expect(code, hub.stderr()).toBe(0);

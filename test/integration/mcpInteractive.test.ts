@@ -235,7 +235,7 @@ describe('the tools through the shim', () => {
     expect(readProgress[0]!.message).toMatch(/^sleep 6 · \d+ s$/); // what the session it waits on runs
   }, 15_000);
 
-  it('cancelling a read that waits returns promptly and ends the wait in the hub', async () => {
+  it('cancelling a read that waits ends the call on the abort, not at its timeout, and ends the wait in the hub', async () => {
     const { session } = await a.ok('open', { cwd: work });
     const controller = new AbortController();
     callCount++;

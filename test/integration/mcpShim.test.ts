@@ -14,6 +14,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alive } from './helpers/processState.js';
 import { stopHubIn } from './helpers/hubCleanup.js';
+import { testEnv } from './helpers/hermeticEnv.js';
 import { shellPath } from './helpers/shells.js';
 import { toolAnswer, type ToolAnswer } from './helpers/toolAnswer.js';
 
@@ -54,9 +55,7 @@ function tempDir(prefix: string): string {
 
 async function startShim(shell: string, extraEnv: Record<string, string> = {}): Promise<Shim> {
   if (!existsSync(path.join(ROOT, 'dist', 'src', 'cli.js'))) throw new Error('dist/ is missing: run `npm run build` first.');
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('SWITCHBOARD_')) env[key] = value;
-  Object.assign(env, {
+  const env = testEnv({
     SWITCHBOARD_HOME: tempDir('sb-mcp-home-'),
     // 0: the hub the shim starts picks a free port, so parallel test hubs never collide.
     SWITCHBOARD_PORT: '0',

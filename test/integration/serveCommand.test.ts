@@ -1,7 +1,7 @@
 /**
  * `switchboard serve` as a person sets it up (issue 28 item 6): `--port N` for one run, and the
- * UI link on the banner — a link that opens as it is on a real terminal (a PTY), and no token
- * when the banner goes to a pipe or a file (hub.log). Real processes, real HTTP.
+ * UI link on the banner — a link with the person's UI key that opens as it is on a real terminal
+ * (a PTY), the token never printed, and no key when the banner goes to a pipe or a file (hub.log). Real processes, real HTTP.
  * Runs against dist/: `npm run build` first.
  */
 import { spawn } from 'node:child_process';
@@ -15,7 +15,7 @@ import { BIN, cleanEnv, removeHome, ROOT, startHub, tempHome } from './helpers/h
 import { within } from './helpers/within.js';
 
 const LISTENING = 'switchboard: hub listening';
-const LINK = /http:\/\/127\.0\.0\.1:(\d+)\/\?token=([A-Za-z0-9_-]+)/;
+const LINK = /http:\/\/127\.0\.0\.1:(\d+)\/\?key=([A-Za-z0-9_-]+)/;
 
 const homes: string[] = [];
 const cleanups: (() => void | Promise<void>)[] = [];
@@ -208,8 +208,10 @@ describe('the UI link on the banner', () => {
     await term.waitFor('Stop with Ctrl-C.', 'the banner');
     const match = LINK.exec(term.output());
     expect(match, term.output()).not.toBeNull();
-    const [link, port, token] = match as unknown as [string, string, string];
-    expect(token).toBe(readFileSync(path.join(dir, 'token'), 'utf8').trim());
+    const [link, port, key] = match as unknown as [string, string, string];
+    // The person's UI key, never the token (what agents hold): the token is printed nowhere.
+    expect(key).toBe(readFileSync(path.join(dir, 'ui-key'), 'utf8').trim());
+    expect(term.output()).not.toContain(readFileSync(path.join(dir, 'token'), 'utf8').trim());
     expect(Number(port)).toBe((JSON.parse(readFileSync(path.join(dir, 'hub.json'), 'utf8')) as { port: number }).port);
     await expectLinkOpensUi(link);
     expect(await term.stop()).toBe(0);
@@ -228,15 +230,16 @@ describe('the UI link on the banner', () => {
     expect(term.output()).toContain('running the headless hub instead');
     const match = LINK.exec(term.output());
     expect(match, term.output()).not.toBeNull();
-    expect(match?.[2]).toBe(readFileSync(path.join(dir, 'token'), 'utf8').trim());
+    expect(match?.[2]).toBe(readFileSync(path.join(dir, 'ui-key'), 'utf8').trim());
     await expectLinkOpensUi(match?.[0] ?? '');
     expect(await term.stop()).toBe(0);
   });
 
-  it('with stderr a pipe, the banner holds no token and says how to open the UI', async () => {
+  it('with stderr a pipe, the banner holds no token and no UI key and says how to open the UI', async () => {
     const hub = await startHub({ home: home() });
     try {
       expect(hub.stderr()).not.toContain(hub.token);
+      expect(hub.stderr()).not.toContain(hub.uiKey);
       expect(hub.stderr()).toContain(`UI:        http://127.0.0.1:${hub.port}/ (run \`switchboard ui\` to open it signed in)`);
     } finally {
       expect(await hub.stop()).toBe(0); // stop() also fails if serve wrote to stdout (a pipe)
@@ -249,17 +252,17 @@ describe('the UI link on the banner', () => {
     // `switchboard serve 2>serve.log` typed at a terminal.
     const term = runOnTerminal('/bin/sh', ['-c', 'exec "$0" "$1" serve 2>"$2"', process.execPath, BIN, log], { SWITCHBOARD_HOME: dir, SWITCHBOARD_PORT: '0' });
     await term.waitFor(LINK, 'the link on the terminal');
-    const token = readFileSync(path.join(dir, 'token'), 'utf8').trim();
+    const key = readFileSync(path.join(dir, 'ui-key'), 'utf8').trim();
     await whenFile(log, () => readFileSync(log, 'utf8').includes('Stop with Ctrl-C.'), 'the banner in the log');
-    expect(readFileSync(log, 'utf8')).not.toContain(token);
+    expect(readFileSync(log, 'utf8')).not.toContain(key);
     expect(readFileSync(log, 'utf8')).toContain('run `switchboard ui` to open it signed in');
-    expect(LINK.exec(term.output())?.[2]).toBe(token);
+    expect(LINK.exec(term.output())?.[2]).toBe(key);
     await expectLinkOpensUi(LINK.exec(term.output())?.[0] ?? '');
     expect(await term.stop()).toBe(0);
-    expect(readFileSync(log, 'utf8')).not.toContain(token);
+    expect(readFileSync(log, 'utf8')).not.toContain(key);
   });
 
-  it('with stdout and stderr one file (as the shim logs a background hub to hub.log), no token is written', async () => {
+  it('with stdout and stderr one file (as the shim logs a background hub to hub.log), no token or UI key is written', async () => {
     const dir = home();
     const log = path.join(dir, 'hub.log');
     const fd = openSync(log, 'a', 0o600);
@@ -270,9 +273,9 @@ describe('the UI link on the banner', () => {
     await whenFile(log, () => readFileSync(log, 'utf8').includes(LISTENING) && readFileSync(log, 'utf8').includes('Stop with Ctrl-C.'), 'the banner in hub.log');
     child.kill('SIGTERM');
     expect(await within(exited, 20_000, 'serve to exit')).toBe(0);
-    const token = readFileSync(path.join(dir, 'token'), 'utf8').trim();
     const text = readFileSync(log, 'utf8');
-    expect(text).not.toContain(token);
+    expect(text).not.toContain(readFileSync(path.join(dir, 'token'), 'utf8').trim());
+    expect(text).not.toContain(readFileSync(path.join(dir, 'ui-key'), 'utf8').trim());
     expect(text).toContain('run `switchboard ui` to open it signed in');
   });
 });

@@ -21,7 +21,7 @@ import {
   type ShellIntegrationPlan,
 } from '../../src/core/shell/shellIntegration.js';
 import type { ShellKind } from '../../src/core/types.js';
-import { skipFishFirstRun } from './helpers/core.js';
+import { skipFishFirstRun } from './helpers/hermeticEnv.js';
 import { pollUntil } from './helpers/poll.js';
 import { shellPath, type ShellName } from './helpers/shells.js';
 

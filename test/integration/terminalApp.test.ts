@@ -12,8 +12,7 @@
  * And the audit log counts the tool's calls instead of writing a line each. Runs against dist/:
  * `npm run build` first.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Client as ClientV2, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
@@ -28,7 +27,6 @@ const APPS = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/h
 const APP_URI = 'ui://switchboard/terminal';
 
 let hub: HubProcess;
-let userHome: string;
 let plain: ClientV1;
 let host: ClientV2;
 /** screen_updates calls made, by outcome, for the audit check. */
@@ -86,12 +84,10 @@ async function hubScreen(session: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  // The shells start from a home of the test's own: no rc file of the machine's.
-  userHome = mkdtempSync(path.join(tmpdir(), 'sb-apps-user-'));
-  writeFileSync(path.join(userHome, '.bashrc'), '');
-  hub = await startHub({ env: { HOME: userHome } });
+  // The shells start from the test run's own home (test/setup/hermeticHome.ts): no rc file of the machine's.
+  hub = await startHub();
   plain = new ClientV1({ name: 'plain-host', version: '1.0.0' });
-  await plain.connect(new StdioV1({ command: process.execPath, args: [BIN, 'mcp'], env: cleanEnv({ SWITCHBOARD_HOME: hub.home, HOME: userHome }), cwd: ROOT, stderr: 'pipe' }));
+  await plain.connect(new StdioV1({ command: process.execPath, args: [BIN, 'mcp'], env: cleanEnv({ SWITCHBOARD_HOME: hub.home }), cwd: ROOT, stderr: 'pipe' }));
   host = new ClientV2({ name: 'apps-host', version: '2.0.0' }, { capabilities: APPS });
   await host.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${hub.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }));
 }, 30_000);
@@ -103,7 +99,6 @@ afterAll(async () => {
     await hub.stop();
     removeHome(hub.home);
   }
-  rmSync(userHome, { recursive: true, force: true });
 });
 
 describe('what hosts are offered', () => {

@@ -148,7 +148,7 @@ describe('the UI bridge on /ws', () => {
     await agent.connect(
       new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${hub.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }),
     );
-    const login = await get(hub.port, `/?token=${hub.token}`);
+    const login = await get(hub.port, `/?key=${hub.uiKey}`);
     cookie = String(login.headers['set-cookie']?.[0] ?? '').split(';')[0]!;
     const opened = await call('execute', { command: 'true' });
     expect(opened.isError, opened.text).toBe(false);
@@ -175,15 +175,16 @@ describe('the UI bridge on /ws', () => {
     expect(await tryUpgrade(hub.port, { Authorization: `Bearer ${hub.token}` }, `http://localhost:${hub.port}`)).toBe(101);
   });
 
-  it('trades /?token= for an HttpOnly SameSite=Strict cookie and a redirect without the token; serves the page with a strict CSP', async () => {
-    const login = await get(hub.port, `/?token=${hub.token}`);
+  it('trades /?key= for an HttpOnly SameSite=Strict cookie and a redirect without the key; serves the page with a strict CSP', async () => {
+    const login = await get(hub.port, `/?key=${hub.uiKey}`);
     expect(login.status).toBe(303);
     expect(login.headers.location).toBe('/');
     const setCookie = String(login.headers['set-cookie']?.[0] ?? '');
     expect(setCookie).toMatch(/HttpOnly/);
     expect(setCookie).toMatch(/SameSite=Strict/);
     expect(setCookie).toMatch(/Path=\//);
-    expect((await get(hub.port, '/?token=wrong')).status).toBe(401);
+    expect((await get(hub.port, '/?key=wrong')).status).toBe(401);
+    expect((await get(hub.port, `/?token=${hub.token}`)).status).toBe(401);
     expect((await get(hub.port, '/')).status).toBe(401);
     const page = await get(hub.port, '/', { Cookie: cookie });
     expect(page.status).toBe(200);
@@ -405,15 +406,18 @@ describe('the UI bridge on /ws', () => {
     const finished = await call('read', { session, view: 'command', wait: { exit: true, timeout_ms: 10_000 } });
     expect(finished.sc).toMatchObject({ waited: 'exit', state: 'idle' });
 
-    const since = viewer.messages.slice(from).filter((m) => 'session' in m && m.session === session);
+    // One copy of what arrived, judged whole: frames still come (the prompt after the command),
+    // and a later copy would hold frames past the lastEnd taken from this one.
+    const received = viewer.messages.slice(from);
+    const since = received.filter((m) => 'session' in m && m.session === session);
     expect(since.filter((m) => m.type === 'behind')).toEqual([]);
     expect(since.filter((m) => m.type === 'snapshot')).toHaveLength(1);
-    assertNumbered(viewer.messages, session);
+    assertNumbered(received, session);
     const frames = since.filter((m): m is Frame => m.type === 'frame');
     const lastEnd = frames.at(-1)!.end;
     const transcript = await transcriptOf(hub.home, session, lastEnd);
     // Contiguous from the snapshot on, equal to output.log, through the end of the output.
-    expect(assertFramesMatchTranscript(viewer.messages.slice(from), session, transcript)).toBe(lastEnd - snapshot.through);
+    expect(assertFramesMatchTranscript(received, session, transcript)).toBe(lastEnd - snapshot.through);
     expect(lastEnd).toBeGreaterThanOrEqual(endOf(transcript, 'paced-done-4'));
     expect(lastEnd - snapshot.through).toBeGreaterThan(CHUNKS * 20_000);
     expect(viewer.invalid).toEqual([]);
@@ -571,7 +575,7 @@ describe('the UI bridge on /ws', () => {
     const actions = lines.map((entry) => entry.action);
     for (const action of ['take_over', 'hand_back', 'interrupt', 'input', 'open_terminal', 'close', 'change_settings']) expect(actions).toContain(action);
     // Which settings changed, never to what.
-    expect(lines.find((entry) => entry.action === 'change_settings')).toEqual({ time: expect.any(String), actor: 'person', action: 'change_settings', settings: ['maxLines', 'bodyLimitBytes'] });
+    expect(lines.find((entry) => entry.action === 'change_settings')).toEqual({ time: expect.any(String), actor: 'person', action: 'change_settings', channel: 'window', settings: ['maxLines', 'bodyLimitBytes'] });
     const input = lines.find((entry) => entry.action === 'input' && entry.session === session);
     expect(input).toMatchObject({ session, bytes: Buffer.byteLength('echo typed-by-person-$((6*7))\r') });
     for (const entry of lines) expect(typeof entry.time).toBe('string');
@@ -590,18 +594,21 @@ describe('the UI bridge on /ws', () => {
     expect(await ui.request({ type: 'rotateToken' })).toMatchObject({ type: 'done', for: 'rotateToken' });
     const rotated = await ui.waitFor<Extract<HubMessage, { type: 'tokenRotated' }>>((m) => m.type === 'tokenRotated', 'tokenRotated', { from });
     const fresh = readFileSync(path.join(hub.home, 'token'), 'utf8').trim();
+    const freshKey = readFileSync(path.join(hub.home, 'ui-key'), 'utf8').trim();
     expect(fresh).not.toBe(old);
-    // A browser page gets the new token to renew its cookie with.
-    expect(rotated.token).toBe(fresh);
+    expect(freshKey).not.toBe(hub.uiKey);
+    // A browser page (signed in with the cookie) gets the new UI key to renew its cookie with; never the token.
+    expect(rotated.key).toBe(freshKey);
+    expect(JSON.stringify(ui.messages.slice(from))).not.toContain(fresh);
     const settings = await ui.waitFor<Extract<HubMessage, { type: 'hubSettings' }>>((m) => m.type === 'hubSettings', 'the token age on the settings page', { from });
     const after = stamp('after-rotation');
     // (The page is sent whole milliseconds; the markers' times have fractions.)
     expect(settings.tokenWrittenAt).toBeGreaterThanOrEqual(Math.floor(before));
     expect(settings.tokenWrittenAt).toBeLessThanOrEqual(Math.ceil(after));
     expect((await get(hub.port, '/mcp', { Authorization: `Bearer ${old}` })).status).toBe(401);
-    expect((await get(hub.port, `/?token=${old}`)).status).toBe(401);
+    expect((await get(hub.port, `/?key=${hub.uiKey}`)).status).toBe(401);
     expect((await get(hub.port, '/', { Cookie: cookie })).status).toBe(401);
-    expect((await get(hub.port, `/?token=${fresh}`)).status).toBe(303);
+    expect((await get(hub.port, `/?key=${freshKey}`)).status).toBe(303);
     expect(await tryUpgrade(hub.port, { Authorization: `Bearer ${old}` }, `http://127.0.0.1:${hub.port}`)).toBe(401);
     expect(await tryUpgrade(hub.port, { Authorization: `Bearer ${fresh}` }, `http://127.0.0.1:${hub.port}`)).toBe(101);
     // This page's connection stays open.
@@ -609,9 +616,10 @@ describe('the UI bridge on /ws', () => {
     ui.send({ type: 'getSettings', req: 77 });
     await ui.waitFor((m) => m.type === 'hubSettings' && m.req === 77, 'an answer on the open connection', { from: again });
     // The address `serve` printed holds the old token: it says so (the token itself only on a terminal).
-    await hub.waitForStderr('the token was replaced; the UI is now at');
+    await hub.waitForStderr('the token and the UI key were replaced; the UI is now at');
     expect(hub.stderr()).not.toContain(fresh);
+    expect(hub.stderr()).not.toContain(freshKey);
     const entry = readFileSync(path.join(hub.home, 'audit.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.action === 'rotate_token');
-    expect(entry).toEqual({ time: expect.any(String), actor: 'person', action: 'rotate_token' });
+    expect(entry).toEqual({ time: expect.any(String), actor: 'person', action: 'rotate_token', channel: 'window' });
   });
 });

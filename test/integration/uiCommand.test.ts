@@ -54,7 +54,7 @@ function recordingBrowser(name: string, exitCode = 0): { command: string; argv: 
 }
 
 describe('switchboard ui', () => {
-  it('opens the UI with $BROWSER: the link works exactly once, and no process is given the token', async () => {
+  it('opens the UI with $BROWSER: the link works exactly once, and no process is given the token or the UI key', async () => {
     const browser = recordingBrowser('once');
     const { code, stderr, stdout } = await runUi([], { SWITCHBOARD_HOME: hub.home, BROWSER: browser.command });
     expect(code, stderr).toBe(0);
@@ -66,9 +66,11 @@ describe('switchboard ui', () => {
     expect(link).toMatch(LOGIN_LINK);
     expect(Number(LOGIN_LINK.exec(link)?.[1])).toBe(hub.port);
     // Neither the browser's argv nor its environment (nor anything ui printed) holds the token.
-    expect(argv.join(' ')).not.toContain(hub.token);
-    expect(browser.env()).not.toContain(hub.token);
-    expect(stderr).not.toContain(hub.token);
+    for (const secret of [hub.token, hub.uiKey]) {
+      expect(argv.join(' ')).not.toContain(secret);
+      expect(browser.env()).not.toContain(secret);
+      expect(stderr).not.toContain(secret);
+    }
     const target = link.slice(`http://127.0.0.1:${hub.port}`.length);
 
     // A request the guard refuses (a foreign Host) does not use the code up.
@@ -144,17 +146,23 @@ describe('switchboard ui', () => {
 });
 
 describe('the socket side of a sign-in code', () => {
-  it('gives a code only for the token, and MCP connections are as before', async () => {
-    const answer = await new Promise<string>((resolve, reject) => {
-      const socket = net.createConnection(hub.socket);
-      let text = '';
-      socket.setEncoding('utf8');
-      socket.on('data', (chunk: string) => (text += chunk));
-      socket.on('close', () => resolve(text));
-      socket.on('error', reject);
-      socket.on('connect', () => socket.write(`${JSON.stringify({ type: 'login', token: 'wrong', client: 'test', version: '0' })}\n`));
-    });
-    expect(JSON.parse(answer)).toEqual({ type: 'denied', reason: 'invalid token' });
+  it('gives a code only for the person’s UI key, never for the token agents hold; MCP connections are as before', async () => {
+    const login = (line: Record<string, unknown>): Promise<string> =>
+      new Promise<string>((resolve, reject) => {
+        const socket = net.createConnection(hub.socket);
+        let text = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (chunk: string) => (text += chunk));
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+        socket.on('connect', () => socket.write(`${JSON.stringify({ type: 'login', client: 'test', version: '0', ...line })}\n`));
+      });
+    expect(JSON.parse(await login({ key: 'wrong' }))).toEqual({ type: 'denied', reason: 'invalid UI key' });
+    // An agent holding the token: as `token` (the old handshake) or as `key`, no code.
+    const needsKey = { type: 'denied', reason: expect.stringContaining("a sign-in code needs the person's UI key") };
+    expect(JSON.parse(await login({ token: hub.token }))).toEqual(needsKey);
+    expect(JSON.parse(await login({ key: hub.token }))).toEqual({ type: 'denied', reason: 'invalid UI key' });
+    expect(JSON.parse(await login({ key: hub.uiKey }))).toMatchObject({ type: 'login_code', port: hub.port });
     const mcp = await connectRaw(hub.socket, hub.token);
     expect(mcp.handshake.type).toBe('welcome');
     mcp.close();

@@ -129,6 +129,6 @@ describe('the UI’s screenshot of a session', () => {
         .map((line) => JSON.parse(line) as Record<string, unknown>)
         .filter((entry) => entry.actor === 'person' && entry.action === 'screenshot');
     await whenFile(file, () => screenshots().length >= 4, 'four person screenshots in audit.jsonl');
-    expect(screenshots()[0]).toEqual({ time: expect.any(String), actor: 'person', action: 'screenshot', session });
+    expect(screenshots()[0]).toEqual({ time: expect.any(String), actor: 'person', action: 'screenshot', channel: 'window', session });
   });
 });

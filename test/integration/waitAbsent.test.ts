@@ -64,7 +64,7 @@ describe('wait.absent', () => {
     expect(result.screen).not.toContain('Loading');
   });
 
-  it('returns at once when the text is not on the screen', async () => {
+  it('answers absent from its first look when the text is not on the screen, not at its timeout', async () => {
     const session = await manager().manager.open({ creator: agent });
     // Nothing runs and nothing is drawn: only the first check can answer before the 10-minute bound.
     const result = await within(read(session, { wait: { absent: 'Loading', timeout_ms: 600_000 } }), 10_000, 'an absent wait on a screen without the text');

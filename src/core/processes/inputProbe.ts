@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import { promisify } from 'node:util';
 import type { InputKind } from '../types.js';
+import { groupWaitFromPs, PS_WAIT_ARGS } from './macPs.js';
 import { judgeWait, parseEpollInputs, parseSyscall, parseTerminalModes, type TerminalModes, type WaitingProcess } from './terminalWait.js';
 
 const execFileAsync = promisify(execFile);
@@ -109,17 +110,10 @@ async function groupMembers(pgid: number): Promise<number[]> {
   return members;
 }
 
-/** Untested here (Linux CI): wait channels of the group's processes, from one `ps` of all. */
+/** Wait channels of the group's processes, from one `ps` of all (read in macPs.ts). */
 async function macGroupWait(pgid: number): Promise<'yes' | 'if-raw' | 'no'> {
   try {
-    const { stdout } = await execFileAsync('ps', ['-A', '-o', 'pgid=,wchan=']);
-    const channels = stdout
-      .split('\n')
-      .map((line) => line.trim().split(/\s+/))
-      .filter(([group]) => Number(group) === pgid)
-      .map(([, wchan]) => wchan ?? '');
-    if (channels.includes('ttyin')) return 'yes';
-    return channels.some((wchan) => wchan === 'select' || wchan === 'kqread') ? 'if-raw' : 'no';
+    return groupWaitFromPs((await execFileAsync('ps', [...PS_WAIT_ARGS])).stdout, pgid);
   } catch {
     return 'no';
   }

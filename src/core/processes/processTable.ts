@@ -1,47 +1,30 @@
 /**
  * Reading the OS process table, one platform per branch (docs/design.md §2.8).
  *
- * Linux reads /proc directly (tested). macOS has no /proc, so it asks `ps` (written to be simple
- * and correct by reading the man page, NOT tested here: the CI platform is Linux).
+ * Linux reads /proc directly. macOS has no /proc, so it asks `ps`; what `ps` prints is read by
+ * pure functions in macPs.ts, tested on every platform against recorded macOS output.
  * Nothing here signals anything; a process that vanishes mid-read is simply absent.
  */
 import { execFile } from 'node:child_process';
 import { closeSync, openSync, readSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { promisify } from 'node:util';
+import { environmentValuesFromPs, parsePsTable, PS_ARGUMENTS_ARGS, PS_ENVIRONMENT_ARGS, psTableArgs } from './macPs.js';
+import type { ProcessInfo } from './processInfo.js';
+
+export { isAlive, type ProcessInfo } from './processInfo.js';
 
 const execFileAsync = promisify(execFile);
-
-/** One row of the process table. */
-export interface ProcessInfo {
-  pid: number;
-  ppid: number;
-  /** Process group id. */
-  pgid: number;
-  /** Session id; undefined on macOS, where `ps` cannot report a usable one. */
-  sid: number | undefined;
-  /** Controlling terminal (Linux: tty_nr as decimal, macOS: tty name); '' when none. */
-  tty: string;
-  /** Foreground process group of the controlling terminal; <= 0 when none. */
-  tpgid: number;
-  /** One-letter state; 'Z' (zombie) and 'X' (dead) are not alive. */
-  state: string;
-  /** Opaque start time: with pid, it names a process uniquely even after the pid is recycled. */
-  startTime: string;
-}
 
 const isMac = process.platform === 'darwin';
 /** Processes read between two turns of the event loop while scanning the table. */
 const SCAN_BATCH = 64;
 
-export function isAlive(info: ProcessInfo): boolean {
-  return info.state !== 'Z' && info.state !== 'X';
-}
 
 /** The row of one process, or undefined when it does not exist (or cannot be read). */
 export async function readProcess(pid: number): Promise<ProcessInfo | undefined> {
   if (!Number.isInteger(pid) || pid <= 0) return undefined;
-  if (isMac) return (await psRows(['-p', String(pid)])).get(pid);
+  if (isMac) return parsePsTable(await runPs(psTableArgs(['-p', String(pid)]))).get(pid);
   try {
     return parseStat(readProcFile(`/proc/${pid}/stat`));
   } catch {
@@ -51,7 +34,7 @@ export async function readProcess(pid: number): Promise<ProcessInfo | undefined>
 
 /** Every process the OS lists right now, by pid (zombies included; filter with isAlive). */
 export async function listProcesses(): Promise<Map<number, ProcessInfo>> {
-  if (isMac) return psRows(['-ax']);
+  if (isMac) return parsePsTable(await runPs(psTableArgs(['-ax'])));
   const names = await readdir('/proc').catch(() => [] as string[]);
   const pids = names.filter((n) => /^\d+$/.test(n)).map(Number);
   const table = new Map<number, ProcessInfo>();
@@ -64,27 +47,34 @@ export async function listProcesses(): Promise<Map<number, ProcessInfo>> {
 }
 
 /**
- * The value of one environment variable, as each process was started with it, for the given
- * pids. A pid is absent when the variable is unset or unreadable (another user's process, a
- * setuid program, a vanished pid).
+ * The values of one environment variable, as each process was started with it, for the given
+ * pids: every `NAME=` entry (Linux: exact; macOS: see environmentValuesFromPs, where a value
+ * that imitates the entry adds one). A pid is absent when the variable is unset or unreadable
+ * (another user's process, a setuid program, a vanished pid).
  */
-export async function environmentValues(name: string, pids: readonly number[]): Promise<Map<number, string>> {
-  if (isMac) return macEnvironmentValues(`${name}=`, new Set(pids));
-  const values = new Map<number, string>();
+export async function environmentValues(name: string, pids: readonly number[]): Promise<Map<number, string[]>> {
+  if (isMac) {
+    const [withEnvironment, argumentsOnly] = await Promise.all([runPs([...PS_ENVIRONMENT_ARGS]), runPs([...PS_ARGUMENTS_ARGS])]);
+    return environmentValuesFromPs(name, pids, withEnvironment, argumentsOnly);
+  }
+  const values = new Map<number, string[]>();
   for (const [i, pid] of pids.entries()) {
     if (i > 0 && i % SCAN_BATCH === 0) await nextTurn();
-    const value = linuxEnvironmentValue(pid, `${name}=`);
-    if (value !== undefined) values.set(pid, value);
+    const found = linuxEnvironmentValues(pid, `${name}=`);
+    if (found.length > 0) values.set(pid, found);
   }
   return values;
 }
 
-function linuxEnvironmentValue(pid: number, prefix: string): string | undefined {
+function linuxEnvironmentValues(pid: number, prefix: string): string[] {
   try {
     const environ = readProcFile(`/proc/${pid}/environ`);
-    return environ.split('\0').find((e) => e.startsWith(prefix))?.slice(prefix.length);
+    return environ
+      .split('\0')
+      .filter((e) => e.startsWith(prefix))
+      .map((e) => e.slice(prefix.length));
   } catch {
-    return undefined;
+    return [];
   }
 }
 
@@ -147,52 +137,6 @@ export function parseStat(text: string): ProcessInfo | undefined {
     tpgid: Number(f[5]),
     startTime: f[19] ?? '', // field 22: start time in clock ticks after boot
   };
-}
-
-// ---- macOS (untested here) -------------------------------------------------------------------
-
-/**
- * `ps` rows. `lstart` holds spaces, so it is the last column. macOS `ps` prints no usable
- * session id (`sess` is a kernel pointer or 0), so sid stays undefined and callers rely on the
- * tty, the process tree, process groups and the environment mark instead.
- */
-async function psRows(selector: string[]): Promise<Map<number, ProcessInfo>> {
-  const table = new Map<number, ProcessInfo>();
-  const columns = 'pid=,ppid=,pgid=,tpgid=,stat=,tty=,lstart=';
-  const out = await runPs([...selector, '-o', columns]);
-  for (const line of out.split('\n')) {
-    const m = /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(-?\d+)\s+(\S+)\s+(\S+)\s+(.+?)\s*$/.exec(line);
-    if (!m) continue;
-    const [, pid, ppid, pgid, tpgid, stat, tty, lstart] = m as unknown as string[];
-    table.set(Number(pid), {
-      pid: Number(pid),
-      ppid: Number(ppid),
-      pgid: Number(pgid),
-      sid: undefined,
-      tty: tty === '??' ? '' : (tty ?? ''),
-      tpgid: Number(tpgid),
-      state: (stat ?? '?').charAt(0),
-      // Second resolution only: a pid recycled within the same second would look the same.
-      startTime: lstart ?? '',
-    });
-  }
-  return table;
-}
-
-/**
- * `ps -E` appends the environment to the command (own processes only), one `ps` for all pids.
- * A command whose arguments contain ` NAME=` would be misread; acceptable for an untested port.
- */
-async function macEnvironmentValues(prefix: string, pids: Set<number>): Promise<Map<number, string>> {
-  const values = new Map<number, string>();
-  const out = await runPs(['-ax', '-E', '-ww', '-o', 'pid=,command=']);
-  for (const line of out.split('\n')) {
-    const pid = Number.parseInt(line, 10);
-    const at = line.indexOf(` ${prefix}`);
-    if (!pids.has(pid) || at < 0) continue;
-    values.set(pid, line.slice(at + 1 + prefix.length).split(/\s/, 1)[0] ?? '');
-  }
-  return values;
 }
 
 /** `ps` exits 1 when no process matched; that is an empty answer, not an error. */

@@ -19,6 +19,7 @@ import {
   readProcess,
   type ProcessInfo,
 } from './processTable.js';
+import { anchorFrom, candidatesOf, membersOf, type SessionAnchor } from './sessionMembers.js';
 
 export type KillSignal = 'SIGINT' | 'SIGTERM' | 'SIGKILL';
 
@@ -158,109 +159,26 @@ async function groupHasLiveMembers(pgid: number): Promise<boolean> {
 
 // ---- which processes belong to a session -----------------------------------------------------
 
-/** What identifies a session's processes; captured once so a rescan after the shell died still works. */
-interface SessionAnchor {
-  sessionId: string;
-  shellPid: number;
-  /** The shell's start time when it was seen; a row at shellPid with another one is not our shell. */
-  shellStartTime: string | undefined;
-  tty: string;
-  sid: number | undefined;
-}
-
 /**
  * Every live pid of the session, sorted: the shell and its descendants, anything on the session's
  * terminal (`ttyNr`: Linux tty_nr, macOS tty name; read from the shell when omitted), anything in
  * the shell's session id, anything in a process group led by one of those, and anything started
  * with SESSION_ENV=<sessionId> (catches `setsid` and double-forked daemons that left the tty).
- * Never the hub, its ancestors, pid 1, or zombies.
+ * Never the hub, its ancestors, pid 1, or zombies (the rules: sessionMembers.ts).
  *
  * Not caught (documented limit): a daemon that left the tty and the session AND cleared its
  * environment. Only a cgroup per session could catch that.
  */
 export async function sessionProcesses(sessionId: string, shellPid: number, ttyNr?: number | string): Promise<number[]> {
   const table = await listProcesses();
-  const anchor = anchorFrom(table, sessionId, shellPid, ttyNr);
+  const anchor = anchorFrom(table, { sessionId, shellPid, ttyNr, hubPid: process.pid, platform: process.platform });
   return (await findMembers(anchor, table)).map((row) => row.pid);
 }
 
-function anchorFrom(
-  table: Map<number, ProcessInfo>,
-  sessionId: string,
-  shellPid: number,
-  ttyNr: number | string | undefined,
-): SessionAnchor {
-  const shell = table.get(shellPid);
-  const hub = table.get(process.pid);
-  const tty = ttyNr !== undefined && ttyNr !== 0 ? String(ttyNr) : (shell?.tty ?? '');
-  // node-pty makes the shell a session leader, so its session id is its pid; that holds even
-  // after it exited (a pid is not reused while it names a live session). macOS reports none.
-  const leads = shell ? shell.sid === shell.pid : process.platform !== 'darwin';
-  return {
-    sessionId,
-    shellPid,
-    shellStartTime: shell?.startTime,
-    // A "shell" that shares the hub's terminal or session (not in a pty of its own) must not
-    // pull in every process of the person's terminal: then only tree, groups and mark count.
-    tty: tty !== hub?.tty ? tty : '',
-    sid: leads && shellPid !== hub?.sid ? shellPid : undefined,
-  };
-}
-
+/** The session's live processes in `table`; reads the session mark of the candidates only. */
 async function findMembers(anchor: SessionAnchor, table: Map<number, ProcessInfo>): Promise<ProcessInfo[]> {
-  // Only processes that started no earlier than the shell can be the session's: the rest keep
-  // their environment unread (a read of another process's environ waits on its memory map).
-  const candidates = [...table.values()].filter((row) => !startedBefore(row, anchor));
-  const marks = await environmentValues(SESSION_ENV, candidates.map((row) => row.pid));
-  const excluded = hubLineage(table);
-  const members = new Set<number>();
-  for (const row of candidates) {
-    if (!excluded.has(row.pid) && isSeed(row, anchor, marks.get(row.pid))) members.add(row.pid);
-  }
-  // Close over the tree and over process groups: a parent killed later can reveal children.
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const row of table.values()) {
-      if (members.has(row.pid) || excluded.has(row.pid)) continue;
-      if (members.has(row.ppid) || members.has(row.pgid)) {
-        members.add(row.pid);
-        grew = true;
-      }
-    }
-  }
-  return [...members]
-    .map((pid) => table.get(pid))
-    .filter((row): row is ProcessInfo => row !== undefined && isAlive(row))
-    .sort((a, b) => a.pid - b.pid);
-}
-
-/**
- * Whether `row` started before the session's shell (Linux: clock ticks since boot). Such a
- * process cannot be in the session: not its child, not in its process session, and on its tty
- * number only because a closed terminal's number was reused. macOS start times are dates as
- * text: never treated as earlier.
- */
-function startedBefore(row: ProcessInfo, anchor: SessionAnchor): boolean {
-  if (anchor.shellStartTime === undefined || !/^\d+$/.test(row.startTime) || !/^\d+$/.test(anchor.shellStartTime)) return false;
-  return Number(row.startTime) < Number(anchor.shellStartTime);
-}
-
-function isSeed(row: ProcessInfo, anchor: SessionAnchor, mark: string | undefined): boolean {
-  if (mark !== undefined && mark !== '' && mark === anchor.sessionId) return true;
-  if (row.pid === anchor.shellPid) return row.startTime === anchor.shellStartTime;
-  if (anchor.sid !== undefined && anchor.sid > 1 && row.sid === anchor.sid) return true;
-  // A tty number is reused by the next pty; a process marked for another session is not ours.
-  return anchor.tty !== '' && row.tty === anchor.tty && mark === undefined;
-}
-
-/** The hub and its ancestors: never part of a session, whatever their tty or environment. */
-function hubLineage(table: Map<number, ProcessInfo>): Set<number> {
-  const lineage = new Set<number>([0, 1]);
-  for (let pid = process.pid; pid > 1 && !lineage.has(pid); ) {
-    lineage.add(pid);
-    pid = table.get(pid)?.ppid ?? 0;
-  }
-  return lineage;
+  const marks = await environmentValues(SESSION_ENV, candidatesOf(anchor, table).map((row) => row.pid));
+  return membersOf(anchor, table, marks, process.pid);
 }
 
 // ---- kill: escalate on the foreground job --------------------------------------------------
@@ -346,7 +264,7 @@ export async function terminateSession(
 ): Promise<number[]> {
   const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
   const table = await listProcesses();
-  const anchor = anchorFrom(table, sessionId, shellPid, options.ttyNr);
+  const anchor = anchorFrom(table, { sessionId, shellPid, ttyNr: options.ttyNr, hubPid: process.pid, platform: process.platform });
   const members = async (listed = listProcesses()): Promise<ProcessInfo[]> => {
     const rows = await listed;
     // Asked after the listing: open now means open while every row was read.

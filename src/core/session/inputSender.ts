@@ -29,6 +29,22 @@ export interface InputSenderOptions {
 }
 
 /**
+ * The bytes `send` types for its text and keys: the text as a bracketed paste where the program
+ * asked for one (or `paste` says so), then the keys encoded for the program's cursor mode. The
+ * person's policy judges exactly these (docs/design.md §2.9).
+ */
+export function inputBytes(request: Pick<SendRequest, 'text' | 'keys' | 'paste'>, modes: { bracketedPaste: boolean; applicationCursorKeys: boolean }): string {
+  let data = '';
+  if (request.text !== undefined && request.text !== '') {
+    const paste = request.paste ?? (request.text.includes('\n') && modes.bracketedPaste);
+    // An end-of-paste sequence inside the text would let it escape the paste.
+    data += paste ? `\x1b[200~${request.text.replaceAll('\x1b[201~', '')}\x1b[201~` : request.text;
+  }
+  if (request.keys?.length) data += encodeKeys(request.keys, { applicationCursorKeys: modes.applicationCursorKeys });
+  return data;
+}
+
+/**
  * `send` (docs/design.md §3.2): resizes the terminal if asked (§3.3), types text and/or keys into
  * whatever runs — as a bracketed paste where the program asked for one, keys encoded for its
  * cursor mode — then waits as asked (default: until output settles) and says what appeared
@@ -47,14 +63,7 @@ export class InputSender {
         `Session ${this.options.id} is at a password prompt (echo is off); agents may not type secrets. Ask the person to type it in Switchboard, or kill the command.`,
       );
     }
-    const modes = emulator.modes;
-    let data = '';
-    if (request.text !== undefined && request.text !== '') {
-      const paste = request.paste ?? (request.text.includes('\n') && modes.bracketedPaste);
-      // An end-of-paste sequence inside the text would let it escape the paste.
-      data += paste ? `\x1b[200~${request.text.replaceAll('\x1b[201~', '')}\x1b[201~` : request.text;
-    }
-    if (request.keys?.length) data += encodeKeys(request.keys, { applicationCursorKeys: modes.applicationCursorKeys });
+    const data = inputBytes(request, emulator.modes);
     let typed: string | Uint8Array = data;
     if (request.mouse) {
       // The program may have turned reporting on in output not parsed yet.

@@ -64,6 +64,8 @@ export interface OpenRequest {
   env?: Record<string, string>;
   rows?: number;
   cols?: number;
+  /** false: run outside the OS sandbox, as the person allowed (docs/design.md §3.2); carried to the session. */
+  sandbox?: boolean;
 }
 
 export interface SessionManagerOptions {
@@ -115,7 +117,13 @@ export class SessionManager {
     return this.sessionStore;
   }
 
-  async open(request: OpenRequest): Promise<TerminalSession> {
+  /**
+   * What `open` checks before anything is spawned (the limit, the name, cwd, the program, the
+   * environment), thrown as the coded error `open` would give: the person's policy asks about an
+   * open only once it could run (docs/design.md §2.9). Returns the folder it would run in and
+   * the program it would start (the configured shell when none is named).
+   */
+  checkOpen(request: OpenRequest): { cwd: string; program: string; programPath?: string } {
     if (this.disposed) throw new SwitchboardError(ErrorCode.SpawnFailed, 'Switchboard is shutting down; try again once it has restarted.');
     const settings = this.options.settings;
     if (this.live.size + this.opening >= settings.maxSessions) {
@@ -127,16 +135,15 @@ export class SessionManager {
     if (request.name !== undefined) this.assertNameFree(request.name);
     const cwd = this.resolveCwd(request.cwd);
     const programPath = request.program !== undefined ? assertProgramRuns(request.program, cwd, request.env?.PATH ?? this.options.baseEnv.PATH) : undefined;
+    this.environment(request, 'check');
+    return { cwd, program: request.program ?? settings.shell, ...(programPath !== undefined ? { programPath } : {}) };
+  }
+
+  async open(request: OpenRequest): Promise<TerminalSession> {
+    const settings = this.options.settings;
+    const { cwd, programPath } = this.checkOpen(request);
     const id = this.uniqueId();
-    const env = buildSessionEnv({
-      sessionId: id,
-      creator: request.creator,
-      base: this.options.baseEnv,
-      extra: request.env,
-      secretPatterns: settings.secretPatterns,
-      secretAllow: settings.secretAllow,
-      agentEnv: settings.agentEnv,
-    });
+    const env = this.environment(request, id);
     const transcript = this.options.stateDir
       ? new Transcript(path.join(this.options.stateDir, 'sessions', id), this.options.onWarning, {
           cols: request.cols ?? settings.cols,
@@ -154,6 +161,7 @@ export class SessionManager {
         program: request.program,
         programPath,
         args: request.args,
+        ...(request.sandbox !== undefined ? { sandbox: request.sandbox } : {}),
         shell: settings.shell,
         login: settings.login,
         cwd,
@@ -256,12 +264,15 @@ export class SessionManager {
 
   /**
    * This client's idle shell for `cwd` (any cwd when omitted), for `execute` without `session`;
-   * `reserved` sessions are passed over (one waiting for the person's approval, docs/design.md §2.9).
+   * `reserved` sessions are passed over (one waiting for the person's approval, docs/design.md §2.9);
+   * `unsandboxed`: only a shell opened outside the sandbox, else only one inside it.
    */
-  findIdleShell(client: string, cwd: string | undefined, reserved?: (id: string) => boolean): TerminalSession | undefined {
+  findIdleShell(client: string, cwd: string | undefined, reserved?: (id: string) => boolean, unsandboxed = false): TerminalSession | undefined {
     const wanted = cwd === undefined ? undefined : path.resolve(cwd);
     for (const session of this.live.values()) {
       if (session.creator.kind !== 'agent' || session.creator.client !== client) continue;
+      // A shell the person allowed outside the sandbox is reused only for commands asked to run there.
+      if (session.unsandboxed !== unsandboxed) continue;
       if (!session.configuredShell || session.controller !== 'agent' || session.state !== 'idle' || session.hasPendingCalls) continue;
       if (wanted !== undefined && session.cwd !== wanted) continue;
       if (reserved?.(session.id)) continue;
@@ -307,6 +318,19 @@ export class SessionManager {
     } catch (error) {
       this.options.onWarning(`transcript retention failed: ${(error as Error).message}`);
     }
+  }
+
+  private environment(request: OpenRequest, sessionId: string): Record<string, string> {
+    const settings = this.options.settings;
+    return buildSessionEnv({
+      sessionId,
+      creator: request.creator,
+      base: this.options.baseEnv,
+      extra: request.env,
+      secretPatterns: settings.secretPatterns,
+      secretAllow: settings.secretAllow,
+      agentEnv: settings.agentEnv,
+    });
   }
 
   private resolveCwd(cwd: string | undefined): string {

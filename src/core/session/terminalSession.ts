@@ -12,13 +12,14 @@ import { CommandRecords } from './commandRecords.js';
 import { SessionReader, type SessionStatus } from './sessionReader.js';
 import { CommandRunner } from './commandRunner.js';
 import { JobKiller } from './jobKiller.js';
-import { InputSender } from './inputSender.js';
+import { InputSender, inputBytes } from './inputSender.js';
 import { TerminalInput } from './terminalInput.js';
 import { DisposableStore, EventEmitter, type Event } from '../event.js';
 import { newNonce } from '../ids.js';
 import { OutputPipe, type OutputFrame } from './outputPipe.js';
 import { ScreenUpdates } from './screenUpdates.js';
 import { terminateSession, type KillSignal } from '../processes/processes.js';
+import { foregroundProgram } from '../processes/foregroundProgram.js';
 import { planLaunch, type LaunchPlan } from '../shell/shellIntegration.js';
 import type { Transcript } from '../transcript/transcript.js';
 import type {
@@ -29,6 +30,7 @@ import type {
   Detection,
   ExecuteOptions,
   ExecuteResult,
+  ForegroundProgram,
   KillResult,
   ReadRequest,
   ReadResult,
@@ -53,6 +55,11 @@ export interface TerminalSessionOptions {
   /** Where `program` was found; a shell is spawned from this path. */
   programPath?: string;
   args?: string[];
+  /**
+   * false: the person allowed this agent session to run outside the OS sandbox (docs/design.md
+   * §3.2, `sandbox: false`). Carried as given; the sandbox itself is not this file's.
+   */
+  sandbox?: boolean;
   shell: string;
   /** Run the shell as a login shell (PATH from the person's profile). */
   login: boolean;
@@ -96,6 +103,8 @@ export class TerminalSession {
    * may not be what a command written for "your shell" expects.
    */
   readonly configuredShell: boolean;
+  /** Opened with `sandbox: false` (the person allowed it): every line into it counts as run outside the sandbox. */
+  readonly unsandboxed: boolean;
   private controllerValue: Controller;
   /** The latest resize an agent made (docs/design.md §5.2); null once anyone else resizes. */
   agentResize: AgentResize | null = null;
@@ -156,6 +165,7 @@ export class TerminalSession {
     this.detection = launch.detection;
     this.notShell = launch.notShell ?? null;
     this.configuredShell = !options.program;
+    this.unsandboxed = options.sandbox === false;
     this.program = launch.file;
     this.ptyProcess = ptyProcess;
     this.emulator = new Emulator({
@@ -339,6 +349,20 @@ export class TerminalSession {
     if (this.exit.at) return false;
     if (this.shellKind === null) return true;
     return this.runner.busy;
+  }
+
+  /**
+   * What reads the terminal next: a shell (command lines), another program, or unknown
+   * (docs/design.md §2.9). `reading`: also probe whether a program waits on the terminal now.
+   */
+  foreground(reading = false): Promise<ForegroundProgram> {
+    return foregroundProgram(this.pid, reading ? this.ttyPath : undefined, this.shellKind !== null ? this.program : undefined);
+  }
+
+  /** The bytes `send` would type for this text and these keys now (bracketed paste and cursor keys as the program asked). */
+  typedBytes(request: Pick<SendRequest, 'text' | 'keys' | 'paste'>): { bytes: string; bracketedPaste: boolean } {
+    const modes = this.emulator.modes;
+    return { bytes: inputBytes(request, modes), bracketedPaste: modes.bracketedPaste };
   }
 
   /** The foreground job started waiting for terminal input (output quiet + a wait on the terminal). */

@@ -5,6 +5,7 @@
 import type { McpServer, RegisteredTool, ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { ErrorCode, SwitchboardError, type ExecuteResult, type TerminalSession } from '../../core/index.js';
+import { requestKey } from '../requestKey.js';
 import { startProgress } from '../progress.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, type InputSpec } from '../schemas.js';
 import type { ToolDeps } from '../toolHost.js';
@@ -13,20 +14,22 @@ import { answerInput, describeInput, waitForCommand } from '../nextStep.js';
 import type { PendingApproval } from '../toolHost.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
 import { RUNS } from '../annotations.js';
+import { assertTypable } from '../commandLine.js';
 import { SHOWN_IN_TERMINAL_APP } from '../terminalApp.js';
 
 function inputSpec(defaults: { executeTimeoutMs: number; maxLines: number }) {
   const schema = z.object({
     command: z.string().min(1).describe('Command line, e.g. "npm test"; multi-line scripts run whole.'),
     session: z.string().min(1).optional().describe('Session id or name. Omit: your idle shell, or a new one.'),
-    cwd: z.string().min(1).optional().describe('Where to pick or open the shell when session is omitted.'),
+    cwd: z.string().min(1).optional().describe('Where to pick or open a shell, without session.'),
     timeout_ms: z
       .number().int().min(1).max(86_400_000).optional()
       .describe(`Max wait (default ${defaults.executeTimeoutMs}); a timeout never kills.`),
-    background: z.boolean().optional().describe('Return after ~2 s with the first output; it keeps running.'),
+    background: z.boolean().optional().describe('Return after ~2 s with first output; it keeps running.'),
     max_lines: z
       .number().int().min(1).max(10_000).optional()
       .describe(`Lines returned, head + tail (default ${defaults.maxLines}).`),
+    sandbox: z.boolean().optional().describe('false asks the person to run outside the sandbox'),
   });
   const spec: InputSpec<typeof schema.shape> = {
     schema,
@@ -50,6 +53,7 @@ function inputSpec(defaults: { executeTimeoutMs: number; maxLines: number }) {
       bg: 'background',
       lines: 'max_lines',
       max_output_lines: 'max_lines',
+      sandboxed: 'sandbox',
     },
   };
   return spec;
@@ -62,7 +66,8 @@ const outputSchema = z.looseObject({
   status: z.enum(['completed', 'running', 'awaiting_input', 'awaiting_approval']),
   exit_code: z.number().nullable(),
   output: z.string(),
-  session: z.string(),
+  // null only while the person decides on a command that would open its own shell (sandbox: false).
+  session: z.string().nullable(),
   cwd: z.string().nullable(),
 });
 
@@ -70,7 +75,7 @@ const DESCRIPTION =
   'Run a shell command; returns its exact output and exit_code. cwd and env persist per session. ' +
   'status "running" (timeout/background): it goes on; read with wait.exit, or kill. ' +
   '"awaiting_input": it wants input (input_kind); follow next, or kill. ' +
-  '"awaiting_approval": the person decides first; follow next.';
+  '"awaiting_approval": the person decides; follow next.';
 
 /**
  * The listing names the defaults in force; the person may change them while agents are
@@ -102,13 +107,16 @@ export function registerExecute(server: McpServer, deps: ToolDeps): RegisteredTo
       const progress = startProgress(ctx, host, args.command);
       let release = (): void => undefined;
       try {
-        const chosen = await chooseSession(deps, ctx, args);
-        const session = chosen.session;
-        release = chosen.release;
-        progress.watch(session);
+        assertTypable(args.command);
         const startedAt = Date.now();
         const timeoutMs = args.timeout_ms ?? host.settings.executeTimeoutMs;
         const maxLines = args.max_lines ?? host.settings.maxLines;
+        const chosen = await chooseSession(deps, ctx, args);
+        if ('started' in chosen) return success(chosen.started, renderExecute(chosen.started), input.warnings);
+        if ('key' in chosen) return await outsideTheSandbox(deps, ctx, args, chosen, { timeoutMs, maxLines, startedAt }, input.warnings);
+        const session = chosen.session;
+        release = chosen.release;
+        progress.watch(session);
         const run = (ms: number) =>
           session.execute({ command: args.command, timeoutMs: ms, maxLines, background: args.background, signal: ctx.mcpReq.signal });
         if (!host.gate) {
@@ -139,6 +147,44 @@ export function registerExecute(server: McpServer, deps: ToolDeps): RegisteredTo
 }
 
 /**
+ * `sandbox: false` without a shell of this client already outside the sandbox: the person is
+ * asked first (docs/design.md §3.2), nothing is spawned before the answer; once allowed, a shell
+ * outside the sandbox is opened and the command runs in it. If the answer comes after this call
+ * returned, the shell is opened and the command started then, and the same call again returns it.
+ */
+async function outsideTheSandbox(
+  deps: ToolDeps,
+  ctx: ServerContext,
+  args: { command: string; background?: boolean },
+  place: { key: string; cwd: string },
+  budget: { timeoutMs: number; maxLines: number; startedAt: number },
+  warnings: string[],
+): Promise<ReturnType<typeof success>> {
+  const { host } = deps;
+  const client = deps.clientName(ctx);
+  const start = async (timeoutMs: number, background: boolean | undefined): Promise<ExecuteResult> => {
+    const session = await host.manager.open({ creator: { kind: 'agent', client }, cwd: place.cwd, sandbox: false });
+    return session.execute({ command: args.command, timeoutMs, maxLines: budget.maxLines, background, signal: ctx.mcpReq.signal });
+  };
+  if (!host.gate) {
+    const result = await start(budget.timeoutMs, args.background);
+    return success(result, renderExecute(result), warnings);
+  }
+  const request = { tool: 'execute' as const, command: args.command, cwd: place.cwd, unsandboxed: true, key: place.key, client, clientName: deps.clientApp(ctx) };
+  const later = async () => {
+    const session = await host.manager.open({ creator: { kind: 'agent', client }, cwd: place.cwd, sandbox: false });
+    return session.execute({ command: args.command, timeoutMs: host.settings.executeTimeoutMs, maxLines: budget.maxLines, background: true });
+  };
+  const pass = await host.gate.passNew(request, budget.timeoutMs, ctx.mcpReq.signal, later);
+  if (pass.outcome === 'awaiting') {
+    const waiting = awaitingApproval(pass.approval, place.cwd, Date.now() - budget.startedAt);
+    return success(waiting, renderAwaitingApproval(waiting, pass.approval, args), warnings);
+  }
+  const result = pass.outcome === 'started' ? (pass.result as ExecuteResult) : await start(Math.max(1, budget.timeoutMs - (Date.now() - budget.startedAt)), args.background);
+  return success(result, renderExecute(result), warnings);
+}
+
+/**
  * `session` names the session; otherwise this client's idle shell for `cwd` (any cwd when
  * omitted) or a new one there. `cwd` only chooses or places a session: with an explicit
  * session it is refused rather than silently ignored or turned into a hidden `cd`, so the
@@ -147,9 +193,10 @@ export function registerExecute(server: McpServer, deps: ToolDeps): RegisteredTo
 async function chooseSession(
   deps: ToolDeps,
   ctx: ServerContext,
-  args: { session?: string; cwd?: string },
-): Promise<{ session: TerminalSession; release: () => void }> {
+  args: { command: string; session?: string; cwd?: string; sandbox?: boolean },
+): Promise<{ session: TerminalSession; release: () => void } | { key: string; cwd: string } | { started: ExecuteResult }> {
   const { manager } = deps.host;
+  const outside = args.sandbox === false;
   if (args.session !== undefined) {
     if (args.cwd !== undefined) {
       throw new SwitchboardError(
@@ -159,12 +206,30 @@ async function chooseSession(
       );
     }
     const session = manager.get(args.session);
+    if (outside && !session.unsandboxed) {
+      throw new SwitchboardError(
+        ErrorCode.InvalidArgument,
+        `sandbox: false runs a command in a shell outside the sandbox, and session ${session.id} runs inside it; omit session to have one opened outside the sandbox (once the person allows it), or leave sandbox out to run it here.`,
+        { parameter: 'sandbox', value: false },
+      );
+    }
     assertNotReserved(deps.host, session.id);
     return { session, release: () => undefined };
   }
   const client = deps.clientName(ctx);
   const reserved = (id: string) => deps.host.gate?.pending(id) !== undefined;
-  const session = manager.findIdleShell(client, args.cwd, reserved) ?? (await manager.open({ creator: { kind: 'agent', client }, cwd: args.cwd }));
+  const idle = manager.findIdleShell(client, args.cwd, reserved, outside);
+  if (idle) return { session: idle, release: idle.claim() };
+  if (outside) {
+    // Nothing outside the sandbox is spawned before the person's answer: the request is the key.
+    const key = requestKey('execute', client, { command: args.command, cwd: args.cwd });
+    // The same call again, after the person allowed it once the first had returned: what it started.
+    const started = deps.host.gate?.takeStarted(key);
+    if (started !== undefined) return { started: started as ExecuteResult };
+    const { cwd } = manager.checkOpen({ creator: { kind: 'agent', client }, cwd: args.cwd, sandbox: false });
+    return { key, cwd };
+  }
+  const session = await manager.open({ creator: { kind: 'agent', client }, cwd: args.cwd });
   // Claimed in the same turn it was picked: the policy check awaits before the command queues,
   // and calls sent together must still get a shell each.
   return { session, release: session.claim() };
@@ -179,8 +244,9 @@ export interface AwaitingApprovalResult {
   total_lines: 0;
   duration_ms: number;
   cwd: string | null;
-  session: string;
-  approval: { id: string; rule: { index: number; match: string } | null; reason: string };
+  /** null: the command would open its own shell (sandbox: false), once allowed. */
+  session: string | null;
+  approval: { id: string; rule: { index: number; match: string } | null; reason: string; outside_sandbox?: true };
 }
 
 function awaitingApproval(approval: PendingApproval, cwd: string | null, durationMs: number): AwaitingApprovalResult {
@@ -193,12 +259,12 @@ function awaitingApproval(approval: PendingApproval, cwd: string | null, duratio
     duration_ms: durationMs,
     cwd,
     session: approval.session,
-    approval: { id: approval.id, rule: approval.rule, reason: approval.reason },
+    approval: { id: approval.id, rule: approval.rule, reason: approval.reason, ...(approval.unsandboxed ? { outside_sandbox: true as const } : {}) },
   };
 }
 
-export function renderAwaitingApproval(result: AwaitingApprovalResult, approval: PendingApproval): Rendering {
-  const note = approvalNote(approval);
+export function renderAwaitingApproval(result: AwaitingApprovalResult, approval: PendingApproval, args?: Record<string, unknown>): Rendering {
+  const note = approvalNote(approval, { tool: 'execute', args: args ?? {} });
   return { text: `(not run yet)\n[${note.text}]`, next: note.next };
 }
 

@@ -1,22 +1,26 @@
 /** `open` (docs/design.md §3.2): a new session running the login shell or a program (vim, python3, htop). */
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { SessionInfo } from '../../core/index.js';
+import type { SessionInfo, TerminalSession } from '../../core/index.js';
+import { approvalNote } from '../approvals.js';
+import { argvLine } from '../commandLine.js';
+import { requestKey } from '../requestKey.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, type InputSpec } from '../schemas.js';
-import type { ToolDeps } from '../toolHost.js';
+import type { PendingApproval, ToolDeps } from '../toolHost.js';
 import { useSession } from '../nextStep.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
 import { RUNS } from '../annotations.js';
 import { SHOWN_IN_TERMINAL_APP } from '../terminalApp.js';
 
 const schema = z.object({
-  name: z.string().min(1).max(100).optional().describe('Label, usable wherever a session id is.'),
+  name: z.string().min(1).max(100).optional().describe('Label; usable as session id.'),
   cwd: z.string().min(1).optional().describe('Working directory.'),
-  program: z.string().min(1).optional().describe('Program instead of your shell, e.g. "python3"; a shell (bash, zsh, fish, sh) also takes execute.'),
+  program: z.string().min(1).optional().describe('Program instead of your shell, e.g. "python3"; shells (bash, zsh, fish, sh) take execute too.'),
   args: z.array(z.string()).optional().describe('Arguments of program.'),
-  env: z.record(z.string(), z.string()).optional().describe('Extra environment variables.'),
+  env: z.record(z.string(), z.string()).optional().describe('Extra environment.'),
   rows: z.number().int().min(2).max(500).optional().describe('Terminal height.'),
   cols: z.number().int().min(10).max(1_000).optional().describe('Terminal width.'),
+  sandbox: z.boolean().optional().describe('false asks the person to run outside the sandbox'),
 });
 
 const spec: InputSpec<typeof schema.shape> = {
@@ -38,14 +42,17 @@ const spec: InputSpec<typeof schema.shape> = {
     lines: 'rows',
     width: 'cols',
     columns: 'cols',
+    sandboxed: 'sandbox',
   },
 };
 
-// Every key of docs/design.md §3.2 is sent (pid, program, rows, cols too); the advertised schema
-// names the two a client relies on and stays loose for the rest (models pay for every listed token).
+// While the person decides, nothing is open yet: `status: "awaiting_approval"`, `session` null and
+// no pid (docs/design.md §2.9); otherwise the session's facts.
+// The keys a client relies on; program, rows and cols are sent all the same (docs/design.md §3.1).
 const outputSchema = z.looseObject({
-  session: z.string(),
-  state: z.string(),
+  session: z.string().nullable(),
+  pid: z.number().optional(),
+  state: z.string().optional(),
 });
 
 const DESCRIPTION =
@@ -69,16 +76,47 @@ export function registerOpen(server: McpServer, deps: ToolDeps): RegisteredTool 
       // Validation comes first: a bad value spawns nothing.
       const input = parseInput(spec, raw);
       if (!input.ok) return errorResult(input.error, host.logger, 'open', input.warnings);
-      try {
-        const session = await host.manager.open({ creator: { kind: 'agent', client: deps.clientName(ctx) }, ...input.value });
+      const opened = (session: TerminalSession) => {
         const info = session.info();
         const result = { session: info.id, ...(info.name ? { name: info.name } : {}), pid: info.pid, program: info.program, rows: info.rows, cols: info.cols, state: info.state };
         return success(result, renderOpen(info, session.shellKind !== null), input.warnings);
+      };
+      try {
+        const client = deps.clientName(ctx);
+        const { sandbox, ...options } = input.value;
+        const request = { creator: { kind: 'agent' as const, client }, ...options, ...(sandbox === false ? { sandbox: false } : {}) };
+        const key = requestKey('open', client, { ...options, sandbox: sandbox === false ? false : undefined });
+        // The same call again, after the person allowed it once this one had returned: that session.
+        const earlier = host.gate?.takeStarted(key);
+        if (earlier !== undefined) return opened(earlier as TerminalSession);
+        // Everything open checks comes first: the person is asked only about an open that could run.
+        const checked = host.manager.checkOpen(request);
+        const open = () => host.manager.open(request);
+        if (!host.gate) return opened(await open());
+        // The program and its arguments are the command line it runs (docs/design.md §2.9).
+        const command = argvLine([checked.program, ...(options.args ?? [])], options.env);
+        const gated = { tool: 'open' as const, command, cwd: checked.cwd, unsandboxed: sandbox === false, key, client, clientName: deps.clientApp(ctx) };
+        const pass = await host.gate.passNew(gated, host.settings.executeTimeoutMs, ctx.mcpReq.signal, open);
+        if (pass.outcome === 'awaiting') {
+          const waiting = awaitingOpen(pass.approval);
+          const note = approvalNote(pass.approval, { tool: 'open', args: input.value });
+          return success(waiting, { text: `(nothing opened yet)\n[${note.text}]`, next: note.next }, input.warnings);
+        }
+        return opened(pass.outcome === 'started' ? (pass.result as TerminalSession) : await open());
       } catch (error) {
         return errorResult(error, host.logger, 'open', input.warnings);
       }
     },
   );
+}
+
+/** `open`'s answer while the person has not decided: nothing spawned, the approval named. */
+function awaitingOpen(approval: PendingApproval): Record<string, unknown> {
+  return {
+    status: 'awaiting_approval',
+    session: null,
+    approval: { id: approval.id, rule: approval.rule, reason: approval.reason, ...(approval.unsandboxed ? { outside_sandbox: true } : {}) },
+  };
 }
 
 /** `shell`: the session takes commands (`execute`), not only keys. */

@@ -1,7 +1,7 @@
 /** `send` (docs/design.md §3.2): type text and keys into a session, then wait for what it answers. */
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { InputKind, SendResult, TerminalSession } from '../../core/index.js';
+import type { InputKind, SendResult } from '../../core/index.js';
 import { approvalNote, assertNotReserved } from '../approvals.js';
 import { startProgress } from '../progress.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, WAIT_ALIASES, waitSchema, type InputSpec } from '../schemas.js';
@@ -18,7 +18,7 @@ const schema = z.object({
     .array(z.string().min(1))
     .optional()
     .describe('Pressed after text: enter, tab, escape, backspace, up, pageup, f1…f12, ctrl+c, alt+b, shift+tab. Send escape in its own call.'),
-  paste: z.boolean().optional().describe('Bracketed paste (default: on for multi-line text).'),
+  paste: z.boolean().optional().describe('Bracketed paste (default: for multi-line text).'),
   resize: z
     .object({ rows: z.number().int().min(2).max(500), cols: z.number().int().min(10).max(1_000) })
     .optional()
@@ -92,10 +92,10 @@ export function registerSend(server: McpServer, deps: ToolDeps): RegisteredTool 
         let pass: GatePass | undefined;
         if (host.gate) {
           assertNotReserved(host, session.id);
-          if (atShellPrompt(session) && request.text !== undefined && !entersLine(request)) host.gate.typedAtPrompt(session.id, request.text);
-          if (atShellPrompt(session) && entersLine(request)) {
-            // A line entered at a shell's prompt runs a command: the person's policy first (docs/design.md §2.9).
-            const gated = { session, command: request.text ?? '', tool: 'send' as const, client: typed.clientName, clientName: deps.clientApp(ctx) };
+          // Judged by the bytes it writes and what reads them, not by key names (docs/design.md §2.9).
+          const { bytes, bracketedPaste } = session.typedBytes(request);
+          if (bytes !== '') {
+            const gated = { session, tool: 'send' as const, bytes, bracketedPaste, client: typed.clientName, clientName: deps.clientApp(ctx) };
             const later = () => session.send({ ...typed, wait: undefined });
             pass = await host.gate.pass(gated, request.wait?.timeout_ms ?? host.settings.executeTimeoutMs, ctx.mcpReq.signal, later);
             if (pass.outcome === 'awaiting') {
@@ -116,18 +116,6 @@ export function registerSend(server: McpServer, deps: ToolDeps): RegisteredTool 
       }
     },
   );
-}
-
-/** A shell with no command running: a line entered there is a command. */
-function atShellPrompt(session: TerminalSession): boolean {
-  return session.shellKind !== null && session.state === 'idle';
-}
-
-const ENTER_KEYS = new Set(['enter', 'return', 'ctrl+m', 'ctrl+j']);
-
-/** The send ends a line: an Enter key, or a line break in the text. */
-function entersLine(request: { text?: string; keys?: string[] }): boolean {
-  return /[\r\n]/.test(request.text ?? '') || (request.keys ?? []).some((key) => ENTER_KEYS.has(key.trim().toLowerCase()));
 }
 
 /** For the audit log: bytes of text typed (never the text), how many keys, the size asked for, the mouse action (never where). */

@@ -7,6 +7,7 @@ import { SessionManager, type CoreSettings } from '../../../src/core/session/ses
 import { TerminalSession } from '../../../src/core/session/terminalSession.js';
 import type { Transcript } from '../../../src/core/transcript/transcript.js';
 import type { Creator } from '../../../src/core/types.js';
+import { skipFishFirstRun } from './hermeticEnv.js';
 import { shellPath } from './shells.js';
 
 /** Settings for tests: small, fast kill waits, the given shell. */
@@ -36,16 +37,7 @@ afterAll(() => {
   for (const root of roots.splice(0)) fs.rmSync(root, { recursive: true, force: true });
 });
 
-/** A private HOME and state dir, so the developer's rc files never leak into a test. */
-/**
- * Marks a fresh HOME as one where fish has generated its man-page completions. Otherwise every
- * interactive fish started in it runs `create_manpage_completions.py` in the background: ~25 s
- * of CPU on these machines, taken from the tests running beside it until the session ends.
- */
-export function skipFishFirstRun(home: string): void {
-  fs.mkdirSync(path.join(home, '.local', 'share', 'fish', 'generated_completions'), { recursive: true });
-}
-
+/** A private HOME (no rc file unless the test gives some) and state dir for a manager of its own. */
 export function tempHome(rcFiles: Record<string, string> = {}): { home: string; stateDir: string } {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-core-'));
   roots.push(root);

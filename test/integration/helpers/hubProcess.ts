@@ -9,7 +9,7 @@ import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { shellPath } from './shells.js';
+import { testEnv } from './hermeticEnv.js';
 
 export const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 export const BIN = path.join(ROOT, 'bin', 'switchboard.js');
@@ -21,7 +21,10 @@ export interface HubProcess {
   pid: number;
   port: number;
   socket: string;
+  /** The bearer token: what agents' connections carry. */
   token: string;
+  /** The person's UI key (`<home>/ui-key`): the browser's sign-in, `/?key=`. */
+  uiKey: string;
   stderr(): string;
   /** Resolves once the hub's stderr holds `text` (bounded). */
   waitForStderr(text: string, timeoutMs?: number): Promise<void>;
@@ -33,21 +36,24 @@ export function tempHome(prefix = 'sb-hub-'): string {
   return mkdtempSync(path.join(tmpdir(), prefix));
 }
 
-/** The environment without our own SWITCHBOARD_* variables, plus `extra`. */
+/** The test's environment (hermeticEnv.ts: no rc file, no SWITCHBOARD_* of the machine), short kill waits, plus `extra`. */
 export function cleanEnv(extra: Record<string, string>): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('SWITCHBOARD_')) env[key] = value;
-  return { ...env, SHELL: shellPath('bash'), SWITCHBOARD_KILL_WAIT_MS: '300', ...extra };
+  return testEnv({ SWITCHBOARD_KILL_WAIT_MS: '300', ...extra });
 }
 
 /**
  * Spawns `serve` (through `sh -c 'umask 000; …'` when asked) and waits for its listening line.
  * `without`: names taken out of the environment the test runs in (not out of `env`).
+ * `baseEnv`: the whole environment to start from instead of the test's own (cleanEnv).
  */
-export async function startHub(options: { home?: string; umask000?: boolean; env?: Record<string, string>; without?: readonly string[]; args?: string[] } = {}): Promise<HubProcess> {
+export async function startHub(
+  options: { home?: string; umask000?: boolean; env?: Record<string, string>; baseEnv?: Record<string, string>; without?: readonly string[]; args?: string[] } = {},
+): Promise<HubProcess> {
   if (!existsSync(path.join(ROOT, 'dist', 'src', 'cli.js'))) throw new Error('dist/ is missing: run `npm run build` first.');
   const home = options.home ?? tempHome();
-  const env = cleanEnv({ SWITCHBOARD_HOME: home, SWITCHBOARD_PORT: '0' });
+  const env = options.baseEnv
+    ? { ...options.baseEnv, SWITCHBOARD_HOME: home, SWITCHBOARD_PORT: '0' }
+    : cleanEnv({ SWITCHBOARD_HOME: home, SWITCHBOARD_PORT: '0' });
   for (const name of options.without ?? []) delete env[name];
   Object.assign(env, options.env);
   const child = options.umask000
@@ -83,6 +89,7 @@ export async function startHub(options: { home?: string; umask000?: boolean; env
     port: info.port,
     socket: info.socket,
     token: readFileSync(path.join(home, 'token'), 'utf8').trim(),
+    uiKey: readFileSync(path.join(home, 'ui-key'), 'utf8').trim(),
     stderr: () => stderr,
     waitForStderr(text, timeoutMs = 10_000) {
       return new Promise<void>((resolve, reject) => {

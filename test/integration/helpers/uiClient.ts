@@ -26,11 +26,11 @@ export function get(port: number, urlPath: string, headers: Record<string, strin
   });
 }
 
-/** The UI cookie (`name=value`) the hub sets for a browser that opened `/?token=…`. */
+/** The UI cookie (`name=value`) the hub sets for a browser that opened `/?key=…` (the address `serve` prints). */
 export async function personCookie(hub: HubProcess): Promise<string> {
-  const login = await get(hub.port, `/?token=${hub.token}`);
+  const login = await get(hub.port, `/?key=${hub.uiKey}`);
   const cookie = String(login.headers['set-cookie']?.[0] ?? '').split(';')[0];
-  if (!cookie) throw new Error(`the hub set no cookie for /?token=…: ${login.status}`);
+  if (!cookie) throw new Error(`the hub set no cookie for /?key=…: ${login.status}`);
   return cookie;
 }
 
@@ -78,7 +78,12 @@ export class UiClient {
   }
 
   static async connect(hub: HubProcess, cookie: string, options: { autoAck?: boolean } = {}): Promise<UiClient> {
-    const ws = new WebSocket(`ws://127.0.0.1:${hub.port}/ws`, { headers: { Cookie: cookie }, origin: `http://127.0.0.1:${hub.port}` });
+    return UiClient.connectWith(hub, { Cookie: cookie }, options);
+  }
+
+  /** As `connect`, signed in by whatever `headers` carry (`Authorization: Bearer <token>`: an agent's /ws). */
+  static async connectWith(hub: HubProcess, headers: Record<string, string>, options: { autoAck?: boolean } = {}): Promise<UiClient> {
+    const ws = new WebSocket(`ws://127.0.0.1:${hub.port}/ws`, { headers, origin: `http://127.0.0.1:${hub.port}` });
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
       ws.once('error', reject);

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Hub } from '../../../src/hub/hub.js';
 import type { Logger } from '../../../src/hub/logger.js';
+import { testEnv } from '../../integration/helpers/hermeticEnv.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -25,7 +26,7 @@ async function startHub(settingsFile: Record<string, unknown> | null, env: Recor
   cleanups.push(() => fs.rmSync(stateDir, { recursive: true, force: true }));
   if (settingsFile) fs.writeFileSync(path.join(stateDir, 'settings.json'), JSON.stringify(settingsFile));
   const logger = recordingLogger();
-  const hub = await Hub.start({ stateDir, logger, env: { ...process.env, SHELL: '/bin/sh', ...env }, listen: { socket: false, http: false } });
+  const hub = await Hub.start({ stateDir, logger, env: testEnv({ SHELL: '/bin/sh', ...env }), listen: { socket: false, http: false } });
   cleanups.push(() => hub.dispose());
   return { hub, warnings: logger.warnings };
 }

@@ -316,7 +316,7 @@ describe('UiBridge', () => {
     const host = { onDidChangeSession: () => noop, onDidRemoveSession: () => noop, list: () => [], version: 't', logger: { info() {}, warn() {}, error() {} } } as unknown as UiHost;
     const sent: HubMessage[] = [];
     const close = vi.fn();
-    const bridge = new UiBridge(host, { send: (m) => sent.push(m), bufferedAmount: () => 10_000_000, close }, () => undefined, { ...DEFAULT_BRIDGE_LIMITS, stuckMs: 100, tickMs: 10 });
+    const bridge = new UiBridge(host, { send: (m) => sent.push(m), bufferedAmount: () => 10_000_000, close, channel: 'window' }, () => undefined, { ...DEFAULT_BRIDGE_LIMITS, stuckMs: 100, tickMs: 10 });
     bridge.receive('{');
     bridge.receive({ type: 'input', session: 's1', data: 'x' });
     bridge.receive(42);

@@ -149,7 +149,7 @@ describe('SettingsEditor', () => {
     expect(applied).toHaveLength(1);
     expect(editor.reloadFromDisk()).toBeUndefined(); // our own save
     fs.writeFileSync(file, JSON.stringify({ maxLines: 70 }));
-    expect(editor.reloadFromDisk()).toEqual({ applied: true });
+    expect(editor.reloadFromDisk()).toEqual({ applied: true, held: null });
     expect(applied.at(-1)).toMatchObject({ maxLines: 70, maxSessions: 8 }); // the environment still wins
     expect(editor.reloadFromDisk()).toBeUndefined();
     fs.writeFileSync(file, JSON.stringify({ maxLines: 0 }));
@@ -159,7 +159,7 @@ describe('SettingsEditor', () => {
     expect(editor.reloadFromDisk()).toMatchObject({ applied: false, problem: expect.stringContaining('does not hold a JSON object') });
     expect(applied).toHaveLength(2);
     fs.rmSync(file);
-    expect(editor.reloadFromDisk()).toEqual({ applied: true });
+    expect(editor.reloadFromDisk()).toEqual({ applied: true, held: null });
     expect(applied.at(-1)).toMatchObject({ maxLines: 200 });
   });
 });

@@ -17,6 +17,7 @@ import { APP_URL } from '../../../main/appProtocol.js';
 import { IPC_CHANNELS, IpcBridge, untrustedSenderReason } from '../../../main/ipc.js';
 import { FakeWebContents, FakeWebFrame, fake, ipcEvent } from './fakeElectron.js';
 import { shellPath } from '../../integration/helpers/shells.js';
+import { testEnv } from '../../integration/helpers/hermeticEnv.js';
 
 const quiet = { info: () => undefined, warn: vi.fn(), error: vi.fn() };
 
@@ -233,7 +234,7 @@ describe('IpcBridge with the real hub', () => {
   let hub: Hub;
   beforeEach(() => {
     stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-ipc-'));
-    hub = new Hub({ stateDir, logger: quiet, env: { ...process.env, SHELL: shellPath('sh') } });
+    hub = new Hub({ stateDir, logger: quiet, env: testEnv({ SHELL: shellPath('sh') }) });
   });
   afterEach(async () => {
     await hub.dispose();
@@ -249,8 +250,9 @@ describe('IpcBridge with the real hub', () => {
       fake.ipcMain.emit(IPC_CHANNELS.send, ipcEvent(window), { type: 'hello', protocol: UI_PROTOCOL_VERSION });
       fake.ipcMain.emit(IPC_CHANNELS.send, ipcEvent(window), { type: 'kill' });
       const replies = window.sentOn(IPC_CHANNELS.message);
-      expect(replies.map((m) => parseHubMessage(m).ok)).toEqual([true, true, true]);
-      expect((replies as HubMessage[]).map((m) => m.type)).toEqual(['welcome', 'sessions', 'error']);
+      expect(replies.map((m) => parseHubMessage(m).ok)).toEqual([true, true, true, true, true]);
+      // The held settings change and the approvals no session shows (an agent's open) follow the session list.
+      expect((replies as HubMessage[]).map((m) => m.type)).toEqual(['welcome', 'sessions', 'heldSettings', 'approvals', 'error']);
     } finally {
       ipc.dispose();
     }

@@ -21,6 +21,7 @@ vi.mock('electron', async () => (await import('./fakeElectron.js')).electronModu
 import type { SwitchboardApp as App } from '../../../main/app.js';
 import type { TerminalSession } from '../../../src/core/session/terminalSession.js';
 import { shellPath } from '../../integration/helpers/shells.js';
+import { testEnv } from '../../integration/helpers/hermeticEnv.js';
 
 const { SwitchboardApp } = await import('../../../main/app.js');
 const { FakeBrowserWindow, FakeNotification, FakeTray, fake, resetRecords, stolenFocus } = await import('./fakeElectron.js');
@@ -64,7 +65,7 @@ beforeAll(async () => {
   switchboard = await SwitchboardApp.start({
     stateDir,
     logger: quiet,
-    env: { ...process.env, SWITCHBOARD_SHELL: shellPath('bash'), SWITCHBOARD_AWAITING_INPUT_QUIET_MS: '300' },
+    env: testEnv({ SWITCHBOARD_SHELL: shellPath('bash'), SWITCHBOARD_AWAITING_INPUT_QUIET_MS: '300' }),
     listen: { socket: false, http: false },
     platform: 'darwin', // the platform where activation matters most
     iconsDir: '/icons',

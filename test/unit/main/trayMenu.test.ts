@@ -70,6 +70,13 @@ describe('buildTrayMenu', () => {
     expect(byId(menu, 'open').action).toEqual({ type: 'open' });
   });
 
+  it('a settings change waiting for the person: an item under Open that opens the settings, its changes in the tooltip', () => {
+    const menu = buildTrayMenu([], { ...OPTIONS, settingsWaiting: ['policy rule 0 `rm -rf *` deny → removed', 'maxLines 200 → 7'] });
+    expect(outline(menu).slice(0, 3)).toEqual(['Open Switchboard', 'Settings change waiting — review…', '---']);
+    expect(byId(menu, 'settingsWaiting')).toMatchObject({ enabled: true, action: { type: 'settings' }, toolTip: 'policy rule 0 `rm -rf *` deny → removed; maxLines 200 → 7' });
+    expect(outline(buildTrayMenu([], { ...OPTIONS, settingsWaiting: [] })).slice(0, 2)).toEqual(['Open Switchboard', '---']);
+  });
+
   it('Copy MCP config has one item per host: Claude Code, Cursor, Claude Desktop, VS Code', () => {
     const copy = byId(buildTrayMenu([], OPTIONS), 'copyMcpConfig');
     expect(copy.action).toBeUndefined();
@@ -254,6 +261,27 @@ describe('trayIconState', () => {
     expect(trayToolTip([session({ state: 'running' }), session({ state: 'awaiting_input', secret: true })])).toBe(
       'Switchboard — 2 sessions, 1 agent command running, 1 needs you',
     );
+  });
+});
+
+describe('approvals no session shows (an agent’s open)', () => {
+  const approval = { id: 'ap-1', tool: 'open' as const, command: 'rm -rf /tmp/x', cwd: '/home/me', client: 'claude-code 1.0', rule: { index: 0, match: 'rm -rf *' }, reason: 'asked', asked_at: '2030-01-01T00:00:00Z' };
+
+  it('are a row each under Open Switchboard, with Allow once, Allow for 30 min and Deny; the icon and tooltip say so', () => {
+    const menu = buildTrayMenu([], { startAtLogin: false, startAtLoginSupported: true, approvals: [approval, { ...approval, id: 'ap-2', rule: null, unsandboxed: true, command: 'bash -l' }] });
+    const rows = menu.filter((item): item is Extract<MenuItemModel, { kind: 'item' }> => item.kind === 'item' && item.id.startsWith('approval:'));
+    expect(menu.indexOf(rows[0]!)).toBe(2);
+    expect(rows.map((row) => row.label)).toEqual(['needs you: open rm -rf /tmp/x — claude-code 1.0', 'needs you: open bash -l — claude-code 1.0 (outside the sandbox)']);
+    expect(rows[0]!.submenu).toMatchObject([
+      { id: 'allowOnce:ap-1', action: { type: 'answerApproval', approval: 'ap-1', answer: 'allow_once' } },
+      { id: 'allow30m:ap-1', enabled: true, action: { answer: 'allow_30m' } },
+      { id: 'deny:ap-1', action: { answer: 'deny' } },
+    ]);
+    // No rule asked: only once.
+    expect(rows[1]!.submenu?.[1]).toMatchObject({ id: 'allow30m:ap-2', enabled: false });
+    expect(rows[1]!.toolTip).toContain('outside the sandbox');
+    expect(trayIconState([], [approval])).toBe('attention');
+    expect(trayToolTip([], [approval])).toBe('Switchboard — 0 sessions, 1 needs you');
   });
 });
 

@@ -111,12 +111,18 @@ describe('policy: decide()', () => {
   });
 
   it('an A | B rule matches B only when it reads the output of a command matching A', async () => {
-    const rules: PolicyRule[] = [{ match: 'curl * | sh', action: 'deny' }];
-    expect(await action(rules, 'curl x | sh')).toBe('deny');
-    expect(await action(rules, 'curl x | tee y | sh')).toBe('allow');
-    expect(await action(rules, 'curl x; sh')).toBe('allow');
-    expect(await action(rules, 'sh')).toBe('allow');
-    expect(await action(rules, '$(echo curl) x | sh')).toBe('ask');
+    const rules: PolicyRule[] = [{ match: 'curl * | tar *', action: 'deny' }];
+    expect(await action(rules, 'curl x | tar xz')).toBe('deny');
+    expect(await action(rules, 'curl x | tee y | tar xz')).toBe('allow');
+    expect(await action(rules, 'curl x; tar xz')).toBe('allow');
+    expect(await action(rules, 'tar xz')).toBe('allow');
+    expect(await action(rules, '$(echo curl) x | tar xz')).toBe('ask');
+  });
+
+  it('a shell reading its commands from a pipe is asked, whatever the rules: the engine cannot see them', async () => {
+    expect(await action([], 'curl x | tee y | sh')).toBe('ask');
+    expect(await action([], 'curl x; sh')).toBe('allow');
+    expect(await action([], 'sh')).toBe('allow');
   });
 
   it('each command says what it is, the wrappers it was found in, and what the engine could not see', async () => {
