@@ -23,8 +23,8 @@ const ANY_SOURCE = '**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs}';
 const RULE = 'docs/design.md §1.2';
 
 // ---- Where each file belongs (paths from the repository root). ---------------------
-// A file may carry several categories (a hub leaf is also hub). A file under src/, main/
-// or renderer/ that matches none is an error (boundaries/no-unknown-files): a new layer
+// A file may carry several categories (a hub leaf is also hub). A file under src/, main/,
+// renderer/ or apps/ that matches none is an error (boundaries/no-unknown-files): a new layer
 // or top-level module is added here and to the table of docs/design.md §1.1 first.
 const AREAS = [
   { category: 'core-entry', pattern: 'src/core/index.ts' },
@@ -44,6 +44,7 @@ const AREAS = [
   { category: 'terminal-themes', pattern: 'src/terminalThemes.ts' },
   { category: 'main', pattern: 'main/**' },
   { category: 'renderer', pattern: 'renderer/**' },
+  { category: 'app', pattern: 'apps/**' },
 ];
 
 // ---- The rooms of src/core/, top to bottom. ----------------------------------------
@@ -90,6 +91,10 @@ const M = {
   rendererElectron: `${RULE}: renderer/ never imports electron; ${WHAT} is refused. The preload exposes a Bridge instead.`,
   rendererSrc: `${RULE}: renderer/ may import from src/ only src/ui-protocol.ts and src/terminalThemes.ts; ${WHAT} is refused. Ask the hub through the Bridge.`,
   rendererMain: `${RULE}: renderer/ never imports main/; ${WHAT} is refused. The page and main are separate builds talking over IPC (the Bridge).`,
+  appNode: `${RULE}: apps/ runs in a host's sandboxed frame and never imports a Node module; ${WHAT} is refused. Ask the hub through the host's tool calls.`,
+  appSrc: `${RULE}: apps/ may import from src/ only src/terminalThemes.ts; ${WHAT} is refused. Everything the view shows comes through the host's tool calls.`,
+  appUi: `${RULE}: apps/ is built alone into one HTML document and imports neither main/ nor renderer/; ${WHAT} is refused. Move what both need into src/terminalThemes.ts-like plain data, or copy the few lines.`,
+  appSdk: `${RULE}: apps/ may import only the types of @modelcontextprotocol/ext-apps (import type); ${WHAT} would bundle the MCP client and zod into the view. Speak JSON-RPC through apps/terminal/hostChannel.ts.`,
 };
 
 /** Catch-all message of an area: what it may import, and what was refused. */
@@ -258,6 +263,24 @@ const LAYERS = [
     ],
     allow: [area('renderer', 'ui-protocol', 'terminal-themes'), pkg('@xterm/*', 'lit-html', 'zod')],
   })],
+
+  // apps/: MCP Apps (docs/design.md §3.7), browser only, each built into one HTML document.
+  ['apps/**', [
+    ...policiesFor(area('app'), {
+      message: only('apps/', 'src/terminalThemes.ts, @xterm/xterm and the types of @modelcontextprotocol/ext-apps', 'An app reaches the hub only through its host.'),
+      refuse: [
+        [NODE, M.appNode],
+        [ELECTRON, M.appNode],
+        [NODE_PTY, M.appNode],
+        [area('main', 'renderer'), M.appUi],
+        [{ file: { path: 'src/**' } }, M.appSrc],
+        [pkg('@modelcontextprotocol/*'), M.appSdk],
+      ],
+      allow: [area('app', 'terminal-themes'), pkg('@xterm/xterm')],
+    }),
+    // The spec's message types, checked at compile time and gone from the bundle.
+    { from: area('app'), allow: { to: pkg('@modelcontextprotocol/ext-apps'), dependency: { kind: 'type' } } },
+  ]],
 ];
 
 export default defineConfig([
@@ -280,7 +303,7 @@ export default defineConfig([
 
   // ---- The one-way import rule (docs/design.md §1.2). ------------------------------
   {
-    files: [`src/${ANY_SOURCE}`, `main/${ANY_SOURCE}`, `renderer/${ANY_SOURCE}`],
+    files: [`src/${ANY_SOURCE}`, `main/${ANY_SOURCE}`, `renderer/${ANY_SOURCE}`, `apps/${ANY_SOURCE}`],
     plugins: { boundaries },
     settings: {
       'boundaries/root-path': import.meta.dirname,

@@ -26,6 +26,7 @@ const NEEDS_BUILD = [
   'test/integration/mcpShim.test.ts',
   'test/integration/serveCommand.test.ts',
   'test/integration/shimForwarder.test.ts',
+  'test/integration/terminalApp.test.ts',
   'test/integration/testAppScript.test.ts',
   'test/integration/uiBridge.test.ts',
   'test/integration/uiCommand.test.ts',

@@ -25,6 +25,7 @@ import { policyDecisions } from './policy.js';
 import { progressCost } from './progressLine.js';
 import { resourceUpdatesCost } from './resourceUpdates.js';
 import { sandboxCost } from './sandbox.js';
+import { terminalAppCost } from './terminalApp.js';
 import { median, ms, now, percentile, type Row } from './stats.js';
 import { sustainedOutput } from './sustained.js';
 import { viewerUnderFlood } from './viewer.js';
@@ -142,6 +143,7 @@ async function main(): Promise<void> {
     ['progress', () => progressCost(rows, full ? 50 : 20, full ? 9 : 5, full ? 4_000_000 : 1_000_000)],
     ['resources', () => resourceUpdatesCost(rows, full ? 9 : 5, full ? 10_000_000 : 3_000_000)],
     ['sandbox', () => sandboxCost(rows, full ? 60 : 20)],
+    ['app', () => terminalAppCost(rows, full ? 200 : 50, full ? 7 : 3, full ? 4_000_000 : 2_000_000)],
   ];
   for (const [name, run] of cases) {
     if (only && !only.includes(name)) continue;

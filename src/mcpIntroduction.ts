@@ -20,12 +20,21 @@ export const INSTRUCTIONS = [
   'history finds commands run earlier in any session, closed ones too.',
 ].join(' ');
 
+/** MCP Apps (`@modelcontextprotocol/ext-apps`, stable 2026-01-26): the extension's identifier and the one kind of view it draws. */
+export const MCP_APPS_EXTENSION = 'io.modelcontextprotocol/ui';
+export const MCP_APP_MIME_TYPE = 'text/html;profile=mcp-app';
+
 /**
- * What the server offers: tools, whose list can change (the `execute` defaults it names); and
- * sessions' screens as resources (docs/design.md §3.7), whose list changes as sessions open and
- * end, each one subscribable (`resources/subscribe`, or `subscriptions/listen` on 2026-07-28).
+ * What the server offers: tools, whose list can change (the `execute` defaults it names);
+ * resources: sessions' screens (docs/design.md §3.7), whose list changes as sessions open and end,
+ * each one subscribable (`resources/subscribe`, or `subscriptions/listen` on 2026-07-28), and the
+ * terminal app that hosts with MCP Apps draw for `open` and `execute` (§3.8); and that extension.
  */
-export const SERVER_CAPABILITIES = { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true } };
+export const SERVER_CAPABILITIES = {
+  tools: { listChanged: true },
+  resources: { subscribe: true, listChanged: true },
+  extensions: { [MCP_APPS_EXTENSION]: { mimeTypes: [MCP_APP_MIME_TYPE] } },
+};
 
 /** The revisions served with per-request `_meta` (no `initialize`): the SDK's modern era. */
 export const MODERN_PROTOCOL_VERSIONS: readonly string[] = ['2026-07-28'];

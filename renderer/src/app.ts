@@ -6,6 +6,7 @@
  */
 import { render } from 'lit-html';
 import type { ApprovalAnswer, HubMessage, UiCommandRecord, UiHistoryEntry, UiSession } from '../../src/ui-protocol.js';
+import { addressCommand } from './addressCommand.js';
 import { renderBanner } from './bannerView.js';
 import { renderNewApprovals } from './newApprovalsView.js';
 import type { Bridge } from './bridge.js';
@@ -135,12 +136,23 @@ export class App {
     });
     bridge.onMessage((message) => this.onMessage(message));
     bridge.onAppCommand?.((command) => this.dispatch({ type: 'appCommand', command }));
+    // A link to one session (the terminal app's "Open in Switchboard"), now and when the address changes.
+    this.watchAddress();
+    window.addEventListener('hashchange', () => this.watchAddress());
     bridge.onNotificationSettings?.((settings) => this.dispatch({ type: 'notificationSettings', settings }));
     // Running times, once a second.
     setInterval(() => this.scheduler.request(), 1_000);
     this.renderTopbar();
     this.scheduler.now();
     bridge.connect();
+  }
+
+  /** `#session=<id>` in the address: watch it, then leave the address plain (a reload shows what the person chose since). */
+  private watchAddress(): void {
+    const command = addressCommand(location.hash);
+    if (!command) return;
+    history.replaceState(null, '', `${location.pathname}${location.search}`);
+    this.dispatch({ type: 'appCommand', command });
   }
 
   private get state(): SessionState {

@@ -322,3 +322,14 @@ export interface HistoryPage {
   /** Set when the index is unavailable or still catching up, saying why. */
   note?: string;
 }
+
+/**
+ * What a read-only view of a session (the terminal app, docs/design.md §3.8) needs to catch up
+ * from the output offset and the count of resizes an earlier answer gave: nothing, the output
+ * since (escape sequences included), or the screen to draw anew. `through` and `resizes` are
+ * what to ask from next.
+ */
+export type ScreenUpdate =
+  | { kind: 'unchanged'; through: number; resizes: number }
+  | { kind: 'output'; through: number; resizes: number; data: string }
+  | { kind: 'screen'; through: number; resizes: number; data: string; cols: number; rows: number };

@@ -30,7 +30,7 @@ export class AuditLog {
     this.file = path.join(stateDir, AUDIT_FILE);
   }
 
-  /** A tool call, keys in a fixed order: time, actor, client, tool, session, outcome, code?, duration_ms, bytes?, keys?, resize?. */
+  /** A tool call, keys in a fixed order: time, actor, client, tool, session, outcome, code?, duration_ms, bytes?, keys?, resize?, mouse?, calls?. */
   toolCall(event: ToolAuditEvent): void {
     this.append({
       time: event.time,
@@ -45,6 +45,7 @@ export class AuditLog {
       ...(event.keys !== undefined ? { keys: event.keys } : {}),
       ...(event.resize !== undefined ? { resize: { rows: event.resize.rows, cols: event.resize.cols } } : {}),
       ...(event.mouse !== undefined ? { mouse: event.mouse } : {}),
+      ...(event.calls !== undefined ? { calls: event.calls } : {}),
     });
   }
 

@@ -2,7 +2,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ErrorCode, EventEmitter, SessionManager, SwitchboardError, type CoreSettings, type Disposable, type SandboxRequest, type SessionSandboxPlan } from '../core/index.js';
 import { AgentSandbox, SandboxRefusal } from '../sandbox/index.js';
-import { createMcpServer, packageVersion, type McpConnection, type Screenshot, type ScreenshotRequest, type ToolAuditEvent } from '../mcp/server.js';
+import { createMcpServer, packageVersion, SCREEN_UPDATES_TOOL, type McpConnection, type Screenshot, type ScreenshotRequest, type ToolAuditEvent } from '../mcp/server.js';
 import { ScreenUpdates } from '../mcp/screenUpdates.js';
 import { screenSource } from '../mcp/sessionScreens.js';
 import { ApprovalBook } from './approvals.js';
@@ -20,6 +20,8 @@ import { LIVE_SETTINGS, SettingsEditor } from './settingsEditor.js';
 import { SOCKET_FILE, type LoginCodeMessage } from './socketProtocol.js';
 import { startSocketServer, type SocketServer } from './socketServer.js';
 import { takeScreenshot } from './screenshot/takeScreenshot.js';
+import { terminalAppLoader } from './terminalAppHtml.js';
+import { ToolCallSummary } from './toolCallSummary.js';
 import { ensureStateDir } from './stateDir.js';
 import { ensureToken, ensureUiKey, replaceToken, replaceUiKey, tokenWrittenAt } from './token.js';
 import { UiHost } from './uiHost.js';
@@ -66,6 +68,10 @@ export class Hub {
   private readonly auditLog: AuditLog;
   /** The OS sandbox agents' sessions run in (docs/design.md §2.10), decided as each opens. */
   readonly sandbox: AgentSandbox;
+  /** The terminal app's calls, twice a second per view: counted per minute (docs/design.md §4.6). */
+  private readonly auditSummary: ToolCallSummary;
+  /** ToolHost: the terminal app's HTML (docs/design.md §3.8), read once. */
+  readonly terminalApp: () => Promise<string | undefined>;
   private disposed = false;
   private lock: HubLock | undefined;
   private socketServer: SocketServer | undefined;
@@ -134,6 +140,8 @@ export class Hub {
     this.manager.onDidRemoveTranscripts((ids) => this.history.remove(ids));
     this.auditLog = new AuditLog(this.stateDir, this.logger);
     this.screenUpdates = new ScreenUpdates(screenSource(this));
+    this.auditSummary = new ToolCallSummary((event) => this.auditLog.toolCall(event));
+    this.terminalApp = terminalAppLoader(this.logger);
     this.approvals = new ApprovalBook(options.clock);
     this.gate = new PolicyGate({ settings: () => this.settings, book: this.approvals, audit: (event) => this.auditLog.policy(event), logger: this.logger });
     // Closing a session withdraws the approval it waits for.
@@ -238,7 +246,16 @@ export class Hub {
 
   /** ToolHost: one line per MCP tool call in audit.jsonl (never the arguments). */
   audit(event: ToolAuditEvent): void {
-    this.auditLog.toolCall(event);
+    if (event.tool === SCREEN_UPDATES_TOOL) this.auditSummary.record(event);
+    else this.auditLog.toolCall(event);
+  }
+
+  /**
+   * ToolHost: the UI's address showing one session (the terminal app's link, docs/design.md
+   * §3.8): the same loopback page in the Electron app and headless, with no sign-in in it.
+   */
+  uiAddress(session: string): string | undefined {
+    return this.port === null ? undefined : `http://127.0.0.1:${this.port}/#session=${encodeURIComponent(session)}`;
   }
 
   private async listen(listen: { socket?: boolean; http?: boolean }): Promise<void> {
@@ -354,6 +371,7 @@ export class Hub {
     await step(() => this.history.dispose());
     this.onDidChangeToolDefaultsEmitter.dispose();
     this.settingsEditor.dispose();
+    this.auditSummary.dispose();
     this.auditLog.flush();
     if (this.lock) {
       await step(() => removeHubInfo(this.stateDir));

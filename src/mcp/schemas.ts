@@ -90,8 +90,9 @@ function compact(json: Record<string, unknown>): Record<string, unknown> {
 /**
  * Drops what says nothing a model needs, since it pays for every listed token: the ±2^53-1
  * bounds zod gives every `.int()`, `additionalProperties: {}` (an open object is JSON Schema's
- * default), `minLength: 1` and `maxLength` (the handler refuses an empty or over-long value with a
- * clear error naming the bound anyway).
+ * default), `minLength: 1`, `minimum: 1` and `maxLength` (the handler refuses an empty, zero or
+ * over-long value with a clear error naming the bound anyway: "an integer from 1 to 86400000"), and
+ * `propertyNames: { type: "string" }` (an object's keys are strings anyway).
  */
 function withoutNoise(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutNoise);
@@ -100,11 +101,17 @@ function withoutNoise(value: unknown): unknown {
   for (const [key, inner] of Object.entries(value)) {
     if ((key === 'minimum' || key === 'maximum') && typeof inner === 'number' && Math.abs(inner) === Number.MAX_SAFE_INTEGER) continue;
     if (key === 'additionalProperties' && isEmptyObject(inner)) continue;
-    if (key === 'minLength' && inner === 1) continue;
+    if ((key === 'minLength' || key === 'minimum') && inner === 1) continue;
     if (key === 'maxLength') continue;
+    if (key === 'propertyNames' && isStringType(inner)) continue;
     out[key] = withoutNoise(inner);
   }
   return out;
+}
+
+/** `{ type: "string" }`: what every JSON object's keys are anyway. */
+function isStringType(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && Object.keys(value).length === 1 && (value as Record<string, unknown>).type === 'string';
 }
 
 function isEmptyObject(value: unknown): boolean {

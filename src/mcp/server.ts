@@ -22,7 +22,9 @@ import { registerList } from './tools/list.js';
 import { registerOpen } from './tools/open.js';
 import { registerRead } from './tools/read.js';
 import { registerScreenshot } from './tools/screenshot.js';
+import { registerScreenUpdates, SCREEN_UPDATES_TOOL } from './tools/screenUpdates.js';
 import { registerSend, sendAuditFacts } from './tools/send.js';
+import { registerTerminalApp } from './terminalApp.js';
 import { packageVersion } from '../packageInfo.js';
 import { INSTRUCTIONS, SERVER_CAPABILITIES, SERVER_NAME } from '../mcpIntroduction.js';
 import type { McpConnection } from './resourceSubscriptions.js';
@@ -63,7 +65,10 @@ export function createMcpServer(host: ToolHost, entry: McpConnection = {}): McpS
     kill: registerKill(server, deps),
     screenshot: registerScreenshot(server, deps),
     history: registerHistory(server, deps),
+    // The terminal app's: offered only to clients that draw MCP Apps (terminalApp.ts), audited like the rest.
+    [SCREEN_UPDATES_TOOL]: registerScreenUpdates(server, deps),
   };
+  registerTerminalApp(server, host);
   if (host.audit) {
     for (const [tool, registered] of Object.entries(tools)) registered.update({ callback: audited(tool, registered, host, name) });
   }
@@ -163,3 +168,5 @@ function isImplementation(value: unknown): value is { name: string; version: str
 
 /** Our package's version (re-exported for the hub and the CLI). */
 export { packageVersion };
+/** The terminal app's tool, whose calls the hub audits as a count (docs/design.md §4.6). */
+export { SCREEN_UPDATES_TOOL };

@@ -26,6 +26,8 @@ export interface ToolAuditEvent {
   resize?: { rows: number; cols: number };
   /** `send` only: the mouse action (click, drag, …), never where. */
   mouse?: string;
+  /** Calls this line stands for, for tools audited as a count (the terminal app's; docs/design.md §4.6). */
+  calls?: number;
 }
 
 /** A PNG of a session's screen (`screenshot`), and what it shows. */
@@ -66,6 +68,10 @@ export interface ToolHost {
   readonly gate?: CommandGate;
   /** The hub's watches of subscribed screens (docs/design.md §3.7), shared by every connection; none: each server keeps its own. */
   readonly screenUpdates?: ScreenUpdates;
+  /** The terminal app's HTML, one document (docs/design.md §3.8); undefined where it was not built. */
+  terminalApp?(): Promise<string | undefined>;
+  /** The address of the hub's UI showing this session (docs/design.md §3.8), when the hub serves one. */
+  uiAddress?(session: string): string | undefined;
 }
 
 /** The rule of the person's policy that answered: its place in the list (from 0) and its pattern. */

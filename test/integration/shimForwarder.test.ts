@@ -643,7 +643,11 @@ describe('shim: server/discover (MCP 2026-07-28)', () => {
       await within(pinned.connect(transport), 5_000, 'the pinned client to connect while the hub is slow');
       expect(pinned.getNegotiatedProtocolVersion()).toBe('2026-07-28');
       expect(pinned.getInstructions()).toMatch(/Use execute for shell commands/);
-      expect(pinned.getServerCapabilities()).toEqual({ tools: { listChanged: true }, resources: { subscribe: true, listChanged: true } });
+      expect(pinned.getServerCapabilities()).toEqual({
+        tools: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+        extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
+      });
 
       // Everything else is forwarded as before: it waits for a hub, which the shim starts once the slow one is gone.
       const listing = pinned.listTools();

@@ -79,6 +79,10 @@ const PROTOCOL_ONLY = 'src/ui-protocol.ts may import only zod';
 const MAIN_ONLY = 'main/ may import only';
 const RENDERER_NODE = 'never imports a Node module';
 const RENDERER_SRC = 'renderer/ may import from src/ only src/ui-protocol.ts';
+const APP_NODE = 'apps/ runs in a host\'s sandboxed frame and never imports a Node module';
+const APP_SRC = 'apps/ may import from src/ only src/terminalThemes.ts';
+const APP_UI = 'apps/ is built alone into one HTML document and imports neither main/ nor renderer/';
+const APP_SDK = 'apps/ may import only the types of @modelcontextprotocol/ext-apps';
 const POLICY_UP = 'src/policy/ decides on a command line alone and imports no other layer';
 const POLICY_ONLY = 'src/policy/ may import only node, zod and @vscode/tree-sitter-wasm';
 const SANDBOX_UP = "src/sandbox/ plans a session's sandbox and imports no other layer";
@@ -224,6 +228,28 @@ const refused: Refused[] = [
   { file: 'renderer/src/app.ts', specifier: '../../src/packageInfo.js', because: RENDERER_SRC },
   { file: 'renderer/src/app.ts', specifier: '../../main/ipc.js', because: 'renderer/ never imports main/' },
   { file: 'renderer/src/app.ts', specifier: 'ws', because: 'renderer/ may import only' },
+  // apps/ (MCP Apps in a host's frame): no Node, no electron, of src/ only the themes, no other UI, no SDK code.
+  { file: 'apps/terminal/main.ts', specifier: 'node:fs', because: APP_NODE },
+  { file: 'apps/terminal/main.ts', specifier: 'path', because: APP_NODE },
+  { file: 'apps/terminal/hostChannel.ts', specifier: 'node:child_process', because: APP_NODE },
+  { file: 'apps/terminal/main.ts', specifier: 'node-pty', because: APP_NODE },
+  { file: 'apps/terminal/main.ts', specifier: 'electron', because: APP_NODE },
+  { file: 'apps/terminal/main.ts', specifier: '../../src/ui-protocol.js', because: APP_SRC },
+  { file: 'apps/terminal/main.ts', specifier: '../../src/core/index.js', because: APP_SRC },
+  { file: 'apps/terminal/screenPoller.ts', specifier: '../../src/mcp/tools/screenUpdates.js', because: APP_SRC },
+  { file: 'apps/terminal/main.ts', specifier: '../../src/mcpIntroduction.js', because: APP_SRC },
+  { file: 'apps/terminal/terminalPane.ts', specifier: '../../renderer/src/terminalReplies.js', because: APP_UI },
+  { file: 'apps/terminal/main.ts', specifier: '../../main/ipc.js', because: APP_UI },
+  { file: 'apps/terminal/main.ts', specifier: '@modelcontextprotocol/ext-apps', because: APP_SDK },
+  { file: 'apps/terminal/main.ts', specifier: '@modelcontextprotocol/ext-apps/app-bridge', because: APP_SDK },
+  { file: 'apps/terminal/main.ts', specifier: '@modelcontextprotocol/client', because: APP_SDK },
+  { file: 'apps/terminal/main.ts', specifier: 'lit-html', because: 'apps/ may import only' },
+  { file: 'apps/terminal/main.ts', specifier: 'zod', because: 'apps/ may import only' },
+  { file: 'apps/terminal/main.ts', specifier: '@xterm/addon-fit', because: 'apps/ may import only' },
+  // …and nothing imports apps/: it is built alone, into a document the hub serves as a resource.
+  { file: 'src/mcp/terminalApp.ts', specifier: '../../apps/terminal/main.js', because: MCP_ONLY },
+  { file: 'src/hub/terminalAppHtml.ts', specifier: '../../apps/terminal/main.js', because: HUB_ONLY },
+  { file: 'renderer/src/app.ts', specifier: '../../apps/terminal/hostChannel.js', because: 'renderer/ may import only' },
 ];
 
 const allowed: { file: string; specifier: string }[] = [
@@ -305,6 +331,10 @@ const allowed: { file: string; specifier: string }[] = [
   { file: 'renderer/src/terminalView.ts', specifier: '@xterm/addon-fit' },
   { file: 'renderer/src/app.ts', specifier: 'lit-html' },
   { file: 'renderer/src/app.ts', specifier: './bridge.js' },
+  // apps/
+  { file: 'apps/terminal/terminalPane.ts', specifier: '@xterm/xterm' },
+  { file: 'apps/terminal/terminalPane.ts', specifier: '../../src/terminalThemes.js' },
+  { file: 'apps/terminal/main.ts', specifier: './hostChannel.js' },
   // Tests and bench/ may import anything.
   { file: 'test/unit/importBoundaries.test.ts', specifier: '../../src/core/session/terminalSession.js' },
   { file: 'test/unit/importBoundaries.test.ts', specifier: 'electron' },
@@ -371,6 +401,25 @@ describe('one-way import rule (docs/design.md §1.2)', () => {
     expect(await refusals('renderer/src/app.ts', `export const p = import('../../src/ui-protocol.js');\n`)).toEqual([]);
   });
 
+  it('lets apps/ import the types of @modelcontextprotocol/ext-apps, never its code', async () => {
+    const file = 'apps/terminal/main.ts';
+    for (const code of [
+      `import type { McpUiHostContext } from '@modelcontextprotocol/ext-apps';\nexport type C = McpUiHostContext;\n`,
+      `export type C = import('@modelcontextprotocol/ext-apps').McpUiHostContext;\n`,
+    ]) {
+      expect(await refusals(file, code), code).toEqual([]);
+    }
+    for (const code of [
+      // An inline `type` leaves a value import behind (`import {} from …` under verbatim module syntax).
+      `import { type McpUiHostContext } from '@modelcontextprotocol/ext-apps';\nexport type C = McpUiHostContext;\n`,
+      `import { PostMessageTransport } from '@modelcontextprotocol/ext-apps';\nexport const t = PostMessageTransport;\n`,
+      `export const m = await import('@modelcontextprotocol/ext-apps');\n`,
+      `export { App } from '@modelcontextprotocol/ext-apps';\n`,
+    ]) {
+      expect(await refusals(file, code), code).toEqual([expect.stringContaining(APP_SDK)]);
+    }
+  });
+
   it('checks JavaScript files too', async () => {
     expect(await refusals('renderer/src/helper.js', use('node:os'))).toEqual([expect.stringContaining(RENDERER_NODE)]);
     expect(await refusals('src/hub/helper.mjs', use('electron'))).toEqual([expect.stringContaining(ELECTRON)]);
@@ -383,6 +432,7 @@ describe('one-way import rule (docs/design.md §1.2)', () => {
     expect(await refusals('src/newModule.ts', 'export const x = 1;\n')).toEqual([
       expect.stringContaining('does not match any file pattern'),
     ]);
+    expect(await refusals('apps/newApp/main.ts', use('@xterm/xterm'))).toEqual([]);
     expect(await refusals('src/core/newRoom/thing.ts', use('../errors.js'))).toEqual([
       expect.stringContaining('src/core/newRoom/ is not in the room order'),
     ]);
@@ -417,8 +467,8 @@ describe('the rooms of src/core/ (docs/design.md §1.2)', () => {
 });
 
 describe('the tree', () => {
-  it('lints clean: every file of src/, main/ and renderer/ is classified and keeps the rule', async () => {
-    const results = await eslint.lintFiles(['src', 'main', 'renderer']);
+  it('lints clean: every file of src/, main/, renderer/ and apps/ is classified and keeps the rule', async () => {
+    const results = await eslint.lintFiles(['src', 'main', 'renderer', 'apps']);
     expect(results.length).toBeGreaterThan(100);
     const problems = results.flatMap((result) =>
       result.messages.map((m) => `${path.relative(repoRoot, result.filePath)}:${m.line} ${m.ruleId}: ${m.message}`),

@@ -180,9 +180,9 @@ export class Emulator {
    * any promise continuation runs, so serializing later could include newer output. Unlike
    * whenParsed, an endless flood cannot starve it.
    */
-  serializeWhenParsed(): Promise<string> {
-    if (this.disposed || this.feeder.backlog === 0) return Promise.resolve(this.serialize());
-    return new Promise((resolve) => this.feeder.afterParsed(() => resolve(this.serialize())));
+  serializeWhenParsed(scrollback?: number): Promise<string> {
+    if (this.disposed || this.feeder.backlog === 0) return Promise.resolve(this.serialize(scrollback));
+    return new Promise((resolve) => this.feeder.afterParsed(() => resolve(this.serialize(scrollback))));
   }
 
   resize(cols: number, rows: number): void {
@@ -378,9 +378,9 @@ export class Emulator {
     return this.serializer.serialize({ scrollback: 0 });
   }
 
-  /** Scrollback and screen as escape sequences, to hydrate a viewer. */
-  serialize(): string {
-    return this.serializer.serialize();
+  /** Scrollback (all of it, or its last `scrollback` rows) and screen as escape sequences, to hydrate a viewer. */
+  serialize(scrollback?: number): string {
+    return this.serializer.serialize(scrollback === undefined ? undefined : { scrollback });
   }
 
   /** The visible screen, one string per row, trailing blanks trimmed. */

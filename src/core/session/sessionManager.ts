@@ -241,6 +241,11 @@ export class SessionManager {
     throw new SwitchboardError(ErrorCode.SessionNotFound, `No session "${ref}". Call list to see the sessions, or execute without session to open one.`);
   }
 
+  /** A session of this hub that has ended, by id or name (until retention removes it); live or unknown ones are undefined. */
+  ended(ref: string): SessionInfo | undefined {
+    return this.closed.get(ref) ?? [...this.closed.values()].find((s) => s.name === ref);
+  }
+
   /**
    * `read` for any session: a live one reads itself; a closed one (this hub's or an earlier
    * hub's, until retention removes it) is read from its transcript.

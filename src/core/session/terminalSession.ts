@@ -17,6 +17,7 @@ import { TerminalInput } from './terminalInput.js';
 import { DisposableStore, EventEmitter, type Event } from '../event.js';
 import { newNonce } from '../ids.js';
 import { OutputPipe, type OutputFrame } from './outputPipe.js';
+import { ScreenUpdates } from './screenUpdates.js';
 import { foregroundProgram } from '../processes/foregroundProgram.js';
 import { foregroundProcessGroup, terminateSession, type KillSignal } from '../processes/processes.js';
 import { unsandboxed, type SessionSandboxPlan } from './sessionSandbox.js';
@@ -34,6 +35,7 @@ import type {
   KillResult,
   ReadRequest,
   ReadResult,
+  ScreenUpdate,
   SendRequest,
   SendResult,
   SessionInfo,
@@ -138,6 +140,8 @@ export class TerminalSession {
   private readonly fallback: PromptFallback;
   /** Raw output for `read` view `new` in `ansi` format (from output.log). */
   private readonly recent: RecentOutput;
+  /** What a read-only view (the terminal app) needs to catch up. */
+  private readonly updates: ScreenUpdates;
   /** `read`: its views and each client's cursor. */
   private readonly reader: SessionReader;
   /** `send`: types text and keys, then says what appeared. */
@@ -202,6 +206,7 @@ export class TerminalSession {
     });
     this.pipe = new OutputPipe(this.ptyProcess, this.emulator, options.transcript);
     this.recent = new RecentOutput(options.transcript);
+    this.updates = new ScreenUpdates(this.emulator, this.recent);
     this.commandRecords = new CommandRecords(options.transcript);
     this.input = new TerminalInput(ptyProcess);
     this.hold = new TerminalHold({ ttyPath: this.ttyPath, pid: this.pid, output: this.pipe, stopTyping: () => this.input.dispose() });
@@ -499,6 +504,14 @@ export class TerminalSession {
     return { data, cols: this.emulator.cols, rows: this.emulator.rows, through };
   }
 
+  /**
+   * What a read-only view needs to catch up from an earlier answer's `through` and `resizes`
+   * (docs/design.md §3.8): nothing, the output since, or the screen. Reads only.
+   */
+  screenUpdate(since?: number, resizes?: number): Promise<ScreenUpdate> {
+    return this.updates.since(since, resizes);
+  }
+
   /** The person takes the keyboard: agent writes now get SESSION_CONTROLLED_BY_USER. */
   takeOver(): void {
     this.setController('user');
@@ -539,6 +552,7 @@ export class TerminalSession {
     this.agentResize = agent ? { client: agent, cols, rows, at: new Date().toISOString() } : null;
     this.input.resize(cols, rows);
     this.emulator.resize(cols, rows);
+    this.updates.resized();
     this.options.transcript?.resize(cols, rows);
     this.onDidChangeEmitter.fire();
   }

@@ -12,6 +12,8 @@ export interface RecentText {
   skipped: number;
   /** Why some of them were not kept anywhere; null when every byte left out is still on disk. */
   notKept: string | null;
+  /** Where the text ends: the offset to read from next. */
+  end: number;
 }
 
 /**
@@ -88,7 +90,7 @@ export class RecentOutput {
     let bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
     if (start > from) bytes = dropContinuation(bytes, true);
     if (start > from && !this.transcript) notKept = this.notKeptReason(cut);
-    return { text: new TextDecoder().decode(bytes), skipped: end - from - bytes.length, notKept };
+    return { text: new TextDecoder().decode(bytes), skipped: end - from - bytes.length, notKept, end };
   }
 
   private notKeptReason(cut: { at: number; reason: string } | null): string {

@@ -16,6 +16,7 @@ import { errorResult, success, type Rendering } from '../toolResult.js';
 import { RUNS } from '../annotations.js';
 import { assertTypable } from '../commandLine.js';
 import { sandboxNotes } from '../sandboxNotes.js';
+import { SHOWN_IN_TERMINAL_APP } from '../terminalApp.js';
 
 function inputSpec(defaults: { executeTimeoutMs: number; maxLines: number }) {
   const schema = z.object({
@@ -97,6 +98,8 @@ export function registerExecute(server: McpServer, deps: ToolDeps): RegisteredTo
       inputSchema: lenientInputSchema(spec.schema),
       outputSchema: compactOutputSchema(outputSchema),
       annotations: RUNS,
+      // Hosts with MCP Apps draw the result as a live view of the session (docs/design.md §3.8).
+      _meta: SHOWN_IN_TERMINAL_APP,
     },
     async (raw, ctx) => {
       const input = parseInput(spec, raw);

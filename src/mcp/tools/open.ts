@@ -11,6 +11,7 @@ import { useSession } from '../nextStep.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
 import { RUNS } from '../annotations.js';
 import { sandboxNotes } from '../sandboxNotes.js';
+import { SHOWN_IN_TERMINAL_APP } from '../terminalApp.js';
 
 const schema = z.object({
   name: z.string().min(1).max(100).optional().describe('Label; usable as session id.'),
@@ -69,6 +70,8 @@ export function registerOpen(server: McpServer, deps: ToolDeps): RegisteredTool 
       inputSchema: lenientInputSchema(schema),
       outputSchema: compactOutputSchema(outputSchema),
       annotations: RUNS,
+      // Hosts with MCP Apps draw the result as a live view of the session (docs/design.md §3.8).
+      _meta: SHOWN_IN_TERMINAL_APP,
     },
     async (raw, ctx) => {
       // Validation comes first: a bad value spawns nothing.

@@ -107,7 +107,7 @@ describe('SessionReader: view new', () => {
     const asked: number[] = [];
     let end = 100;
     const answers: ((text: RecentText) => void)[] = [];
-    const answer = (text: string): void => answers.shift()!({ text, skipped: 0, notKept: null });
+    const answer = (text: string): void => answers.shift()!({ text, skipped: 0, notKept: null, end });
     const recent = {
       get end() {
         return end;
