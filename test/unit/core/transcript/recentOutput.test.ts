@@ -41,9 +41,9 @@ describe('RecentOutput without a transcript', () => {
     const all = bytes('abc界');
     feed(recent, null, all.subarray(0, 4)); // the second chunk holds the rest of 界
     expect(recent.end).toBe(3);
-    expect(await recent.since(0)).toEqual({ text: 'abc', skipped: 0, notKept: null });
+    expect(await recent.since(0)).toEqual({ text: 'abc', skipped: 0, notKept: null, end: 3 });
     feed(recent, null, all.subarray(4));
-    expect(await recent.since(3)).toEqual({ text: '界', skipped: 0, notKept: null });
+    expect(await recent.since(3)).toEqual({ text: '界', skipped: 0, notKept: null, end: 6 });
     // Past its 8 bytes the oldest go: a read from 0 is told how many it missed, and the rest of
     // a character whose start went with them is not shown as U+FFFD.
     feed(recent, null, bytes('defghijk'));
@@ -63,10 +63,10 @@ describe('RecentOutput with a transcript', () => {
     // Cut inside 界: the first read stops before it, the next starts with it.
     const inside = text.indexOf(bytes('界')) + 1;
     feed(recent, t, text.subarray(0, inside));
-    expect(await recent.since(0)).toEqual({ text: 'line one\r\n\x1b[31m', skipped: 0, notKept: null });
+    expect(await recent.since(0)).toEqual({ text: 'line one\r\n\x1b[31m', skipped: 0, notKept: null, end: inside - 1 });
     feed(recent, t, text.subarray(inside));
     const rest = await recent.since(inside - 1);
-    expect(rest).toEqual({ text: '界\x1b[0m two\r\n', skipped: 0, notKept: null });
+    expect(rest).toEqual({ text: '界\x1b[0m two\r\n', skipped: 0, notKept: null, end: text.length });
     // From the start: only the last 16 bytes, the rest left out but still on disk (no reason).
     const all = await recent.since(0);
     expect(all.skipped).toBe(text.length - Buffer.byteLength(all.text));
@@ -84,8 +84,8 @@ describe('RecentOutput with a transcript', () => {
     expect(warnings.join()).toMatch(/transcriptMaxBytes/);
     expect(t.cut?.at).toBe(10);
     // The first 10 bytes from output.log, the rest from the ring started with the chunk the cap fell in.
-    expect(await recent.since(0)).toEqual({ text: '0123456789abcdefghij', skipped: 0, notKept: null });
-    expect(await recent.since(12)).toEqual({ text: 'cdefghij', skipped: 0, notKept: null });
+    expect(await recent.since(0)).toEqual({ text: '0123456789abcdefghij', skipped: 0, notKept: null, end: 20 });
+    expect(await recent.since(12)).toEqual({ text: 'cdefghij', skipped: 0, notKept: null, end: 20 });
   });
 
   it('counts bytes neither output.log nor the ring holds, and says why (a failed write)', async () => {
