@@ -66,6 +66,16 @@
  *   client → rerun {session, from: {session, seq}}
  *                                              types that command into `session` as the person (who must
  *                                              control it, and it must be idle); hub → done, audited
+ *                                              hub → remotes {remotes} after `sessions`, and whenever one
+ *                                              connects, drops or changes: the other machines this hub
+ *                                              links to (docs/design.md §4.7) and why one is down
+ *
+ * Other machines (docs/design.md §4.7): a remote's sessions are in `sessions` like this machine's,
+ * with `host` naming the remote and ids `<remote>:<id>` (`devbox:k3f9q2`), and every message above
+ * works on them by that id (approvals too: `<remote>:<approval id>`); the hub carries it over the
+ * link. While a remote is down its sessions stay listed as they last were (`remotes` says it is
+ * down and why), and what is asked of them gets error REMOTE_UNAVAILABLE; once it is back, a view
+ * subscribed to one gets a fresh snapshot by itself.
  *
  * Snapshots and frames. A snapshot is the session's screen + scrollback serialized by the hub's
  * emulator at the session's size; write it into a reset terminal of `cols`×`rows`, then apply
@@ -145,6 +155,8 @@ export const UiErrorCode = {
    * connection signed in with the bearer token, which agents hold (docs/design.md §2.9).
    */
   PersonOnly: 'PERSON_ONLY',
+  /** The remote a session or approval is on is not connected now (docs/design.md §4.7; `remotes` says why). */
+  RemoteUnavailable: 'REMOTE_UNAVAILABLE',
   Internal: 'INTERNAL',
 } as const;
 
@@ -179,8 +191,11 @@ export const UiApprovalSchema = z.object({
 });
 export type UiApproval = z.infer<typeof UiApprovalSchema>;
 
-/** An approval of a request that would start a session: `tool` says which (`open`, or `execute` opening its own shell). */
-export const UiNewApprovalSchema = UiApprovalSchema.extend({ tool: z.enum(['open', 'execute']) });
+/**
+ * An approval of a request that would start a session: `tool` says which (`open`, or `execute`
+ * opening its own shell); `host`: the remote machine it would start on (absent: this one).
+ */
+export const UiNewApprovalSchema = UiApprovalSchema.extend({ tool: z.enum(['open', 'execute']), host: z.string().optional() });
 export type UiNewApproval = z.infer<typeof UiNewApprovalSchema>;
 
 export const CreatorSchema = z.union([
@@ -232,8 +247,26 @@ export const UiSessionSchema = z.object({
   resized_by: z.object({ client: z.string(), cols: z.number(), rows: z.number(), at: z.string() }).optional(),
   /** A command an agent asked to type into this session waits for the person (UiApprovalSchema). */
   approval: UiApprovalSchema.optional(),
+  /** The remote machine it runs on (docs/design.md §4.7); `id` is then `<host>:<id>`. Absent: this machine. */
+  host: z.string().optional(),
 });
 export type UiSession = z.infer<typeof UiSessionSchema>;
+
+/** A remote machine this hub links to over ssh (docs/design.md §4.7), as the window shows it. */
+export const UiRemoteSchema = z.object({
+  name: z.string(),
+  destination: z.string(),
+  state: z.enum(['connecting', 'connected', 'disconnected']),
+  /** ISO 8601: since when in this state. */
+  since: z.string(),
+  /** Why it is not connected: a code and a sentence saying what to do (also while it connects again). */
+  problem: z.object({ code: z.string(), message: z.string() }).optional(),
+  /** The remote's Switchboard version, once connected. */
+  version: z.string().optional(),
+  /** While disconnected: when it tries again (ISO 8601). */
+  retry_at: z.string().optional(),
+});
+export type UiRemote = z.infer<typeof UiRemoteSchema>;
 
 export const UiCommandRecordSchema = z.object({
   seq: z.number(),
@@ -264,6 +297,8 @@ export const UiHistoryEntrySchema = z.object({
   /** The agent client (`name version`) or `person`. */
   creator: z.string(),
   output_head: z.string(),
+  /** The remote machine it ran on (`session` is then `<host>:<id>`); absent: this machine. */
+  host: z.string().optional(),
 });
 export type UiHistoryEntry = z.infer<typeof UiHistoryEntrySchema>;
 
@@ -285,15 +320,17 @@ export const ClientMessageSchema = z.discriminatedUnion('type', [
   onSession('interrupt'),
   onSession('kill'),
   onSession('close'),
-  z.object({ type: z.literal('stopClient'), client: z.string().min(1).max(256), req }),
+  /** `host`: the remote machine whose sessions of that client to stop (absent: this machine's). */
+  z.object({ type: z.literal('stopClient'), client: z.string().min(1).max(256), host: z.string().min(1).max(64).optional(), req }),
   z.object({
     type: z.literal('answerApproval'),
-    id: z.string().min(1).max(64),
+    id: z.string().min(1).max(128),
     answer: z.enum(APPROVAL_ANSWERS),
     reason: z.string().max(1_000).optional(),
     req,
   }),
-  z.object({ type: z.literal('openTerminal'), cwd: z.string().min(1).max(4096).optional(), cols, rows, req }),
+  /** `host`: open it on that remote machine (absent: this one). */
+  z.object({ type: z.literal('openTerminal'), cwd: z.string().min(1).max(4096).optional(), cols, rows, host: z.string().min(1).max(64).optional(), req }),
   z.object({ type: z.literal('ack'), session: sessionRef, bytes: z.number().int().nonnegative(), req }),
   z.object({ type: z.literal('getSettings'), req }),
   z.object({ type: z.literal('confirmSettings'), id: z.string().min(1).max(64), req }),
@@ -308,6 +345,8 @@ export const ClientMessageSchema = z.discriminatedUnion('type', [
     client: z.string().min(1).max(256).optional(),
     since: z.string().min(1).max(64).optional(),
     session: sessionRef.optional(),
+    /** Only this machine (`local`) or this remote; absent: every machine connected. */
+    host: z.string().min(1).max(64).optional(),
     limit: z.number().int().min(1).max(200).optional(),
     req,
   }),
@@ -362,9 +401,10 @@ export const HubSettingSchema = z.object({
   /**
    * `choice`: one of `options`; `rules`: the policy's rules, a list of `{ match, action, … }`
    * (docs/design.md §2.9); `sandbox`: the agents' sandbox, `{ filesystem, writable, denied,
-   * network, required }` (§2.10).
+   * network, required }` (§2.10); `remotes`: other machines, a list of `{ name, destination,
+   * command?, sshConfig? }` (§4.7).
    */
-  kind: z.enum(['boolean', 'number', 'string', 'list', 'choice', 'rules', 'sandbox']),
+  kind: z.enum(['boolean', 'number', 'string', 'list', 'choice', 'rules', 'sandbox', 'remotes']),
   options: z.array(z.string()).optional(),
   /** What a number counts: ms, bytes, days, lines, … */
   unit: z.string().optional(),
@@ -426,6 +466,8 @@ export const HubMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('sessionRemoved'), id: z.string() }),
   /** Every approval of a request that would start a session (no session shows it), oldest first: the full list. */
   z.object({ type: z.literal('approvals'), approvals: z.array(UiNewApprovalSchema) }),
+  /** The remote machines and whether each is connected (docs/design.md §4.7): the full list, after `sessions` and on each change. */
+  z.object({ type: z.literal('remotes'), remotes: z.array(UiRemoteSchema) }),
   z.object({
     type: z.literal('snapshot'),
     session: z.string(),

@@ -130,7 +130,8 @@ function input(setting: HubSetting, locked: boolean, change: ChangeSetting): Tem
     }
     case 'rules':
     case 'sandbox':
-      return html``; // drawn by rulesRow, sandboxRow
+    case 'remotes':
+      return html``; // drawn by rulesRow, sandboxRow, remotesRow
     case 'boolean':
       return html`<input type="checkbox" name=${name} .checked=${live(setting.saved === true)} ?disabled=${locked} @change=${(event: Event) => change(name, (event.target as HTMLInputElement).checked)}>`;
     case 'number': {

@@ -2,7 +2,7 @@
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { InputKind, SendResult } from '../../core/index.js';
-import { approvalNote, assertNotReserved } from '../approvals.js';
+import { approvalNote, assertNotReserved, shownApproval } from '../approvals.js';
 import { startProgress } from '../progress.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, WAIT_ALIASES, waitSchema, type InputSpec } from '../schemas.js';
 import type { GatePass, ToolAuditEvent, ToolDeps } from '../toolHost.js';
@@ -92,7 +92,7 @@ export function registerSend(server: McpServer, deps: ToolDeps): RegisteredTool 
         const typed = { ...request, clientId: deps.clientId(ctx), clientName: deps.clientName(ctx) };
         let pass: GatePass | undefined;
         if (host.gate) {
-          assertNotReserved(host, session.id);
+          assertNotReserved(host, session.id, deps.showId);
           // Judged by the bytes it writes and what reads them, not by key names (docs/design.md §2.9).
           const { bytes, bracketedPaste } = session.typedBytes(request);
           if (bytes !== '') {
@@ -100,16 +100,16 @@ export function registerSend(server: McpServer, deps: ToolDeps): RegisteredTool 
             const later = () => session.send({ ...typed, wait: undefined });
             pass = await host.gate.pass(gated, request.wait?.timeout_ms ?? host.settings.executeTimeoutMs, ctx.mcpReq.signal, later);
             if (pass.outcome === 'awaiting') {
-              const note = approvalNote(pass.approval);
+              const note = approvalNote(shownApproval(pass.approval, deps.showId));
               const waiting = { output: '', screen: '', state: session.state, exit_code: null, waited: 'awaiting_approval', approval: { id: pass.approval.id, rule: pass.approval.rule, reason: pass.approval.reason } };
-              return success(waiting, { text: `(not typed yet)\n[session ${session.id}, ${note.text}]`, next: note.next }, [...input.warnings, ...sandboxNotes(session, 'send')]);
+              return success(waiting, { text: `(not typed yet)\n[session ${deps.showId(session.id)}, ${note.text}]`, next: note.next }, [...input.warnings, ...sandboxNotes(session, 'send', deps.showId)]);
             }
           }
         }
         const sending = session.send({ ...typed, signal: ctx.mcpReq.signal });
         if (pass?.outcome === 'allowed') pass.ran(sending);
         const result = await sending;
-        return success(result, renderSend(session.id, result), [...input.warnings, ...sandboxNotes(session, 'send')]);
+        return success(result, renderSend(deps.showId(session.id), result), [...input.warnings, ...sandboxNotes(session, 'send', deps.showId)]);
       } catch (error) {
         return errorResult(error, host.logger, 'send', input.warnings);
       } finally {

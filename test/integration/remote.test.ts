@@ -1,0 +1,154 @@
+/**
+ * One menu bar for every machine (docs/design.md §4.7), against a real OpenSSH server on loopback
+ * (helpers/sshServer.ts) and two real hubs: this machine's (`serve`, its own state folder, the
+ * remote in its settings) and the remote's, which `switchboard link` starts over ssh in a state
+ * folder of its own. An agent reaches the remote through the shim with the SDK 1.x client most
+ * hosts embed; the person through the UI protocol over /ws, as the window does.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { UiRemote, UiSession } from '../../src/ui-protocol.js';
+import { stopHubIn } from './helpers/hubCleanup.js';
+import { BIN, cleanEnv, removeHome, ROOT, startHub, tempHome, type HubProcess } from './helpers/hubProcess.js';
+import { startSshServer, type SshServer } from './helpers/sshServer.js';
+import { toolAnswer, type ToolAnswer } from './helpers/toolAnswer.js';
+import { personCookie, UiClient } from './helpers/uiClient.js';
+
+/** How the remote starts Switchboard: this checkout's, on this Node (what `--command` names on a real machine). */
+const REMOTE_COMMAND = `${process.execPath} ${BIN}`;
+
+let ssh: SshServer;
+let hub: HubProcess;
+let agentHome: string;
+let agent: Client;
+let ui: UiClient;
+
+async function call(name: string, args: Record<string, unknown>): Promise<ToolAnswer> {
+  return toolAnswer(await agent.callTool({ name, arguments: args }, undefined, { timeout: 60_000 }));
+}
+
+function remoteOf(name: string): UiRemote | undefined {
+  for (let i = ui.messages.length - 1; i >= 0; i--) {
+    const message = ui.messages[i]!;
+    if (message.type === 'remotes') return message.remotes.find((remote) => remote.name === name);
+  }
+  return undefined;
+}
+
+async function remoteState(name: string, state: UiRemote['state'], from = 0, timeoutMs = 30_000): Promise<UiRemote> {
+  const message = await ui.waitFor((m) => m.type === 'remotes' && m.remotes.some((remote) => remote.name === name && remote.state === state), `${name} ${state}`, { from, timeoutMs });
+  return (message as Extract<typeof message, { type: 'remotes' }>).remotes.find((remote) => remote.name === name)!;
+}
+
+beforeAll(async () => {
+  ssh = await startSshServer();
+  const home = tempHome('sb-local-');
+  writeFileSync(
+    path.join(home, 'settings.json'),
+    JSON.stringify({
+      remotes: [
+        { name: 'devbox', destination: ssh.host, command: REMOTE_COMMAND, sshConfig: ssh.clientConfig },
+        { name: 'changed', destination: ssh.wrongKeyHost, command: REMOTE_COMMAND, sshConfig: ssh.clientConfig },
+        { name: 'refused', destination: 'sbremote-refused', command: REMOTE_COMMAND, sshConfig: ssh.refusedConfig },
+        { name: 'bare', destination: ssh.host, sshConfig: ssh.clientConfig },
+      ],
+    }),
+  );
+  hub = await startHub({ home });
+  ui = await UiClient.connect(hub, await personCookie(hub));
+  agentHome = mkdtempSync(path.join(tmpdir(), 'sb-agent-'));
+  mkdirSync(path.join(agentHome, 'project'));
+  agent = new Client({ name: 'remote-test-agent', version: '1.2.0' });
+  await agent.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: cleanEnv({ SWITCHBOARD_HOME: hub.home }), cwd: ROOT, stderr: 'pipe' }));
+}, 60_000);
+
+afterAll(async () => {
+  await agent?.close();
+  ui?.close();
+  await hub?.stop();
+  if (ssh) await stopHubIn(ssh.remoteState);
+  await ssh?.stop();
+  if (hub) removeHome(hub.home);
+  if (agentHome) removeHome(agentHome);
+});
+
+describe('a remote over ssh', () => {
+  it('connects, starting the remote hub in its own state folder, and says which version runs there', async () => {
+    const devbox = await remoteState('devbox', 'connected');
+    expect(devbox.version).toBe(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version);
+    const remoteHub = JSON.parse(readFileSync(path.join(ssh.remoteState, 'hub.json'), 'utf8')) as { pid: number; port: number };
+    expect(remoteHub.pid).not.toBe(hub.pid);
+  }, 40_000);
+
+  it('tools/list names open\'s host while there are remotes, and stays under 10 000 characters with it', async () => {
+    const listed = await agent.listTools();
+    const size = JSON.stringify(listed).length;
+    console.info(`tools/list with remotes: ${size} characters of JSON`);
+    expect(size).toBeLessThan(10_000);
+    expect(Object.keys(listed.tools.find((tool) => tool.name === 'open')?.inputSchema.properties ?? {})).toContain('host');
+  });
+
+  it('an agent opens a shell there with host, runs a command, and sees the remote exit code and ids naming the machine', async () => {
+    const opened = await call('open', { host: 'devbox', cwd: ssh.home });
+    expect(opened.isError, opened.text).toBe(false);
+    const session = String(opened.sc.session);
+    expect(session).toMatch(/^devbox:[a-z0-9]{6}$/);
+    expect(String(opened.sc.next)).toContain(`"session":"${session}"`);
+    const ran = await call('execute', { session, command: 'echo "$SWITCHBOARD_HOME"; exit_with() { return $1; }; exit_with 3' });
+    expect(ran.isError, ran.text).toBe(false);
+    expect(ran.sc.session).toBe(session);
+    expect(ran.sc.exit_code).toBe(3);
+    expect(String(ran.sc.output)).toContain(ssh.remoteState);
+    const listed = await call('list', { host: 'devbox' });
+    const row = (listed.sc.sessions as { id: string; host?: string; creator: { client?: string } }[]).find((s) => s.id === session);
+    expect(row?.host).toBe('devbox');
+    // The remote's policy, grants and audit know who called, and from where.
+    expect(row?.creator.client).toMatch(/^remote-test-agent 1\.2\.0 via /);
+    const local = await call('list', { host: 'local' });
+    expect((local.sc.sessions as { id: string }[]).some((s) => s.id === session)).toBe(false);
+  }, 60_000);
+
+  it('history finds a remote command with its host, and its read call works as written', async () => {
+    const opened = await call('open', { host: 'devbox' });
+    const session = String(opened.sc.session);
+    await call('execute', { session, command: 'echo history-marker-41' });
+    const found = await call('history', { query: 'history-marker-41' });
+    const row = (found.sc.commands as { session: string; host?: string; next: string }[])[0]!;
+    expect(row.host).toBe('devbox');
+    expect(row.session).toBe(session);
+    const next = JSON.parse(row.next.slice(row.next.indexOf('{'))) as Record<string, unknown>;
+    const output = await call('read', next);
+    expect(output.text).toContain('history-marker-41');
+  }, 60_000);
+
+  it('the window lists the remote session under its machine, and watches it live', async () => {
+    const opened = await call('open', { host: 'devbox' });
+    const session = String(opened.sc.session);
+    const listed = await ui.waitFor((m) => (m.type === 'sessionChanged' && m.session.id === session) || (m.type === 'sessions' && m.sessions.some((s) => s.id === session)), 'the remote session in the window');
+    const info = (listed.type === 'sessionChanged' ? listed.session : (listed as Extract<typeof listed, { type: 'sessions' }>).sessions.find((s) => s.id === session)) as UiSession;
+    expect(info.host).toBe('devbox');
+    const from = ui.mark();
+    ui.send({ type: 'subscribe', session });
+    await ui.waitFor((m) => m.type === 'snapshot' && m.session === session, 'a snapshot of the remote session', { from });
+    await call('execute', { session, command: 'echo live-over-the-link' });
+    await ui.waitForText(session, 'live-over-the-link', from);
+  }, 60_000);
+
+  it('a changed host key, a refused key and a missing Switchboard are each a clear reason', async () => {
+    const changed = remoteOf('changed')?.state === 'disconnected' ? remoteOf('changed')! : await remoteState('changed', 'disconnected');
+    expect(changed.problem?.code).toBe('host_key_changed');
+    const refused = remoteOf('refused')?.state === 'disconnected' ? remoteOf('refused')! : await remoteState('refused', 'disconnected');
+    expect(refused.problem?.code).toBe('key_refused');
+    const bare = remoteOf('bare')?.state === 'disconnected' ? remoteOf('bare')! : await remoteState('bare', 'disconnected');
+    expect(bare.problem?.code).toBe('not_installed');
+    expect(bare.problem?.message).toContain('--command');
+    const asked = await call('open', { host: 'changed' });
+    expect(asked.isError).toBe(true);
+    expect(asked.error?.code).toBe('REMOTE_UNAVAILABLE');
+    expect(asked.text).toContain('host key');
+  }, 60_000);
+});
