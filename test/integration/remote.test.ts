@@ -5,7 +5,8 @@
  * folder of its own. An agent reaches the remote through the shim with the SDK 1.x client most
  * hosts embed; the person through the UI protocol over /ws, as the window does.
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,6 +14,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UiRemote, UiSession } from '../../src/ui-protocol.js';
 import { stopHubIn } from './helpers/hubCleanup.js';
+import { pollUntil } from './helpers/poll.js';
 import { BIN, cleanEnv, removeHome, ROOT, startHub, tempHome, type HubProcess } from './helpers/hubProcess.js';
 import { startSshServer, type SshServer } from './helpers/sshServer.js';
 import { toolAnswer, type ToolAnswer } from './helpers/toolAnswer.js';
@@ -44,8 +46,34 @@ async function remoteState(name: string, state: UiRemote['state'], from = 0, tim
   return (message as Extract<typeof message, { type: 'remotes' }>).remotes.find((remote) => remote.name === name)!;
 }
 
+/** The remote's own policy: it asks its person before these harmless lines run (docs/design.md §2.9). */
+const REMOTE_POLICY = [{ match: 'printf ask-over-link*', action: 'ask' }];
+
+/** `switchboard <args>` of this machine's hub (its state folder): exit code, stdout, stderr. */
+function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { env: cleanEnv({ SWITCHBOARD_HOME: hub.home }), cwd: ROOT, timeout: 60_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+/** The audit lines of a state folder, once `found` is among them (the remote hub appends them on its own time). */
+async function auditLine(stateDir: string, found: (line: Record<string, unknown>) => boolean, what: string): Promise<Record<string, unknown>> {
+  const file = path.join(stateDir, 'audit.jsonl');
+  let line: Record<string, unknown> | undefined;
+  await pollUntil(() => {
+    if (!existsSync(file)) return false;
+    line = readFileSync(file, 'utf8').trim().split('\n').map((text) => JSON.parse(text) as Record<string, unknown>).find(found);
+    return line !== undefined;
+  }, what, { timeoutMs: 10_000 });
+  return line!;
+}
+
 beforeAll(async () => {
   ssh = await startSshServer();
+  mkdirSync(ssh.remoteState, { recursive: true, mode: 0o700 });
+  writeFileSync(path.join(ssh.remoteState, 'settings.json'), JSON.stringify({ policy: REMOTE_POLICY }));
   const home = tempHome('sb-local-');
   writeFileSync(
     path.join(home, 'settings.json'),
@@ -101,7 +129,7 @@ describe('a remote over ssh', () => {
     const ran = await call('execute', { session, command: 'echo "$SWITCHBOARD_HOME"; exit_with() { return $1; }; exit_with 3' });
     expect(ran.isError, ran.text).toBe(false);
     expect(ran.sc.session).toBe(session);
-    expect(ran.sc.exit_code).toBe(3);
+    expect(ran.sc.exit_code, JSON.stringify(ran.sc)).toBe(3);
     expect(String(ran.sc.output)).toContain(ssh.remoteState);
     const listed = await call('list', { host: 'devbox' });
     const row = (listed.sc.sessions as { id: string; host?: string; creator: { client?: string } }[]).find((s) => s.id === session);
@@ -151,4 +179,99 @@ describe('a remote over ssh', () => {
     expect(asked.error?.code).toBe('REMOTE_UNAVAILABLE');
     expect(asked.text).toContain('host key');
   }, 60_000);
+
+  it('a command the remote\'s policy asks about waits for the person, who answers in this window; both audits say who and from where', async () => {
+    const session = String((await call('open', { host: 'devbox' })).sc.session);
+    const from = ui.mark();
+    const running = call('execute', { session, command: 'printf ask-over-link-41', timeout_ms: 30_000 });
+    const asked = await ui.waitFor((m) => m.type === 'sessionChanged' && m.session.id === session && m.session.approval !== undefined, 'the remote approval in this window', { from });
+    const approval = (asked as Extract<typeof asked, { type: 'sessionChanged' }>).session.approval!;
+    expect(approval.id).toMatch(/^devbox:/);
+    expect(approval.command).toBe('printf ask-over-link-41');
+    expect(approval.client).toMatch(/^remote-test-agent 1\.2\.0 via /);
+    expect(await ui.request({ type: 'answerApproval', id: approval.id, answer: 'allow_once' })).toMatchObject({ type: 'done', session });
+    const ran = await running;
+    expect(ran.isError, ran.text).toBe(false);
+    expect(ran.sc).toMatchObject({ status: 'completed', exit_code: 0, output: 'ask-over-link-41' });
+    const remoteId = session.slice('devbox:'.length);
+    // There: the person's answer came over the link from this machine.
+    const there = await auditLine(ssh.remoteState, (line) => line.action === 'answer_approval' && line.session === remoteId, 'the answer in the remote audit');
+    expect(there).toMatchObject({ actor: 'person', channel: 'link', via: expect.any(String) });
+    // Here: the person answered in the window, for devbox.
+    const here = await auditLine(hub.home, (line) => line.action === 'answer_approval' && line.host === 'devbox', 'the answer in this audit');
+    expect(here).toMatchObject({ actor: 'person', channel: 'window', approval: approval.id, answer: 'allow_once' });
+  }, 60_000);
+
+  it('an agent\'s /ws signed in with the token cannot answer a remote approval either', async () => {
+    const session = String((await call('open', { host: 'devbox' })).sc.session);
+    const agentUi = await UiClient.connectWith(hub, { Authorization: `Bearer ${hub.token}` });
+    try {
+      const from = ui.mark();
+      const running = call('execute', { session, command: 'printf ask-over-link-denied', timeout_ms: 30_000 });
+      const asked = await ui.waitFor((m) => m.type === 'sessionChanged' && m.session.id === session && m.session.approval !== undefined, 'the remote approval', { from });
+      const approval = (asked as Extract<typeof asked, { type: 'sessionChanged' }>).session.approval!;
+      expect(await agentUi.request({ type: 'answerApproval', id: approval.id, answer: 'allow_once' })).toMatchObject({ type: 'error', code: 'PERSON_ONLY' });
+      expect(await ui.request({ type: 'answerApproval', id: approval.id, answer: 'deny', reason: 'not now' })).toMatchObject({ type: 'done' });
+      const ran = await running;
+      expect(ran.isError).toBe(true);
+      expect(ran.error?.code).toBe('COMMAND_DENIED');
+    } finally {
+      agentUi.close();
+    }
+  }, 60_000);
+
+  it('remote add, list and remove change the running hub at once, as the person types them', async () => {
+    const added = await cli(['remote', 'add', 'second', ssh.host, '--command', REMOTE_COMMAND, '--ssh-config', ssh.clientConfig]);
+    expect(added.stderr).toContain('Added second: connected');
+    expect(added.code).toBe(0);
+    expect(remoteOf('second')?.state ?? (await remoteState('second', 'connected')).state).toBe('connected');
+    const listed = await cli(['remote', 'list']);
+    expect(listed.stdout).toMatch(/^second\tsbremote\tconnected/m);
+    expect(listed.stdout).toMatch(/^changed\tsbremote-wrongkey\tdisconnected: .*host key/m);
+    const json = JSON.parse((await cli(['remote', 'list', '--json'])).stdout) as { hub_running: boolean; remotes: { name: string; status?: { state: string } }[] };
+    expect(json.hub_running).toBe(true);
+    expect(json.remotes.find((remote) => remote.name === 'second')?.status?.state).toBe('connected');
+    const twice = await cli(['remote', 'add', 'second', ssh.host]);
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toContain('there is a remote named second already');
+    const badName = await cli(['remote', 'add', 'local', ssh.host]);
+    expect(badName.code).toBe(2);
+    expect(badName.stderr).toContain('names this machine');
+    const from = ui.mark();
+    const removed = await cli(['remote', 'remove', 'second']);
+    expect(removed.code, removed.stderr).toBe(0);
+    await ui.waitFor((m) => m.type === 'remotes' && !m.remotes.some((remote) => remote.name === 'second'), 'second gone from the window', { from });
+    expect(JSON.parse(readFileSync(path.join(hub.home, 'settings.json'), 'utf8')).remotes.map((remote: { name: string }) => remote.name)).toEqual(['devbox', 'changed', 'refused', 'bare']);
+    const unknown = await cli(['remote', 'remove', 'second']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('there is no remote named second');
+  }, 90_000);
+
+  it('the link cut mid-command: the waiting call gets "result unknown", the command finishes there, the link comes back and the window sees it again', async () => {
+    const session = String((await call('open', { host: 'devbox' })).sc.session);
+    let from = ui.mark();
+    ui.send({ type: 'subscribe', session });
+    await ui.waitFor((m) => m.type === 'snapshot' && m.session === session, 'a snapshot', { from });
+    const running = call('execute', { session, command: 'echo cut-$((40+1))-start; sleep 4; echo cut-$((40+1))-end', timeout_ms: 30_000 });
+    // What the command prints, not what was typed: the line itself holds neither marker.
+    await ui.waitForText(session, 'cut-41-start', from);
+    from = ui.mark();
+    // Cut it from the server's side: sshd's processes for the test's connections (this test's own).
+    const pids = ssh.connectionPids();
+    expect(pids.length).toBeGreaterThan(0);
+    for (const pid of pids) process.kill(pid, 'SIGTERM');
+    const cut = await running;
+    expect(cut.isError).toBe(true);
+    expect(cut.error?.code).toBe('REMOTE_UNAVAILABLE');
+    expect(cut.text).toContain('result is unknown');
+    await remoteState('devbox', 'disconnected', from);
+    await remoteState('devbox', 'connected', from);
+    // The view is subscribed again: a fresh snapshot of the same session.
+    await ui.waitFor((m) => m.type === 'snapshot' && m.session === session, 'a fresh snapshot after the link came back', { from });
+    // The command ran on there to its end, and the session is still the agent's.
+    await ui.waitForText(session, 'cut-41-end', from);
+    const read = await call('read', { session });
+    expect(read.isError, read.text).toBe(false);
+    expect(read.text).toContain('cut-41-end');
+  }, 90_000);
 });
