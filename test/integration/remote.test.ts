@@ -86,6 +86,12 @@ beforeAll(async () => {
       ],
     }),
   );
+  // An older Switchboard there, which has no `link` command: what its cli says to one it does not know.
+  const older = path.join(ssh.dir, 'older-switchboard.mjs');
+  writeFileSync(older, "process.stderr.write('switchboard: unknown command \"' + process.argv[2] + '\"\\n\\nUsage: switchboard <command>\\n');\nprocess.exitCode = 2;\n");
+  const settings = JSON.parse(readFileSync(path.join(home, 'settings.json'), 'utf8')) as { remotes: unknown[] };
+  settings.remotes.push({ name: 'older', destination: ssh.host, command: `${process.execPath} ${older}`, sshConfig: ssh.clientConfig });
+  writeFileSync(path.join(home, 'settings.json'), JSON.stringify(settings));
   hub = await startHub({ home });
   ui = await UiClient.connect(hub, await personCookie(hub));
   agentHome = mkdtempSync(path.join(tmpdir(), 'sb-agent-'));
@@ -151,6 +157,14 @@ describe('a remote over ssh', () => {
     const next = JSON.parse(row.next.slice(row.next.indexOf('{'))) as Record<string, unknown>;
     const output = await call('read', next);
     expect(output.text).toContain('history-marker-41');
+    // The window's history search finds it too, across machines, and opens its output.
+    const inWindow = await ui.ask({ type: 'searchHistory', query: 'history-marker-41' });
+    expect(inWindow.type).toBe('historyResults');
+    const hit = (inWindow as Extract<typeof inWindow, { type: 'historyResults' }>).commands.find((entry) => entry.session === session);
+    expect(hit?.host).toBe('devbox');
+    const shown = await ui.ask({ type: 'commandOutput', session, seq: hit!.seq });
+    expect(shown).toMatchObject({ type: 'commandOutputResult', session });
+    expect((shown as { text: string }).text).toContain('history-marker-41');
   }, 60_000);
 
   it('the window lists the remote session under its machine, and watches it live', async () => {
@@ -166,6 +180,18 @@ describe('a remote over ssh', () => {
     await ui.waitForText(session, 'live-over-the-link', from);
   }, 60_000);
 
+  it('an agent\'s screenshot of a remote session is drawn there and comes back as an image', async () => {
+    const session = String((await call('open', { host: 'devbox' })).sc.session);
+    await call('execute', { session, command: 'echo shot-$((40+1))' });
+    const shot = await agent.callTool({ name: 'screenshot', arguments: { session } }, undefined, { timeout: 60_000 });
+    const content = shot.content as { type: string; data?: string; mimeType?: string; text?: string }[];
+    expect(shot.isError, JSON.stringify(content).slice(0, 300)).toBeFalsy();
+    const image = content.find((item) => item.type === 'image');
+    expect(image?.mimeType).toBe('image/png');
+    expect(Buffer.from(image!.data!, 'base64').subarray(1, 4).toString('latin1')).toBe('PNG');
+    expect(content.find((item) => item.type === 'text')?.text).toContain(session);
+  }, 60_000);
+
   it('a changed host key, a refused key and a missing Switchboard are each a clear reason', async () => {
     const changed = remoteOf('changed')?.state === 'disconnected' ? remoteOf('changed')! : await remoteState('changed', 'disconnected');
     expect(changed.problem?.code).toBe('host_key_changed');
@@ -174,6 +200,9 @@ describe('a remote over ssh', () => {
     const bare = remoteOf('bare')?.state === 'disconnected' ? remoteOf('bare')! : await remoteState('bare', 'disconnected');
     expect(bare.problem?.code).toBe('not_installed');
     expect(bare.problem?.message).toContain('--command');
+    const older = remoteOf('older')?.state === 'disconnected' ? remoteOf('older')! : await remoteState('older', 'disconnected');
+    expect(older.problem?.code).toBe('incompatible');
+    expect(older.problem?.message).toContain('Install the same version of Switchboard on both machines');
     const asked = await call('open', { host: 'changed' });
     expect(asked.isError).toBe(true);
     expect(asked.error?.code).toBe('REMOTE_UNAVAILABLE');
@@ -225,6 +254,11 @@ describe('a remote over ssh', () => {
     expect(added.stderr).toContain('Added second: connected');
     expect(added.code).toBe(0);
     expect(remoteOf('second')?.state ?? (await remoteState('second', 'connected')).state).toBe('connected');
+    const status = await cli(['status']);
+    expect(status.stdout).toMatch(/remote: +second \(sbremote\): connected, Switchboard /);
+    expect(status.stdout).toMatch(/remote: +changed \(sbremote-wrongkey\): disconnected — .*host key/);
+    const statusJson = JSON.parse((await cli(['status', '--json'])).stdout) as { remotes?: { name: string; problem?: { code: string } }[] };
+    expect(statusJson.remotes?.find((remote) => remote.name === 'bare')?.problem?.code).toBe('not_installed');
     const listed = await cli(['remote', 'list']);
     expect(listed.stdout).toMatch(/^second\tsbremote\tconnected/m);
     expect(listed.stdout).toMatch(/^changed\tsbremote-wrongkey\tdisconnected: .*host key/m);
@@ -241,7 +275,7 @@ describe('a remote over ssh', () => {
     const removed = await cli(['remote', 'remove', 'second']);
     expect(removed.code, removed.stderr).toBe(0);
     await ui.waitFor((m) => m.type === 'remotes' && !m.remotes.some((remote) => remote.name === 'second'), 'second gone from the window', { from });
-    expect(JSON.parse(readFileSync(path.join(hub.home, 'settings.json'), 'utf8')).remotes.map((remote: { name: string }) => remote.name)).toEqual(['devbox', 'changed', 'refused', 'bare']);
+    expect(JSON.parse(readFileSync(path.join(hub.home, 'settings.json'), 'utf8')).remotes.map((remote: { name: string }) => remote.name)).toEqual(['devbox', 'changed', 'refused', 'bare', 'older']);
     const unknown = await cli(['remote', 'remove', 'second']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('there is no remote named second');
