@@ -108,7 +108,7 @@ export function createMcpServer(host: ToolHost, entry: McpConnection = {}): McpS
     for (const registered of Object.values(tools)) registered.update({ callback: showingIdsInErrors(registered.handler as unknown as ToolHandler, prefix) as unknown as ToolCallback<StandardSchemaWithJSON> });
   }
   if (host.audit) {
-    for (const [tool, registered] of Object.entries(tools)) registered.update({ callback: audited(tool, registered, host, name) });
+    for (const [tool, registered] of Object.entries(tools)) registered.update({ callback: audited(tool, registered, host, name, prefix) });
   }
   serveSessionResources(server, host, entry);
   const onDidChangeToolDefaults = host.onDidChangeToolDefaults;
@@ -136,8 +136,10 @@ type ToolHandler = (args: unknown, ctx: ServerContext) => Promise<CallToolResult
  * The one place tool calls are audited: wraps a registered tool's handler so that every call,
  * whatever its outcome, becomes one `ToolAuditEvent`. Records no argument text.
  */
-function audited(tool: string, registered: RegisteredTool, host: ToolHost, clientName: (ctx: ServerContext) => string): ToolCallback<StandardSchemaWithJSON> {
+function audited(tool: string, registered: RegisteredTool, host: ToolHost, clientName: (ctx: ServerContext) => string, prefix?: string): ToolCallback<StandardSchemaWithJSON> {
   const handler = registered.handler as unknown as ToolHandler;
+  // Over a link results show `<name>:<id>`; this machine's audit names its own sessions.
+  const own = (id: string): string => (prefix && id.startsWith(`${prefix}:`) ? id.slice(prefix.length + 1) : id);
   return async (args: unknown, ctx: ServerContext) => {
     const startedAt = Date.now();
     let result: CallToolResult | undefined;
@@ -152,7 +154,7 @@ function audited(tool: string, registered: RegisteredTool, host: ToolHost, clien
           time: new Date(startedAt).toISOString(),
           client: clientName(ctx),
           tool,
-          session: typeof structured.session === 'string' ? structured.session : sessionArgument(args),
+          session: typeof structured.session === 'string' ? own(structured.session) : sessionArgument(args),
           outcome,
           ...(outcome === 'error' ? { code: (result && errorMeta(result)?.code) ?? INTERNAL_ERROR } : {}),
           duration_ms: Date.now() - startedAt,

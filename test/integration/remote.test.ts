@@ -144,6 +144,12 @@ describe('a remote over ssh', () => {
     expect(row?.creator.client).toMatch(/^remote-test-agent 1\.2\.0 via /);
     const local = await call('list', { host: 'local' });
     expect((local.sc.sessions as { id: string }[]).some((s) => s.id === session)).toBe(false);
+    // Both audits: here the agent's call on devbox:…, there the same call from "… via <this machine>" on its own id.
+    const remoteId = session.slice('devbox:'.length);
+    const here = await auditLine(hub.home, (line) => line.actor === 'agent' && line.tool === 'execute' && line.session === session, 'the execute in this audit');
+    expect(here).toMatchObject({ client: 'remote-test-agent 1.2.0', outcome: 'ok' });
+    const there = await auditLine(ssh.remoteState, (line) => line.actor === 'agent' && line.tool === 'execute' && line.session === remoteId, 'the execute in the remote audit');
+    expect(String(there.client)).toMatch(/^remote-test-agent 1\.2\.0 via /);
   }, 60_000);
 
   it('history finds a remote command with its host, and its read call works as written', async () => {
@@ -307,5 +313,29 @@ describe('a remote over ssh', () => {
     const read = await call('read', { session });
     expect(read.isError, read.text).toBe(false);
     expect(read.text).toContain('cut-41-end');
+  }, 90_000);
+
+  it('an approval pending when the link drops reappears once it is back, and the person\'s answer then runs the command there', async () => {
+    const session = String((await call('open', { host: 'devbox' })).sc.session);
+    let from = ui.mark();
+    const running = call('execute', { session, command: 'printf ask-over-link-drop-$((40+1))', timeout_ms: 60_000 });
+    await ui.waitFor((m) => m.type === 'sessionChanged' && m.session.id === session && m.session.approval !== undefined, 'the remote approval', { from });
+    from = ui.mark();
+    for (const pid of ssh.connectionPids()) process.kill(pid, 'SIGTERM');
+    const cut = await running;
+    expect(cut.error?.code).toBe('REMOTE_UNAVAILABLE');
+    await remoteState('devbox', 'disconnected', from);
+    await remoteState('devbox', 'connected', from);
+    const back = await ui.waitFor(
+      (m) => (m.type === 'sessionChanged' && m.session.id === session && m.session.approval !== undefined) || (m.type === 'sessions' && m.sessions.some((s) => s.id === session && s.approval !== undefined)),
+      'the approval back in the window',
+      { from },
+    );
+    const info = back.type === 'sessionChanged' ? back.session : (back as Extract<typeof back, { type: 'sessions' }>).sessions.find((s) => s.id === session)!;
+    expect(info.approval?.command).toBe('printf ask-over-link-drop-$((40+1))');
+    from = ui.mark();
+    ui.send({ type: 'subscribe', session });
+    expect(await ui.request({ type: 'answerApproval', id: info.approval!.id, answer: 'allow_once' })).toMatchObject({ type: 'done' });
+    await ui.waitForText(session, 'ask-over-link-drop-41', from);
   }, 90_000);
 });
