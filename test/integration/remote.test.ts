@@ -338,4 +338,43 @@ describe('a remote over ssh', () => {
     expect(await ui.request({ type: 'answerApproval', id: info.approval!.id, answer: 'allow_once' })).toMatchObject({ type: 'done' });
     await ui.waitForText(session, 'ask-over-link-drop-41', from);
   }, 90_000);
+
+  it('an open the remote\'s policy asks about is a banner of its own here (host devbox), and the person\'s answer opens it there', async () => {
+    const from = ui.mark();
+    const opening = call('open', { host: 'devbox', program: 'printf', args: ['ask-over-link-open'] });
+    const asked = await ui.waitFor((m) => m.type === 'approvals' && m.approvals.some((approval) => approval.host === 'devbox'), 'the remote open in the window', { from });
+    const approval = (asked as Extract<typeof asked, { type: 'approvals' }>).approvals.find((entry) => entry.host === 'devbox')!;
+    expect(approval).toMatchObject({ tool: 'open', id: expect.stringMatching(/^devbox:/), client: expect.stringMatching(/^remote-test-agent 1\.2\.0 via /) });
+    expect(await ui.request({ type: 'answerApproval', id: approval.id, answer: 'allow_once' })).toMatchObject({ type: 'done' });
+    const opened = await opening;
+    expect(opened.isError, opened.text).toBe(false);
+    expect(String(opened.sc.session)).toMatch(/^devbox:/);
+  }, 60_000);
+
+  it('the window interrupts, kills and closes a remote session as a local one, and this audit says so with its host', async () => {
+    const session = String((await call('open', { host: 'devbox' })).sc.session);
+    let seen = ui.mark();
+    ui.send({ type: 'subscribe', session });
+    // Each time the command's own output (not the line typed) says it is past its start.
+    const running = call('execute', { session, command: 'echo int-$((40+1)); sleep 30', timeout_ms: 60_000 });
+    await ui.waitForText(session, 'int-41', seen);
+    expect(await ui.request({ type: 'interrupt', session })).toMatchObject({ type: 'done', session });
+    const interrupted = await running;
+    expect(interrupted.sc.status).toBe('completed');
+    expect(interrupted.sc.exit_code, JSON.stringify(interrupted.sc)).not.toBe(0);
+    seen = ui.mark();
+    const again = call('execute', { session, command: 'echo kill-$((40+1)); sleep 30', timeout_ms: 60_000 });
+    await ui.waitForText(session, 'kill-41', seen);
+    expect(await ui.request({ type: 'kill', session })).toMatchObject({ type: 'done', session });
+    const killed = await again;
+    expect(killed.sc.exit_code, JSON.stringify(killed.sc)).not.toBe(0);
+    const from = ui.mark();
+    expect(await ui.request({ type: 'close', session })).toMatchObject({ type: 'done', session });
+    await ui.waitFor((m) => (m.type === 'sessionChanged' && m.session.id === session && m.session.state === 'exited') || (m.type === 'sessionRemoved' && m.id === session), 'the remote session closed', { from });
+    const gone = await call('execute', { session, command: 'echo after-close' });
+    expect(gone.isError).toBe(true);
+    for (const action of ['interrupt', 'kill', 'close']) {
+      await auditLine(hub.home, (line) => line.action === action && line.session === session && line.host === 'devbox' && line.channel === 'window', `${action} in this audit`);
+    }
+  }, 90_000);
 });
