@@ -23,7 +23,7 @@ const ANY_SOURCE = '**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs}';
 const RULE = 'docs/design.md §1.2';
 
 // ---- Where each file belongs (paths from the repository root). ---------------------
-// A file may carry several categories (a hub leaf is also hub). A file under src/, main/,
+// A file may carry several categories (a file of the hub's common/ room is also hub). A file under src/, main/,
 // renderer/ or apps/ that matches none is an error (boundaries/no-unknown-files): a new layer
 // or top-level module is added here and to the table of docs/design.md §1.1 first.
 const AREAS = [
@@ -33,7 +33,7 @@ const AREAS = [
   { category: 'mcp', pattern: 'src/mcp/**' },
   { category: 'policy', pattern: 'src/policy/**' },
   { category: 'sandbox', pattern: 'src/sandbox/**' },
-  { category: 'hub-leaf', pattern: 'src/hub/{stateDir,socketProtocol,hubInfo,logger}.ts' },
+  { category: 'hub-common', pattern: 'src/hub/common/**' },
   { category: 'hub', pattern: 'src/hub/**' },
   { category: 'shim', pattern: 'src/shim/**' },
   { category: 'commands', pattern: 'src/commands/**' },
@@ -85,7 +85,7 @@ const M = {
   sandboxUp: `${RULE}: src/sandbox/ plans a session's sandbox and imports no other layer; ${WHAT} is refused. The hub hands its launch wrapper to the core.`,
   upFromCore: `${RULE}: src/core/ may not import ${WHAT}: layers point one way (hub → mcp → core). Let the outer layer call the core, or move what both need into the core.`,
   entryFromCore: `${RULE}: inside src/core/, import the module you need, not the public entry; ${WHAT} is refused. src/core/index.ts is for the other layers, and importing it from a room makes a cycle.`,
-  shimHub: `${RULE}: src/shim/ may import of src/hub/ only the leaf modules stateDir, socketProtocol, hubInfo and logger; ${WHAT} would load the hub (and the core) into the shim.`,
+  shimHub: `${RULE}: src/shim/ may import of src/hub/ only its common/ room; ${WHAT} would load the hub (and the core) into the shim.`,
   shimCore: `${RULE}: src/shim/ loads no core and no MCP code (docs/design.md §4.4); ${WHAT} is refused. It forwards JSON-RPC lines: the hub does the work.`,
   rendererNode: `${RULE}: renderer/ runs in a sandboxed browser and never imports a Node module; ${WHAT} is refused. Ask the hub through the Bridge.`,
   rendererElectron: `${RULE}: renderer/ never imports electron; ${WHAT} is refused. The preload exposes a Bridge instead.`,
@@ -175,7 +175,7 @@ const LAYERS = [
   // src/policy/: the person's policy (docs/design.md §2.9), a leaf layer: node, zod, the parser.
   ['src/policy/**', policiesFor(area('policy'), {
     message: only('src/policy/', 'node, zod and @vscode/tree-sitter-wasm', 'It decides on a command line alone; the hub and src/mcp/ import it, never the other way.'),
-    refuse: [[area('core-entry', 'core-room', 'core-shared', 'mcp', 'sandbox', 'hub', 'hub-leaf', 'shim', 'commands', 'cli', 'ui-protocol', 'main', 'renderer'), M.policyUp], [ELECTRON, M.electron]],
+    refuse: [[area('core-entry', 'core-room', 'core-shared', 'mcp', 'sandbox', 'hub', 'hub-common', 'shim', 'commands', 'cli', 'ui-protocol', 'main', 'renderer'), M.policyUp], [ELECTRON, M.electron]],
     allow: [area('policy'), NODE, pkg('zod', '@vscode/tree-sitter-wasm')],
   })],
 
@@ -183,7 +183,7 @@ const LAYERS = [
   // it takes the proxy and the macOS profile from, and src/packageInfo.ts for its launcher script.
   ['src/sandbox/**', policiesFor(area('sandbox'), {
     message: only('src/sandbox/', 'node, zod, @anthropic-ai/sandbox-runtime and src/packageInfo.ts', 'It plans a session\'s sandbox; the hub imports it, never the other way.'),
-    refuse: [[area('core-entry', 'core-room', 'core-shared', 'mcp', 'policy', 'hub', 'hub-leaf', 'shim', 'commands', 'cli', 'ui-protocol', 'main', 'renderer'), M.sandboxUp], [ELECTRON, M.electron], [NODE_PTY, M.nodePty]],
+    refuse: [[area('core-entry', 'core-room', 'core-shared', 'mcp', 'policy', 'hub', 'hub-common', 'shim', 'commands', 'cli', 'ui-protocol', 'main', 'renderer'), M.sandboxUp], [ELECTRON, M.electron], [NODE_PTY, M.nodePty]],
     allow: [area('sandbox', 'package-info'), NODE, pkg('zod', '@anthropic-ai/sandbox-runtime')],
   })],
 
@@ -221,14 +221,14 @@ const LAYERS = [
 
   // src/shim/: a thin forwarder (docs/design.md §4.4).
   ['src/shim/**', policiesFor(area('shim'), {
-    message: only('src/shim/', 'node, src/packageInfo.ts, src/mcpIntroduction.ts and the leaf modules of src/hub/ (stateDir, socketProtocol, hubInfo, logger)', 'It forwards JSON-RPC lines to the hub and loads nothing else.'),
+    message: only('src/shim/', 'node, src/packageInfo.ts, src/mcpIntroduction.ts and src/hub/common/', 'It forwards JSON-RPC lines to the hub and loads nothing else.'),
     refuse: [
       [area('hub'), M.shimHub],
       [area('core-entry', 'core-room', 'core-shared', 'mcp', 'policy', 'sandbox'), M.shimCore],
       [MCP_SDK, M.shimCore],
       [ELECTRON, M.electron],
     ],
-    allow: [area('shim', 'hub-leaf', 'package-info', 'mcp-introduction'), NODE],
+    allow: [area('shim', 'hub-common', 'package-info', 'mcp-introduction'), NODE],
   })],
 
   // src/commands/ and src/cli.ts: the command line.

@@ -12,8 +12,8 @@ import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { SessionStore } from '../src/core/index.js';
 import type { CommandRecord, FinishedCommand } from '../src/core/index.js';
-import { HistoryDb, type HistoryRow } from '../src/hub/historyDb.js';
-import { HistoryIndex } from '../src/hub/historyIndex.js';
+import { HistoryDb, type HistoryRow } from '../src/hub/history/historyDb.js';
+import { HistoryIndex } from '../src/hub/history/historyIndex.js';
 import { shimClient, startHub, tool } from './hubProcess.js';
 import { median, ms, now, percentile, ratio, type Row } from './stats.js';
 

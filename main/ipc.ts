@@ -13,8 +13,8 @@
  * preload requires nothing but `electron`); test/unit/main/preload.test.ts holds them equal.
  */
 import type { IpcMain, IpcMainEvent, WebContents } from 'electron';
-import type { Logger } from '../src/hub/logger.js';
-import type { UiHost } from '../src/hub/uiHost.js';
+import type { Logger } from '../src/hub/common/logger.js';
+import type { UiHost } from '../src/hub/ui/uiHost.js';
 import { NotificationSettingsPatchSchema, UiErrorCode, parseClientMessage, type HubMessage } from '../src/ui-protocol.js';
 import { isAppUrl } from './appProtocol.js';
 import type { NotificationSettingsAccess } from './preferences.js';

@@ -8,9 +8,9 @@
  * (which opens the UI without showing the key).
  */
 import { Hub } from '../hub/hub.js';
-import { stderrLogger } from '../hub/logger.js';
-import { defaultStateDir } from '../hub/stateDir.js';
-import { configSnippet } from '../hub/hostConfig.js';
+import { stderrLogger } from '../hub/common/logger.js';
+import { defaultStateDir } from '../hub/common/stateDir.js';
+import { configSnippet } from '../hub/hostConfig/hostConfig.js';
 
 const USAGE = `Usage: switchboard serve [--port N]
 

@@ -8,7 +8,7 @@
  *   - 2026-07-28 connections (the shim's socket): the same notifications for what its
  *     `subscriptions/listen` streams ask, routed to them by the SDK (listenRequests.ts);
  *   - a 2026-07-28 request over HTTP gets a server of its own: the HTTP endpoint serves its
- *     streams (src/hub/mcpHttpEndpoint.ts), so nothing is done here.
+ *     streams (src/hub/endpoints/mcpHttpEndpoint.ts), so nothing is done here.
  */
 import type { McpServer } from '@modelcontextprotocol/server';
 import { DisposableStore, type Disposable, type Event } from '../core/index.js';

@@ -45,7 +45,7 @@ describe('what an idle hub loads', () => {
     const stdout = await new Promise<string>((resolve, reject) => {
       execFile(
         process.execPath,
-        ['--input-type=module', '-e', SCRIPT, dist('hub.js'), dist('logger.js'), path.join(home, 'state')],
+        ['--input-type=module', '-e', SCRIPT, dist('hub.js'), dist('common/logger.js'), path.join(home, 'state')],
         { env, cwd: ROOT, timeout: 30_000 },
         (error, out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out)),
       );

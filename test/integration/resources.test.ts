@@ -19,7 +19,7 @@ import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/s
 import { ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Hub } from '../../src/hub/hub.js';
-import { SettingsSchema } from '../../src/hub/settings.js';
+import { SettingsSchema } from '../../src/hub/settings/settings.js';
 import { SCREEN_UPDATE_INTERVAL_MS } from '../../src/mcp/screenUpdates.js';
 import { screenUri, SCREEN_URI_TEMPLATE } from '../../src/mcp/sessionScreens.js';
 import { BIN, cleanEnv, ROOT } from './helpers/hubProcess.js';

@@ -70,7 +70,7 @@ const ELECTRON = 'src/ never imports electron';
 const NODE_PTY = 'only src/core/ imports node-pty';
 const MCP_ONLY = 'src/mcp/ may import only';
 const HUB_ONLY = 'src/hub/ may import only';
-const SHIM_HUB = 'only the leaf modules stateDir, socketProtocol, hubInfo and logger';
+const SHIM_HUB = 'may import of src/hub/ only its common/ room';
 const SHIM_CORE = 'src/shim/ loads no core and no MCP code';
 const SHIM_ONLY = 'src/shim/ may import only';
 const COMMANDS_ONLY = 'src/commands/ may import only';
@@ -90,7 +90,7 @@ const SANDBOX_ONLY = 'src/sandbox/ may import only node, zod, @anthropic-ai/sand
 
 const refused: Refused[] = [
   // src/core/ knows nothing of the layers above it, of MCP or of Electron.
-  { file: 'src/core/session/sessionManager.ts', specifier: '../../hub/settings.js', because: CORE_UP },
+  { file: 'src/core/session/sessionManager.ts', specifier: '../../hub/settings/settings.js', because: CORE_UP },
   { file: 'src/core/session/sessionManager.ts', specifier: '../../mcp/server.js', because: CORE_UP },
   { file: 'src/core/processes/processes.ts', specifier: '../../shim/forwarder.js', because: CORE_UP },
   { file: 'src/core/session/terminalSession.ts', specifier: '../../commands/serve.js', because: CORE_UP },
@@ -119,8 +119,8 @@ const refused: Refused[] = [
   // src/policy/: a leaf layer; nothing below or above it imports into it, the core not at all.
   { file: 'src/policy/decide.ts', specifier: '../core/index.js', because: POLICY_UP },
   { file: 'src/policy/decide.ts', specifier: '../core/errors.js', because: POLICY_UP },
-  { file: 'src/policy/rules.ts', specifier: '../hub/settings.js', because: POLICY_UP },
-  { file: 'src/policy/rules.ts', specifier: '../hub/logger.js', because: POLICY_UP },
+  { file: 'src/policy/rules.ts', specifier: '../hub/settings/settings.js', because: POLICY_UP },
+  { file: 'src/policy/rules.ts', specifier: '../hub/common/logger.js', because: POLICY_UP },
   { file: 'src/policy/decide.ts', specifier: '../mcp/server.js', because: POLICY_UP },
   { file: 'src/policy/decide.ts', specifier: '../ui-protocol.js', because: POLICY_UP },
   { file: 'src/policy/decide.ts', specifier: '../../renderer/src/app.js', because: POLICY_UP },
@@ -134,7 +134,7 @@ const refused: Refused[] = [
   // src/sandbox/: a leaf layer too; the hub imports it, the core, mcp and the shim never do.
   { file: 'src/sandbox/agentSandbox.ts', specifier: '../core/index.js', because: SANDBOX_UP },
   { file: 'src/sandbox/agentSandbox.ts', specifier: '../core/errors.js', because: SANDBOX_UP },
-  { file: 'src/sandbox/agentSandbox.ts', specifier: '../hub/logger.js', because: SANDBOX_UP },
+  { file: 'src/sandbox/agentSandbox.ts', specifier: '../hub/common/logger.js', because: SANDBOX_UP },
   { file: 'src/sandbox/agentSandbox.ts', specifier: '../mcp/server.js', because: SANDBOX_UP },
   { file: 'src/sandbox/agentSandbox.ts', specifier: '../policy/index.js', because: SANDBOX_UP },
   { file: 'src/sandbox/settings.ts', specifier: '../ui-protocol.js', because: SANDBOX_UP },
@@ -148,15 +148,15 @@ const refused: Refused[] = [
   { file: 'renderer/src/app.ts', specifier: '../../src/sandbox/index.js', because: RENDERER_SRC },
   // src/hub/: the core only through its entry; nothing of the outer layers.
   { file: 'src/hub/hub.ts', specifier: '../core/session/sessionManager.js', because: DEEP },
-  { file: 'src/hub/uiHost.ts', specifier: '../core/types.js', because: DEEP },
+  { file: 'src/hub/ui/uiHost.ts', specifier: '../../core/types.js', because: DEEP },
   { file: 'src/hub/hub.ts', specifier: '../cli.js', because: HUB_ONLY },
   { file: 'src/hub/hub.ts', specifier: '../commands/serve.js', because: HUB_ONLY },
   { file: 'src/hub/hub.ts', specifier: '../shim/forwarder.js', because: HUB_ONLY },
   { file: 'src/hub/hub.ts', specifier: '../../main/app.js', because: HUB_ONLY },
-  { file: 'src/hub/uiStatic.ts', specifier: '../../renderer/src/app.js', because: HUB_ONLY },
+  { file: 'src/hub/ui/uiStatic.ts', specifier: '../../../renderer/src/app.js', because: HUB_ONLY },
   { file: 'src/hub/hub.ts', specifier: 'electron', because: ELECTRON },
   { file: 'src/hub/hub.ts', specifier: '@electron/fuses', because: ELECTRON },
-  { file: 'src/hub/settings.ts', specifier: 'electron-store', because: ELECTRON },
+  { file: 'src/hub/settings/settings.ts', specifier: 'electron-store', because: ELECTRON },
   { file: 'src/hub/hub.ts', specifier: 'node-pty', because: NODE_PTY },
   // src/shim/: a thin forwarder (docs/design.md §4.4).
   { file: 'src/shim/forwarder.ts', specifier: '../core/index.js', because: SHIM_CORE },
@@ -165,8 +165,8 @@ const refused: Refused[] = [
   { file: 'src/shim/forwarder.ts', specifier: '@modelcontextprotocol/server', because: SHIM_CORE },
   { file: 'src/shim/hubConnection.ts', specifier: '@modelcontextprotocol/client', because: SHIM_CORE },
   { file: 'src/shim/forwarder.ts', specifier: '../hub/hub.js', because: SHIM_HUB },
-  { file: 'src/shim/forwarder.ts', specifier: '../hub/settings.js', because: SHIM_HUB },
-  { file: 'src/shim/hubConnector.ts', specifier: '../hub/socketClient.js', because: SHIM_HUB },
+  { file: 'src/shim/forwarder.ts', specifier: '../hub/settings/settings.js', because: SHIM_HUB },
+  { file: 'src/shim/hubConnector.ts', specifier: '../hub/endpoints/socketClient.js', because: SHIM_HUB },
   { file: 'src/shim/forwarder.ts', specifier: 'node-pty', because: SHIM_ONLY },
   { file: 'src/shim/forwarder.ts', specifier: 'zod', because: SHIM_ONLY },
   { file: 'src/shim/forwarder.ts', specifier: 'electron', because: ELECTRON },
@@ -248,7 +248,7 @@ const refused: Refused[] = [
   { file: 'apps/terminal/main.ts', specifier: '@xterm/addon-fit', because: 'apps/ may import only' },
   // …and nothing imports apps/: it is built alone, into a document the hub serves as a resource.
   { file: 'src/mcp/terminalApp.ts', specifier: '../../apps/terminal/main.js', because: MCP_ONLY },
-  { file: 'src/hub/terminalAppHtml.ts', specifier: '../../apps/terminal/main.js', because: HUB_ONLY },
+  { file: 'src/hub/ui/terminalAppHtml.ts', specifier: '../../../apps/terminal/main.js', because: HUB_ONLY },
   { file: 'renderer/src/app.ts', specifier: '../../apps/terminal/hostChannel.js', because: 'renderer/ may import only' },
 ];
 
@@ -278,7 +278,7 @@ const allowed: { file: string; specifier: string }[] = [
   { file: 'src/policy/decide.ts', specifier: 'node:path' },
   { file: 'src/policy/rules.ts', specifier: 'zod' },
   { file: 'src/policy/shellParser.ts', specifier: '@vscode/tree-sitter-wasm' },
-  { file: 'src/hub/settings.ts', specifier: '../policy/index.js' },
+  { file: 'src/hub/settings/settings.ts', specifier: '../../policy/index.js' },
   { file: 'src/mcp/tools/execute.ts', specifier: '../../policy/index.js' },
   // src/sandbox/: its own files, node, zod, the library, the package root; the hub imports it.
   { file: 'src/sandbox/agentSandbox.ts', specifier: './availability.js' },
@@ -291,16 +291,16 @@ const allowed: { file: string; specifier: string }[] = [
   { file: 'src/hub/hub.ts', specifier: '../core/index.js' },
   { file: 'src/hub/hub.ts', specifier: '../mcp/server.js' },
   { file: 'src/hub/hub.ts', specifier: '../ui-protocol.js' },
-  { file: 'src/hub/hub.ts', specifier: './hostConfig.js' },
+  { file: 'src/hub/hub.ts', specifier: './hostConfig/hostConfig.js' },
   { file: 'src/hub/hub.ts', specifier: '../terminalThemes.js' },
-  { file: 'src/hub/httpServer.ts', specifier: 'node:http' },
-  { file: 'src/hub/uiWebSocket.ts', specifier: 'ws' },
-  { file: 'src/hub/mcpHttpEndpoint.ts', specifier: '@modelcontextprotocol/node' },
+  { file: 'src/hub/endpoints/httpServer.ts', specifier: 'node:http' },
+  { file: 'src/hub/ui/uiWebSocket.ts', specifier: 'ws' },
+  { file: 'src/hub/endpoints/mcpHttpEndpoint.ts', specifier: '@modelcontextprotocol/node' },
   // src/shim/
-  { file: 'src/shim/hubConnection.ts', specifier: '../hub/socketProtocol.js' },
-  { file: 'src/shim/hubConnection.ts', specifier: '../hub/hubInfo.js' },
-  { file: 'src/shim/forwarder.ts', specifier: '../hub/stateDir.js' },
-  { file: 'src/shim/forwarder.ts', specifier: '../hub/logger.js' },
+  { file: 'src/shim/hubConnection.ts', specifier: '../hub/common/socketProtocol.js' },
+  { file: 'src/shim/hubConnection.ts', specifier: '../hub/common/hubInfo.js' },
+  { file: 'src/shim/forwarder.ts', specifier: '../hub/common/stateDir.js' },
+  { file: 'src/shim/forwarder.ts', specifier: '../hub/common/logger.js' },
   { file: 'src/shim/forwarder.ts', specifier: './lineReader.js' },
   { file: 'src/shim/version.ts', specifier: '../packageInfo.js' },
   { file: 'src/shim/discover.ts', specifier: '../mcpIntroduction.js' },
@@ -320,7 +320,7 @@ const allowed: { file: string; specifier: string }[] = [
   { file: 'main/preferences.ts', specifier: 'electron-store' },
   { file: 'main/preferences.ts', specifier: 'zod' },
   { file: 'main/app.ts', specifier: '../src/hub/hub.js' },
-  { file: 'main/app.ts', specifier: '../src/hub/hostConfig.js' },
+  { file: 'main/app.ts', specifier: '../src/hub/hostConfig/hostConfig.js' },
   { file: 'main/ipc.ts', specifier: '../src/ui-protocol.js' },
   { file: 'main/index.ts', specifier: 'node:path' },
   { file: 'main/index.ts', specifier: './app.js' },
@@ -364,7 +364,7 @@ describe('one-way import rule (docs/design.md §1.2)', () => {
     ]);
     expect(await refusals('main/app.ts', use('../src/hub/../core/index.js'))).toEqual([expect.stringContaining(MAIN_ONLY)]);
     expect(await refusals('src/mcp/tools/execute.ts', use('../../hub/../core/index.js'))).toEqual([]);
-    expect(await refusals('src/shim/forwarder.ts', use('../core/../hub/logger.js'))).toEqual([]);
+    expect(await refusals('src/shim/forwarder.ts', use('../core/../hub/common/logger.js'))).toEqual([]);
     expect(await refusals('renderer/src/app.ts', use('../../src/../src/ui-protocol.js'))).toEqual([]);
     // The message names the file the import resolved to.
     expect(await refusals('src/shim/forwarder.ts', use('../mcp/../hub/hub.js'))).toEqual([

@@ -26,7 +26,7 @@ import type { FakeWebContents } from './fakeElectron.js';
 const { SwitchboardApp } = await import('../../../main/app.js');
 const { IPC_CHANNELS } = await import('../../../main/ipc.js');
 const { APP_PREFERENCES_FILE } = await import('../../../main/preferences.js');
-const { SettingsEditor } = await import('../../../src/hub/settingsEditor.js');
+const { SettingsEditor } = await import('../../../src/hub/settings/settingsEditor.js');
 const { UI_PROTOCOL_VERSION } = await import('../../../src/ui-protocol.js');
 const { FakeNotification, fake, ipcEvent, resetRecords } = await import('./fakeElectron.js');
 

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { INVALID_REQUEST, PARSE_ERROR, classifyLine, recoverId } from '../../../../src/hub/common/jsonRpc.js';
+
+describe('classifyLine', () => {
+  it('tells requests, notifications and responses apart', () => {
+    expect(classifyLine('{"jsonrpc":"2.0","id":1,"method":"ping"}').kind).toBe('request');
+    expect(classifyLine('{"jsonrpc":"2.0","method":"notifications/initialized"}').kind).toBe('notification');
+    expect(classifyLine('{"jsonrpc":"2.0","id":"a","result":{}}').kind).toBe('response');
+    expect(classifyLine('{"jsonrpc":"2.0","id":2,"error":{"code":1,"message":"x"}}').kind).toBe('response');
+  });
+
+  it('answers non-JSON with -32700 and id null, without echoing the input', () => {
+    const result = classifyLine('secret-ish garbage {');
+    expect(result).toMatchObject({ kind: 'invalid', replies: [{ id: null, error: { code: PARSE_ERROR } }] });
+    expect(JSON.stringify(result)).not.toContain('garbage');
+  });
+
+  it('answers invalid JSON-RPC with -32600, keeping the id when there is one', () => {
+    expect(classifyLine('{"id":7,"method":"tools/list"}')).toMatchObject({ kind: 'invalid', replies: [{ id: 7, error: { code: INVALID_REQUEST } }] });
+    expect(classifyLine('{"jsonrpc":"1.0","id":"x","method":"a"}')).toMatchObject({ replies: [{ id: 'x' }] });
+    expect(classifyLine('{"jsonrpc":"2.0","id":3,"method":5}')).toMatchObject({ replies: [{ id: 3, error: { code: INVALID_REQUEST } }] });
+    expect(classifyLine('{"jsonrpc":"2.0","id":{"a":1},"method":"a"}')).toMatchObject({ replies: [{ id: null }] });
+    expect(classifyLine('{"jsonrpc":"2.0","id":null,"method":"a"}')).toMatchObject({ kind: 'invalid' });
+    expect(classifyLine('42')).toMatchObject({ replies: [{ id: null, error: { code: INVALID_REQUEST } }] });
+    expect(classifyLine('{"jsonrpc":"2.0","id":4}')).toMatchObject({ replies: [{ id: 4 }] });
+  });
+
+  it('refuses batches, answering each member that has an id', () => {
+    expect(classifyLine('[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","id":"b","method":"c"}]')).toMatchObject({
+      kind: 'invalid',
+      replies: [{ id: 1, error: { code: INVALID_REQUEST } }, { id: 'b', error: { code: INVALID_REQUEST } }],
+    });
+    expect(classifyLine('[]')).toMatchObject({ replies: [{ id: null, error: { code: INVALID_REQUEST } }] });
+  });
+});
+
+describe('recoverId', () => {
+  it('finds a top-level id at the head or at the tail only', () => {
+    expect(recoverId('{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"x":"aaa', '')).toBe(12);
+    expect(recoverId('{"id":"abc","method"', '')).toBe('abc');
+    expect(recoverId('{"method":"tools/call","params":{"arguments":{"command":"xx', 'xxxx"}},"jsonrpc":"2.0","id":"huge"}')).toBe('huge');
+    expect(recoverId('{"method":"x","params":{"id":5,', 'aaa"}}')).toBeNull();
+    expect(recoverId('{"method":"x"', '"params":{"id":5}}}')).toBeNull();
+    expect(recoverId('garbage', 'garbage')).toBeNull();
+  });
+});
