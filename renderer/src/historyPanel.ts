@@ -8,7 +8,7 @@
  */
 import { render } from 'lit-html';
 import type { ClientMessage, HubMessage, UiHistoryEntry } from '../../src/ui-protocol.js';
-import { historyView, type HistoryViewModel, type RunTarget } from './historyView.js';
+import { historyView, type HistoryViewModel, type RunTarget } from './views/historyView.js';
 import type { SessionEntry } from './sessionFormat.js';
 
 /** Results asked for per search (the hub allows up to 200). */

@@ -466,7 +466,7 @@ function describeType(schema: z.ZodType): Pick<HubSetting, 'kind' | 'min' | 'max
   // Down to the value's own type (not `unwrap()` on an array: that is its element).
   while (['default', 'prefault', 'optional'].includes(inner._zod.def.type)) inner = (inner._zod.def as unknown as { innerType: z.ZodType }).innerType;
   const type = inner._zod.def.type;
-  // The sandbox's object is edited by a view of its own (renderer/src/sandboxSettingsView.ts).
+  // The sandbox's object is edited by a view of its own (renderer/src/views/sandboxSettingsView.ts).
   if (type === 'object') return { kind: 'sandbox', default: fallback };
   if (type === 'number') {
     const number = inner as unknown as z.ZodNumber;

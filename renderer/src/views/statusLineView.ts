@@ -3,8 +3,8 @@
  * how the view shows it (watching at the agent's size, or fitted while the person controls it).
  */
 import { html, nothing, render } from 'lit-html';
-import { clientName, shortPath, stateBadge, type SessionEntry } from './sessionFormat.js';
-import type { ViewMode } from './terminalView.js';
+import { clientName, shortPath, stateBadge, type SessionEntry } from '../sessionFormat.js';
+import type { ViewMode } from '../terminalView.js';
 
 export interface StatusLineProps {
   entry: SessionEntry | null;

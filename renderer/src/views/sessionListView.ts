@@ -8,8 +8,8 @@
 import { html, type TemplateResult } from 'lit-html';
 import { repeat } from 'lit-html/directives/repeat.js';
 import { icon } from './icons.js';
-import { creatorDetail, creatorName, isAgentSession, isNeedsYou, sessionTitle, shortPath, stateBadge, type SessionEntry } from './sessionFormat.js';
-import { groupSessions, type GroupMode, type SessionGroup } from './sessionGroups.js';
+import { creatorDetail, creatorName, isAgentSession, isNeedsYou, sessionTitle, shortPath, stateBadge, type SessionEntry } from '../sessionFormat.js';
+import { groupSessions, type GroupMode, type SessionGroup } from '../sessionGroups.js';
 
 export interface SessionListProps {
   entries: SessionEntry[];

@@ -6,8 +6,8 @@
  */
 import { html, nothing, render, type TemplateResult } from 'lit-html';
 import { repeat } from 'lit-html/directives/repeat.js';
-import type { UiCommandRecord } from '../../src/ui-protocol.js';
-import { formatClock, formatDuration, formatElapsed } from './sessionFormat.js';
+import type { UiCommandRecord } from '../../../src/ui-protocol.js';
+import { formatClock, formatDuration, formatElapsed } from '../sessionFormat.js';
 
 export interface TimelineProps {
   records: readonly UiCommandRecord[];

@@ -6,7 +6,7 @@
 import { html, type TemplateResult } from 'lit-html';
 import { repeat } from 'lit-html/directives/repeat.js';
 import { icon } from './icons.js';
-import { creatorDetail, isAgentSession, isNeedsYou, stateBadge, tabLabel, type SessionEntry } from './sessionFormat.js';
+import { creatorDetail, isAgentSession, isNeedsYou, stateBadge, tabLabel, type SessionEntry } from '../sessionFormat.js';
 
 export interface TabStripProps {
   tabs: SessionEntry[];

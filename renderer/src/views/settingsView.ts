@@ -11,14 +11,14 @@
  */
 import { html, nothing, render, type TemplateResult } from 'lit-html';
 import { live } from 'lit-html/directives/live.js';
-import type { NotificationSettings } from '../../src/ui-protocol.js';
+import type { NotificationSettings } from '../../../src/ui-protocol.js';
 import { hubSettingsSection } from './hubSettingsView.js';
 import { forgetRuleDrafts } from './policyRulesView.js';
 import { forgetSandboxDraft } from './sandboxSettingsView.js';
-import { FONT_SIZES } from './prefs.js';
-import type { GroupMode } from './sessionGroups.js';
-import type { HubSettingsMessage, Welcome } from './sessionState.js';
-import type { ThemePreference } from './theme.js';
+import { FONT_SIZES } from '../prefs.js';
+import type { GroupMode } from '../sessionGroups.js';
+import type { HubSettingsMessage, Welcome } from '../sessionState.js';
+import type { ThemePreference } from '../theme.js';
 
 export interface SettingsValues {
   theme: ThemePreference;

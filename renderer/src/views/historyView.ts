@@ -6,9 +6,9 @@
  */
 import { html, nothing, type TemplateResult } from 'lit-html';
 import { live } from 'lit-html/directives/live.js';
-import type { HubMessage, UiHistoryEntry } from '../../src/ui-protocol.js';
+import type { HubMessage, UiHistoryEntry } from '../../../src/ui-protocol.js';
 import { icon } from './icons.js';
-import { formatDuration, shortPath } from './sessionFormat.js';
+import { formatDuration, shortPath } from '../sessionFormat.js';
 
 export interface RunTarget {
   /** A session id, or `new`. */

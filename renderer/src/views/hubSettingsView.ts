@@ -8,10 +8,10 @@
 import { html, nothing, type TemplateResult } from 'lit-html';
 import { live } from 'lit-html/directives/live.js';
 import { repeat } from 'lit-html/directives/repeat.js';
-import type { HubSetting } from '../../src/ui-protocol.js';
+import type { HubSetting } from '../../../src/ui-protocol.js';
 import { policyRulesEditor } from './policyRulesView.js';
 import { sandboxEditor } from './sandboxSettingsView.js';
-import type { HubSettingsMessage } from './sessionState.js';
+import type { HubSettingsMessage } from '../sessionState.js';
 
 /** What the section needs from the page: send one change (null: back to the default). */
 export type ChangeSetting = (key: string, value: unknown) => void;

@@ -1,8 +1,8 @@
 /** The top bar's live parts: the connection indicator and the theme toggle's icon. */
 import { html, render } from 'lit-html';
-import type { ConnectionStatus } from './bridge.js';
+import type { ConnectionStatus } from '../bridge.js';
 import { icon } from './icons.js';
-import type { ThemeName } from './theme.js';
+import type { ThemeName } from '../theme.js';
 
 export interface TopbarElements {
   app: HTMLElement;

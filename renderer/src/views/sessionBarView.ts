@@ -9,8 +9,8 @@ import { html, nothing, render, type TemplateResult } from 'lit-html';
 import { keyed } from 'lit-html/directives/keyed.js';
 import { live } from 'lit-html/directives/live.js';
 import { icon, type IconName } from './icons.js';
-import type { ScrollbackSearch } from './scrollbackSearch.js';
-import { creatorDetail, creatorName, isAgentSession, sessionTitle, stateBadge, type SessionEntry } from './sessionFormat.js';
+import type { ScrollbackSearch } from '../scrollbackSearch.js';
+import { creatorDetail, creatorName, isAgentSession, sessionTitle, stateBadge, type SessionEntry } from '../sessionFormat.js';
 
 export interface SessionBarProps {
   entry: SessionEntry | null;
