@@ -38,7 +38,8 @@ const AREAS = [
   { category: 'shim', pattern: 'src/shim/**' },
   { category: 'commands', pattern: 'src/commands/**' },
   { category: 'cli', pattern: 'src/cli.ts' },
-  { category: 'ui-protocol', pattern: 'src/ui-protocol.ts' },
+  { category: 'ui-protocol-entry', pattern: 'src/ui-protocol/index.ts' },
+  { category: 'ui-protocol', pattern: 'src/ui-protocol/**' },
   { category: 'package-info', pattern: 'src/packageInfo.ts' },
   { category: 'mcp-introduction', pattern: 'src/mcpIntroduction.ts' },
   { category: 'terminal-themes', pattern: 'src/terminalThemes.ts' },
@@ -89,7 +90,8 @@ const M = {
   shimCore: `${RULE}: src/shim/ loads no core and no MCP code (docs/design.md §4.4); ${WHAT} is refused. It forwards JSON-RPC lines: the hub does the work.`,
   rendererNode: `${RULE}: renderer/ runs in a sandboxed browser and never imports a Node module; ${WHAT} is refused. Ask the hub through the Bridge.`,
   rendererElectron: `${RULE}: renderer/ never imports electron; ${WHAT} is refused. The preload exposes a Bridge instead.`,
-  rendererSrc: `${RULE}: renderer/ may import from src/ only src/ui-protocol.ts and src/terminalThemes.ts; ${WHAT} is refused. Ask the hub through the Bridge.`,
+  rendererSrc: `${RULE}: renderer/ may import from src/ only src/ui-protocol/index.ts and src/terminalThemes.ts; ${WHAT} is refused. Ask the hub through the Bridge.`,
+  deepProtocol: `${RULE}: outside src/ui-protocol/, the UI protocol is imported only through its entry, src/ui-protocol/index.ts; ${WHAT} reaches inside it. Import '…/ui-protocol/index.js' instead, and export what you need from it.`,
   rendererMain: `${RULE}: renderer/ never imports main/; ${WHAT} is refused. The page and main are separate builds talking over IPC (the Bridge).`,
   appNode: `${RULE}: apps/ runs in a host's sandboxed frame and never imports a Node module; ${WHAT} is refused. Ask the hub through the host's tool calls.`,
   appSrc: `${RULE}: apps/ may import from src/ only src/terminalThemes.ts; ${WHAT} is refused. Everything the view shows comes through the host's tool calls.`,
@@ -187,10 +189,11 @@ const LAYERS = [
     allow: [area('sandbox', 'package-info'), NODE, pkg('zod', '@anthropic-ai/sandbox-runtime')],
   })],
 
-  // src/ui-protocol.ts: zod only (renderer/ imports it).
-  ['src/ui-protocol.ts', policiesFor(area('ui-protocol'), {
-    message: only('src/ui-protocol.ts', 'zod', 'renderer/ imports it, so it must stay browser-safe and pull in no other src/ module.'),
-    allow: [pkg('zod')],
+  // src/ui-protocol/: zod and its own files (renderer/ imports it).
+  ['src/ui-protocol/**', policiesFor(area('ui-protocol'), {
+    message: only('src/ui-protocol/', 'zod and its own files', 'renderer/ imports it, so it must stay browser-safe and pull in no other src/ module.'),
+    allow: [area('ui-protocol'), pkg('zod')],
+    refuseAfterAllow: [[area('ui-protocol-entry'), `${RULE}: inside src/ui-protocol/, import the file you need, not the entry; ${WHAT} is refused. index.ts is for the other layers, and importing it from a file it re-exports makes a cycle.`]],
   })],
 
   // src/terminalThemes.ts: the terminal's colours, plain data the renderer and the hub share.
@@ -213,9 +216,9 @@ const LAYERS = [
 
   // src/hub/: the composition root.
   ['src/hub/**', policiesFor(area('hub'), {
-    message: only('src/hub/', 'src/core/index.ts, src/mcp/, src/policy/, src/sandbox/, src/ui-protocol.ts, src/packageInfo.ts, node and packages', 'Nothing in src/ imports src/commands/, src/cli.ts, main/ or renderer/: they depend on the hub.'),
-    refuse: [[DEEP_CORE, M.deepCore]],
-    allow: [area('hub', 'mcp', 'policy', 'sandbox', 'core-entry', 'ui-protocol', 'package-info', 'terminal-themes'), NODE, ANY_PACKAGE],
+    message: only('src/hub/', 'src/core/index.ts, src/mcp/, src/policy/, src/sandbox/, src/ui-protocol/index.ts, src/packageInfo.ts, node and packages', 'Nothing in src/ imports src/commands/, src/cli.ts, main/ or renderer/: they depend on the hub.'),
+    refuse: [[DEEP_CORE, M.deepCore], [area('ui-protocol'), M.deepProtocol]],
+    allow: [area('hub', 'mcp', 'policy', 'sandbox', 'core-entry', 'ui-protocol-entry', 'package-info', 'terminal-themes'), NODE, ANY_PACKAGE],
     refuseAfterAllow: [[ELECTRON, M.electron], [NODE_PTY, M.nodePty]],
   })],
 
@@ -247,21 +250,23 @@ const LAYERS = [
 
   // main/: Electron only; reaches the core through the hub.
   ['main/**', policiesFor(area('main'), {
-    message: only('main/', 'src/hub/, src/ui-protocol.ts, src/packageInfo.ts, node, electron, electron-store and zod', 'main/ holds no business logic: it reaches the core through src/hub/ (and never imports src/cli.ts, src/commands/ or renderer/).'),
-    allow: [area('main', 'hub', 'ui-protocol', 'package-info'), NODE, pkg('electron', 'electron-store', 'zod')],
+    message: only('main/', 'src/hub/, src/ui-protocol/index.ts, src/packageInfo.ts, node, electron, electron-store and zod', 'main/ holds no business logic: it reaches the core through src/hub/ (and never imports src/cli.ts, src/commands/ or renderer/).'),
+    refuse: [[area('ui-protocol'), M.deepProtocol]],
+    allow: [area('main', 'hub', 'ui-protocol-entry', 'package-info'), NODE, pkg('electron', 'electron-store', 'zod')],
   })],
 
   // renderer/: browser only.
   ['renderer/**', policiesFor(area('renderer'), {
-    message: only('renderer/', 'src/ui-protocol.ts, src/terminalThemes.ts and browser packages (@xterm/*, lit-html, zod)', 'It talks to the hub through a Bridge.'),
+    message: only('renderer/', 'src/ui-protocol/index.ts, src/terminalThemes.ts and browser packages (@xterm/*, lit-html, zod)', 'It talks to the hub through a Bridge.'),
     refuse: [
       [NODE, M.rendererNode],
       [ELECTRON, M.rendererElectron],
       [NODE_PTY, M.rendererNode],
       [area('main'), M.rendererMain],
       [{ file: { path: 'src/**' } }, M.rendererSrc],
+      [area('ui-protocol'), M.deepProtocol],
     ],
-    allow: [area('renderer', 'ui-protocol', 'terminal-themes'), pkg('@xterm/*', 'lit-html', 'zod')],
+    allow: [area('renderer', 'ui-protocol-entry', 'terminal-themes'), pkg('@xterm/*', 'lit-html', 'zod')],
   })],
 
   // apps/: MCP Apps (docs/design.md §3.7), browser only, each built into one HTML document.

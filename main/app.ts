@@ -14,7 +14,7 @@ import { Hub, type HubStartOptions } from '../src/hub/hub.js';
 import type { Logger } from '../src/hub/common/logger.js';
 import type { UiBridge } from '../src/hub/ui/uiBridge.js';
 import { defaultRendererDir } from '../src/hub/ui/uiStatic.js';
-import { UI_PROTOCOL_VERSION, type ClientMessage, type HubMessage } from '../src/ui-protocol.js';
+import { UI_PROTOCOL_VERSION, type ClientMessage, type HubMessage } from '../src/ui-protocol/index.js';
 import { serveApp } from './appProtocol.js';
 import { IpcBridge, type AppCommand } from './ipc.js';
 import { Notifier } from './notifications.js';

@@ -9,7 +9,7 @@
  */
 import { Notification } from 'electron';
 import type { Logger } from '../src/hub/common/logger.js';
-import type { UiSession } from '../src/ui-protocol.js';
+import type { UiSession } from '../src/ui-protocol/index.js';
 import { agentDriven, formatDuration, sessionWho } from './trayMenu.js';
 
 export interface NotificationContent {

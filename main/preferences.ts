@@ -18,7 +18,7 @@ import { z } from 'zod';
 import type { Logger } from '../src/hub/common/logger.js';
 import { describeSettingsIssues, SETTINGS_FILE } from '../src/hub/settings/settings.js';
 import type { SettingsEditor } from '../src/hub/settings/settingsEditor.js';
-import { NotificationSettingsSchema, type NotificationSettings } from '../src/ui-protocol.js';
+import { NotificationSettingsSchema, type NotificationSettings } from '../src/ui-protocol/index.js';
 
 /** Beside settings.json in the state dir (never the same name: that file has one writer, the hub). */
 export const APP_PREFERENCES_FILE = 'app-preferences.json';

@@ -5,7 +5,7 @@
  * frame). The page holds no authority of its own — the hub enforces who may type.
  */
 import { render } from 'lit-html';
-import type { ApprovalAnswer, HubMessage, UiCommandRecord, UiHistoryEntry, UiSession } from '../../src/ui-protocol.js';
+import type { ApprovalAnswer, HubMessage, UiCommandRecord, UiHistoryEntry, UiSession } from '../../src/ui-protocol/index.js';
 import { addressCommand } from './addressCommand.js';
 import { renderBanner } from './views/bannerView.js';
 import { renderNewApprovals } from './views/newApprovalsView.js';

@@ -7,7 +7,7 @@
  * session the person picks, Escape goes back a step. Drawing is historyView.ts's.
  */
 import { render } from 'lit-html';
-import type { ClientMessage, HubMessage, UiHistoryEntry } from '../../src/ui-protocol.js';
+import type { ClientMessage, HubMessage, UiHistoryEntry } from '../../src/ui-protocol/index.js';
 import { historyView, type HistoryViewModel, type RunTarget } from './views/historyView.js';
 import type { SessionEntry } from './sessionFormat.js';
 

@@ -14,7 +14,7 @@ import { GRANT_MS } from '../../src/hub/gate/approvals.js';
 import { Hub } from '../../src/hub/hub.js';
 import { SettingsSchema } from '../../src/hub/settings/settings.js';
 import { createMcpServer } from '../../src/mcp/server.js';
-import { UI_PROTOCOL_VERSION, type ClientMessage, type HubMessage, type UiSession } from '../../src/ui-protocol.js';
+import { UI_PROTOCOL_VERSION, type ClientMessage, type HubMessage, type UiSession } from '../../src/ui-protocol/index.js';
 import type { UiBridge } from '../../src/hub/ui/uiBridge.js';
 import { pollUntil } from './helpers/poll.js';
 import { testEnv } from './helpers/hermeticEnv.js';

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Hub } from '../../src/hub/hub.js';
 import { SettingsSchema } from '../../src/hub/settings/settings.js';
 import { createMcpServer } from '../../src/mcp/server.js';
-import { UI_PROTOCOL_VERSION, type HubMessage, type UiNewApproval } from '../../src/ui-protocol.js';
+import { UI_PROTOCOL_VERSION, type HubMessage, type UiNewApproval } from '../../src/ui-protocol/index.js';
 import type { UiBridge } from '../../src/hub/ui/uiBridge.js';
 import { pollUntil } from './helpers/poll.js';
 import { shellPath } from './helpers/shells.js';

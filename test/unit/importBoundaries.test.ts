@@ -75,10 +75,11 @@ const SHIM_CORE = 'src/shim/ loads no core and no MCP code';
 const SHIM_ONLY = 'src/shim/ may import only';
 const COMMANDS_ONLY = 'src/commands/ may import only';
 const CLI_ONLY = 'src/cli.ts may import only';
-const PROTOCOL_ONLY = 'src/ui-protocol.ts may import only zod';
+const PROTOCOL_ONLY = 'src/ui-protocol/ may import only zod and its own files';
+const DEEP_PROTOCOL = 'the UI protocol is imported only through its entry, src/ui-protocol/index.ts';
 const MAIN_ONLY = 'main/ may import only';
 const RENDERER_NODE = 'never imports a Node module';
-const RENDERER_SRC = 'renderer/ may import from src/ only src/ui-protocol.ts';
+const RENDERER_SRC = 'renderer/ may import from src/ only src/ui-protocol/index.ts';
 const APP_NODE = 'apps/ runs in a host\'s sandboxed frame and never imports a Node module';
 const APP_SRC = 'apps/ may import from src/ only src/terminalThemes.ts';
 const APP_UI = 'apps/ is built alone into one HTML document and imports neither main/ nor renderer/';
@@ -95,7 +96,7 @@ const refused: Refused[] = [
   { file: 'src/core/processes/processes.ts', specifier: '../../shim/forwarder.js', because: CORE_UP },
   { file: 'src/core/session/terminalSession.ts', specifier: '../../commands/serve.js', because: CORE_UP },
   { file: 'src/core/shell/shellIntegration.ts', specifier: '../../cli.js', because: CORE_UP },
-  { file: 'src/core/transcript/transcript.ts', specifier: '../../ui-protocol.js', because: CORE_UP },
+  { file: 'src/core/transcript/transcript.ts', specifier: '../../ui-protocol/index.js', because: CORE_UP },
   { file: 'src/core/pty/spawnPty.ts', specifier: '../../../main/app.js', because: CORE_UP },
   { file: 'src/core/emulation/emulator.ts', specifier: '../../../renderer/src/app.js', because: CORE_UP },
   { file: 'src/core/session/sessionManager.ts', specifier: '@modelcontextprotocol/server', because: 'src/core/ knows nothing of MCP' },
@@ -113,7 +114,7 @@ const refused: Refused[] = [
   { file: 'src/mcp/server.ts', specifier: '../core/errors.js', because: DEEP },
   { file: 'src/mcp/tools/kill.ts', specifier: '../../hub/hub.js', because: MCP_ONLY },
   { file: 'src/mcp/server.ts', specifier: '../cli.js', because: MCP_ONLY },
-  { file: 'src/mcp/server.ts', specifier: '../ui-protocol.js', because: MCP_ONLY },
+  { file: 'src/mcp/server.ts', specifier: '../ui-protocol/index.js', because: MCP_ONLY },
   { file: 'src/mcp/server.ts', specifier: 'node:fs', because: MCP_ONLY },
   { file: 'src/mcp/server.ts', specifier: 'electron', because: ELECTRON },
   // src/policy/: a leaf layer; nothing below or above it imports into it, the core not at all.
@@ -122,7 +123,7 @@ const refused: Refused[] = [
   { file: 'src/policy/rules.ts', specifier: '../hub/settings/settings.js', because: POLICY_UP },
   { file: 'src/policy/rules.ts', specifier: '../hub/common/logger.js', because: POLICY_UP },
   { file: 'src/policy/decide.ts', specifier: '../mcp/server.js', because: POLICY_UP },
-  { file: 'src/policy/decide.ts', specifier: '../ui-protocol.js', because: POLICY_UP },
+  { file: 'src/policy/decide.ts', specifier: '../ui-protocol/index.js', because: POLICY_UP },
   { file: 'src/policy/decide.ts', specifier: '../../renderer/src/app.js', because: POLICY_UP },
   { file: 'src/policy/decide.ts', specifier: '../../main/app.js', because: POLICY_UP },
   { file: 'src/policy/decide.ts', specifier: 'electron', because: ELECTRON },
@@ -137,7 +138,7 @@ const refused: Refused[] = [
   { file: 'src/sandbox/agentSandbox.ts', specifier: '../hub/common/logger.js', because: SANDBOX_UP },
   { file: 'src/sandbox/agentSandbox.ts', specifier: '../mcp/server.js', because: SANDBOX_UP },
   { file: 'src/sandbox/agentSandbox.ts', specifier: '../policy/index.js', because: SANDBOX_UP },
-  { file: 'src/sandbox/settings.ts', specifier: '../ui-protocol.js', because: SANDBOX_UP },
+  { file: 'src/sandbox/settings.ts', specifier: '../ui-protocol/index.js', because: SANDBOX_UP },
   { file: 'src/sandbox/agentSandbox.ts', specifier: 'electron', because: ELECTRON },
   { file: 'src/sandbox/agentSandbox.ts', specifier: 'node-pty', because: NODE_PTY },
   { file: 'src/sandbox/agentSandbox.ts', specifier: '@modelcontextprotocol/server', because: SANDBOX_ONLY },
@@ -175,20 +176,24 @@ const refused: Refused[] = [
   // src/commands/ and src/cli.ts: hub, mcp, shim, the core's entry; nothing of Electron.
   { file: 'src/commands/export.ts', specifier: '../core/transcript/sessionStore.js', because: DEEP },
   { file: 'src/commands/serve.ts', specifier: '../cli.js', because: COMMANDS_ONLY },
-  { file: 'src/commands/serve.ts', specifier: '../ui-protocol.js', because: COMMANDS_ONLY },
+  { file: 'src/commands/serve.ts', specifier: '../ui-protocol/index.js', because: COMMANDS_ONLY },
   { file: 'src/commands/serve.ts', specifier: '../../main/app.js', because: COMMANDS_ONLY },
   { file: 'src/commands/serve.ts', specifier: 'electron', because: ELECTRON },
   { file: 'src/commands/status.ts', specifier: 'node-pty', because: NODE_PTY },
   { file: 'src/cli.ts', specifier: './core/session/sessionManager.js', because: DEEP },
   { file: 'src/cli.ts', specifier: '../main/index.js', because: CLI_ONLY },
   { file: 'src/cli.ts', specifier: 'electron/main', because: ELECTRON },
-  // src/ui-protocol.ts: zod only (renderer/ imports it).
-  { file: 'src/ui-protocol.ts', specifier: './core/types.js', because: PROTOCOL_ONLY },
-  { file: 'src/ui-protocol.ts', specifier: './core/index.js', because: PROTOCOL_ONLY },
-  { file: 'src/ui-protocol.ts', specifier: './packageInfo.js', because: PROTOCOL_ONLY },
-  { file: 'src/ui-protocol.ts', specifier: '../renderer/src/bridge.js', because: PROTOCOL_ONLY },
-  { file: 'src/ui-protocol.ts', specifier: 'node:fs', because: PROTOCOL_ONLY },
-  { file: 'src/ui-protocol.ts', specifier: 'node-pty', because: PROTOCOL_ONLY },
+  // src/ui-protocol/: zod and its own files (renderer/ imports it); the others only through its entry.
+  { file: 'src/ui-protocol/index.ts', specifier: '../core/types.js', because: PROTOCOL_ONLY },
+  { file: 'src/ui-protocol/hubMessages.ts', specifier: '../core/index.js', because: PROTOCOL_ONLY },
+  { file: 'src/ui-protocol/index.ts', specifier: '../packageInfo.js', because: PROTOCOL_ONLY },
+  { file: 'src/ui-protocol/bridge.ts', specifier: '../../renderer/src/bridge.js', because: PROTOCOL_ONLY },
+  { file: 'src/ui-protocol/frameCodec.ts', specifier: 'node:fs', because: PROTOCOL_ONLY },
+  { file: 'src/ui-protocol/index.ts', specifier: 'node-pty', because: PROTOCOL_ONLY },
+  { file: 'src/ui-protocol/hubMessages.ts', specifier: './index.js', because: 'inside src/ui-protocol/, import the file you need, not the entry' },
+  { file: 'renderer/src/app.ts', specifier: '../../src/ui-protocol/hubMessages.js', because: DEEP_PROTOCOL },
+  { file: 'main/ipc.ts', specifier: '../src/ui-protocol/appCommands.js', because: DEEP_PROTOCOL },
+  { file: 'src/hub/ui/uiBridge.ts', specifier: '../../ui-protocol/clientMessages.js', because: DEEP_PROTOCOL },
   // src/terminalThemes.ts: plain data, imports nothing (renderer/ and the hub import it).
   { file: 'src/terminalThemes.ts', specifier: 'zod', because: 'src/terminalThemes.ts may import only nothing' },
   { file: 'src/terminalThemes.ts', specifier: 'node:fs', because: 'src/terminalThemes.ts may import only nothing' },
@@ -234,7 +239,7 @@ const refused: Refused[] = [
   { file: 'apps/terminal/hostChannel.ts', specifier: 'node:child_process', because: APP_NODE },
   { file: 'apps/terminal/main.ts', specifier: 'node-pty', because: APP_NODE },
   { file: 'apps/terminal/main.ts', specifier: 'electron', because: APP_NODE },
-  { file: 'apps/terminal/main.ts', specifier: '../../src/ui-protocol.js', because: APP_SRC },
+  { file: 'apps/terminal/main.ts', specifier: '../../src/ui-protocol/index.js', because: APP_SRC },
   { file: 'apps/terminal/main.ts', specifier: '../../src/core/index.js', because: APP_SRC },
   { file: 'apps/terminal/screenPoller.ts', specifier: '../../src/mcp/tools/screenUpdates.js', because: APP_SRC },
   { file: 'apps/terminal/main.ts', specifier: '../../src/mcpIntroduction.js', because: APP_SRC },
@@ -290,7 +295,7 @@ const allowed: { file: string; specifier: string }[] = [
   // src/hub/
   { file: 'src/hub/hub.ts', specifier: '../core/index.js' },
   { file: 'src/hub/hub.ts', specifier: '../mcp/server.js' },
-  { file: 'src/hub/hub.ts', specifier: '../ui-protocol.js' },
+  { file: 'src/hub/hub.ts', specifier: '../ui-protocol/index.js' },
   { file: 'src/hub/hub.ts', specifier: './hostConfig/hostConfig.js' },
   { file: 'src/hub/hub.ts', specifier: '../terminalThemes.js' },
   { file: 'src/hub/endpoints/httpServer.ts', specifier: 'node:http' },
@@ -313,19 +318,21 @@ const allowed: { file: string; specifier: string }[] = [
   { file: 'src/cli.ts', specifier: './commands/serve.js' },
   { file: 'src/cli.ts', specifier: './mcp/server.js' },
   { file: 'src/cli.ts', specifier: './hub/hub.js' },
-  // src/ui-protocol.ts
-  { file: 'src/ui-protocol.ts', specifier: 'zod' },
+  // src/ui-protocol/
+  { file: 'src/ui-protocol/hubMessages.ts', specifier: 'zod' },
+  { file: 'src/ui-protocol/hubMessages.ts', specifier: './sessionShapes.js' },
+  { file: 'src/ui-protocol/index.ts', specifier: './frameCodec.js' },
   // main/
   { file: 'main/index.ts', specifier: 'electron' },
   { file: 'main/preferences.ts', specifier: 'electron-store' },
   { file: 'main/preferences.ts', specifier: 'zod' },
   { file: 'main/app.ts', specifier: '../src/hub/hub.js' },
   { file: 'main/app.ts', specifier: '../src/hub/hostConfig/hostConfig.js' },
-  { file: 'main/ipc.ts', specifier: '../src/ui-protocol.js' },
+  { file: 'main/ipc.ts', specifier: '../src/ui-protocol/index.js' },
   { file: 'main/index.ts', specifier: 'node:path' },
   { file: 'main/index.ts', specifier: './app.js' },
   // renderer/
-  { file: 'renderer/src/app.ts', specifier: '../../src/ui-protocol.js' },
+  { file: 'renderer/src/app.ts', specifier: '../../src/ui-protocol/index.js' },
   { file: 'renderer/src/theme.ts', specifier: '../../src/terminalThemes.js' },
   { file: 'renderer/src/app.ts', specifier: '@xterm/xterm' },
   { file: 'renderer/src/terminalView.ts', specifier: '@xterm/addon-fit' },
@@ -365,7 +372,7 @@ describe('one-way import rule (docs/design.md §1.2)', () => {
     expect(await refusals('main/app.ts', use('../src/hub/../core/index.js'))).toEqual([expect.stringContaining(MAIN_ONLY)]);
     expect(await refusals('src/mcp/tools/execute.ts', use('../../hub/../core/index.js'))).toEqual([]);
     expect(await refusals('src/shim/forwarder.ts', use('../core/../hub/common/logger.js'))).toEqual([]);
-    expect(await refusals('renderer/src/app.ts', use('../../src/../src/ui-protocol.js'))).toEqual([]);
+    expect(await refusals('renderer/src/app.ts', use('../../src/../src/ui-protocol/index.js'))).toEqual([]);
     // The message names the file the import resolved to.
     expect(await refusals('src/shim/forwarder.ts', use('../mcp/../hub/hub.js'))).toEqual([
       expect.stringContaining('(that is src/hub/hub.ts)'),
@@ -398,7 +405,7 @@ describe('one-way import rule (docs/design.md §1.2)', () => {
     ]) {
       expect(await refusals('src/hub/hub.ts', code), code).toEqual([expect.stringContaining(DEEP)]);
     }
-    expect(await refusals('renderer/src/app.ts', `export const p = import('../../src/ui-protocol.js');\n`)).toEqual([]);
+    expect(await refusals('renderer/src/app.ts', `export const p = import('../../src/ui-protocol/index.js');\n`)).toEqual([]);
   });
 
   it('lets apps/ import the types of @modelcontextprotocol/ext-apps, never its code', async () => {

@@ -9,7 +9,7 @@
 import { html, nothing, render, type TemplateResult } from 'lit-html';
 import { icon } from './icons.js';
 import { isAgentSession, isNeedsYou, type SessionEntry } from '../sessionFormat.js';
-import type { ApprovalAnswer, UiApproval, UiSession } from '../../../src/ui-protocol.js';
+import type { ApprovalAnswer, UiApproval, UiSession } from '../../../src/ui-protocol/index.js';
 
 export type BannerKind = 'approval' | 'needs-you' | 'control' | 'handed' | 'unsandboxed';
 

@@ -6,7 +6,7 @@
  * what is in force). It names every change, where it came from, and stays over the settings page.
  */
 import { html, nothing, render, type TemplateResult } from 'lit-html';
-import type { HeldSettings } from '../../../src/ui-protocol.js';
+import type { HeldSettings } from '../../../src/ui-protocol/index.js';
 
 export interface HeldSettingsHandlers {
   onConfirm(id: string): void;

@@ -6,7 +6,7 @@
  */
 import { html, nothing, type TemplateResult } from 'lit-html';
 import { live } from 'lit-html/directives/live.js';
-import type { HubMessage, UiHistoryEntry } from '../../../src/ui-protocol.js';
+import type { HubMessage, UiHistoryEntry } from '../../../src/ui-protocol/index.js';
 import { icon } from './icons.js';
 import { formatDuration, shortPath } from '../sessionFormat.js';
 

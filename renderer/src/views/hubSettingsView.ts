@@ -8,7 +8,7 @@
 import { html, nothing, type TemplateResult } from 'lit-html';
 import { live } from 'lit-html/directives/live.js';
 import { repeat } from 'lit-html/directives/repeat.js';
-import type { HubSetting } from '../../../src/ui-protocol.js';
+import type { HubSetting } from '../../../src/ui-protocol/index.js';
 import { policyRulesEditor } from './policyRulesView.js';
 import { sandboxEditor } from './sandboxSettingsView.js';
 import type { HubSettingsMessage } from '../sessionState.js';

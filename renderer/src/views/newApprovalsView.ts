@@ -6,7 +6,7 @@
  */
 import { html, nothing, render } from 'lit-html';
 import { repeat } from 'lit-html/directives/repeat.js';
-import type { ApprovalAnswer, UiNewApproval } from '../../../src/ui-protocol.js';
+import type { ApprovalAnswer, UiNewApproval } from '../../../src/ui-protocol/index.js';
 import { approvalView } from './bannerView.js';
 
 export interface NewApprovalsHandlers {

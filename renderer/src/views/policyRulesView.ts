@@ -9,7 +9,7 @@
  */
 import { html, nothing, type TemplateResult } from 'lit-html';
 import { live } from 'lit-html/directives/live.js';
-import type { HubSetting } from '../../../src/ui-protocol.js';
+import type { HubSetting } from '../../../src/ui-protocol/index.js';
 import { icon } from './icons.js';
 
 export type RuleAction = 'allow' | 'ask' | 'deny';

@@ -11,7 +11,7 @@
  */
 import { html, nothing, render, type TemplateResult } from 'lit-html';
 import { live } from 'lit-html/directives/live.js';
-import type { NotificationSettings } from '../../../src/ui-protocol.js';
+import type { NotificationSettings } from '../../../src/ui-protocol/index.js';
 import { hubSettingsSection } from './hubSettingsView.js';
 import { forgetRuleDrafts } from './policyRulesView.js';
 import { forgetSandboxDraft } from './sandboxSettingsView.js';

@@ -6,7 +6,7 @@
  */
 import { html, nothing, render, type TemplateResult } from 'lit-html';
 import { repeat } from 'lit-html/directives/repeat.js';
-import type { UiCommandRecord } from '../../../src/ui-protocol.js';
+import type { UiCommandRecord } from '../../../src/ui-protocol/index.js';
 import { formatClock, formatDuration, formatElapsed } from '../sessionFormat.js';
 
 export interface TimelineProps {

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter, type Event, type TerminalSession } from '../../core/index.js';
 import type { GateRule, PendingApproval } from '../../mcp/server.js';
-import type { ApprovalAnswer } from '../../ui-protocol.js';
+import type { ApprovalAnswer } from '../../ui-protocol/index.js';
 
 
 /** How long Allow for 30 min lasts. */

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { z } from 'zod';
 import { ErrorCode, EventEmitter, findExecutable, SwitchboardError, type Disposable, type Event } from '../../core/index.js';
-import type { HubMessage, HubSetting } from '../../ui-protocol.js';
+import type { HubMessage, HubSetting } from '../../ui-protocol/index.js';
 import { shadowedDenies, type PolicyRule } from '../../policy/index.js';
 import { describeSettingsIssues, envOverrides, envVariableOf, parseSettingsText, readSettingsFile, SETTINGS_FILE, SettingsSchema, type Settings } from './settings.js';
 import { describeHeld, judgeArrival, same, type ChangeSource, type GuardedSettings, type HeldChange, type HeldSource } from './settingsHold.js';
@@ -89,7 +89,7 @@ const PRESENTATION: Record<Key, Presentation> = {
 /** Kind, bounds and default of each setting, in the page's order: the schema does not change. */
 const SHAPES = (Object.keys(PRESENTATION) as Key[]).map((key) => ({ key, ...describeType(SettingsSchema.shape[key]) }));
 
-/** What the settings page is told (ui-protocol.ts `hubSettings`, without its type). */
+/** What the settings page is told (src/ui-protocol/ `hubSettings`, without its type). */
 export type HubSettingsView = Omit<Extract<HubMessage, { type: 'hubSettings' }>, 'type' | 'req'>;
 
 /** The keys whose change reaches the running hub (PRESENTATION's `applies` other than `restart`). */

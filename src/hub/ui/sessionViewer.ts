@@ -1,5 +1,5 @@
 import { Utf8Pieces, wellFormedUtf8, type CommandRecord, type Disposable, type Event, type OutputFrame } from '../../core/index.js';
-import { FLOW_HIGH_WATERMARK, FLOW_LOW_WATERMARK, FRAME_BATCH_MS, type HubMessage } from '../../ui-protocol.js';
+import { FLOW_HIGH_WATERMARK, FLOW_LOW_WATERMARK, FRAME_BATCH_MS, type HubMessage } from '../../ui-protocol/index.js';
 
 /** What a viewer needs of a session (TerminalSession has it). */
 export interface ViewedSession {
@@ -55,7 +55,7 @@ type Mode = 'snapshotting' | 'live' | 'behind' | 'failed';
 /**
  * One viewer of one session (docs/design.md §5.4, VS Code style but without ever pausing the
  * PTY): a snapshot, then numbered frames batched ≤ 16 ms. Frames carry the output's bytes
- * (whole characters, valid UTF-8: ui-protocol.ts), never decoded here. Unacknowledged bytes are
+ * (whole characters, valid UTF-8: src/ui-protocol/), never decoded here. Unacknowledged bytes are
  * counted; past the high watermark (or when the transport backs up) frames stop and the
  * viewer is `behind`; once its acks bring it to the low watermark it gets a fresh snapshot
  * instead of the backlog. Memory per viewer is bounded by the high watermark: frames a
@@ -134,7 +134,7 @@ export class SessionViewer implements Disposable {
    * The session ended: send what is pending, then let go. A viewer that is behind (or waiting
    * for its snapshot) gets one more snapshot first, so it ends on the session's last screen;
    * so does one sent more than the high watermark of frames since its last snapshot, which a
-   * client may have acked without drawing (a hidden tab, ui-protocol.ts): it can no longer
+   * client may have acked without drawing (a hidden tab, src/ui-protocol/): it can no longer
    * subscribe for a fresh one once the session has ended.
    */
   finish(): void {

@@ -9,7 +9,7 @@ import {
   parseClientMessage,
   type ClientMessage,
   type HubMessage,
-} from '../../ui-protocol.js';
+} from '../../ui-protocol/index.js';
 import { isPersonChannel, type PersonAction, type UiChannel } from '../audit/personAudit.js';
 import { DEFAULT_VIEWER_LIMITS, SessionViewer, type ViewerLimits } from './sessionViewer.js';
 import { commandOutput, rerun, searchHistory, UiError, type UiHistoryHost } from './uiHistory.js';

@@ -7,7 +7,7 @@
  */
 import { ErrorCode, SwitchboardError, type CommandRecord, type HistoryPage, type SessionManager, type TerminalSession } from '../../core/index.js';
 import { historyQuery } from '../../mcp/historyFilters.js';
-import { UiErrorCode, type ClientMessage, type HubMessage } from '../../ui-protocol.js';
+import { UiErrorCode, type ClientMessage, type HubMessage } from '../../ui-protocol/index.js';
 import type { HistorySearch } from '../history/historyIndex.js';
 import type { PersonAuditSink } from '../audit/personAudit.js';
 

@@ -1,6 +1,6 @@
 import { EventEmitter, type Disposable, type Event, type SessionInfo, type SessionManager, type TerminalSession } from '../../core/index.js';
 import type { Screenshot, ScreenshotRequest } from '../../mcp/server.js';
-import type { UiApproval, UiNewApproval, UiSession } from '../../ui-protocol.js';
+import type { UiApproval, UiNewApproval, UiSession } from '../../ui-protocol/index.js';
 import { isNewSlot, type Approval } from '../gate/approvals.js';
 import type { ApprovalBook } from '../gate/approvals.js';
 import type { HistorySearch } from '../history/historyIndex.js';

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer } from 'ws';
-import { encodeFrame } from '../../ui-protocol.js';
+import { encodeFrame } from '../../ui-protocol/index.js';
 import type { Logger } from '../common/logger.js';
 import type { UiChannel } from '../audit/personAudit.js';
 import type { UiHost } from './uiHost.js';
@@ -32,7 +32,7 @@ const CLOSE_NOT_READING = 1013;
 /**
  * The UI bridge over WebSocket (`/ws`): `ws` in noServer mode, one `UiBridge` per connection,
  * JSON text messages both ways, except the hub's `frame`s, which go as binary messages (the
- * output's bytes after a small header, ui-protocol.ts `encodeFrame`). The bridge validates what
+ * output's bytes after a small header, src/ui-protocol/ `encodeFrame`). The bridge validates what
  * arrives; a binary message from the UI is refused like any other invalid message. `ws` is
  * loaded when the UI page is first served (`prepare`), or at the latest by the first upgrade: a
  * hub no browser has opened does without it (docs/decisions.md, Memory).

@@ -2,7 +2,7 @@
  * The tray menu model and icon state (docs/design.md §5.1): pure functions of the hub's sessions.
  */
 import { describe, expect, it } from 'vitest';
-import type { UiSession } from '../../../src/ui-protocol.js';
+import type { UiSession } from '../../../src/ui-protocol/index.js';
 import {
   buildTrayMenu,
   formatDuration,

@@ -14,7 +14,7 @@ import type { CommandRecord } from '../../../../src/core/types.js';
 import { SessionViewer, type ViewerLimits } from '../../../../src/hub/ui/sessionViewer.js';
 import { UiBridge, DEFAULT_BRIDGE_LIMITS } from '../../../../src/hub/ui/uiBridge.js';
 import type { UiHost } from '../../../../src/hub/ui/uiHost.js';
-import type { HubMessage } from '../../../../src/ui-protocol.js';
+import type { HubMessage } from '../../../../src/ui-protocol/index.js';
 
 class FakeSession {
   readonly id = 's1';
