@@ -11,10 +11,26 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { ToolAuditEvent } from '../../mcp/server.js';
-import type { PolicyAuditEvent } from '../gate/commandGate.js';
+import type { GateRule, ToolAuditEvent } from '../../mcp/server.js';
+import type { PolicyAction } from '../../policy/index.js';
 import type { Logger } from '../common/logger.js';
 import { AUDIT_FILE, type PersonAction, type PersonAuditSink } from './personAudit.js';
+
+/** One audit line of a decision: what answered (a rule, a grant, the person's approval), never the command. */
+export interface PolicyAuditEvent {
+  client: string;
+  tool: 'execute' | 'send' | 'open';
+  /** The session it is typed into; null for a request that starts one. */
+  session: string | null;
+  decision: PolicyAction;
+  rule?: GateRule;
+  /** The approval that asks the person. */
+  approval?: string;
+  /** A 30-minute grant allowed it without asking. */
+  grant?: true;
+  /** It was asked to run outside the OS sandbox. */
+  unsandboxed?: true;
+}
 
 export class AuditLog {
   readonly file: string;

@@ -5,7 +5,7 @@ import type { Logger } from '../common/logger.js';
 import type { LoginCodes } from '../state/loginCodes.js';
 import type { McpHttpEndpoint } from './mcpHttpEndpoint.js';
 import { guardRequest, uiCookieName, type Credential, type GuardVerdict } from './requestGuard.js';
-import { createStalledResponses, DEFAULT_HTTP_STALL_MS } from './stalledResponses.js';
+import { createStalledResponses } from './stalledResponses.js';
 import { defaultRendererDir, isUiAssetPath, serveUiAsset } from '../ui/uiStatic.js';
 import type { UiUpgradeHandler } from '../ui/uiWebSocket.js';
 
@@ -44,8 +44,8 @@ export interface HttpServerOptions {
   ui?: UiUpgradeHandler;
   /** The built renderer (default: the package's dist/renderer). */
   rendererDir?: string;
-  /** An answer the client has read nothing of for this long is dropped (stalledResponses.ts). */
-  stallMs?: number;
+  /** An answer the client has read nothing of for this long is dropped (stalledResponses.ts; setting httpStallMs). */
+  stallMs: number;
   /** One-time sign-in codes `/?login=` redeems (`switchboard ui`); without it such links are refused. */
   loginCodes?: LoginCodes;
   /**
@@ -67,7 +67,7 @@ export interface HttpServer {
  */
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
   let port = options.port;
-  const stalled = createStalledResponses({ stallMs: options.stallMs ?? DEFAULT_HTTP_STALL_MS, logger: options.logger });
+  const stalled = createStalledResponses({ stallMs: options.stallMs, logger: options.logger });
   const server = http.createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS }, (req, res) => {
     // Our own hint replaces Node's (which would advertise KEEP_ALIVE_TIMEOUT_MS itself).
     res.setHeader('Keep-Alive', `timeout=${KEEP_ALIVE_ADVERTISED_S}`);

@@ -1,9 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '../common/logger.js';
 
-/** Default for the `httpStallMs` setting: see docs/decisions.md ("An HTTP client that stops reading"). */
-export const DEFAULT_HTTP_STALL_MS = 30_000;
-
 export interface StalledResponses {
   /** Watches `res` until it finishes or closes. */
   watch(res: ServerResponse): void;

@@ -7,32 +7,12 @@
  */
 import { ErrorCode, SwitchboardError, isSwitchboardError, type Event } from '../../core/index.js';
 import type { CommandGate, GateNewPass, GateNewRequest, GatePass, GateRequest, GateRule, PendingApproval } from '../../mcp/server.js';
-import { DEFAULT_POLICY, decide, stricter, type PolicyAction, type PolicyDecision, type PolicyRule } from '../../policy/index.js';
+import { decide, stricter, type PolicyDecision } from '../../policy/index.js';
 import { newSlot, type Approval, type ApprovalBook, type Settled } from './approvals.js';
+import type { PolicyAuditEvent } from '../audit/audit.js';
 import type { Logger } from '../common/logger.js';
-import type { Settings } from '../settings/settings.js';
+import { policyOf, type Settings } from '../settings/settings.js';
 import { EMPTY_LINE, typeInto, type LineState } from './typedLine.js';
-
-/** The policy in force: the rules and the answer when none matches (the one place settings are read for it). */
-export function policyOf(settings: Partial<Pick<Settings, 'policy' | 'policyDefault'>>): { rules: readonly PolicyRule[]; fallback: PolicyAction } {
-  return { rules: settings.policy ?? DEFAULT_POLICY, fallback: settings.policyDefault ?? 'allow' };
-}
-
-/** One audit line of a decision: what answered (a rule, a grant, the person's approval), never the command. */
-export interface PolicyAuditEvent {
-  client: string;
-  tool: 'execute' | 'send' | 'open';
-  /** The session it is typed into; null for a request that starts one. */
-  session: string | null;
-  decision: PolicyAction;
-  rule?: GateRule;
-  /** The approval that asks the person. */
-  approval?: string;
-  /** A 30-minute grant allowed it without asking. */
-  grant?: true;
-  /** It was asked to run outside the OS sandbox. */
-  unsandboxed?: true;
-}
 
 export interface PolicyGateOptions {
   settings: () => Partial<Pick<Settings, 'policy' | 'policyDefault'>>;

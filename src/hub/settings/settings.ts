@@ -2,9 +2,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { agentEnvEntryProblem, DEFAULT_RETENTION_BYTES, DEFAULT_RETENTION_DAYS, DEFAULT_SECRET_PATTERNS, DEFAULT_TRANSCRIPT_MAX_BYTES } from '../../core/index.js';
-import { DEFAULT_POLICY, PolicyActionSchema, PolicyRuleSchema } from '../../policy/index.js';
+import { DEFAULT_POLICY, PolicyActionSchema, PolicyRuleSchema, type PolicyAction, type PolicyRule } from '../../policy/index.js';
 import { SandboxSettingsSchema } from '../../sandbox/index.js';
-import { DEFAULT_HTTP_STALL_MS } from '../endpoints/stalledResponses.js';
 
 const secretPattern = z.string().min(1).max(256);
 /** `NAME=value` or `NAME` (agentEnvironment.ts); a value may be long (a PATH), not unbounded. */
@@ -22,6 +21,9 @@ const agentEnvEntry = z
  * written by settingsEditor.ts alone (in `serve` and in the app), overridden by `SWITCHBOARD_*`
  * environment variables.
  */
+/** Default for the `httpStallMs` setting: see docs/decisions.md ("An HTTP client that stops reading"). */
+export const DEFAULT_HTTP_STALL_MS = 30_000;
+
 export const SettingsSchema = z.object({
   /** Shell for new sessions; default: the person's login shell ($SHELL). */
   shell: z.string().min(1).max(4_096).optional(),
@@ -219,4 +221,9 @@ export function envOverrides(env: NodeJS.ProcessEnv): Record<string, unknown> {
     }
   }
   return overrides;
+}
+
+/** The policy in force: the rules and the answer when none matches (the one place settings are read for it). */
+export function policyOf(settings: Partial<Pick<Settings, 'policy' | 'policyDefault'>>): { rules: readonly PolicyRule[]; fallback: PolicyAction } {
+  return { rules: settings.policy ?? DEFAULT_POLICY, fallback: settings.policyDefault ?? 'allow' };
 }

@@ -13,9 +13,8 @@
  * goes back to what is in force. Pure: the one writer (settingsEditor.ts) keeps the state.
  */
 import { createHash } from 'node:crypto';
-import { policyOf } from '../gate/commandGate.js';
 import { judgePolicy, judgeSandbox, shown, type Judgement, type SandboxSettingsLike, type SettingChange } from './loosening.js';
-import type { Settings } from './settings.js';
+import { policyOf, type Settings } from './settings.js';
 
 /** Where a change came from: the person, a hand edit of the file, a `/ws` connection with the token. */
 export type ChangeSource = 'person' | 'settings.json' | 'token';
