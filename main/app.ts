@@ -9,7 +9,7 @@
  * commands running, failing, waiting for input) only re-render the tray and maybe notify.
  */
 import { app, clipboard, ipcMain, protocol } from 'electron';
-import { configSnippet } from '../src/hub/hostConfig/hostConfig.js';
+import { configText } from '../src/hub/hostConfig/hostConfig.js';
 import { Hub, type HubStartOptions } from '../src/hub/hub.js';
 import type { Logger } from '../src/hub/common/logger.js';
 import type { UiBridge } from '../src/hub/ui/uiBridge.js';
@@ -157,7 +157,8 @@ export class SwitchboardApp {
       case 'newTerminal':
         return this.request({ type: 'openTerminal', cols: this.hub.settings.defaultCols, rows: this.hub.settings.defaultRows });
       case 'copyMcpConfig':
-        clipboard.writeText(`${JSON.stringify(configSnippet(action.host, this.options.env ?? process.env), null, 2)}\n`);
+        // The entry in the host's own format: JSON, or TOML for Codex.
+        clipboard.writeText(configText(action.host, this.options.env ?? process.env));
         this.options.logger.info(`app: MCP config for ${action.host} copied`);
         return;
       case 'settings':

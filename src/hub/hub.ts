@@ -1,6 +1,6 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ErrorCode, EventEmitter, SessionManager, SwitchboardError, type CoreSettings, type Disposable, type SandboxRequest, type SessionSandboxPlan } from '../core/index.js';
+import { ErrorCode, EventEmitter, SessionManager, SwitchboardError, type CoreSettings, type Disposable, type SandboxRequest, type SessionSandbox, type SessionSandboxPlan } from '../core/index.js';
 import { AgentSandbox, SandboxRefusal } from '../sandbox/index.js';
 import { createMcpServer, packageVersion, SCREEN_UPDATES_TOOL, type McpConnection, type Screenshot, type ScreenshotRequest, type ToolAuditEvent } from '../mcp/server.js';
 import { ScreenUpdates } from '../mcp/screenUpdates.js';
@@ -231,7 +231,18 @@ export class Hub {
 
   /** ToolHost: a PNG of a session's screen (the `screenshot` tool, the UI's "Save screenshot"). */
   screenshot(ref: string, request: ScreenshotRequest = {}): Promise<Screenshot> {
-    return takeScreenshot(this.manager, ref, request);
+    return takeScreenshot(this.manager, ref, request, (session, file) => this.sandbox.refusesWrite(this.writerSandbox(session), file));
+  }
+
+  /**
+   * Whose sandbox a file the hub writes for an agent follows (a `screenshot` path): an agent's
+   * session's own; for the person's session, an ended one or one recorded before sandboxes, a
+   * sandbox as the settings make it with no project folder (temp and the writable folders).
+   */
+  private writerSandbox(id: string): SessionSandbox {
+    const sandbox = this.manager.list(true).find((info) => info.id === id)?.sandbox;
+    if (sandbox && (sandbox.on || sandbox.off === 'allowed' || sandbox.off === 'unavailable')) return sandbox;
+    return { on: true, filesystem: this.settings.sandbox.filesystem, project: null, summary: '' };
   }
 
   /** A session's sandbox (the core's decider): the sandbox layer's plan, its refusals as coded errors. */
