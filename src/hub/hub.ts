@@ -25,7 +25,7 @@ import { ToolCallSummary } from './audit/toolCallSummary.js';
 import { ensureStateDir } from './common/stateDir.js';
 import { ensureToken, ensureUiKey, replaceToken, replaceUiKey, tokenWrittenAt } from './state/token.js';
 import { UiHost } from './ui/uiHost.js';
-import { createUiWebSocketServer } from './ui/uiWebSocket.js';
+import { createUiEndpoint } from './ui/uiEndpoint.js';
 
 export interface HubOptions {
   stateDir: string;
@@ -312,7 +312,7 @@ export class Hub {
         rateLimit,
         resources: { screens: this.screenUpdates, onDidChangeLive: this.manager.onDidChangeLive },
       });
-      const ui = createUiWebSocketServer({ host: this.ui, logger: this.logger, maxPayload: this.settings.bodyLimitBytes });
+      const ui = createUiEndpoint({ host: this.ui, logger: this.logger, maxPayload: this.settings.bodyLimitBytes });
       this.httpServer = await startHttpServer({
         port: this.settings.port,
         strictPort: this.portGiven,

@@ -1,13 +1,13 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { UiChannel } from '../audit/personAudit.js';
 import { BASE_HEADERS, refuseUpgrade, sendJsonBody, sendJsonRpcError, sendText } from './httpReplies.js';
 import type { Logger } from '../common/logger.js';
 import type { LoginCodes } from '../state/loginCodes.js';
 import type { McpHttpEndpoint } from './mcpHttpEndpoint.js';
 import { guardRequest, uiCookieName, type Credential, type GuardVerdict } from './requestGuard.js';
 import { createStalledResponses } from './stalledResponses.js';
-import { defaultRendererDir, isUiAssetPath, serveUiAsset } from '../ui/uiStatic.js';
-import type { UiUpgradeHandler } from '../ui/uiWebSocket.js';
 
 /** Never anything but loopback (docs/design.md §4.3). */
 export const HTTP_HOST = '127.0.0.1';
@@ -40,10 +40,8 @@ export interface HttpServerOptions {
   bodyLimitBytes: number;
   mcp: McpHttpEndpoint;
   logger: Logger;
-  /** The UI bridge on `/ws`; without it upgrades are answered 501. */
-  ui?: UiUpgradeHandler;
-  /** The built renderer (default: the package's dist/renderer). */
-  rendererDir?: string;
+  /** The person's UI: its page at `/` with its files, and its bridge on `/ws`. */
+  ui: UiEndpoint;
   /** An answer the client has read nothing of for this long is dropped (stalledResponses.ts; setting httpStallMs). */
   stallMs: number;
   /** One-time sign-in codes `/?login=` redeems (`switchboard ui`); without it such links are refused. */
@@ -53,6 +51,27 @@ export interface HttpServerOptions {
    * quiet move to a free port, which would leave the person's link pointing elsewhere.
    */
   strictPort?: boolean;
+}
+
+/**
+ * The person's UI as the HTTP server serves it (the ui room builds it, the composition root hands
+ * it over): the page and its files, and the bridge on `/ws`. Every call comes after the request
+ * guard passed.
+ */
+export interface UiEndpoint {
+  /** Whether a path may name one of the page's files (`/` is the page itself). */
+  isAsset(urlPath: string): boolean;
+  /** Answers a request for `/` or one of the page's files (with a CSP naming `port`). */
+  serve(req: http.IncomingMessage, res: http.ServerResponse, urlPath: string, port: number): void;
+  /**
+   * A checked `/ws` upgrade (Host, Origin and the token or cookie passed, before any 101).
+   * `channel`: `window` when the UI cookie signed it in (the person's browser), `token` when the
+   * bearer token did (what agents hold: it cannot answer for the person, uiBridge.ts).
+   */
+  handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer, channel: Extract<UiChannel, 'window' | 'token'>): void;
+  /** The page was served: its WebSocket follows in a moment, so load what it needs now. */
+  prepare(): void;
+  close(): Promise<void>;
 }
 
 export interface HttpServer {
@@ -83,7 +102,6 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     const guard = guardRequest(req, { port, token: options.token, uiKey: options.uiKey, allowCookie: true, requireOrigin: true });
     if (!guard.ok) return refuseUpgrade(socket, guard.status, guard.reason);
     if (pathOf(req) !== '/ws') return refuseUpgrade(socket, 404, 'Not found');
-    if (!options.ui) return refuseUpgrade(socket, 501, 'The UI bridge is not available in this version');
     // The UI cookie is the person's window; the bearer token is what agents hold (uiBridge.ts, PERSON_ONLY).
     options.ui.handleUpgrade(req, socket, _head, guard.credential === 'cookie' ? 'window' : 'token');
   });
@@ -114,7 +132,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await options.mcp.close();
-      await options.ui?.close();
+      await options.ui.close();
       server.closeAllConnections();
       stalled.dispose();
       await closed;
@@ -168,7 +186,7 @@ async function handleRequest(req: http.IncomingMessage, res: http.ServerResponse
     return options.mcp.handle(req, res, parsed, body);
   }
   if (path === '/') return serveUi(req, res, port, options, guard.credential);
-  if (isUiAssetPath(path)) return serveUiAsset(req, res, path, port, options.rendererDir ?? defaultRendererDir());
+  if (options.ui.isAsset(path)) return options.ui.serve(req, res, path, port);
   if (path === '/ws') return sendText(res, 426, 'Upgrade Required\n', { Upgrade: 'websocket' });
   return sendText(res, 404, 'Not found\n');
 }
@@ -201,8 +219,8 @@ function serveUi(req: http.IncomingMessage, res: http.ServerResponse, port: numb
     res.writeHead(303, { ...BASE_HEADERS, Location: '/', 'Content-Length': '0' });
     return void res.end();
   }
-  options.ui?.prepare();
-  serveUiAsset(req, res, '/', port, options.rendererDir ?? defaultRendererDir());
+  options.ui.prepare();
+  options.ui.serve(req, res, '/', port);
 }
 
 function refuse(req: http.IncomingMessage, res: http.ServerResponse, verdict: GuardVerdict, path: string): void {
