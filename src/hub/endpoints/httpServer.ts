@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { UiChannel } from '../audit/personAudit.js';
 import { BASE_HEADERS, refuseUpgrade, sendJsonBody, sendJsonRpcError, sendText } from './httpReplies.js';
+import { envelopeError } from '../common/jsonRpc.js';
 import type { Logger } from '../common/logger.js';
 import type { LoginCodes } from '../state/loginCodes.js';
 import type { McpHttpEndpoint } from './mcpHttpEndpoint.js';
@@ -179,9 +180,9 @@ async function handleRequest(req: http.IncomingMessage, res: http.ServerResponse
     } catch {
       return sendJsonRpcError(res, 400, -32700, 'Parse error: the request body is not JSON.');
     }
-    // Issue 7: refused before the SDK, which would run every call of a batch array and answers a
+    // Refused before the SDK, which would run every call of a batch array and answers a
     // message without "jsonrpc" with -32700 and id null (the caller could not match it).
-    const invalid = invalidRequestReplies(parsed);
+    const invalid = envelopeError(parsed, 'request');
     if (invalid) return sendJsonBody(res, 400, invalid);
     return options.mcp.handle(req, res, parsed, body);
   }
@@ -287,26 +288,4 @@ function discardBody(req: http.IncomingMessage): void {
 
 function pathOf(req: http.IncomingMessage): string {
   return new URL(req.url ?? '/', 'http://localhost').pathname;
-}
-
-type JsonRpcId = string | number;
-const isJsonRpcId = (value: unknown): value is JsonRpcId => typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const invalidRequest = (id: JsonRpcId | null, message: string): unknown => ({ jsonrpc: '2.0', id, error: { code: -32600, message } });
-
-/**
- * The -32600 answer for a POST body that is JSON but not one JSON-RPC 2.0 message, else
- * undefined. Same rules and wording as the shim (src/hub/common/jsonRpc.ts): a batch array is refused
- * whole (MCP 2025-06-18 dropped batches) with one error per id in it; an object without
- * `"jsonrpc": "2.0"` gets an error carrying its id, so the caller is never left guessing.
- */
-function invalidRequestReplies(body: unknown): unknown {
-  if (Array.isArray(body)) {
-    const message = 'Invalid Request: batch arrays are not supported and nothing in this batch was run; send one JSON-RPC 2.0 message per request.';
-    const ids = body.filter(isPlainObject).map((item) => item.id).filter(isJsonRpcId);
-    return ids.length > 0 ? ids.map((id) => invalidRequest(id, message)) : invalidRequest(null, message);
-  }
-  if (!isPlainObject(body)) return invalidRequest(null, 'Invalid Request: a message must be a JSON object.');
-  if (body.jsonrpc !== '2.0') return invalidRequest(isJsonRpcId(body.id) ? body.id : null, 'Invalid Request: "jsonrpc" must be "2.0".');
-  return undefined;
 }
