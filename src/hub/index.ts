@@ -2,7 +2,9 @@
  * The hub's public entry: what main/ and src/commands/ may use. Everything else under src/hub/ is
  * the hub's own business; the lint rule of docs/design.md §1.2 refuses a deep import from outside.
  * (The shim, and src/commands/mcp.ts that runs it, import only the common/ room instead: importing
- * this entry would load the hub and the core into a process that only forwards lines.)
+ * this entry would load the hub and the core into a process that only forwards lines. For the same
+ * reason a command that starts no hub, `config` or `export`, imports the light rooms common/ and
+ * hostConfig/ directly.)
  *
  * The rooms, each a folder named after its job, top to bottom (a room imports only the rooms below
  * it; hub.ts, the composition root, imports them all):
