@@ -188,7 +188,7 @@ export class SessionReader {
     const lines = since.lines;
     const shown = Math.min(lines.length, limit);
     let content = lines.slice(-limit).join('\n');
-    // Issue 7: loss is never silent. The start of what this reader missed left the scrollback.
+    // Loss is never silent. The start of what this reader missed left the scrollback.
     if (!since.complete) content = `[… earlier output since your last read is no longer held here; a command's whole output: read view=command]\n${content}`;
     return { content, lines: shown, total_lines: lines.length, truncated: !since.complete || lines.length > shown };
   }
