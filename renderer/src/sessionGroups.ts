@@ -2,7 +2,7 @@
  * How the sidebar groups sessions: by agent (the creator's client name, the person's own
  * sessions last) or by project folder (cwd), each group's sessions oldest first. Pure.
  */
-import type { UiRemote } from '../../src/ui-protocol.js';
+import type { UiRemote } from '../../src/ui-protocol/index.js';
 import { creatorName, shortPath, type SessionEntry } from './sessionFormat.js';
 
 export type GroupMode = 'agent' | 'folder';

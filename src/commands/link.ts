@@ -13,9 +13,9 @@
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { readHubInfo } from '../hub/hubInfo.js';
-import { HANDSHAKE_TIMEOUT_MS, MAX_HANDSHAKE_BYTES, SOCKET_FILE, UI_KEY_FILE, type DeniedMessage, type LinkHelloMessage } from '../hub/socketProtocol.js';
-import { defaultStateDir, ensureStateDir } from '../hub/stateDir.js';
+import { readHubInfo } from '../hub/common/hubInfo.js';
+import { HANDSHAKE_TIMEOUT_MS, MAX_HANDSHAKE_BYTES, SOCKET_FILE, UI_KEY_FILE, type DeniedMessage, type LinkHelloMessage } from '../hub/common/socketProtocol.js';
+import { defaultStateDir, ensureStateDir } from '../hub/common/stateDir.js';
 import { packageVersion } from '../packageInfo.js';
 import { connectToHub } from '../shim/hubConnector.js';
 

@@ -6,14 +6,22 @@
  * `add` then says whether the link came up, or why not, in the words the window uses.
  */
 import * as path from 'node:path';
-import { processAlive, readHubInfo, type HubRemoteInfo } from '../hub/hubInfo.js';
-import { acquireHubLock, HubLockedError } from '../hub/lock.js';
-import { changeRemotesThroughHub } from '../hub/remote/remotesThroughHub.js';
-import { RemoteEntrySchema, type RemoteEntry } from '../hub/remote/remoteSettings.js';
-import { describeSettingsIssues, loadSettings } from '../hub/settings.js';
-import { SettingsEditor } from '../hub/settingsEditor.js';
-import { SOCKET_FILE } from '../hub/socketProtocol.js';
-import { defaultStateDir, ensureStateDir } from '../hub/stateDir.js';
+import {
+  acquireHubLock,
+  changeRemotesThroughHub,
+  defaultStateDir,
+  describeSettingsIssues,
+  ensureStateDir,
+  HubLockedError,
+  loadSettings,
+  processAlive,
+  readHubInfo,
+  RemoteEntrySchema,
+  SettingsEditor,
+  SOCKET_FILE,
+  type HubRemoteInfo,
+  type RemoteEntry,
+} from '../hub/index.js';
 
 const USAGE = `Usage: switchboard remote <add|list|remove>
   remote add NAME DESTINATION [--command PATH] [--ssh-config FILE]

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UiRemote, UiSession } from '../../src/ui-protocol.js';
+import type { UiRemote, UiSession } from '../../src/ui-protocol/index.js';
 import { stopHubIn } from './helpers/hubCleanup.js';
 import { pollUntil } from './helpers/poll.js';
 import { BIN, cleanEnv, removeHome, ROOT, startHub, tempHome, type HubProcess } from './helpers/hubProcess.js';

@@ -1,6 +1,6 @@
 import { HISTORY_DEFAULT_LIMIT } from '../../mcp/historyFilters.js';
-import type { ClientMessage, HubMessage, UiHistoryEntry } from '../../ui-protocol.js';
-import { LOCAL_HOST, splitRemoteRef } from './remoteNames.js';
+import type { ClientMessage, HubMessage, UiHistoryEntry } from '../../ui-protocol/index.js';
+import { LOCAL_HOST, splitRemoteRef } from '../settings/remoteNames.js';
 
 type Search = Extract<ClientMessage, { type: 'searchHistory' }>;
 

@@ -4,7 +4,7 @@
  * (`REMOTE_UNAVAILABLE`, with `problem` as data). Read from what ssh printed and how it ended, or
  * from the remote's own refusal (`denied`).
  */
-import { DEFAULT_REMOTE_COMMAND, type RemoteEntry } from './remoteSettings.js';
+import { DEFAULT_REMOTE_COMMAND, type RemoteEntry } from '../settings/remoteSettings.js';
 
 export type LinkProblemCode =
   /** ssh's "REMOTE HOST IDENTIFICATION HAS CHANGED". */

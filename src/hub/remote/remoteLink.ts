@@ -1,10 +1,10 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { EventEmitter, type Disposable, type Event } from '../../core/index.js';
-import type { Logger } from '../logger.js';
-import { LINK_PROTOCOL_VERSION, MAX_HANDSHAKE_BYTES, type HandshakeReply, type LinkHelloMessage } from '../socketProtocol.js';
+import type { Logger } from '../common/logger.js';
+import { LINK_PROTOCOL_VERSION, MAX_HANDSHAKE_BYTES, type HandshakeReply, type LinkHelloMessage } from '../common/socketProtocol.js';
 import { linkProblem, type LinkEnd, type LinkProblem, type LinkProblemCode } from './linkFailure.js';
 import { LinkMux } from './linkMux.js';
-import type { RemoteEntry } from './remoteSettings.js';
+import type { RemoteEntry } from '../settings/remoteSettings.js';
 import { SSH_PROGRAM, sshArguments } from './sshInvocation.js';
 
 export type RemoteState = 'connecting' | 'connected' | 'disconnected';

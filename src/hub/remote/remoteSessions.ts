@@ -1,8 +1,8 @@
 import { EventEmitter, type Disposable, type Event } from '../../core/index.js';
-import { parseHubMessage, UI_PROTOCOL_VERSION, type HubMessage, type UiNewApproval, type UiSession } from '../../ui-protocol.js';
-import type { Logger } from '../logger.js';
+import { parseHubMessage, UI_PROTOCOL_VERSION, type HubMessage, type UiNewApproval, type UiSession } from '../../ui-protocol/index.js';
+import type { Logger } from '../common/logger.js';
 import type { LinkMux, LinkStream } from './linkMux.js';
-import { remoteRef } from './remoteNames.js';
+import { remoteRef } from '../settings/remoteNames.js';
 
 /**
  * A remote's sessions and the approvals no session there shows, as this hub's window and menu

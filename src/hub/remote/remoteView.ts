@@ -1,7 +1,7 @@
 import type { Disposable } from '../../core/index.js';
-import { decodeFrame, parseHubMessage, UI_PROTOCOL_VERSION, UiErrorCode, type ClientMessage, type HubMessage } from '../../ui-protocol.js';
+import { decodeFrame, parseHubMessage, UI_PROTOCOL_VERSION, UiErrorCode, type ClientMessage, type HubMessage } from '../../ui-protocol/index.js';
 import type { LinkMux, LinkStream } from './linkMux.js';
-import { remoteRef } from './remoteNames.js';
+import { remoteRef } from '../settings/remoteNames.js';
 
 /** What a view needs of its remote: the link while it is up, and why it is not. */
 export interface ViewedRemote {

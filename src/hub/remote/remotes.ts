@@ -1,17 +1,17 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { EventEmitter, type Disposable, type Event } from '../../core/index.js';
 import type { RemoteCaller, RemoteTools } from '../../mcp/toolHost.js';
-import type { ClientMessage, HubMessage, UiNewApproval, UiRemote, UiSession } from '../../ui-protocol.js';
-import type { Logger } from '../logger.js';
+import type { ClientMessage, HubMessage, UiNewApproval, UiRemote, UiSession } from '../../ui-protocol/index.js';
+import type { Logger } from '../common/logger.js';
 import { mergeHistory } from './historyAcrossMachines.js';
-import type { PersonAction } from '../personAudit.js';
 import { LinkMux } from './linkMux.js';
 import { RemoteCalls } from './remoteCalls.js';
 import { RemoteLink, type RemoteStatus } from './remoteLink.js';
-import { splitRemoteRef } from './remoteNames.js';
+import { splitRemoteRef } from '../settings/remoteNames.js';
 import { RemoteSessions } from './remoteSessions.js';
-import type { RemoteEntry } from './remoteSettings.js';
+import type { RemoteEntry } from '../settings/remoteSettings.js';
 import { RemoteView } from './remoteView.js';
+import type { RemoteBridgeOptions, RemoteBridgeSide, UiRemotes } from '../ui/uiRemotes.js';
 import { remoteAction, routeToRemote } from './uiRouting.js';
 
 /** How long an agent's call waits for a remote that is not connected to connect. */
@@ -75,31 +75,12 @@ class Remote implements Disposable {
   }
 }
 
-/** What a UI bridge of this hub gives its remote side. */
-export interface RemoteBridgeOptions {
-  send(message: HubMessage): void;
-  /** The bridge's connection is the person's. */
-  person: boolean;
-  /** One person action of this hub's audit (the bridge adds its channel). */
-  audit(entry: PersonAction): void;
-  /** Typing into a remote session, counted as the bridge counts it. */
-  typed(session: string, bytes: number): void;
-}
-
-/** One UI bridge's way to the remotes. */
-export interface RemoteBridgeSide extends Disposable {
-  /** True when `message` is about a remote (forwarded, or answered with why not); false: this hub's own. */
-  route(message: ClientMessage): boolean;
-  /** A history search across machines: this hub's answer and each connected remote's, newest first. */
-  searchHistory(message: Extract<ClientMessage, { type: 'searchHistory' }>, local: () => Promise<HubMessage>): Promise<HubMessage>;
-}
-
 /**
  * The other machines this hub links to (docs/design.md §4.7), from the `remotes` setting, changed
  * live: each with its link (remoteLink.ts), its sessions as this hub lists them, its agents'
  * calls, and the windows' views of it. This is what the UI host and the tools see of them.
  */
-export class Remotes implements RemoteTools, Disposable {
+export class Remotes implements RemoteTools, UiRemotes, Disposable {
   private readonly remotes = new Map<string, Remote>();
   private readonly bridges = new Set<{ views: Map<string, RemoteView>; options: RemoteBridgeOptions }>();
   private readonly onDidChangeStatusEmitter = new EventEmitter<void>();

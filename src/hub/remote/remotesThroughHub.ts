@@ -2,9 +2,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { packageVersion } from '../../packageInfo.js';
-import { parseHubMessage, UI_PROTOCOL_VERSION, type HubMessage, type UiRemote } from '../../ui-protocol.js';
-import { LINK_PROTOCOL_VERSION, UI_KEY_FILE } from '../socketProtocol.js';
-import { RemotesSchema, type RemoteEntry } from './remoteSettings.js';
+import { parseHubMessage, UI_PROTOCOL_VERSION, type HubMessage, type UiRemote } from '../../ui-protocol/index.js';
+import { LINK_PROTOCOL_VERSION, UI_KEY_FILE } from '../common/socketProtocol.js';
+import { RemotesSchema, type RemoteEntry } from '../settings/remoteSettings.js';
 import { connectSocketLink } from './socketLink.js';
 
 /**

@@ -1,5 +1,5 @@
 import * as net from 'node:net';
-import { LINK_PROTOCOL_VERSION, MAX_HANDSHAKE_BYTES, type HandshakeReply, type LinkHelloMessage, type WelcomeMessage } from '../socketProtocol.js';
+import { LINK_PROTOCOL_VERSION, MAX_HANDSHAKE_BYTES, type HandshakeReply, type LinkHelloMessage, type WelcomeMessage } from '../common/socketProtocol.js';
 import { LinkMux } from './linkMux.js';
 
 /**

@@ -1,4 +1,4 @@
-import { DEFAULT_REMOTE_COMMAND, type RemoteEntry } from './remoteSettings.js';
+import { DEFAULT_REMOTE_COMMAND, type RemoteEntry } from '../settings/remoteSettings.js';
 
 /** How often ssh checks the other end is alive, and how many missed answers end the link. */
 const SERVER_ALIVE_SECONDS = 15;

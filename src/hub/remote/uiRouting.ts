@@ -1,7 +1,7 @@
 import { ErrorCode } from '../../core/index.js';
-import type { ClientMessage, HubMessage } from '../../ui-protocol.js';
-import type { PersonAction } from '../personAudit.js';
-import { splitRemoteRef } from './remoteNames.js';
+import type { ClientMessage, HubMessage } from '../../ui-protocol/index.js';
+import type { PersonAction } from '../audit/personAudit.js';
+import { splitRemoteRef } from '../settings/remoteNames.js';
 
 type Routed = { host: string; message: ClientMessage } | { refused: HubMessage };
 
