@@ -184,6 +184,11 @@ describe('a remote over ssh', () => {
     await ui.waitFor((m) => m.type === 'snapshot' && m.session === session, 'a snapshot of the remote session', { from });
     await call('execute', { session, command: 'echo live-over-the-link' });
     await ui.waitForText(session, 'live-over-the-link', from);
+    // Save screenshot in the window: drawn by the remote hub, named here by the remote's id; audited here with host.
+    const shot = await ui.ask({ type: 'screenshot', session });
+    expect(shot).toMatchObject({ type: 'screenshotTaken', session });
+    expect(Buffer.from((shot as { png: string }).png, 'base64').subarray(1, 4).toString('latin1')).toBe('PNG');
+    await auditLine(hub.home, (line) => line.action === 'screenshot' && line.session === session && line.host === 'devbox', 'the screenshot in this audit');
   }, 60_000);
 
   it('an agent\'s screenshot of a remote session is drawn there and comes back as an image', async () => {
