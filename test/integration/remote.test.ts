@@ -260,6 +260,26 @@ describe('a remote over ssh', () => {
     }
   }, 60_000);
 
+  it('a /ws signed in with the token cannot add a remote: the change waits for the person, who discards it, and no ssh starts', async () => {
+    const agentUi = await UiClient.connectWith(hub, { Authorization: `Bearer ${hub.token}` });
+    try {
+      const remotes = JSON.parse(readFileSync(path.join(hub.home, 'settings.json'), 'utf8')).remotes as unknown[];
+      // A remote's command runs through ssh outside every sandbox: an agent must not be able to add one.
+      const sneaky = { name: 'sneaky', destination: ssh.host, command: REMOTE_COMMAND, sshConfig: ssh.clientConfig };
+      const from = ui.mark();
+      const answer = await agentUi.request({ type: 'setSettings', changes: { remotes: [...remotes, sneaky] } });
+      expect(answer).toMatchObject({ type: 'error', code: 'HELD_FOR_PERSON' });
+      const held = await ui.waitFor((m) => m.type === 'heldSettings' && m.held !== null && m.held.settings.includes('remotes'), 'the held change in the window', { from });
+      expect(remoteOf('sneaky')).toBeUndefined();
+      const id = (held as Extract<typeof held, { type: 'heldSettings' }>).held!.id;
+      expect(await ui.request({ type: 'discardSettings', id })).toMatchObject({ type: 'done' });
+      expect(JSON.parse(readFileSync(path.join(hub.home, 'settings.json'), 'utf8')).remotes).toEqual(remotes);
+      expect(remoteOf('sneaky')).toBeUndefined();
+    } finally {
+      agentUi.close();
+    }
+  }, 60_000);
+
   it('remote add, list and remove change the running hub at once, as the person types them', async () => {
     const added = await cli(['remote', 'add', 'second', ssh.host, '--command', REMOTE_COMMAND, '--ssh-config', ssh.clientConfig]);
     expect(added.stderr).toContain('Added second: connected');
