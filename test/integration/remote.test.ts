@@ -91,6 +91,10 @@ beforeAll(async () => {
   writeFileSync(older, "process.stderr.write('switchboard: unknown command \"' + process.argv[2] + '\"\\n\\nUsage: switchboard <command>\\n');\nprocess.exitCode = 2;\n");
   const settings = JSON.parse(readFileSync(path.join(home, 'settings.json'), 'utf8')) as { remotes: unknown[] };
   settings.remotes.push({ name: 'older', destination: ssh.host, command: `${process.execPath} ${older}`, sshConfig: ssh.clientConfig });
+  // A machine that does not answer: port 1 on loopback refuses; its own ssh config, nothing of ~/.ssh read.
+  const closedConfig = path.join(ssh.dir, 'ssh_config_closed');
+  writeFileSync(closedConfig, ['Host sbremote-closed', '  HostName 127.0.0.1', '  Port 1', '  IdentityFile /dev/null', '  IdentitiesOnly yes', '  IdentityAgent none', '  UserKnownHostsFile /dev/null', '  GlobalKnownHostsFile /dev/null', ''].join('\n'));
+  settings.remotes.push({ name: 'closed', destination: 'sbremote-closed', command: REMOTE_COMMAND, sshConfig: closedConfig });
   writeFileSync(path.join(home, 'settings.json'), JSON.stringify(settings));
   hub = await startHub({ home });
   ui = await UiClient.connect(hub, await personCookie(hub));
@@ -137,6 +141,11 @@ describe('a remote over ssh', () => {
     expect(ran.sc.session).toBe(session);
     expect(ran.sc.exit_code, JSON.stringify(ran.sc)).toBe(3);
     expect(String(ran.sc.output)).toContain(ssh.remoteState);
+    // send and read work there as here: typed at the remote shell, its output read back.
+    const sent = await call('send', { session, text: 'echo sent-$((40+1))', keys: ['enter'] });
+    expect(sent.isError, sent.text).toBe(false);
+    const waited = await call('read', { session, view: 'screen', wait: { pattern: '^sent-41$' } });
+    expect(waited.text).toContain('sent-41');
     const listed = await call('list', { host: 'devbox' });
     const row = (listed.sc.sessions as { id: string; host?: string; creator: { client?: string } }[]).find((s) => s.id === session);
     expect(row?.host).toBe('devbox');
@@ -214,6 +223,9 @@ describe('a remote over ssh', () => {
     const older = remoteOf('older')?.state === 'disconnected' ? remoteOf('older')! : await remoteState('older', 'disconnected');
     expect(older.problem?.code).toBe('incompatible');
     expect(older.problem?.message).toContain('Install the same version of Switchboard on both machines');
+    const closed = remoteOf('closed')?.state === 'disconnected' ? remoteOf('closed')! : await remoteState('closed', 'disconnected');
+    expect(closed.problem?.code).toBe('unreachable');
+    expect(closed.problem?.message).toContain('cannot be reached');
     const asked = await call('open', { host: 'changed' });
     expect(asked.isError).toBe(true);
     expect(asked.error?.code).toBe('REMOTE_UNAVAILABLE');
@@ -306,7 +318,7 @@ describe('a remote over ssh', () => {
     const removed = await cli(['remote', 'remove', 'second']);
     expect(removed.code, removed.stderr).toBe(0);
     await ui.waitFor((m) => m.type === 'remotes' && !m.remotes.some((remote) => remote.name === 'second'), 'second gone from the window', { from });
-    expect(JSON.parse(readFileSync(path.join(hub.home, 'settings.json'), 'utf8')).remotes.map((remote: { name: string }) => remote.name)).toEqual(['devbox', 'changed', 'refused', 'bare', 'older']);
+    expect(JSON.parse(readFileSync(path.join(hub.home, 'settings.json'), 'utf8')).remotes.map((remote: { name: string }) => remote.name)).toEqual(['devbox', 'changed', 'refused', 'bare', 'older', 'closed']);
     const unknown = await cli(['remote', 'remove', 'second']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('there is no remote named second');
