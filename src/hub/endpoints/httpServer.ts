@@ -6,6 +6,7 @@ import type { LoginCodes } from '../state/loginCodes.js';
 import type { McpHttpEndpoint } from './mcpHttpEndpoint.js';
 import { guardRequest, uiCookieName, type Credential, type GuardVerdict } from './requestGuard.js';
 import { createStalledResponses } from './stalledResponses.js';
+import { handleApprovalPage, isApprovalPagePath, type ApprovalPageOptions } from './approvalPage.js';
 import { defaultRendererDir, isUiAssetPath, serveUiAsset } from '../ui/uiStatic.js';
 import type { UiUpgradeHandler } from '../ui/uiWebSocket.js';
 
@@ -46,6 +47,8 @@ export interface HttpServerOptions {
   rendererDir?: string;
   /** An answer the client has read nothing of for this long is dropped (stalledResponses.ts; setting httpStallMs). */
   stallMs: number;
+  /** The approval page a URL elicitation links to (`/approval/…`, its own sign-in); without it those paths are 404. */
+  approvalPage?: Omit<ApprovalPageOptions, 'rendererDir'>;
   /** One-time sign-in codes `/?login=` redeems (`switchboard ui`); without it such links are refused. */
   loginCodes?: LoginCodes;
   /**
@@ -135,6 +138,11 @@ function listen(server: http.Server, port: number): Promise<void> {
 
 async function handleRequest(req: http.IncomingMessage, res: http.ServerResponse, port: number, options: HttpServerOptions): Promise<void> {
   const path = pathOf(req);
+  // Its own sign-in (an approval link's one-time code): the bearer token and the UI cookie open nothing there.
+  if (isApprovalPagePath(path)) {
+    if (!options.approvalPage) return sendText(res, 404, 'Not found\n');
+    return handleApprovalPage(req, res, port, { ...options.approvalPage, rendererDir: options.rendererDir ?? defaultRendererDir() });
+  }
   const loginCode = uiQueryParameter(req, path, 'login');
   const { loginCodes } = options;
   const queryKey = uiQueryParameter(req, path, 'key');

@@ -10,6 +10,7 @@ import { startProgress } from '../progress.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, type InputSpec } from '../schemas.js';
 import type { ToolDeps } from '../toolHost.js';
 import { approvalNote, assertNotReserved } from '../approvals.js';
+import { elicitApproval } from '../approvalElicitation.js';
 import { answerInput, describeInput, waitForCommand } from '../nextStep.js';
 import type { PendingApproval } from '../toolHost.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
@@ -126,7 +127,7 @@ export function registerExecute(server: McpServer, deps: ToolDeps): RegisteredTo
           return success(result, renderExecute(result), warnings());
         }
         // The person's policy, before anything is typed (docs/design.md §2.9); a deny throws.
-        const request = { session, command: args.command, tool: 'execute' as const, client: deps.clientName(ctx), clientName: deps.clientApp(ctx) };
+        const request = { session, command: args.command, tool: 'execute' as const, client: deps.clientName(ctx), clientName: deps.clientApp(ctx), ...elicitApproval(deps, ctx) };
         // Allowed after this call returned: typed with the defaults, left running for read with wait.exit.
         const later = () => session.execute({ command: args.command, timeoutMs: host.settings.executeTimeoutMs, maxLines, background: true });
         const pass = await host.gate.pass(request, timeoutMs, ctx.mcpReq.signal, later);
@@ -172,7 +173,7 @@ async function outsideTheSandbox(
     const result = await start(budget.timeoutMs, args.background);
     return success(result, renderExecute(result), warnings);
   }
-  const request = { tool: 'execute' as const, command: args.command, cwd: place.cwd, unsandboxed: true, key: place.key, client, clientName: deps.clientApp(ctx) };
+  const request = { tool: 'execute' as const, command: args.command, cwd: place.cwd, unsandboxed: true, key: place.key, client, clientName: deps.clientApp(ctx), ...elicitApproval(deps, ctx) };
   const later = async () => {
     const session = await host.manager.open({ creator: { kind: 'agent', client }, cwd: place.cwd, sandbox: false });
     return session.execute({ command: args.command, timeoutMs: host.settings.executeTimeoutMs, maxLines: budget.maxLines, background: true });

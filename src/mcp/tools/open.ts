@@ -3,6 +3,7 @@ import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { SessionInfo, TerminalSession } from '../../core/index.js';
 import { approvalNote } from '../approvals.js';
+import { elicitApproval } from '../approvalElicitation.js';
 import { argvLine } from '../commandLine.js';
 import { requestKey } from '../requestKey.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, type InputSpec } from '../schemas.js';
@@ -96,7 +97,7 @@ export function registerOpen(server: McpServer, deps: ToolDeps): RegisteredTool 
         if (!host.gate) return opened(await open());
         // The program and its arguments are the command line it runs (docs/design.md §2.9).
         const command = argvLine([checked.program, ...(options.args ?? [])], options.env);
-        const gated = { tool: 'open' as const, command, cwd: checked.cwd, unsandboxed: sandbox === false, key, client, clientName: deps.clientApp(ctx) };
+        const gated = { tool: 'open' as const, command, cwd: checked.cwd, unsandboxed: sandbox === false, key, client, clientName: deps.clientApp(ctx), ...elicitApproval(deps, ctx) };
         const pass = await host.gate.passNew(gated, host.settings.executeTimeoutMs, ctx.mcpReq.signal, open);
         if (pass.outcome === 'awaiting') {
           const waiting = awaitingOpen(pass.approval);

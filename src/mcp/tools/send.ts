@@ -3,6 +3,7 @@ import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { InputKind, SendResult } from '../../core/index.js';
 import { approvalNote, assertNotReserved } from '../approvals.js';
+import { elicitApproval } from '../approvalElicitation.js';
 import { startProgress } from '../progress.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, WAIT_ALIASES, waitSchema, type InputSpec } from '../schemas.js';
 import type { GatePass, ToolAuditEvent, ToolDeps } from '../toolHost.js';
@@ -96,7 +97,7 @@ export function registerSend(server: McpServer, deps: ToolDeps): RegisteredTool 
           // Judged by the bytes it writes and what reads them, not by key names (docs/design.md §2.9).
           const { bytes, bracketedPaste } = session.typedBytes(request);
           if (bytes !== '') {
-            const gated = { session, tool: 'send' as const, bytes, bracketedPaste, client: typed.clientName, clientName: deps.clientApp(ctx) };
+            const gated = { session, tool: 'send' as const, bytes, bracketedPaste, client: typed.clientName, clientName: deps.clientApp(ctx), ...elicitApproval(deps, ctx) };
             const later = () => session.send({ ...typed, wait: undefined });
             pass = await host.gate.pass(gated, request.wait?.timeout_ms ?? host.settings.executeTimeoutMs, ctx.mcpReq.signal, later);
             if (pass.outcome === 'awaiting') {
