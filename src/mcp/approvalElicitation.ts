@@ -6,7 +6,8 @@
  * approval: hosts answer elicitations without a person (hooks, auto-accept modes), so only the page
  * (or the window, or the menu) decides ([decision](../../docs/decisions.md#who-answers-for-the-person)).
  */
-import type { ClientCapabilities, ServerContext } from '@modelcontextprotocol/server';
+import { randomBytes } from 'node:crypto';
+import { inputRequired, PROTOCOL_VERSION_META_KEY, type ClientCapabilities, type InputRequiredResult, type ServerContext } from '@modelcontextprotocol/server';
 import { describeRule } from './approvals.js';
 import type { PendingApproval, ToolDeps } from './toolHost.js';
 
@@ -26,6 +27,12 @@ export function declaresUrlElicitation(capabilities: ClientCapabilities | undefi
   return typeof elicitation?.url === 'object' && elicitation.url !== null;
 }
 
+/** A 2026-07-28 request: it carries the `_meta` envelope, and the server cannot send it requests. */
+export function isModernRequest(ctx: ServerContext): boolean {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  return typeof envelope?.[PROTOCOL_VERSION_META_KEY] === 'string';
+}
+
 /**
  * The gate's `onAsk` for this call: on a 2025-era connection whose client declared URL
  * elicitation, one `elicitation/create` (not awaited: the call goes on waiting for the person
@@ -34,7 +41,7 @@ export function declaresUrlElicitation(capabilities: ClientCapabilities | undefi
  */
 export function elicitApproval(deps: ToolDeps, ctx: ServerContext): { onAsk?: (approval: PendingApproval) => void } {
   const { host } = deps;
-  if (!host.approvalLink || ctx.mcpReq.envelope !== undefined) return {};
+  if (!host.approvalLink || isModernRequest(ctx)) return {};
   if (!declaresUrlElicitation(deps.clientCapabilities(ctx))) return {};
   const client = deps.clientName(ctx);
   return {
@@ -50,6 +57,73 @@ export function elicitApproval(deps: ToolDeps, ctx: ServerContext): { onAsk?: (a
           (error: unknown) => host.logger.info?.(`approval ${approval.id}: the elicitation to ${client} ended without an answer (${(error as Error).message})`),
         );
       void link.ended.then(() => deps.elicitationComplete(elicitationId).catch(() => undefined));
+    },
+  };
+}
+
+/**
+ * A 2026-07-28 call that returned `input_required` with the link (the revision has no
+ * server→client request, so the link rides the call's own result, and the client retries the
+ * call): what the retry needs to go on waiting for the same approval. Kept in this process by an
+ * unguessable `requestState`, so what the client echoes back names nothing but itself.
+ */
+export interface DeferredCall {
+  tool: string;
+  approval: string;
+  /** The session the approval reserves; null for a request that would start one (the same call again waits on it). */
+  session: string | null;
+  /** What typing the command gave once the person allowed it (set by the wrapped `later`). */
+  readonly typed: { result?: Promise<unknown> };
+}
+
+/** Deferred calls kept at most; the oldest go first. */
+const DEFERRED_KEPT = 256;
+const deferredCalls = new Map<string, DeferredCall>();
+
+/** One tool call's part in telling the person where they are, in either protocol era. */
+export interface ApprovalRound {
+  /** For the gate request: elicit when asked (2025-11-25), or stop waiting when asked (2026-07-28). */
+  readonly gate: { onAsk?: (approval: PendingApproval) => void; returnWhenAsked?: boolean };
+  /** This call is the retry of one that returned `input_required` (2026-07-28). */
+  readonly retry: DeferredCall | undefined;
+  /** Whether the call returns at once when asked, its retry waiting for the allowed command's result. */
+  readonly returnsWhenAsked: boolean;
+  /** Wraps the gate's `later` so a retry gets what typing the allowed command gave. */
+  later<T>(later: () => Promise<T>): () => Promise<T>;
+  /** The `input_required` result naming the link, for an approval this call just asked; undefined: answer as before. */
+  told(approval: PendingApproval): InputRequiredResult | undefined;
+}
+
+export function approvalRound(deps: ToolDeps, ctx: ServerContext, tool: string): ApprovalRound {
+  const { host } = deps;
+  if (!isModernRequest(ctx)) {
+    return { gate: elicitApproval(deps, ctx), retry: undefined, returnsWhenAsked: false, later: (later) => later, told: () => undefined };
+  }
+  const state = ctx.mcpReq.requestState();
+  const found = typeof state === 'string' ? deferredCalls.get(state) : undefined;
+  const retry = found?.tool === tool ? found : undefined;
+  if (retry) deferredCalls.delete(state as string);
+  // One elicitation per approval: a retry waits, it is never told again.
+  const telling = retry === undefined && host.approvalLink !== undefined && declaresUrlElicitation(deps.clientCapabilities(ctx));
+  const holder: { result?: Promise<unknown> } = {};
+  const client = deps.clientName(ctx);
+  return {
+    gate: telling ? { returnWhenAsked: true } : {},
+    retry,
+    returnsWhenAsked: telling,
+    later: (later) => () => {
+      const running = later();
+      holder.result = running;
+      return running;
+    },
+    told: (approval) => {
+      if (!telling) return undefined;
+      const link = host.approvalLink?.(approval.id);
+      if (!link) return undefined;
+      const token = randomBytes(32).toString('base64url');
+      deferredCalls.set(token, { tool, approval: approval.id, session: approval.session, typed: holder });
+      while (deferredCalls.size > DEFERRED_KEPT) deferredCalls.delete(deferredCalls.keys().next().value as string);
+      return inputRequired({ inputRequests: { approval: inputRequired.elicitUrl({ message: approvalMessage(approval, client), url: link.url }) }, requestState: token });
     },
   };
 }

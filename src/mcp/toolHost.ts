@@ -111,6 +111,11 @@ interface GateCaller {
    * tell the person where they are (a URL elicitation, approvalElicitation.ts). Never an answer.
    */
   onAsk?(approval: PendingApproval): void;
+  /**
+   * Stop waiting as soon as the person is asked (a 2026-07-28 client is told through the call's
+   * own `input_required` result): `awaiting` at once, the approval left as at a timeout.
+   */
+  returnWhenAsked?: boolean;
 }
 
 /**

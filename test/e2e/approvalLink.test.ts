@@ -11,6 +11,10 @@
  * - A client that accepts every elicitation without opening the page: the command waits, the
  *   marker is never made (the elicitation's answer approves nothing).
  * - A client without the capability: no elicitation, the result it always had.
+ * - A 2.x client pinned to 2026-07-28 (no server→client requests there): the call's own result is
+ *   `input_required` with the URL elicitation; the client's SDK fulfils it and retries the call,
+ *   which waits on the same approval. Allow once on the page: the retry returns the command's
+ *   result. Auto-accepted without the page: the retry waits, nothing runs.
  * - The link works once, expires, and stops working once the window answered (the open page says
  *   so at once); neither the bearer token nor the UI cookie opens the page.
  * Writes test-results/screenshots/approval-link-page.png. Needs dist/renderer: `npm run build`.
@@ -77,8 +81,9 @@ const logged = (text: string): Promise<void> =>
   logLines.some((line) => line.includes(text)) ? Promise.resolve() : new Promise((resolve) => logWaiters.push({ text, resolve }));
 const logger = { info: log, warn: log, error: log, debug: () => undefined };
 
-async function agent(name: string, url: boolean): Promise<Agent> {
-  const client = new Client({ name, version: '1.0' }, url ? { capabilities: { elicitation: { url: {} } } } : {});
+async function agent(name: string, url: boolean, era: '2025' | '2026-07-28' = '2025'): Promise<Agent> {
+  const pinned = era === '2026-07-28' ? { versionNegotiation: { mode: { pin: '2026-07-28' as const } } } : {};
+  const client = new Client({ name, version: '1.0' }, { ...(url ? { capabilities: { elicitation: { url: {} } } } : {}), ...pinned });
   const elicited: Elicited[] = [];
   const waiting: ((e: Elicited) => void)[] = [];
   if (url) {
@@ -92,6 +97,7 @@ async function agent(name: string, url: boolean): Promise<Agent> {
   }
   const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${hub.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } });
   await client.connect(transport);
+  if (era !== '2025') expect(client.getNegotiatedProtocolVersion()).toBe(era);
   const methods: string[] = [];
   const methodWaiters: { method: string; resolve: () => void }[] = [];
   const received = transport.onmessage;
@@ -290,5 +296,62 @@ describe('the link', () => {
     person.bridge.receive({ type: 'answerApproval', id, answer: 'deny' });
     expect((await running).error).toMatchObject({ code: 'COMMAND_DENIED' });
     expect(fs.existsSync(marker('expired'))).toBe(false);
+  }, 60_000);
+});
+
+describe('a 2.x client pinned to 2026-07-28 (input_required)', () => {
+  it('is told through the call\'s input_required; Allow once on the page: the retried call returns the command\'s result', async () => {
+    const modern = await agent('modern-host', true, '2026-07-28');
+    const elicitation = modern.nextElicitation();
+    const running = modern.call('execute', { command: touch('modern-allowed'), timeout_ms: 60_000 });
+    const sent = await elicitation;
+    expect(sent.mode).toBe('url');
+    expect(sent.url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${hub.port}/approval/ap-[0-9a-f]{8}/\\?code=`));
+    expect(sent.message).toContain(touch('modern-allowed'));
+    // No server→client request on this revision: the elicitation came inside the call's result.
+    expect(modern.methods).not.toContain('elicitation/create');
+    const page = await openPage(browser);
+    await page.goto(sent.url!);
+    const banner = page.locator('#banner[data-banner="approval"]');
+    await banner.locator('.approval-command').waitFor({ timeout: 10_000 });
+    expect(await banner.locator('.approval-command').textContent()).toBe(touch('modern-allowed'));
+    await banner.locator('[data-action="approval-allow-once"]').click();
+    const result = await running;
+    expect(result.sc).toMatchObject({ status: 'completed', exit_code: 0 });
+    expect(fs.existsSync(marker('modern-allowed'))).toBe(true);
+    expect(modern.elicited).toHaveLength(1);
+    await page.context().close();
+  }, 60_000);
+
+  it('auto-accepted without the page, the retried call waits and then says awaiting_approval; nothing runs', async () => {
+    const modern = await agent('modern-auto-accept', true, '2026-07-28');
+    const elicitation = modern.nextElicitation();
+    const result = await modern.call('execute', { command: touch('modern-never'), timeout_ms: 1_500 });
+    const sent = await elicitation;
+    const id = approvalOf(sent.url!);
+    expect(result.sc).toMatchObject({ status: 'awaiting_approval' });
+    expect((result.sc.approval as { id: string }).id).toBe(id);
+    expect(modern.elicited).toHaveLength(1);
+    expect(hub.approvals.get(id)).toBeDefined();
+    expect(fs.existsSync(marker('modern-never'))).toBe(false);
+  }, 30_000);
+
+  it('open: the same call again after the link waits on the same approval, and a denial on the page is COMMAND_DENIED', async () => {
+    const modern = await agent('modern-open', true, '2026-07-28');
+    const elicitation = modern.nextElicitation();
+    const running = modern.call('open', { program: 'touch', args: [marker('modern-open')] });
+    const sent = await elicitation;
+    const page = await openPage(browser);
+    await page.goto(sent.url!);
+    const banner = page.locator('#banner[data-banner="approval"]');
+    await banner.locator('.approval-command').waitFor({ timeout: 10_000 });
+    expect(await banner.textContent()).toContain('modern-open 1.0 wants to open');
+    await banner.locator('input.approval-reason').fill('not now');
+    await banner.locator('[data-action="approval-deny"]').click();
+    const result = await running;
+    expect(result.error).toMatchObject({ code: 'COMMAND_DENIED', by: 'person', reason: 'not now' });
+    expect(fs.existsSync(marker('modern-open'))).toBe(false);
+    expect(audit()).toContainEqual(expect.objectContaining({ action: 'answer_approval', channel: 'link', approval: approvalOf(sent.url!), answer: 'deny', reason: true }));
+    await page.context().close();
   }, 60_000);
 });

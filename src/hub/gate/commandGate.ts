@@ -63,7 +63,7 @@ export class PolicyGate implements CommandGate {
       this.lines.set(session.id, rest);
       return later().catch((error: unknown) => this.options.logger.warn(`approval ${approval.id}: the allowed command could not be typed: ${(error as Error).message}`));
     };
-    const settled = await this.options.book.waitToType(approval, waitMs, signal, typeLater);
+    const settled = await this.options.book.waitToType(approval, request.returnWhenAsked ? 0 : waitMs, signal, typeLater);
     if (settled === 'timeout') return { outcome: 'awaiting', approval };
     this.throwUnlessAllowed(approval, settled);
     return { outcome: 'allowed', ran: (typing) => this.ran(session.id, before, rest, typing, approval) };
@@ -101,7 +101,7 @@ export class PolicyGate implements CommandGate {
     const base = { client: request.client, tool: request.tool, session: null, ...(request.unsandboxed ? { unsandboxed: true as const } : {}) };
     if (this.answered(decision, base, request.clientName, request.unsandboxed)) return { outcome: 'allowed' };
     const approval = this.ask(decision, base, { slot, session: null, tool: request.tool, command: request.command, cwd: request.cwd, client: request.client, clientName: request.clientName, unsandboxed: request.unsandboxed }, request.onAsk);
-    const settled = await this.options.book.waitToType(approval, waitMs, signal, startLater);
+    const settled = await this.options.book.waitToType(approval, request.returnWhenAsked ? 0 : waitMs, signal, startLater);
     if (settled === 'timeout') return { outcome: 'awaiting', approval };
     this.throwUnlessAllowed(approval, settled);
     return { outcome: 'allowed' };
