@@ -6,7 +6,6 @@
  * approval: hosts answer elicitations without a person (hooks, auto-accept modes), so only the page
  * (or the window, or the menu) decides ([decision](../../docs/decisions.md#who-answers-for-the-person)).
  */
-import { randomBytes } from 'node:crypto';
 import { inputRequired, PROTOCOL_VERSION_META_KEY, type ClientCapabilities, type InputRequiredResult, type ServerContext } from '@modelcontextprotocol/server';
 import { describeRule } from './approvals.js';
 import type { PendingApproval, ToolDeps } from './toolHost.js';
@@ -120,7 +119,7 @@ export function approvalRound(deps: ToolDeps, ctx: ServerContext, tool: string):
       if (!telling) return undefined;
       const link = host.approvalLink?.(approval.id);
       if (!link) return undefined;
-      const token = randomBytes(32).toString('base64url');
+      const token = Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
       deferredCalls.set(token, { tool, approval: approval.id, session: approval.session, typed: holder });
       while (deferredCalls.size > DEFERRED_KEPT) deferredCalls.delete(deferredCalls.keys().next().value as string);
       return inputRequired({ inputRequests: { approval: inputRequired.elicitUrl({ message: approvalMessage(approval, client), url: link.url }) }, requestState: token });
