@@ -11,6 +11,7 @@
  * - A client that accepts every elicitation without opening the page: the command waits, the
  *   marker is never made (the elicitation's answer approves nothing).
  * - A client without the capability: no elicitation, the result it always had.
+ * - The same through the stdio shim (`switchboard mcp`, which forwards the hub's requests), both eras.
  * - A 2.x client pinned to 2026-07-28 (no server→client requests there): the call's own result is
  *   `input_required` with the URL elicitation; the client's SDK fulfils it and retries the call,
  *   which waits on the same approval. Allow once on the page: the retry returns the command's
@@ -23,6 +24,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { APPROVAL_LINK_TTL_MS } from '../../src/hub/gate/approvalLinks.js';
@@ -31,6 +33,7 @@ import { SettingsSchema } from '../../src/hub/settings/settings.js';
 import type { UiBridge } from '../../src/hub/ui/uiBridge.js';
 import { UI_PROTOCOL_VERSION, type HubMessage } from '../../src/ui-protocol/index.js';
 import { testEnv } from '../integration/helpers/hermeticEnv.js';
+import { BIN, cleanEnv, ROOT } from '../integration/helpers/hubProcess.js';
 import { shellPath } from '../integration/helpers/shells.js';
 import { toolAnswer, type ToolAnswer } from '../integration/helpers/toolAnswer.js';
 import { launchChromium, openPage, SHOTS } from './browser.js';
@@ -81,7 +84,7 @@ const logged = (text: string): Promise<void> =>
   logLines.some((line) => line.includes(text)) ? Promise.resolve() : new Promise((resolve) => logWaiters.push({ text, resolve }));
 const logger = { info: log, warn: log, error: log, debug: () => undefined };
 
-async function agent(name: string, url: boolean, era: '2025' | '2026-07-28' = '2025'): Promise<Agent> {
+async function agent(name: string, url: boolean, era: '2025' | '2026-07-28' = '2025', over: 'http' | 'shim' = 'http'): Promise<Agent> {
   const pinned = era === '2026-07-28' ? { versionNegotiation: { mode: { pin: '2026-07-28' as const } } } : {};
   const client = new Client({ name, version: '1.0' }, { ...(url ? { capabilities: { elicitation: { url: {} } } } : {}), ...pinned });
   const elicited: Elicited[] = [];
@@ -95,7 +98,10 @@ async function agent(name: string, url: boolean, era: '2025' | '2026-07-28' = '2
       return { action: 'accept' };
     });
   }
-  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${hub.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } });
+  const transport =
+    over === 'http'
+      ? new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${hub.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } })
+      : new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: cleanEnv({ SWITCHBOARD_HOME: stateDir }), cwd: ROOT, stderr: 'pipe' });
   await client.connect(transport);
   if (era !== '2025') expect(client.getNegotiatedProtocolVersion()).toBe(era);
   const methods: string[] = [];
@@ -230,6 +236,24 @@ describe('a client that declares URL elicitation', () => {
   }, 30_000);
 });
 
+describe('send', () => {
+  it('a line typed into the shell asks the person the same way: one link, and accepting it types nothing', async () => {
+    const host = await agent('send-host', true);
+    const opened = await host.call('open', {});
+    const session = String(opened.sc.session);
+    const elicitation = host.nextElicitation();
+    const running = host.call('send', { session, text: touch('by-send'), keys: ['enter'], wait: { timeout_ms: 60_000 } });
+    const sent = await elicitation;
+    const id = approvalOf(sent.url!);
+    expect(sent.message).toContain(touch('by-send'));
+    await logged(`approval ${id}: send-host 1.0 answered its elicitation with accept`);
+    expect(hub.approvals.get(id)).toMatchObject({ session, tool: 'send' });
+    person.bridge.receive({ type: 'answerApproval', id, answer: 'deny' });
+    expect((await running).error).toMatchObject({ code: 'COMMAND_DENIED', by: 'person' });
+    expect(fs.existsSync(marker('by-send'))).toBe(false);
+  }, 60_000);
+});
+
 describe('a client without URL elicitation', () => {
   it('gets no elicitation and the result it always had', async () => {
     const plain = await agent('plain-host', false);
@@ -354,4 +378,32 @@ describe('a 2.x client pinned to 2026-07-28 (input_required)', () => {
     expect(audit()).toContainEqual(expect.objectContaining({ action: 'answer_approval', channel: 'link', approval: approvalOf(sent.url!), answer: 'deny', reason: true }));
     await page.context().close();
   }, 60_000);
+});
+
+describe('through the stdio shim', () => {
+  it('2025-11-25: the elicitation is forwarded; Allow once on its page runs the command', async () => {
+    const host = await agent('shim-host', true, '2025', 'shim');
+    const elicitation = host.nextElicitation();
+    const running = host.call('execute', { command: touch('shim-allowed'), timeout_ms: 60_000 });
+    const sent = await elicitation;
+    expect(sent.mode).toBe('url');
+    const page = await openPage(browser);
+    await page.goto(sent.url!);
+    const banner = page.locator('#banner[data-banner="approval"]');
+    await banner.locator('.approval-command').waitFor({ timeout: 10_000 });
+    await banner.locator('[data-action="approval-allow-once"]').click();
+    expect((await running).sc).toMatchObject({ status: 'completed', exit_code: 0 });
+    expect(fs.existsSync(marker('shim-allowed'))).toBe(true);
+    await page.context().close();
+  }, 60_000);
+
+  it('2026-07-28: input_required through the shim; auto-accepted, nothing runs', async () => {
+    const modern = await agent('shim-modern', true, '2026-07-28', 'shim');
+    const elicitation = modern.nextElicitation();
+    const result = await modern.call('execute', { command: touch('shim-modern-never'), timeout_ms: 1_500 });
+    const sent = await elicitation;
+    expect(result.sc).toMatchObject({ status: 'awaiting_approval' });
+    expect(hub.approvals.get(approvalOf(sent.url!))).toBeDefined();
+    expect(fs.existsSync(marker('shim-modern-never'))).toBe(false);
+  }, 30_000);
 });
