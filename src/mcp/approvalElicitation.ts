@@ -48,14 +48,20 @@ export function elicitApproval(deps: ToolDeps, ctx: ServerContext): { onAsk?: (a
       const link = host.approvalLink?.(approval.id);
       if (!link) return;
       const elicitationId = approval.id;
+      const answered = new AbortController();
       ctx.mcpReq
-        .elicitInput({ mode: 'url', elicitationId, url: link.url, message: approvalMessage(approval, client) })
+        // As long as the link lives: the SDK's default (60 s) would cancel the host's prompt while the link
+        // still works; once the approval ended, the prompt is withdrawn.
+        .elicitInput({ mode: 'url', elicitationId, url: link.url, message: approvalMessage(approval, client) }, { timeout: link.expiresInMs, signal: answered.signal })
         .then(
           // Logged, never acted on: the page is where the person answers.
           (result) => host.logger.info?.(`approval ${approval.id}: ${client} answered its elicitation with ${result.action}; that answers nothing`),
           (error: unknown) => host.logger.info?.(`approval ${approval.id}: the elicitation to ${client} ended without an answer (${(error as Error).message})`),
         );
-      void link.ended.then(() => deps.elicitationComplete(elicitationId).catch(() => undefined));
+      void link.ended.then(async () => {
+        await deps.elicitationComplete(elicitationId).catch(() => undefined);
+        answered.abort();
+      });
     },
   };
 }
