@@ -18,7 +18,7 @@
  *   result. Auto-accepted without the page: the retry waits, nothing runs.
  * - The link works once, expires, and stops working once the window answered (the open page says
  *   so at once); neither the bearer token nor the UI cookie opens the page.
- * Writes test-results/screenshots/approval-link-page.png. Needs dist/renderer: `npm run build`.
+ * Writes test-results/screenshots/approval-link-page.png and approval-link-answered.png. Needs dist/renderer: `npm run build`.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -195,6 +195,7 @@ describe('a client that declares URL elicitation', () => {
     expect(fs.existsSync(marker('allowed-on-page'))).toBe(true);
     await page.locator('#approval-status', { hasText: 'Allowed once' }).waitFor({ timeout: 10_000 });
     expect(await banner.isHidden()).toBe(true);
+    await page.screenshot({ path: path.join(SHOTS, 'approval-link-answered.png') });
     expect(host.elicited).toHaveLength(1);
     expect(host.methods.filter((method) => method === 'elicitation/create')).toHaveLength(1);
     // The host may close its prompt: the elicitation is complete (MCP 2025-11-25).
