@@ -21,6 +21,7 @@
  * Writes test-results/screenshots/approval-link-page.png and approval-link-answered.png. Needs dist/renderer: `npm run build`.
  */
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -299,6 +300,46 @@ describe('the link', () => {
     expect(late).toBe(409);
     expect(audit().filter((line) => line.action === 'answer_approval' && line.approval === id)).toEqual([expect.objectContaining({ channel: 'window', answer: 'allow_once' })]);
     await first.context().close();
+  }, 60_000);
+
+  it('its page answers only its own origin, with its own cookie, for its own approval', async () => {
+    const host = await agent('origin-host', true);
+    const elicitation = host.nextElicitation();
+    const running = host.call('execute', { command: touch('cross-site'), timeout_ms: 60_000 });
+    const sent = await elicitation;
+    const id = approvalOf(sent.url!);
+    const signIn = await fetch(sent.url!, { redirect: 'manual' });
+    expect(signIn.status).toBe(303);
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    expect(signIn.headers.get('set-cookie')).toContain(`Path=/approval/${id}/`);
+    const origin = `http://127.0.0.1:${hub.port}`;
+    const post = (headers: Record<string, string>, to = id): Promise<Response> =>
+      fetch(`${origin}/approval/${to}/answer`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: '{"answer":"allow_once"}' });
+    // A form or script from another site, or none at all, is no answer.
+    expect((await post({ Cookie: cookie })).status).toBe(403);
+    expect((await post({ Cookie: cookie, Origin: 'http://evil.example' })).status).toBe(403);
+    // Without the page's cookie, or for another approval, neither.
+    expect((await post({ Origin: origin })).status).toBe(401);
+    expect((await post({ Origin: origin, Authorization: `Bearer ${hub.token}` })).status).toBe(401);
+    const other = await agent('origin-other', false);
+    const elsewhere = await other.call('execute', { command: touch('cross-approval'), timeout_ms: 500 });
+    expect((await post({ Origin: origin, Cookie: cookie }, (elsewhere.sc.approval as { id: string }).id)).status).toBe(401);
+    // A DNS-rebinding Host is refused before anything else.
+    // (node:http: fetch will not send another Host.)
+    const rebound = await new Promise<number>((resolve, reject) => {
+      http.get({ host: '127.0.0.1', port: hub.port, path: `/approval/${id}/state`, headers: { Cookie: cookie, Host: 'attacker.example' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      }).on('error', reject);
+    });
+    expect(rebound).toBe(403);
+    expect(hub.approvals.get(id)).toBeDefined();
+    expect(fs.existsSync(marker('cross-site'))).toBe(false);
+    // The page's own answer: its origin and its cookie.
+    const answered = await post({ Origin: origin, Cookie: cookie });
+    expect(answered.status).toBe(200);
+    expect(await answered.json()).toMatchObject({ state: 'ended' });
+    expect((await running).sc).toMatchObject({ status: 'completed', exit_code: 0 });
   }, 60_000);
 
   it('expires: opened after its lifetime it says so, and the command still waits', async () => {
