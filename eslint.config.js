@@ -33,7 +33,10 @@ const AREAS = [
   { category: 'mcp', pattern: 'src/mcp/**' },
   { category: 'policy', pattern: 'src/policy/**' },
   { category: 'sandbox', pattern: 'src/sandbox/**' },
+  { category: 'hub-entry', pattern: 'src/hub/index.ts' },
+  { category: 'hub-root', pattern: 'src/hub/hub.ts' },
   { category: 'hub-common', pattern: 'src/hub/common/**' },
+  { category: 'hub-room', pattern: 'src/hub/*/**', capture: ['hubRoom'] },
   { category: 'hub', pattern: 'src/hub/**' },
   { category: 'shim', pattern: 'src/shim/**' },
   { category: 'commands', pattern: 'src/commands/**' },
@@ -60,9 +63,28 @@ const AREAS = [
 //   pty         spawning a PTY: imports no room
 const ROOMS = ['session', 'transcript', 'emulation', 'processes', 'shell', 'output', 'pty'];
 
+// ---- The rooms of src/hub/, top to bottom. -----------------------------------------
+// The same rule: a room imports only its own files and the rooms below it; hub.ts (the
+// composition root) imports them all and only it composes; src/hub/index.ts is the one entry
+// for main/ and src/commands/. The order follows the imports:
+//   remote      hubs reached over SSH: composes on the endpoints and the UI, the core through the manager
+//   ui          the person's UI: provides the endpoints' UiEndpoint, reads gate, settings, history, audit
+//   endpoints   the socket and HTTP: wraps connections in transports, checks credentials (state), audits
+//   transports  the MCP transports and their limits
+//   gate        the policy gate and approvals: reads the policy from settings, writes audit lines
+//   settings    settings.json and its editor: reads the token's age (state)
+//   state       lock, token and UI key, login codes
+//   history     the history database
+//   audit       the audit log
+//   screenshot  a screen as a PNG
+//   hostConfig  MCP hosts' config files
+//   common      what the shim may load too: node only, so the shim stays light
+const HUB_ROOMS = ['remote', 'ui', 'endpoints', 'transports', 'gate', 'settings', 'state', 'history', 'audit', 'screenshot', 'hostConfig', 'common'];
+
 // ---- Selectors. ---------------------------------------------------------------------
 const area = (...categories) => ({ file: { categories } });
 const room = (...names) => ({ file: { categories: 'core-room', captured: { room: names } } });
+const hubRoom = (...names) => ({ file: { categories: 'hub-room', captured: { hubRoom: names } } });
 const pkg = (...sources) => ({ module: { origin: 'external', source: sources } });
 const NODE = { module: { origin: 'core' } };
 const ANY_PACKAGE = { module: { origin: 'external' } };
@@ -87,6 +109,10 @@ const M = {
   upFromCore: `${RULE}: src/core/ may not import ${WHAT}: layers point one way (hub → mcp → core). Let the outer layer call the core, or move what both need into the core.`,
   entryFromCore: `${RULE}: inside src/core/, import the module you need, not the public entry; ${WHAT} is refused. src/core/index.ts is for the other layers, and importing it from a room makes a cycle.`,
   shimHub: `${RULE}: src/shim/ may import of src/hub/ only its common/ room; ${WHAT} would load the hub (and the core) into the shim.`,
+  mcpCommandHub: `${RULE}: src/commands/mcp.ts runs the shim, so it may import of src/hub/ only its common/ room; ${WHAT} would load the hub (and the core) into the shim.`,
+  deepHub: `${RULE}: outside src/hub/, the hub is imported only through src/hub/index.ts (a command that starts no hub may import the light rooms common/ and hostConfig/ directly, so it does not load the hub); ${WHAT} reaches inside it. Import '…/hub/index.js' instead, and export what you need from src/hub/index.ts.`,
+  hubComposes: `${RULE}: only src/hub/hub.ts composes the hub's rooms; ${WHAT} is refused. A room is handed what it needs (an interface it declares) by the composition root.`,
+  hubCommon: `${RULE}: src/hub/common/ is what the shim loads, so it imports only node and its own files; ${WHAT} is refused. Move the piece into the room that needs it.`,
   shimCore: `${RULE}: src/shim/ loads no core and no MCP code (docs/design.md §4.4); ${WHAT} is refused. It forwards JSON-RPC lines: the hub does the work.`,
   rendererNode: `${RULE}: renderer/ runs in a sandboxed browser and never imports a Node module; ${WHAT} is refused. Ask the hub through the Bridge.`,
   rendererElectron: `${RULE}: renderer/ never imports electron; ${WHAT} is refused. The preload exposes a Bridge instead.`,
@@ -214,12 +240,49 @@ const LAYERS = [
     allow: [],
   })],
 
-  // src/hub/: the composition root.
-  ['src/hub/**', policiesFor(area('hub'), {
-    message: only('src/hub/', 'src/core/index.ts, src/mcp/, src/policy/, src/sandbox/, src/ui-protocol/index.ts, src/packageInfo.ts, node and packages', 'Nothing in src/ imports src/commands/, src/cli.ts, main/ or renderer/: they depend on the hub.'),
-    refuse: [[DEEP_CORE, M.deepCore], [area('ui-protocol'), M.deepProtocol]],
-    allow: [area('hub', 'mcp', 'policy', 'sandbox', 'core-entry', 'ui-protocol-entry', 'package-info', 'terminal-themes'), NODE, ANY_PACKAGE],
+  // src/hub/: rooms in one order, the composition root, the one entry.
+  [
+    'src/hub/**',
+    [
+      {
+        from: area('hub'),
+        disallow: ANYTHING,
+        message: `${RULE}: {{from.file.path}} is neither a room in the order (HUB_ROOMS in eslint.config.js), the composition root (src/hub/hub.ts) nor the entry (src/hub/index.ts), so it may import nothing yet. Put it in a room, or add the room to HUB_ROOMS in its place.`,
+      },
+    ],
+  ],
+  ...HUB_ROOMS.filter((name) => name !== 'common').map((name, index) => [
+    `src/hub/${name}/**`,
+    policiesFor(hubRoom(name), {
+      message: only(`src/hub/${name}/`, 'its own files, the rooms of src/hub/ below it, src/core/index.ts, src/mcp/, src/policy/, src/sandbox/, src/ui-protocol/index.ts, src/packageInfo.ts, src/terminalThemes.ts, node and packages', `Room order, top to bottom: ${HUB_ROOMS.join(' → ')}.`),
+      refuse: [
+        [area('hub-room'), `${RULE}: src/hub/${name}/ may import only its own files and the rooms below it (${HUB_ROOMS.slice(index + 1).join(', ')}); ${WHAT} is not one. Room order, top to bottom: ${HUB_ROOMS.join(' → ')}; move the shared piece down, or declare an interface here that the composition root fills.`],
+        [area('hub-root', 'hub-entry'), M.hubComposes],
+        [DEEP_CORE, M.deepCore],
+        [area('ui-protocol'), M.deepProtocol],
+      ],
+      allow: [
+        hubRoom(...HUB_ROOMS.slice(index)),
+        area('mcp', 'policy', 'sandbox', 'core-entry', 'ui-protocol-entry', 'package-info', 'terminal-themes'),
+        NODE,
+        ANY_PACKAGE,
+      ],
+      refuseAfterAllow: [[ELECTRON, M.electron], [NODE_PTY, M.nodePty]],
+    }),
+  ]),
+  ['src/hub/common/**', policiesFor(hubRoom('common'), {
+    message: M.hubCommon,
+    allow: [hubRoom('common'), NODE],
+  })],
+  ['src/hub/hub.ts', policiesFor(area('hub-root'), {
+    message: only('src/hub/hub.ts', "the hub's rooms, src/core/index.ts, src/mcp/, src/policy/, src/sandbox/, src/ui-protocol/index.ts, src/packageInfo.ts, src/terminalThemes.ts, node and packages", 'Nothing in src/ imports src/commands/, src/cli.ts, main/ or renderer/: they depend on the hub.'),
+    refuse: [[DEEP_CORE, M.deepCore], [area('ui-protocol'), M.deepProtocol], [area('hub-entry'), M.hubComposes]],
+    allow: [area('hub-room', 'mcp', 'policy', 'sandbox', 'core-entry', 'ui-protocol-entry', 'package-info', 'terminal-themes'), NODE, ANY_PACKAGE],
     refuseAfterAllow: [[ELECTRON, M.electron], [NODE_PTY, M.nodePty]],
+  })],
+  ['src/hub/index.ts', policiesFor(area('hub-entry'), {
+    message: only('src/hub/index.ts', 'src/hub/hub.ts and the rooms of src/hub/', 'It only re-exports the public surface of the hub.'),
+    allow: [area('hub-root', 'hub-room')],
   })],
 
   // src/shim/: a thin forwarder (docs/design.md §4.4).
@@ -236,23 +299,29 @@ const LAYERS = [
 
   // src/commands/ and src/cli.ts: the command line.
   ['src/commands/**', policiesFor(area('commands'), {
-    message: only('src/commands/', 'src/hub/, src/mcp/, src/shim/, src/core/index.ts, src/packageInfo.ts, node and packages', 'src/cli.ts dispatches to the commands, not the other way.'),
-    refuse: [[DEEP_CORE, M.deepCore]],
-    allow: [area('commands', 'hub', 'mcp', 'shim', 'core-entry', 'package-info'), NODE, ANY_PACKAGE],
+    message: only('src/commands/', 'src/hub/index.ts (and the light rooms src/hub/common/ and src/hub/hostConfig/), src/mcp/, src/shim/, src/core/index.ts, src/packageInfo.ts, node and packages', 'src/cli.ts dispatches to the commands, not the other way.'),
+    refuse: [[DEEP_CORE, M.deepCore], [area('hub'), M.deepHub]],
+    allow: [area('commands', 'hub-entry', 'mcp', 'shim', 'core-entry', 'package-info'), hubRoom('common', 'hostConfig'), NODE, ANY_PACKAGE],
     refuseAfterAllow: [[ELECTRON, M.electron], [NODE_PTY, M.nodePty]],
   })],
+  // The shim's command loads what the shim loads: of src/hub/ only its common/ room.
+  ['src/commands/mcp.ts', policiesFor(area('commands'), {
+    message: only('src/commands/mcp.ts', 'src/shim/, src/hub/common/, src/packageInfo.ts and node', 'It runs the shim, which forwards lines and loads nothing else.'),
+    refuse: [[area('hub'), M.mcpCommandHub], [area('core-entry', 'core-room', 'core-shared', 'mcp', 'policy', 'sandbox'), M.shimCore], [MCP_SDK, M.shimCore], [ELECTRON, M.electron]],
+    allow: [area('shim', 'hub-common', 'package-info'), NODE],
+  })],
   ['src/cli.ts', policiesFor(area('cli'), {
-    message: only('src/cli.ts', 'src/commands/, src/hub/, src/mcp/, src/shim/, src/core/index.ts, src/packageInfo.ts, node and packages', 'It is the outermost entry point.'),
-    refuse: [[DEEP_CORE, M.deepCore]],
-    allow: [area('commands', 'hub', 'mcp', 'shim', 'core-entry', 'package-info'), NODE, ANY_PACKAGE],
+    message: only('src/cli.ts', 'src/commands/, src/hub/index.ts, src/mcp/, src/shim/, src/core/index.ts, src/packageInfo.ts, node and packages', 'It is the outermost entry point.'),
+    refuse: [[DEEP_CORE, M.deepCore], [area('hub'), M.deepHub]],
+    allow: [area('commands', 'hub-entry', 'mcp', 'shim', 'core-entry', 'package-info'), NODE, ANY_PACKAGE],
     refuseAfterAllow: [[ELECTRON, M.electron], [NODE_PTY, M.nodePty]],
   })],
 
   // main/: Electron only; reaches the core through the hub.
   ['main/**', policiesFor(area('main'), {
-    message: only('main/', 'src/hub/, src/ui-protocol/index.ts, src/packageInfo.ts, node, electron, electron-store and zod', 'main/ holds no business logic: it reaches the core through src/hub/ (and never imports src/cli.ts, src/commands/ or renderer/).'),
-    refuse: [[area('ui-protocol'), M.deepProtocol]],
-    allow: [area('main', 'hub', 'ui-protocol-entry', 'package-info'), NODE, pkg('electron', 'electron-store', 'zod')],
+    message: only('main/', 'src/hub/index.ts, src/ui-protocol/index.ts, src/packageInfo.ts, node, electron, electron-store and zod', 'main/ holds no business logic: it reaches the core through src/hub/index.ts (and never imports src/cli.ts, src/commands/ or renderer/).'),
+    refuse: [[area('ui-protocol'), M.deepProtocol], [area('hub'), M.deepHub]],
+    allow: [area('main', 'hub-entry', 'ui-protocol-entry', 'package-info'), NODE, pkg('electron', 'electron-store', 'zod')],
   })],
 
   // renderer/: browser only.

@@ -9,11 +9,7 @@
  * commands running, failing, waiting for input) only re-render the tray and maybe notify.
  */
 import { app, clipboard, ipcMain, protocol } from 'electron';
-import { configSnippet } from '../src/hub/hostConfig/hostConfig.js';
-import { Hub, type HubStartOptions } from '../src/hub/hub.js';
-import type { Logger } from '../src/hub/common/logger.js';
-import type { UiBridge } from '../src/hub/ui/uiBridge.js';
-import { defaultRendererDir } from '../src/hub/ui/uiStatic.js';
+import { configText, Hub, type HubStartOptions, type Logger, type UiBridge, defaultRendererDir } from '../src/hub/index.js';
 import { UI_PROTOCOL_VERSION, type ClientMessage, type HubMessage } from '../src/ui-protocol/index.js';
 import { serveApp } from './appProtocol.js';
 import { IpcBridge, type AppCommand } from './ipc.js';
@@ -157,7 +153,8 @@ export class SwitchboardApp {
       case 'newTerminal':
         return this.request({ type: 'openTerminal', cols: this.hub.settings.defaultCols, rows: this.hub.settings.defaultRows });
       case 'copyMcpConfig':
-        clipboard.writeText(`${JSON.stringify(configSnippet(action.host, this.options.env ?? process.env), null, 2)}\n`);
+        // The entry in the host's own format: JSON, or TOML for Codex.
+        clipboard.writeText(configText(action.host, this.options.env ?? process.env));
         this.options.logger.info(`app: MCP config for ${action.host} copied`);
         return;
       case 'settings':

@@ -13,8 +13,7 @@
  * preload requires nothing but `electron`); test/unit/main/preload.test.ts holds them equal.
  */
 import type { IpcMain, IpcMainEvent, WebContents } from 'electron';
-import type { Logger } from '../src/hub/common/logger.js';
-import type { UiHost } from '../src/hub/ui/uiHost.js';
+import type { Logger, UiHost } from '../src/hub/index.js';
 import { NotificationSettingsPatchSchema, UiErrorCode, parseClientMessage, type HubMessage } from '../src/ui-protocol/index.js';
 import { isAppUrl } from './appProtocol.js';
 import type { NotificationSettingsAccess } from './preferences.js';

@@ -8,7 +8,7 @@
  * Electron); `Notifier` shows what it decides with Electron's `Notification`.
  */
 import { Notification } from 'electron';
-import type { Logger } from '../src/hub/common/logger.js';
+import type { Logger } from '../src/hub/index.js';
 import type { UiSession } from '../src/ui-protocol/index.js';
 import { agentDriven, formatDuration, sessionWho } from './trayMenu.js';
 

@@ -15,9 +15,7 @@
 import * as path from 'node:path';
 import ElectronStore from 'electron-store';
 import { z } from 'zod';
-import type { Logger } from '../src/hub/common/logger.js';
-import { describeSettingsIssues, SETTINGS_FILE } from '../src/hub/settings/settings.js';
-import type { SettingsEditor } from '../src/hub/settings/settingsEditor.js';
+import { type Logger, describeSettingsIssues, SETTINGS_FILE, type SettingsEditor } from '../src/hub/index.js';
 import { NotificationSettingsSchema, type NotificationSettings } from '../src/ui-protocol/index.js';
 
 /** Beside settings.json in the state dir (never the same name: that file has one writer, the hub). */

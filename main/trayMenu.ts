@@ -27,6 +27,10 @@ export const MCP_HOSTS = [
   { host: 'cursor', title: 'Cursor' },
   { host: 'claude-desktop', title: 'Claude Desktop' },
   { host: 'vscode', title: 'VS Code' },
+  { host: 'codex', title: 'Codex CLI' },
+  { host: 'gemini', title: 'Gemini CLI' },
+  { host: 'windsurf', title: 'Windsurf' },
+  { host: 'zed', title: 'Zed' },
 ] as const;
 export type McpHost = (typeof MCP_HOSTS)[number]['host'];
 

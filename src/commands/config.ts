@@ -5,6 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+// The light room, not the hub's entry: printing or installing an entry starts no hub, so it loads none.
 import { configText, hostFormat, HOSTS, SERVER_NAME, serverEntry, type HostName } from '../hub/hostConfig/hostConfig.js';
 import { ConfigEditRefused, type EntryEdit } from '../hub/hostConfig/entryEdit.js';
 import { setJsonEntry } from '../hub/hostConfig/jsonEntryEditor.js';

@@ -3,10 +3,7 @@
  * a live pid and its socket completes the handshake — where, and its sessions (asked over the
  * socket with the `list` tool). Exit 0 when running, 3 when not.
  */
-import { readHubInfo, processAlive, type HubInfo } from '../hub/common/hubInfo.js';
-import { connectHubSocket } from '../hub/endpoints/socketClient.js';
-import { defaultStateDir } from '../hub/common/stateDir.js';
-import { readToken } from '../hub/state/token.js';
+import { readHubInfo, processAlive, type HubInfo, connectHubSocket, defaultStateDir, readToken } from '../hub/index.js';
 import { packageVersion } from '../mcp/server.js';
 
 const NOT_RUNNING = 3;

@@ -8,10 +8,7 @@
  * the code, once and within a minute, for the UI cookie (src/hub/state/loginCodes.ts).
  */
 import { spawn } from 'node:child_process';
-import { processAlive, readHubInfo } from '../hub/common/hubInfo.js';
-import { requestLoginCode } from '../hub/endpoints/socketClient.js';
-import { defaultStateDir } from '../hub/common/stateDir.js';
-import { readUiKey } from '../hub/state/token.js';
+import { processAlive, readHubInfo, requestLoginCode, defaultStateDir, readUiKey } from '../hub/index.js';
 import { packageVersion } from '../mcp/server.js';
 
 /** As `switchboard status`: no hub runs for this state dir. */

@@ -1,9 +1,9 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ErrorCode, EventEmitter, SessionManager, SwitchboardError, type CoreSettings, type Disposable, type SandboxRequest, type SessionSandboxPlan } from '../core/index.js';
+import { ErrorCode, EventEmitter, SessionManager, SwitchboardError, type CoreSettings, type Disposable, type SandboxRequest, type SessionSandbox, type SessionSandboxPlan } from '../core/index.js';
 import { AgentSandbox, SandboxRefusal } from '../sandbox/index.js';
 import { createMcpServer, packageVersion, SCREEN_UPDATES_TOOL, type McpConnection, type Screenshot, type ScreenshotRequest, type ToolAuditEvent } from '../mcp/server.js';
-import { ScreenUpdates } from '../mcp/screenUpdates.js';
+import { ScreenChangeWatches } from '../mcp/screenChangeWatches.js';
 import { screenSource } from '../mcp/sessionScreens.js';
 import { ApprovalBook } from './gate/approvals.js';
 import { ApprovalLinks } from './gate/approvalLinks.js';
@@ -26,7 +26,7 @@ import { ToolCallSummary } from './audit/toolCallSummary.js';
 import { ensureStateDir } from './common/stateDir.js';
 import { ensureToken, ensureUiKey, replaceToken, replaceUiKey, tokenWrittenAt } from './state/token.js';
 import { UiHost } from './ui/uiHost.js';
-import { createUiWebSocketServer } from './ui/uiWebSocket.js';
+import { createUiEndpoint } from './ui/uiEndpoint.js';
 
 export interface HubOptions {
   stateDir: string;
@@ -100,7 +100,7 @@ export class Hub {
   /** ToolHost: a default the tools' descriptions name (executeTimeoutMs, maxLines) changed. */
   readonly onDidChangeToolDefaults = this.onDidChangeToolDefaultsEmitter.event;
   /** ToolHost: the subscribed screens (docs/design.md §3.7), one watch per session for every connection. */
-  readonly screenUpdates: ScreenUpdates;
+  readonly screenWatches: ScreenChangeWatches;
 
   /**
    * The hub of `serve` and of the app: takes the state dir's lock (HubLockedError
@@ -143,7 +143,7 @@ export class Hub {
     this.manager.onDidFinishCommand((finished) => this.history.add(finished));
     this.manager.onDidRemoveTranscripts((ids) => this.history.remove(ids));
     this.auditLog = new AuditLog(this.stateDir, this.logger);
-    this.screenUpdates = new ScreenUpdates(screenSource(this));
+    this.screenWatches = new ScreenChangeWatches(screenSource(this));
     this.auditSummary = new ToolCallSummary((event) => this.auditLog.toolCall(event));
     this.terminalApp = terminalAppLoader(this.logger);
     this.approvals = new ApprovalBook(options.clock);
@@ -238,7 +238,18 @@ export class Hub {
 
   /** ToolHost: a PNG of a session's screen (the `screenshot` tool, the UI's "Save screenshot"). */
   screenshot(ref: string, request: ScreenshotRequest = {}): Promise<Screenshot> {
-    return takeScreenshot(this.manager, ref, request);
+    return takeScreenshot(this.manager, ref, request, (session, file) => this.sandbox.refusesWrite(this.writerSandbox(session), file));
+  }
+
+  /**
+   * Whose sandbox a file the hub writes for an agent follows (a `screenshot` path): an agent's
+   * session's own; for the person's session, an ended one or one recorded before sandboxes, a
+   * sandbox as the settings make it with no project folder (temp and the writable folders).
+   */
+  private writerSandbox(id: string): SessionSandbox {
+    const sandbox = this.manager.list(true).find((info) => info.id === id)?.sandbox;
+    if (sandbox && (sandbox.on || sandbox.off === 'allowed' || sandbox.off === 'unavailable')) return sandbox;
+    return { on: true, filesystem: this.settings.sandbox.filesystem, project: null, summary: '' };
   }
 
   /** A session's sandbox (the core's decider): the sandbox layer's plan, its refusals as coded errors. */
@@ -326,9 +337,14 @@ export class Hub {
         bodyLimitBytes: this.settings.bodyLimitBytes,
         idleMs: this.settings.httpSessionIdleMs,
         rateLimit,
-        resources: { screens: this.screenUpdates, onDidChangeLive: this.manager.onDidChangeLive },
+        resources: { screens: this.screenWatches, onDidChangeLive: this.manager.onDidChangeLive },
       });
-      const ui = createUiWebSocketServer({ host: this.ui, logger: this.logger, maxPayload: this.settings.bodyLimitBytes });
+      const ui = createUiEndpoint({
+        host: this.ui,
+        logger: this.logger,
+        maxPayload: this.settings.bodyLimitBytes,
+        approvalPage: { links: this.approvalLinks, book: this.approvals, audit: this.auditLog.personSink(), logger: this.logger },
+      });
       this.httpServer = await startHttpServer({
         port: this.settings.port,
         strictPort: this.portGiven,
@@ -340,7 +356,6 @@ export class Hub {
         logger: this.logger,
         stallMs: this.settings.httpStallMs,
         loginCodes: this.loginCodes,
-        approvalPage: { links: this.approvalLinks, book: this.approvals, audit: this.auditLog.personSink(), logger: this.logger },
       }).catch(
         async (error: unknown) => {
           await mcp.close();
@@ -391,7 +406,7 @@ export class Hub {
     await step(() => this.httpServer?.close());
     await step(() => this.socketServer?.close());
     await step(() => this.ui.dispose());
-    this.screenUpdates.dispose();
+    this.screenWatches.dispose();
     await step(() => this.manager.dispose());
     await step(() => this.sandbox.dispose());
     this.approvalWatch.dispose();

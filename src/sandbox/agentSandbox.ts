@@ -149,6 +149,28 @@ export class AgentSandbox {
     return { info, wrapper };
   }
 
+  /**
+   * Why the hub may not write `file` for an agent's session with this sandbox (a `screenshot`
+   * path), or null when it may. The hub runs outside every sandbox, so it writes only where the
+   * session itself could: never in the state folder or a denied path, in a sandboxed session's
+   * git folders (its hooks and config stay read-only), nowhere for `read-only`, and for `project`
+   * only in the project, temp and the writable folders. `file` is absolute; its folder is read
+   * through links, as the kernel would follow them.
+   */
+  refusesWrite(info: SandboxInfo, file: string): string | null {
+    const target = path.join(realpathOr(path.dirname(file)), path.basename(file));
+    const settings = this.options.settings();
+    const denied = this.denied(settings).find((entry) => isInside(target, entry.path));
+    if (denied) return `${denied.path} is ${denied.path === this.stateDir() ? "the hub's state folder" : 'a path of setting sandbox.denied'}, which agents may not write`;
+    if (!info.on || info.filesystem === 'off') return null;
+    if (info.filesystem === 'read-only') return 'this session runs in a read-only sandbox (setting sandbox.filesystem), which writes nothing lasting';
+    if (target.split(path.sep).includes('.git')) return 'a git folder stays read-only for sandboxed sessions (its hooks and config would run outside the sandbox)';
+    const project = info.project ? projectFolder(info.project, this.home) : { root: null, gitDirs: [], gitProtected: [] };
+    const { folders } = this.writable(settings, project, this.tmp());
+    if (folders.some((folder) => isInside(target, folder))) return null;
+    return `this session's sandbox writes only in ${folders.join(', ')}`;
+  }
+
   async dispose(): Promise<void> {
     const proxy = this.proxy;
     this.proxy = undefined;

@@ -1,7 +1,7 @@
 /**
  * The approval page a URL elicitation links to (docs/design.md §2.9 "Where the person answers",
  * §4.3): one pending approval, shown with the window's banner, answered over plain HTTP on its
- * own path. The page (renderer/src/approvalPage.ts) and the hub (src/hub/endpoints/approvalPage.ts)
+ * own path. The page (renderer/src/approvalPage.ts) and the hub (src/hub/ui/approvalPage.ts)
  * share these shapes.
  *
  *   GET  /approval/<id>/?code=<code>   the link: trades the one-time code for the page's cookie (303)

@@ -7,7 +7,7 @@ export const AUDIT_FILE = 'audit.jsonl';
  * over IPC; `menu`, the menu bar; or `token`, a `/ws` connection signed in with the bearer
  * token, which agents hold — not the person's, so it cannot answer an approval or confirm a
  * settings change. `link`: the approval page a URL elicitation's one-time link signed in
- * (endpoints/approvalPage.ts), which answers that one approval and nothing else.
+ * (ui/approvalPage.ts), which answers that one approval and nothing else.
  */
 export type UiChannel = 'window' | 'app' | 'menu' | 'token' | 'link';
 

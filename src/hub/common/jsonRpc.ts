@@ -58,7 +58,27 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-const ONE_PER_LINE = 'send one JSON-RPC 2.0 message per line';
+/** What one message is sent as: a line of the shim's stdio, or the body of a POST to `/mcp`. */
+export type MessageUnit = 'line' | 'request';
+
+/**
+ * The -32600 answer for a JSON value that is not one JSON-RPC 2.0 message, else undefined: the
+ * one check of the envelope, shared by the shim (per line) and the hub's HTTP path (per POST body),
+ * so both refuse with the same rules and words. A batch array is refused whole (MCP 2025-06-18
+ * dropped batches) with one error per id in it (an array; one error with id null if it holds
+ * none); a value that is not an object, or lacks `"jsonrpc": "2.0"`, gets one error carrying its id,
+ * so the caller is never left guessing.
+ */
+export function envelopeError(value: unknown, unit: MessageUnit): JsonRpcResponse | JsonRpcResponse[] | undefined {
+  if (Array.isArray(value)) {
+    const message = `Invalid Request: batch arrays are not supported and nothing in this batch was run; send one JSON-RPC 2.0 message per ${unit}.`;
+    const ids = value.filter(isObject).map((item) => item.id).filter(isId);
+    return ids.length > 0 ? ids.map((id) => errorResponse(id, INVALID_REQUEST, message)) : errorResponse(null, INVALID_REQUEST, message);
+  }
+  if (!isObject(value)) return errorResponse(null, INVALID_REQUEST, 'Invalid Request: a message must be a JSON object.');
+  if (value.jsonrpc !== '2.0') return errorResponse(isId(value.id) ? value.id : null, INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0".');
+  return undefined;
+}
 
 /** Classifies one line from the MCP host. Never throws. */
 export function classifyLine(line: string): Classified {
@@ -69,15 +89,11 @@ export function classifyLine(line: string): Classified {
     // The parser's message quotes the input; the reply never echoes what the host sent.
     return {
       kind: 'invalid',
-      replies: [errorResponse(null, PARSE_ERROR, `Parse error: the line is not valid JSON; ${ONE_PER_LINE}.`)],
+      replies: [errorResponse(null, PARSE_ERROR, 'Parse error: the line is not valid JSON; send one JSON-RPC 2.0 message per line.')],
     };
   }
-  if (Array.isArray(value)) {
-    // No batches (MCP 2025-06-18 dropped them): nothing is forwarded, every caller hears back.
-    const message = `Invalid Request: batch arrays are not supported and nothing in this batch was run; ${ONE_PER_LINE}.`;
-    const ids = value.filter(isObject).map((item) => item.id).filter(isId);
-    return { kind: 'invalid', replies: ids.length > 0 ? ids.map((id) => errorResponse(id, INVALID_REQUEST, message)) : [errorResponse(null, INVALID_REQUEST, message)] };
-  }
+  const refused = envelopeError(value, 'line');
+  if (refused) return { kind: 'invalid', replies: [refused].flat() };
   return classifyObject(value);
 }
 

@@ -1,14 +1,14 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { UiChannel } from '../audit/personAudit.js';
 import { BASE_HEADERS, refuseUpgrade, sendJsonBody, sendJsonRpcError, sendText } from './httpReplies.js';
+import { envelopeError } from '../common/jsonRpc.js';
 import type { Logger } from '../common/logger.js';
 import type { LoginCodes } from '../state/loginCodes.js';
 import type { McpHttpEndpoint } from './mcpHttpEndpoint.js';
 import { guardRequest, uiCookieName, type Credential, type GuardVerdict } from './requestGuard.js';
 import { createStalledResponses } from './stalledResponses.js';
-import { handleApprovalPage, isApprovalPagePath, type ApprovalPageOptions } from './approvalPage.js';
-import { defaultRendererDir, isUiAssetPath, serveUiAsset } from '../ui/uiStatic.js';
-import type { UiUpgradeHandler } from '../ui/uiWebSocket.js';
 
 /** Never anything but loopback (docs/design.md §4.3). */
 export const HTTP_HOST = '127.0.0.1';
@@ -41,14 +41,10 @@ export interface HttpServerOptions {
   bodyLimitBytes: number;
   mcp: McpHttpEndpoint;
   logger: Logger;
-  /** The UI bridge on `/ws`; without it upgrades are answered 501. */
-  ui?: UiUpgradeHandler;
-  /** The built renderer (default: the package's dist/renderer). */
-  rendererDir?: string;
+  /** The person's UI: its page at `/` with its files, and its bridge on `/ws`. */
+  ui: UiEndpoint;
   /** An answer the client has read nothing of for this long is dropped (stalledResponses.ts; setting httpStallMs). */
   stallMs: number;
-  /** The approval page a URL elicitation links to (`/approval/…`, its own sign-in); without it those paths are 404. */
-  approvalPage?: Omit<ApprovalPageOptions, 'rendererDir'>;
   /** One-time sign-in codes `/?login=` redeems (`switchboard ui`); without it such links are refused. */
   loginCodes?: LoginCodes;
   /**
@@ -56,6 +52,34 @@ export interface HttpServerOptions {
    * quiet move to a free port, which would leave the person's link pointing elsewhere.
    */
   strictPort?: boolean;
+}
+
+/**
+ * The person's UI as the HTTP server serves it (the ui room builds it, the composition root hands
+ * it over): the page and its files, and the bridge on `/ws`. Every call comes after the request
+ * guard passed.
+ */
+export interface UiEndpoint {
+  /** Whether a path may name one of the page's files (`/` is the page itself). */
+  isAsset(urlPath: string): boolean;
+  /** Answers a request for `/` or one of the page's files (with a CSP naming `port`). */
+  serve(req: http.IncomingMessage, res: http.ServerResponse, urlPath: string, port: number): void;
+  /**
+   * A checked `/ws` upgrade (Host, Origin and the token or cookie passed, before any 101).
+   * `channel`: `window` when the UI cookie signed it in (the person's browser), `token` when the
+   * bearer token did (what agents hold: it cannot answer for the person, uiBridge.ts).
+   */
+  handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer, channel: Extract<UiChannel, 'window' | 'token'>): void;
+  /** The page was served: its WebSocket follows in a moment, so load what it needs now. */
+  prepare(): void;
+  /**
+   * `/approval/…`: an approval's page (a URL elicitation's link, docs/design.md §2.9). Called
+   * before the request guard: it has its own sign-in (the link's code, then a cookie for that
+   * approval only), checks Host and Origin itself, and the token and the UI cookie open nothing
+   * there. None: those paths are 404.
+   */
+  approvalPage?(req: http.IncomingMessage, res: http.ServerResponse, port: number): Promise<void>;
+  close(): Promise<void>;
 }
 
 export interface HttpServer {
@@ -86,7 +110,6 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     const guard = guardRequest(req, { port, token: options.token, uiKey: options.uiKey, allowCookie: true, requireOrigin: true });
     if (!guard.ok) return refuseUpgrade(socket, guard.status, guard.reason);
     if (pathOf(req) !== '/ws') return refuseUpgrade(socket, 404, 'Not found');
-    if (!options.ui) return refuseUpgrade(socket, 501, 'The UI bridge is not available in this version');
     // The UI cookie is the person's window; the bearer token is what agents hold (uiBridge.ts, PERSON_ONLY).
     options.ui.handleUpgrade(req, socket, _head, guard.credential === 'cookie' ? 'window' : 'token');
   });
@@ -117,7 +140,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await options.mcp.close();
-      await options.ui?.close();
+      await options.ui.close();
       server.closeAllConnections();
       stalled.dispose();
       await closed;
@@ -139,9 +162,9 @@ function listen(server: http.Server, port: number): Promise<void> {
 async function handleRequest(req: http.IncomingMessage, res: http.ServerResponse, port: number, options: HttpServerOptions): Promise<void> {
   const path = pathOf(req);
   // Its own sign-in (an approval link's one-time code): the bearer token and the UI cookie open nothing there.
-  if (isApprovalPagePath(path)) {
-    if (!options.approvalPage) return sendText(res, 404, 'Not found\n');
-    return handleApprovalPage(req, res, port, { ...options.approvalPage, rendererDir: options.rendererDir ?? defaultRendererDir() });
+  if (path.startsWith('/approval/')) {
+    if (!options.ui.approvalPage) return sendText(res, 404, 'Not found\n');
+    return options.ui.approvalPage(req, res, port);
   }
   const loginCode = uiQueryParameter(req, path, 'login');
   const { loginCodes } = options;
@@ -169,14 +192,14 @@ async function handleRequest(req: http.IncomingMessage, res: http.ServerResponse
     } catch {
       return sendJsonRpcError(res, 400, -32700, 'Parse error: the request body is not JSON.');
     }
-    // Issue 7: refused before the SDK, which would run every call of a batch array and answers a
+    // Refused before the SDK, which would run every call of a batch array and answers a
     // message without "jsonrpc" with -32700 and id null (the caller could not match it).
-    const invalid = invalidRequestReplies(parsed);
+    const invalid = envelopeError(parsed, 'request');
     if (invalid) return sendJsonBody(res, 400, invalid);
     return options.mcp.handle(req, res, parsed, body);
   }
   if (path === '/') return serveUi(req, res, port, options, guard.credential);
-  if (isUiAssetPath(path)) return serveUiAsset(req, res, path, port, options.rendererDir ?? defaultRendererDir());
+  if (options.ui.isAsset(path)) return options.ui.serve(req, res, path, port);
   if (path === '/ws') return sendText(res, 426, 'Upgrade Required\n', { Upgrade: 'websocket' });
   return sendText(res, 404, 'Not found\n');
 }
@@ -209,8 +232,8 @@ function serveUi(req: http.IncomingMessage, res: http.ServerResponse, port: numb
     res.writeHead(303, { ...BASE_HEADERS, Location: '/', 'Content-Length': '0' });
     return void res.end();
   }
-  options.ui?.prepare();
-  serveUiAsset(req, res, '/', port, options.rendererDir ?? defaultRendererDir());
+  options.ui.prepare();
+  options.ui.serve(req, res, '/', port);
 }
 
 function refuse(req: http.IncomingMessage, res: http.ServerResponse, verdict: GuardVerdict, path: string): void {
@@ -277,26 +300,4 @@ function discardBody(req: http.IncomingMessage): void {
 
 function pathOf(req: http.IncomingMessage): string {
   return new URL(req.url ?? '/', 'http://localhost').pathname;
-}
-
-type JsonRpcId = string | number;
-const isJsonRpcId = (value: unknown): value is JsonRpcId => typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const invalidRequest = (id: JsonRpcId | null, message: string): unknown => ({ jsonrpc: '2.0', id, error: { code: -32600, message } });
-
-/**
- * The -32600 answer for a POST body that is JSON but not one JSON-RPC 2.0 message, else
- * undefined. Same rules and wording as the shim (src/hub/common/jsonRpc.ts): a batch array is refused
- * whole (MCP 2025-06-18 dropped batches) with one error per id in it; an object without
- * `"jsonrpc": "2.0"` gets an error carrying its id, so the caller is never left guessing.
- */
-function invalidRequestReplies(body: unknown): unknown {
-  if (Array.isArray(body)) {
-    const message = 'Invalid Request: batch arrays are not supported and nothing in this batch was run; send one JSON-RPC 2.0 message per request.';
-    const ids = body.filter(isPlainObject).map((item) => item.id).filter(isJsonRpcId);
-    return ids.length > 0 ? ids.map((id) => invalidRequest(id, message)) : invalidRequest(null, message);
-  }
-  if (!isPlainObject(body)) return invalidRequest(null, 'Invalid Request: a message must be a JSON object.');
-  if (body.jsonrpc !== '2.0') return invalidRequest(isJsonRpcId(body.id) ? body.id : null, 'Invalid Request: "jsonrpc" must be "2.0".');
-  return undefined;
 }

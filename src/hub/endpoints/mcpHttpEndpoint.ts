@@ -4,7 +4,7 @@ import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/no
 import { createMcpHandler, isInitializeRequest, isLegacyRequest, type McpServer } from '@modelcontextprotocol/server';
 import { DisposableStore, type Event } from '../../core/index.js';
 import { followListens, LISTEN, ListenRequests } from '../../mcp/listenRequests.js';
-import type { ScreenUpdates } from '../../mcp/screenUpdates.js';
+import type { ScreenChangeWatches } from '../../mcp/screenChangeWatches.js';
 import type { McpConnection } from '../../mcp/server.js';
 import { DetachingTransport } from '../transports/detachingTransport.js';
 import { sendJsonBody, sendJsonRpcError } from './httpReplies.js';
@@ -22,7 +22,7 @@ export interface McpHttpEndpointOptions {
   /** Per session (rateLimitedTransport.ts), and per client of stateless requests (statelessCallLimits.ts). */
   rateLimit: RateLimit;
   /** Sessions as resources, for 2026-07-28 `subscriptions/listen` streams (docs/design.md §3.7). */
-  resources?: { screens: ScreenUpdates; onDidChangeLive: Event<void> };
+  resources?: { screens: ScreenChangeWatches; onDidChangeLive: Event<void> };
 }
 
 /**

@@ -13,7 +13,7 @@ import {
 import { isPersonChannel, type PersonAction, type UiChannel } from '../audit/personAudit.js';
 import { DEFAULT_VIEWER_LIMITS, SessionViewer, type ViewerLimits } from './sessionViewer.js';
 import { commandOutput, rerun, searchHistory, UiError, type UiHistoryHost } from './uiHistory.js';
-import type { UiHost } from './uiHost.js';
+import type { UiBridgeHost } from './uiBridgeHost.js';
 
 /**
  * How a bridge reaches its UI. Transport-agnostic: the WebSocket (`/ws`) and the Electron
@@ -71,6 +71,10 @@ export const DEFAULT_BRIDGE_LIMITS: UiBridgeLimits = {
 };
 
 type MessageOf<T extends ClientMessage['type']> = Extract<ClientMessage, { type: T }>;
+/** A handler per message type (`hello` is answered before any table is consulted). */
+type Handlers<K extends Exclude<ClientMessage['type'], 'hello'> = Exclude<ClientMessage['type'], 'hello'>> = {
+  [T in K]: (message: MessageOf<T>) => Promise<void> | void;
+};
 
 /**
  * One UI connection on the hub (docs/design.md §1, "UiBridge → ui-protocol"): validates every
@@ -94,9 +98,10 @@ export class UiBridge implements Disposable {
   private shooting = false;
   /** uiHistory.ts's view of the hub: its `rerun` is audited with this connection's channel. */
   private readonly historyHost: UiHistoryHost;
+  private readonly handlers: Handlers;
 
   constructor(
-    private readonly host: UiHost,
+    private readonly host: UiBridgeHost,
     private readonly transport: UiBridgeTransport,
     private readonly onDispose: () => void = () => undefined,
     private readonly limits: UiBridgeLimits = DEFAULT_BRIDGE_LIMITS,
@@ -109,6 +114,7 @@ export class UiBridge implements Disposable {
       live: (id) => host.live(id),
       audit: (entry) => this.record(entry),
     };
+    this.handlers = this.createHandlers();
   }
 
   /** One message from the UI: a JSON string, or an already-decoded value (IPC). Never throws. */
@@ -149,53 +155,55 @@ export class UiBridge implements Disposable {
     if (PERSON_ONLY.has(message.type) && !isPersonChannel(this.transport.channel)) {
       return this.send({ type: 'error', code: UiErrorCode.PersonOnly, message: personOnly(message.type), for: message.type, ...ids(message) });
     }
-    switch (message.type) {
-      case 'subscribe':
-        return this.subscribe(message);
-      case 'unsubscribe':
-        return this.unsubscribe(message.session);
-      case 'ack':
-        return this.viewers.get(message.session)?.viewer.ack(message.bytes);
-      case 'input':
-        return this.input(message);
-      case 'resize':
-        return this.resize(message);
-      case 'takeOver':
-        return this.takeOver(message);
-      case 'handBack':
-        return this.handBack(message);
-      case 'interrupt':
-        return this.interrupt(message);
-      case 'kill':
-        return this.kill(message);
-      case 'close':
-        return this.close(message);
-      case 'stopClient':
-        return this.stopClient(message);
-      case 'answerApproval':
-        return this.answerApproval(message);
-      case 'openTerminal':
-        return this.openTerminal(message);
-      case 'getSettings':
-        return this.send({ type: 'hubSettings', ...this.host.settings.describe(), ...ids(message) });
-      case 'setSettings':
-        return this.setSettings(message);
-      case 'confirmSettings':
-      case 'discardSettings':
-        return this.answerHeld(message);
-      case 'screenshot':
-        return this.screenshot(message);
-      case 'rotateToken':
+    const handler = this.handlers[message.type] as (message: ClientMessage) => Promise<void> | void;
+    return handler(message);
+  }
+
+  /**
+   * One table per feature, each message type handled in exactly one (the type checks that none is
+   * missing): watching and driving sessions, stopping them, approvals, settings and credentials,
+   * screenshots, history.
+   */
+  private createHandlers(): Handlers {
+    const viewing: Handlers<'subscribe' | 'unsubscribe' | 'ack' | 'input' | 'resize' | 'takeOver' | 'handBack' | 'openTerminal'> = {
+      subscribe: (message) => this.subscribe(message),
+      unsubscribe: (message) => this.unsubscribe(message.session),
+      ack: (message) => this.viewers.get(message.session)?.viewer.ack(message.bytes),
+      input: (message) => this.input(message),
+      resize: (message) => this.resize(message),
+      takeOver: (message) => this.takeOver(message),
+      handBack: (message) => this.handBack(message),
+      openTerminal: (message) => this.openTerminal(message),
+    };
+    const stopping: Handlers<'interrupt' | 'kill' | 'close' | 'stopClient'> = {
+      interrupt: (message) => this.interrupt(message),
+      kill: (message) => this.kill(message),
+      close: (message) => this.close(message),
+      stopClient: (message) => this.stopClient(message),
+    };
+    const approvals: Handlers<'answerApproval'> = {
+      answerApproval: (message) => this.answerApproval(message),
+    };
+    const settings: Handlers<'getSettings' | 'setSettings' | 'confirmSettings' | 'discardSettings' | 'rotateToken'> = {
+      getSettings: (message) => this.send({ type: 'hubSettings', ...this.host.settings.describe(), ...ids(message) }),
+      setSettings: (message) => this.setSettings(message),
+      confirmSettings: (message) => this.answerHeld(message),
+      discardSettings: (message) => this.answerHeld(message),
+      rotateToken: (message) => {
         this.host.rotateToken();
         this.record({ action: 'rotate_token' });
-        return this.send({ type: 'done', for: message.type, ...ids(message) });
-      case 'searchHistory':
-        return searchHistory(this.historyHost, message).then((reply) => this.send(reply));
-      case 'commandOutput':
-        return commandOutput(this.historyHost, message).then((reply) => this.send(reply));
-      case 'rerun':
-        return rerun(this.historyHost, message).then((id) => this.done(message, id));
-    }
+        this.send({ type: 'done', for: message.type, ...ids(message) });
+      },
+    };
+    const screenshots: Handlers<'screenshot'> = {
+      screenshot: (message) => this.screenshot(message),
+    };
+    const history: Handlers<'searchHistory' | 'commandOutput' | 'rerun'> = {
+      searchHistory: (message) => searchHistory(this.historyHost, message).then((reply) => this.send(reply)),
+      commandOutput: (message) => commandOutput(this.historyHost, message).then((reply) => this.send(reply)),
+      rerun: (message) => rerun(this.historyHost, message).then((id) => this.done(message, id)),
+    };
+    return { ...viewing, ...stopping, ...approvals, ...settings, ...screenshots, ...history };
   }
 
   private hello(message: MessageOf<'hello'>): void {

@@ -18,7 +18,7 @@ export const COMMAND_OUTPUT_DEFAULT_LINES = 1_000;
 
 export interface UiHistoryHost {
   history?: HistorySearch;
-  manager: SessionManager;
+  manager: Pick<SessionManager, 'read' | 'get' | 'store'>;
   audit: PersonAuditSink;
   live(id: string): TerminalSession | undefined;
 }

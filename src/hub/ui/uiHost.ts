@@ -8,6 +8,7 @@ import type { Logger } from '../common/logger.js';
 import type { PersonAuditSink } from '../audit/personAudit.js';
 import type { HubSettingsView, SettingsEditor } from '../settings/settingsEditor.js';
 import { UiBridge, type UiBridgeTransport } from './uiBridge.js';
+import type { UiBridgeHost } from './uiBridgeHost.js';
 
 export interface UiHostOptions {
   manager: SessionManager;
@@ -33,7 +34,7 @@ export interface UiHostOptions {
  * ended while the hub runs until the person closes them), whether a session waits for a secret
  * ("needs you"), and one `UiBridge` per connection.
  */
-export class UiHost implements Disposable {
+export class UiHost implements UiBridgeHost, Disposable {
   readonly manager: SessionManager;
   readonly audit: PersonAuditSink;
   readonly logger: Logger;

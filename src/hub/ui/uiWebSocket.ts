@@ -1,23 +1,12 @@
-import type { IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { encodeFrame } from '../../ui-protocol/index.js';
 import type { Logger } from '../common/logger.js';
+import type { UiEndpoint } from '../endpoints/httpServer.js';
 import type { UiChannel } from '../audit/personAudit.js';
 import type { UiHost } from './uiHost.js';
 
-/** What the HTTP server hands a checked `/ws` upgrade to. */
-export interface UiUpgradeHandler {
-  /**
-   * Call only after Host, Origin and the token/cookie passed (httpServer does, before any 101).
-   * `channel`: `window` when the UI cookie signed it in (the person's browser), `token` when the
-   * bearer token did (what agents hold: it cannot answer for the person, uiBridge.ts).
-   */
-  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, channel: Extract<UiChannel, 'window' | 'token'>): void;
-  /** The UI page was served: its WebSocket follows in a moment, so load what it needs now. */
-  prepare(): void;
-  close(): Promise<void>;
-}
+/** The `/ws` part of the UI's endpoint. */
+export type UiWebSocketServer = Pick<UiEndpoint, 'handleUpgrade' | 'prepare' | 'close'>;
 
 export interface UiWebSocketOptions {
   host: UiHost;
@@ -37,7 +26,7 @@ const CLOSE_NOT_READING = 1013;
  * loaded when the UI page is first served (`prepare`), or at the latest by the first upgrade: a
  * hub no browser has opened does without it (docs/decisions.md, Memory).
  */
-export function createUiWebSocketServer(options: UiWebSocketOptions): UiUpgradeHandler {
+export function createUiWebSocketServer(options: UiWebSocketOptions): UiWebSocketServer {
   let wss: WebSocketServer | undefined;
   let loading: Promise<WebSocketServer> | undefined;
   let closed = false;

@@ -23,6 +23,7 @@ import type { TerminalSession } from '../../../src/core/session/terminalSession.
 import { shellPath } from '../../integration/helpers/shells.js';
 import { testEnv } from '../../integration/helpers/hermeticEnv.js';
 import { machinePid } from '../../integration/helpers/processState.js';
+import { parse as parseToml } from 'smol-toml';
 
 const { SwitchboardApp } = await import('../../../main/app.js');
 const { FakeBrowserWindow, FakeNotification, FakeTray, fake, resetRecords, stolenFocus } = await import('./fakeElectron.js');
@@ -235,6 +236,10 @@ describe('tray actions go through the hub’s UI bridge', () => {
     expect(JSON.parse(text)).toMatchObject({ mcpServers: { switchboard: { args: [expect.stringMatching(/bin[/\\]switchboard\.js$/), 'mcp'] } } });
     switchboard.handleTrayAction({ type: 'copyMcpConfig', host: 'vscode' });
     expect(JSON.parse(fake.clipboard.writeText.mock.calls.at(-1)![0] as string)).toHaveProperty('servers.switchboard.type', 'stdio');
+    // Codex reads TOML: the table it takes, parsed as Codex parses it.
+    switchboard.handleTrayAction({ type: 'copyMcpConfig', host: 'codex' });
+    const toml = parseToml(fake.clipboard.writeText.mock.calls.at(-1)![0] as string) as { mcp_servers: { switchboard: { args: string[] } } };
+    expect(toml.mcp_servers.switchboard.args).toEqual([expect.stringMatching(/bin[/\\]switchboard\.js$/), 'mcp']);
   });
 
   it('Start at login sets the login item (hidden) and the preference', () => {

@@ -3,7 +3,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { UiSession } from '../../../src/ui-protocol/index.js';
+import { HOSTS } from '../../../src/hub/hostConfig/hostConfig.js';
 import {
+  MCP_HOSTS,
   buildTrayMenu,
   formatDuration,
   sessionAttention,
@@ -77,7 +79,7 @@ describe('buildTrayMenu', () => {
     expect(outline(buildTrayMenu([], { ...OPTIONS, settingsWaiting: [] })).slice(0, 2)).toEqual(['Open Switchboard', '---']);
   });
 
-  it('Copy MCP config has one item per host: Claude Code, Cursor, Claude Desktop, VS Code', () => {
+  it('Copy MCP config has one item per host switchboard config knows', () => {
     const copy = byId(buildTrayMenu([], OPTIONS), 'copyMcpConfig');
     expect(copy.action).toBeUndefined();
     expect(items(copy.submenu ?? []).map((i) => [i.label, i.action])).toEqual([
@@ -85,7 +87,13 @@ describe('buildTrayMenu', () => {
       ['Cursor', { type: 'copyMcpConfig', host: 'cursor' }],
       ['Claude Desktop', { type: 'copyMcpConfig', host: 'claude-desktop' }],
       ['VS Code', { type: 'copyMcpConfig', host: 'vscode' }],
+      ['Codex CLI', { type: 'copyMcpConfig', host: 'codex' }],
+      ['Gemini CLI', { type: 'copyMcpConfig', host: 'gemini' }],
+      ['Windsurf', { type: 'copyMcpConfig', host: 'windsurf' }],
+      ['Zed', { type: 'copyMcpConfig', host: 'zed' }],
     ]);
+    // Every host of `switchboard config`, so the menu cannot fall behind it.
+    expect(MCP_HOSTS.map((h) => h.host).sort()).toEqual([...HOSTS].sort());
   });
 
   it('Start at login is a checkbox reflecting the setting, disabled where the OS has no login items', () => {

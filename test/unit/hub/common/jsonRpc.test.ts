@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { INVALID_REQUEST, PARSE_ERROR, classifyLine, recoverId } from '../../../../src/hub/common/jsonRpc.js';
+import { INVALID_REQUEST, PARSE_ERROR, classifyLine, envelopeError, recoverId } from '../../../../src/hub/common/jsonRpc.js';
 
 describe('classifyLine', () => {
   it('tells requests, notifications and responses apart', () => {
@@ -31,6 +31,27 @@ describe('classifyLine', () => {
       replies: [{ id: 1, error: { code: INVALID_REQUEST } }, { id: 'b', error: { code: INVALID_REQUEST } }],
     });
     expect(classifyLine('[]')).toMatchObject({ replies: [{ id: null, error: { code: INVALID_REQUEST } }] });
+  });
+});
+
+describe('envelopeError: the one envelope check of the shim and the HTTP path', () => {
+  const cases = ['[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","id":"b","method":"c"}]', '[]', '42', '"x"', '{"jsonrpc":"1.0","id":"x","method":"a"}', '{"id":7,"method":"a"}'];
+
+  it.each(cases)('refuses %s with the same answer per line and per request, but for the unit named', (text) => {
+    const perLine = classifyLine(text);
+    const perRequest = envelopeError(JSON.parse(text), 'request');
+    expect(perLine.kind).toBe('invalid');
+    expect(perRequest).toBeDefined();
+    const same = JSON.stringify([perRequest].flat()).replaceAll('per request', 'per line');
+    expect(perLine.kind === 'invalid' && JSON.stringify(perLine.replies)).toBe(same);
+  });
+
+  it('answers a batch with ids as an array (one error per id), anything else as one error', () => {
+    expect(envelopeError([{ jsonrpc: '2.0', id: 1, method: 'a' }], 'request')).toEqual([
+      { jsonrpc: '2.0', id: 1, error: { code: INVALID_REQUEST, message: expect.stringContaining('send one JSON-RPC 2.0 message per request') } },
+    ]);
+    expect(envelopeError([], 'request')).toMatchObject({ id: null, error: { code: INVALID_REQUEST } });
+    expect(envelopeError({ jsonrpc: '2.0', id: 1, method: 5 }, 'request')).toBeUndefined();
   });
 });
 

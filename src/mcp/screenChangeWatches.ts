@@ -1,4 +1,8 @@
 /**
+ * Tells MCP resource subscribers THAT a screen changed (not what changed: they read it again);
+ * not to be confused with src/core/session/viewCatchUp.ts, which hands a read-only view the bytes
+ * or the screen it needs to catch up.
+ *
  * When a subscribed screen changed (docs/design.md §3.7): one watch per session, shared by every
  * subscriber (legacy `resources/subscribe`, 2026-07-28 `subscriptions/listen`), made by the first
  * and released by the last, so a session nobody subscribed to costs nothing.
@@ -36,7 +40,7 @@ export interface ScreenSource {
 
 const NOTHING: Disposable = { dispose: () => undefined };
 
-export class ScreenUpdates implements Disposable {
+export class ScreenChangeWatches implements Disposable {
   private readonly watches = new Map<string, ScreenWatch>();
 
   constructor(private readonly source: ScreenSource) {}

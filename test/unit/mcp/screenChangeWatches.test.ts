@@ -1,5 +1,5 @@
 /**
- * When a subscribed screen is said to have changed (src/mcp/screenUpdates.ts, docs/design.md
+ * When a subscribed screen is said to have changed (src/mcp/screenChangeWatches.ts, docs/design.md
  * §3.7): at most twice a second per session, once the change settles, only when the text really
  * changed, never a backlog after a flood; one watch per session whoever subscribes, and none
  * once the last subscriber goes. On a fake clock, so the rule itself is what is checked; through
@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EventEmitter } from '../../../src/core/index.js';
-import { SCREEN_SETTLE_MS, SCREEN_UPDATE_INTERVAL_MS, ScreenUpdates, type ScreenSource } from '../../../src/mcp/screenUpdates.js';
+import { SCREEN_SETTLE_MS, SCREEN_UPDATE_INTERVAL_MS, ScreenChangeWatches, type ScreenSource } from '../../../src/mcp/screenChangeWatches.js';
 import { screenUri } from '../../../src/mcp/sessionScreens.js';
 
 class FakeScreen {
@@ -44,7 +44,7 @@ function source(screens: FakeScreen[]): ScreenSource & { errors: unknown[] } {
 
 let a: FakeScreen;
 let b: FakeScreen;
-let updates: ScreenUpdates;
+let updates: ScreenChangeWatches;
 let told: { uri: string; at: number; text: string }[];
 
 const follow = (screen: FakeScreen): { dispose(): void } =>
@@ -54,7 +54,7 @@ beforeEach(async () => {
   vi.useFakeTimers();
   a = new FakeScreen('aaaaaa');
   b = new FakeScreen('bbbbbb');
-  updates = new ScreenUpdates(source([a, b]));
+  updates = new ScreenChangeWatches(source([a, b]));
   told = [];
 });
 
@@ -63,7 +63,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-describe('ScreenUpdates', () => {
+describe('ScreenChangeWatches', () => {
   it('watches nothing until someone subscribes, and nothing once the last one has gone', async () => {
     expect(a.changes.hasListeners).toBe(false);
     const first = follow(a);
@@ -204,7 +204,7 @@ describe('ScreenUpdates', () => {
     failing.render = async () => {
       throw new Error('transcript gone');
     };
-    const own = new ScreenUpdates(failing);
+    const own = new ScreenChangeWatches(failing);
     const got: string[] = [];
     own.watch(screenUri(a.id), () => got.push('update'));
     a.print('x');

@@ -6,9 +6,9 @@ import type { PersonAuditSink } from '../audit/personAudit.js';
 import type { Logger } from '../common/logger.js';
 import type { ApprovalLinks, LinkRefusal } from '../gate/approvalLinks.js';
 import type { Approval, ApprovalBook } from '../gate/approvals.js';
-import { CONTENT_TYPES, uiContentSecurityPolicy } from '../ui/uiStatic.js';
-import { BASE_HEADERS, sendJsonBody, sendText } from './httpReplies.js';
-import { allowedOrigins } from './requestGuard.js';
+import { BASE_HEADERS, sendJsonBody, sendText } from '../endpoints/httpReplies.js';
+import { allowedOrigins } from '../endpoints/requestGuard.js';
+import { CONTENT_TYPES, uiContentSecurityPolicy } from './uiStatic.js';
 
 /**
  * The approval page (docs/design.md §2.9 "Where the person answers", §4.3; the routes in

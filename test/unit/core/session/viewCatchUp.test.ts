@@ -1,5 +1,5 @@
 /**
- * What the terminal app is told (src/core/session/screenUpdates.ts, docs/design.md §3.8), on a
+ * What the terminal app is told (src/core/session/viewCatchUp.ts, docs/design.md §3.8), on a
  * real emulator and the session's real RecentOutput: the screen first, nothing when nothing
  * changed, the output since while it is small, the screen after a resize or a lot of output, and
  * during a flood at most one screen per interval however the views ask. The flood's clock is
@@ -8,14 +8,14 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Emulator } from '../../../../src/core/emulation/emulator.js';
 import { FloodSignal } from '../../../../src/core/emulation/floodSignal.js';
-import { FLOOD_SCREEN_INTERVAL_MS, ScreenUpdates, VIEW_OUTPUT_MAX_BYTES } from '../../../../src/core/session/screenUpdates.js';
+import { FLOOD_SCREEN_INTERVAL_MS, ViewCatchUp, VIEW_OUTPUT_MAX_BYTES } from '../../../../src/core/session/viewCatchUp.js';
 import { RecentOutput } from '../../../../src/core/transcript/recentOutput.js';
 import type { ScreenUpdate } from '../../../../src/core/types.js';
 
 let clock = 0;
 let emulator: Emulator;
 let recent: RecentOutput;
-let updates: ScreenUpdates;
+let updates: ViewCatchUp;
 let offset = 0;
 let serializations: { mock: { calls: unknown[][] } };
 
@@ -35,7 +35,7 @@ beforeEach(async () => {
   offset = 0;
   emulator = await Emulator.create({ cols: 40, rows: 5, scrollback: 200, nonce: '', headLines: 0, flood: new FloodSignal(() => clock) });
   recent = new RecentOutput(null);
-  updates = new ScreenUpdates(emulator, recent);
+  updates = new ViewCatchUp(emulator, recent);
   serializations = vi.spyOn(emulator, 'serializeWhenParsed');
 });
 
@@ -43,7 +43,7 @@ afterEach(() => {
   emulator.dispose();
 });
 
-describe('ScreenUpdates', () => {
+describe('ViewCatchUp', () => {
   it('the screen first; nothing while nothing is printed; then what was printed, as printed', async () => {
     print('hello\r\n');
     const first = await updates.since(undefined, undefined);

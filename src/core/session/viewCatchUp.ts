@@ -16,6 +16,7 @@ export const FLOOD_SCREEN_INTERVAL_MS = 2_000;
 type Screen = Extract<ScreenUpdate, { kind: 'screen' }>;
 
 /**
+ * (Not src/mcp/screenChangeWatches.ts, which only tells resource subscribers that a screen changed.)
  * What a read-only view of a session needs to catch up from where an earlier answer left it
  * (docs/design.md §3.8): the terminal app asks about twice a second, each time with the output
  * offset (`through`) and the count of resizes (`resizes`) the previous answer gave.
@@ -35,7 +36,7 @@ type Screen = Extract<ScreenUpdate, { kind: 'screen' }>;
  * A resize changes how the same bytes are drawn (and may rewrap what is shown without a byte of
  * output), so a view that has not seen every resize gets the screen.
  */
-export class ScreenUpdates {
+export class ViewCatchUp {
   private resizes = 0;
   /** The latest screen taken during a flood, and when (on the flood signal's clock). */
   private floodScreen: { screen: Screen; at: number } | null = null;
