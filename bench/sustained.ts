@@ -1,5 +1,5 @@
 /**
- * Sustained output (issue 6 item 3): `cat` of a large file in a session of a real hub with
+ * Sustained output: `cat` of a large file in a session of a real hub with
  * everything on (emulator, transcript, command tracking, an MCP client waiting on `execute`,
  * one UI viewer watching over /ws and acking every frame), as a ratio of node-pty alone
  * reading the same file, the two taking turns (`turns` each, after one uncounted turn). Zero

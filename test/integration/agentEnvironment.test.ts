@@ -1,6 +1,6 @@
 /**
- * Agents' sessions never leave the agent in an editor or pager (docs/design.md §2.2, issue 30
- * item 3): a real `switchboard serve` whose person has vim as editor and less as pager everywhere
+ * Agents' sessions never leave the agent in an editor or pager (docs/design.md §2.2): a real
+ * `switchboard serve` whose person has vim as editor and less as pager everywhere
  * they can be set (the login environment, ~/.bash_profile, ~/.gitconfig's core.editor,
  * sequence.editor and core.pager), the official MCP client over HTTP as the agent, real git and
  * man in real bash sessions; the person's own session through the UI bridge keeps vim. Without

@@ -1,5 +1,5 @@
 /**
- * An idle hub does without the code only sessions and browsers need (issue 6, memory): xterm
+ * An idle hub does without the code only sessions and browsers need (memory): xterm
  * is loaded by the first session, `ws` by the first UI. Checked in a fresh node process (the
  * built hub), where nothing else could have loaded them; both are CommonJS packages, so
  * `require.cache` says whether they were loaded.

@@ -1,5 +1,5 @@
 /**
- * The terminal app's server side (docs/design.md §3.8, issue 40 item 5) against a real hub
+ * The terminal app's server side (docs/design.md §3.8) against a real hub
  * (`serve`) through real clients:
  *
  * - an SDK 1.x client that did not declare MCP Apps, over the stdio shim, as most hosts: `open`

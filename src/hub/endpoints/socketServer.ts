@@ -61,7 +61,7 @@ interface Connection {
  */
 export async function startSocketServer(options: SocketServerOptions): Promise<SocketServer> {
   if (prepareSocketPath(options.path)) {
-    // Issue 7: a socket of our uid is stale only if nothing answers on it. We hold the lock, so a
+    // A socket of our uid is stale only if nothing answers on it. We hold the lock, so a
     // live listener there is not a hub of this state dir: someone planted it; never unlink it.
     if (await socketAnswers(options.path)) {
       throw new Error(`${options.path} is a socket another program is listening on; refusing to replace it (stop that program or move the socket away).`);

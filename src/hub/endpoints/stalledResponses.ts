@@ -15,7 +15,7 @@ interface Watched {
 }
 
 /**
- * Issue 7: an HTTP client that stops reading its socket must not hold the hub's memory. An
+ * An HTTP client that stops reading its socket must not hold the hub's memory. An
  * answer (an MCP SSE stream or JSON body) whose buffered bytes have not moved for `stallMs`
  * is dropped: the response and its connection are destroyed, exactly as if the client had
  * disconnected (its calls go on; docs/design.md §3.4). Node already stops parsing further pipelined

@@ -93,7 +93,7 @@ export const SettingsSchema = z.object({
   bodyLimitBytes: z.number().int().min(1_024).max(256 * 1024 * 1024).default(4 * 1024 * 1024),
   /** An MCP-over-HTTP session with no request for this long is closed (its terminals stay). */
   httpSessionIdleMs: z.number().int().min(1_000).max(7 * 86_400_000).default(30 * 60_000),
-  /** An HTTP answer its client has read nothing of for this long is dropped, connection and all (issue 7). */
+  /** An HTTP answer its client has read nothing of for this long is dropped, connection and all (the adversarial review: a client that stops reading must not hold the hub's memory). */
   httpStallMs: z.number().int().min(100).max(600_000).default(DEFAULT_HTTP_STALL_MS),
   /**
    * MCP requests per second per client connection (socket or HTTP session), sustained; past it
