@@ -6,9 +6,10 @@ export const AUDIT_FILE = 'audit.jsonl';
  * `window`, a browser page over `/ws` signed in with the UI cookie; `app`, the Electron window
  * over IPC; `menu`, the menu bar; or `token`, a `/ws` connection signed in with the bearer
  * token, which agents hold — not the person's, so it cannot answer an approval or confirm a
- * settings change.
+ * settings change. `link`: the approval page a URL elicitation's one-time link signed in
+ * (ui/approvalPage.ts), which answers that one approval and nothing else.
  */
-export type UiChannel = 'window' | 'app' | 'menu' | 'token';
+export type UiChannel = 'window' | 'app' | 'menu' | 'token' | 'link';
 
 /** The person's own channels: only these answer for the person. */
 export function isPersonChannel(channel: UiChannel): boolean {
