@@ -23,7 +23,7 @@ const ANY_SOURCE = '**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs}';
 const RULE = 'docs/design.md §1.2';
 
 // ---- Where each file belongs (paths from the repository root). ---------------------
-// A file may carry several categories (a hub leaf is also hub). A file under src/, main/,
+// A file may carry several categories (a file of the hub's common/ room is also hub). A file under src/, main/,
 // renderer/ or apps/ that matches none is an error (boundaries/no-unknown-files): a new layer
 // or top-level module is added here and to the table of docs/design.md §1.1 first.
 const AREAS = [
@@ -33,12 +33,16 @@ const AREAS = [
   { category: 'mcp', pattern: 'src/mcp/**' },
   { category: 'policy', pattern: 'src/policy/**' },
   { category: 'sandbox', pattern: 'src/sandbox/**' },
-  { category: 'hub-leaf', pattern: 'src/hub/{stateDir,socketProtocol,hubInfo,logger}.ts' },
+  { category: 'hub-entry', pattern: 'src/hub/index.ts' },
+  { category: 'hub-root', pattern: 'src/hub/hub.ts' },
+  { category: 'hub-common', pattern: 'src/hub/common/**' },
+  { category: 'hub-room', pattern: 'src/hub/*/**', capture: ['hubRoom'] },
   { category: 'hub', pattern: 'src/hub/**' },
   { category: 'shim', pattern: 'src/shim/**' },
   { category: 'commands', pattern: 'src/commands/**' },
   { category: 'cli', pattern: 'src/cli.ts' },
-  { category: 'ui-protocol', pattern: 'src/ui-protocol.ts' },
+  { category: 'ui-protocol-entry', pattern: 'src/ui-protocol/index.ts' },
+  { category: 'ui-protocol', pattern: 'src/ui-protocol/**' },
   { category: 'package-info', pattern: 'src/packageInfo.ts' },
   { category: 'mcp-introduction', pattern: 'src/mcpIntroduction.ts' },
   { category: 'terminal-themes', pattern: 'src/terminalThemes.ts' },
@@ -59,9 +63,28 @@ const AREAS = [
 //   pty         spawning a PTY: imports no room
 const ROOMS = ['session', 'transcript', 'emulation', 'processes', 'shell', 'output', 'pty'];
 
+// ---- The rooms of src/hub/, top to bottom. -----------------------------------------
+// The same rule: a room imports only its own files and the rooms below it; hub.ts (the
+// composition root) imports them all and only it composes; src/hub/index.ts is the one entry
+// for main/ and src/commands/. The order follows the imports:
+//   remote      hubs reached over SSH: composes on the endpoints and the UI, the core through the manager
+//   ui          the person's UI: provides the endpoints' UiEndpoint, reads gate, settings, history, audit
+//   endpoints   the socket and HTTP: wraps connections in transports, checks credentials (state), audits
+//   transports  the MCP transports and their limits
+//   gate        the policy gate and approvals: reads the policy from settings, writes audit lines
+//   settings    settings.json and its editor: reads the token's age (state)
+//   state       lock, token and UI key, login codes
+//   history     the history database
+//   audit       the audit log
+//   screenshot  a screen as a PNG
+//   hostConfig  MCP hosts' config files
+//   common      what the shim may load too: node only, so the shim stays light
+const HUB_ROOMS = ['remote', 'ui', 'endpoints', 'transports', 'gate', 'settings', 'state', 'history', 'audit', 'screenshot', 'hostConfig', 'common'];
+
 // ---- Selectors. ---------------------------------------------------------------------
 const area = (...categories) => ({ file: { categories } });
 const room = (...names) => ({ file: { categories: 'core-room', captured: { room: names } } });
+const hubRoom = (...names) => ({ file: { categories: 'hub-room', captured: { hubRoom: names } } });
 const pkg = (...sources) => ({ module: { origin: 'external', source: sources } });
 const NODE = { module: { origin: 'core' } };
 const ANY_PACKAGE = { module: { origin: 'external' } };
@@ -85,11 +108,16 @@ const M = {
   sandboxUp: `${RULE}: src/sandbox/ plans a session's sandbox and imports no other layer; ${WHAT} is refused. The hub hands its launch wrapper to the core.`,
   upFromCore: `${RULE}: src/core/ may not import ${WHAT}: layers point one way (hub → mcp → core). Let the outer layer call the core, or move what both need into the core.`,
   entryFromCore: `${RULE}: inside src/core/, import the module you need, not the public entry; ${WHAT} is refused. src/core/index.ts is for the other layers, and importing it from a room makes a cycle.`,
-  shimHub: `${RULE}: src/shim/ may import of src/hub/ only the leaf modules stateDir, socketProtocol, hubInfo and logger; ${WHAT} would load the hub (and the core) into the shim.`,
+  shimHub: `${RULE}: src/shim/ may import of src/hub/ only its common/ room; ${WHAT} would load the hub (and the core) into the shim.`,
+  mcpCommandHub: `${RULE}: src/commands/mcp.ts runs the shim, so it may import of src/hub/ only its common/ room; ${WHAT} would load the hub (and the core) into the shim.`,
+  deepHub: `${RULE}: outside src/hub/, the hub is imported only through src/hub/index.ts (a command that starts no hub may import the light rooms common/ and hostConfig/ directly, so it does not load the hub); ${WHAT} reaches inside it. Import '…/hub/index.js' instead, and export what you need from src/hub/index.ts.`,
+  hubComposes: `${RULE}: only src/hub/hub.ts composes the hub's rooms; ${WHAT} is refused. A room is handed what it needs (an interface it declares) by the composition root.`,
+  hubCommon: `${RULE}: src/hub/common/ is what the shim loads, so it imports only node and its own files; ${WHAT} is refused. Move the piece into the room that needs it.`,
   shimCore: `${RULE}: src/shim/ loads no core and no MCP code (docs/design.md §4.4); ${WHAT} is refused. It forwards JSON-RPC lines: the hub does the work.`,
   rendererNode: `${RULE}: renderer/ runs in a sandboxed browser and never imports a Node module; ${WHAT} is refused. Ask the hub through the Bridge.`,
   rendererElectron: `${RULE}: renderer/ never imports electron; ${WHAT} is refused. The preload exposes a Bridge instead.`,
-  rendererSrc: `${RULE}: renderer/ may import from src/ only src/ui-protocol.ts and src/terminalThemes.ts; ${WHAT} is refused. Ask the hub through the Bridge.`,
+  rendererSrc: `${RULE}: renderer/ may import from src/ only src/ui-protocol/index.ts and src/terminalThemes.ts; ${WHAT} is refused. Ask the hub through the Bridge.`,
+  deepProtocol: `${RULE}: outside src/ui-protocol/, the UI protocol is imported only through its entry, src/ui-protocol/index.ts; ${WHAT} reaches inside it. Import '…/ui-protocol/index.js' instead, and export what you need from it.`,
   rendererMain: `${RULE}: renderer/ never imports main/; ${WHAT} is refused. The page and main are separate builds talking over IPC (the Bridge).`,
   appNode: `${RULE}: apps/ runs in a host's sandboxed frame and never imports a Node module; ${WHAT} is refused. Ask the hub through the host's tool calls.`,
   appSrc: `${RULE}: apps/ may import from src/ only src/terminalThemes.ts; ${WHAT} is refused. Everything the view shows comes through the host's tool calls.`,
@@ -175,7 +203,7 @@ const LAYERS = [
   // src/policy/: the person's policy (docs/design.md §2.9), a leaf layer: node, zod, the parser.
   ['src/policy/**', policiesFor(area('policy'), {
     message: only('src/policy/', 'node, zod and @vscode/tree-sitter-wasm', 'It decides on a command line alone; the hub and src/mcp/ import it, never the other way.'),
-    refuse: [[area('core-entry', 'core-room', 'core-shared', 'mcp', 'sandbox', 'hub', 'hub-leaf', 'shim', 'commands', 'cli', 'ui-protocol', 'main', 'renderer'), M.policyUp], [ELECTRON, M.electron]],
+    refuse: [[area('core-entry', 'core-room', 'core-shared', 'mcp', 'sandbox', 'hub', 'hub-common', 'shim', 'commands', 'cli', 'ui-protocol', 'main', 'renderer'), M.policyUp], [ELECTRON, M.electron]],
     allow: [area('policy'), NODE, pkg('zod', '@vscode/tree-sitter-wasm')],
   })],
 
@@ -183,14 +211,15 @@ const LAYERS = [
   // it takes the proxy and the macOS profile from, and src/packageInfo.ts for its launcher script.
   ['src/sandbox/**', policiesFor(area('sandbox'), {
     message: only('src/sandbox/', 'node, zod, @anthropic-ai/sandbox-runtime and src/packageInfo.ts', 'It plans a session\'s sandbox; the hub imports it, never the other way.'),
-    refuse: [[area('core-entry', 'core-room', 'core-shared', 'mcp', 'policy', 'hub', 'hub-leaf', 'shim', 'commands', 'cli', 'ui-protocol', 'main', 'renderer'), M.sandboxUp], [ELECTRON, M.electron], [NODE_PTY, M.nodePty]],
+    refuse: [[area('core-entry', 'core-room', 'core-shared', 'mcp', 'policy', 'hub', 'hub-common', 'shim', 'commands', 'cli', 'ui-protocol', 'main', 'renderer'), M.sandboxUp], [ELECTRON, M.electron], [NODE_PTY, M.nodePty]],
     allow: [area('sandbox', 'package-info'), NODE, pkg('zod', '@anthropic-ai/sandbox-runtime')],
   })],
 
-  // src/ui-protocol.ts: zod only (renderer/ imports it).
-  ['src/ui-protocol.ts', policiesFor(area('ui-protocol'), {
-    message: only('src/ui-protocol.ts', 'zod', 'renderer/ imports it, so it must stay browser-safe and pull in no other src/ module.'),
-    allow: [pkg('zod')],
+  // src/ui-protocol/: zod and its own files (renderer/ imports it).
+  ['src/ui-protocol/**', policiesFor(area('ui-protocol'), {
+    message: only('src/ui-protocol/', 'zod and its own files', 'renderer/ imports it, so it must stay browser-safe and pull in no other src/ module.'),
+    allow: [area('ui-protocol'), pkg('zod')],
+    refuseAfterAllow: [[area('ui-protocol-entry'), `${RULE}: inside src/ui-protocol/, import the file you need, not the entry; ${WHAT} is refused. index.ts is for the other layers, and importing it from a file it re-exports makes a cycle.`]],
   })],
 
   // src/terminalThemes.ts: the terminal's colours, plain data the renderer and the hub share.
@@ -211,57 +240,102 @@ const LAYERS = [
     allow: [],
   })],
 
-  // src/hub/: the composition root.
-  ['src/hub/**', policiesFor(area('hub'), {
-    message: only('src/hub/', 'src/core/index.ts, src/mcp/, src/policy/, src/sandbox/, src/ui-protocol.ts, src/packageInfo.ts, node and packages', 'Nothing in src/ imports src/commands/, src/cli.ts, main/ or renderer/: they depend on the hub.'),
-    refuse: [[DEEP_CORE, M.deepCore]],
-    allow: [area('hub', 'mcp', 'policy', 'sandbox', 'core-entry', 'ui-protocol', 'package-info', 'terminal-themes'), NODE, ANY_PACKAGE],
+  // src/hub/: rooms in one order, the composition root, the one entry.
+  [
+    'src/hub/**',
+    [
+      {
+        from: area('hub'),
+        disallow: ANYTHING,
+        message: `${RULE}: {{from.file.path}} is neither a room in the order (HUB_ROOMS in eslint.config.js), the composition root (src/hub/hub.ts) nor the entry (src/hub/index.ts), so it may import nothing yet. Put it in a room, or add the room to HUB_ROOMS in its place.`,
+      },
+    ],
+  ],
+  ...HUB_ROOMS.filter((name) => name !== 'common').map((name, index) => [
+    `src/hub/${name}/**`,
+    policiesFor(hubRoom(name), {
+      message: only(`src/hub/${name}/`, 'its own files, the rooms of src/hub/ below it, src/core/index.ts, src/mcp/, src/policy/, src/sandbox/, src/ui-protocol/index.ts, src/packageInfo.ts, src/terminalThemes.ts, node and packages', `Room order, top to bottom: ${HUB_ROOMS.join(' → ')}.`),
+      refuse: [
+        [area('hub-room'), `${RULE}: src/hub/${name}/ may import only its own files and the rooms below it (${HUB_ROOMS.slice(index + 1).join(', ')}); ${WHAT} is not one. Room order, top to bottom: ${HUB_ROOMS.join(' → ')}; move the shared piece down, or declare an interface here that the composition root fills.`],
+        [area('hub-root', 'hub-entry'), M.hubComposes],
+        [DEEP_CORE, M.deepCore],
+        [area('ui-protocol'), M.deepProtocol],
+      ],
+      allow: [
+        hubRoom(...HUB_ROOMS.slice(index)),
+        area('mcp', 'policy', 'sandbox', 'core-entry', 'ui-protocol-entry', 'package-info', 'terminal-themes'),
+        NODE,
+        ANY_PACKAGE,
+      ],
+      refuseAfterAllow: [[ELECTRON, M.electron], [NODE_PTY, M.nodePty]],
+    }),
+  ]),
+  ['src/hub/common/**', policiesFor(hubRoom('common'), {
+    message: M.hubCommon,
+    allow: [hubRoom('common'), NODE],
+  })],
+  ['src/hub/hub.ts', policiesFor(area('hub-root'), {
+    message: only('src/hub/hub.ts', "the hub's rooms, src/core/index.ts, src/mcp/, src/policy/, src/sandbox/, src/ui-protocol/index.ts, src/packageInfo.ts, src/terminalThemes.ts, node and packages", 'Nothing in src/ imports src/commands/, src/cli.ts, main/ or renderer/: they depend on the hub.'),
+    refuse: [[DEEP_CORE, M.deepCore], [area('ui-protocol'), M.deepProtocol], [area('hub-entry'), M.hubComposes]],
+    allow: [area('hub-room', 'mcp', 'policy', 'sandbox', 'core-entry', 'ui-protocol-entry', 'package-info', 'terminal-themes'), NODE, ANY_PACKAGE],
     refuseAfterAllow: [[ELECTRON, M.electron], [NODE_PTY, M.nodePty]],
+  })],
+  ['src/hub/index.ts', policiesFor(area('hub-entry'), {
+    message: only('src/hub/index.ts', 'src/hub/hub.ts and the rooms of src/hub/', 'It only re-exports the public surface of the hub.'),
+    allow: [area('hub-root', 'hub-room')],
   })],
 
   // src/shim/: a thin forwarder (docs/design.md §4.4).
   ['src/shim/**', policiesFor(area('shim'), {
-    message: only('src/shim/', 'node, src/packageInfo.ts, src/mcpIntroduction.ts and the leaf modules of src/hub/ (stateDir, socketProtocol, hubInfo, logger)', 'It forwards JSON-RPC lines to the hub and loads nothing else.'),
+    message: only('src/shim/', 'node, src/packageInfo.ts, src/mcpIntroduction.ts and src/hub/common/', 'It forwards JSON-RPC lines to the hub and loads nothing else.'),
     refuse: [
       [area('hub'), M.shimHub],
       [area('core-entry', 'core-room', 'core-shared', 'mcp', 'policy', 'sandbox'), M.shimCore],
       [MCP_SDK, M.shimCore],
       [ELECTRON, M.electron],
     ],
-    allow: [area('shim', 'hub-leaf', 'package-info', 'mcp-introduction'), NODE],
+    allow: [area('shim', 'hub-common', 'package-info', 'mcp-introduction'), NODE],
   })],
 
   // src/commands/ and src/cli.ts: the command line.
   ['src/commands/**', policiesFor(area('commands'), {
-    message: only('src/commands/', 'src/hub/, src/mcp/, src/shim/, src/core/index.ts, src/packageInfo.ts, node and packages', 'src/cli.ts dispatches to the commands, not the other way.'),
-    refuse: [[DEEP_CORE, M.deepCore]],
-    allow: [area('commands', 'hub', 'mcp', 'shim', 'core-entry', 'package-info'), NODE, ANY_PACKAGE],
+    message: only('src/commands/', 'src/hub/index.ts (and the light rooms src/hub/common/ and src/hub/hostConfig/), src/mcp/, src/shim/, src/core/index.ts, src/packageInfo.ts, node and packages', 'src/cli.ts dispatches to the commands, not the other way.'),
+    refuse: [[DEEP_CORE, M.deepCore], [area('hub'), M.deepHub]],
+    allow: [area('commands', 'hub-entry', 'mcp', 'shim', 'core-entry', 'package-info'), hubRoom('common', 'hostConfig'), NODE, ANY_PACKAGE],
     refuseAfterAllow: [[ELECTRON, M.electron], [NODE_PTY, M.nodePty]],
   })],
+  // The shim's command loads what the shim loads: of src/hub/ only its common/ room.
+  ['src/commands/mcp.ts', policiesFor(area('commands'), {
+    message: only('src/commands/mcp.ts', 'src/shim/, src/hub/common/, src/packageInfo.ts and node', 'It runs the shim, which forwards lines and loads nothing else.'),
+    refuse: [[area('hub'), M.mcpCommandHub], [area('core-entry', 'core-room', 'core-shared', 'mcp', 'policy', 'sandbox'), M.shimCore], [MCP_SDK, M.shimCore], [ELECTRON, M.electron]],
+    allow: [area('shim', 'hub-common', 'package-info'), NODE],
+  })],
   ['src/cli.ts', policiesFor(area('cli'), {
-    message: only('src/cli.ts', 'src/commands/, src/hub/, src/mcp/, src/shim/, src/core/index.ts, src/packageInfo.ts, node and packages', 'It is the outermost entry point.'),
-    refuse: [[DEEP_CORE, M.deepCore]],
-    allow: [area('commands', 'hub', 'mcp', 'shim', 'core-entry', 'package-info'), NODE, ANY_PACKAGE],
+    message: only('src/cli.ts', 'src/commands/, src/hub/index.ts, src/mcp/, src/shim/, src/core/index.ts, src/packageInfo.ts, node and packages', 'It is the outermost entry point.'),
+    refuse: [[DEEP_CORE, M.deepCore], [area('hub'), M.deepHub]],
+    allow: [area('commands', 'hub-entry', 'mcp', 'shim', 'core-entry', 'package-info'), NODE, ANY_PACKAGE],
     refuseAfterAllow: [[ELECTRON, M.electron], [NODE_PTY, M.nodePty]],
   })],
 
   // main/: Electron only; reaches the core through the hub.
   ['main/**', policiesFor(area('main'), {
-    message: only('main/', 'src/hub/, src/ui-protocol.ts, src/packageInfo.ts, node, electron, electron-store and zod', 'main/ holds no business logic: it reaches the core through src/hub/ (and never imports src/cli.ts, src/commands/ or renderer/).'),
-    allow: [area('main', 'hub', 'ui-protocol', 'package-info'), NODE, pkg('electron', 'electron-store', 'zod')],
+    message: only('main/', 'src/hub/index.ts, src/ui-protocol/index.ts, src/packageInfo.ts, node, electron, electron-store and zod', 'main/ holds no business logic: it reaches the core through src/hub/index.ts (and never imports src/cli.ts, src/commands/ or renderer/).'),
+    refuse: [[area('ui-protocol'), M.deepProtocol], [area('hub'), M.deepHub]],
+    allow: [area('main', 'hub-entry', 'ui-protocol-entry', 'package-info'), NODE, pkg('electron', 'electron-store', 'zod')],
   })],
 
   // renderer/: browser only.
   ['renderer/**', policiesFor(area('renderer'), {
-    message: only('renderer/', 'src/ui-protocol.ts, src/terminalThemes.ts and browser packages (@xterm/*, lit-html, zod)', 'It talks to the hub through a Bridge.'),
+    message: only('renderer/', 'src/ui-protocol/index.ts, src/terminalThemes.ts and browser packages (@xterm/*, lit-html, zod)', 'It talks to the hub through a Bridge.'),
     refuse: [
       [NODE, M.rendererNode],
       [ELECTRON, M.rendererElectron],
       [NODE_PTY, M.rendererNode],
       [area('main'), M.rendererMain],
       [{ file: { path: 'src/**' } }, M.rendererSrc],
+      [area('ui-protocol'), M.deepProtocol],
     ],
-    allow: [area('renderer', 'ui-protocol', 'terminal-themes'), pkg('@xterm/*', 'lit-html', 'zod')],
+    allow: [area('renderer', 'ui-protocol-entry', 'terminal-themes'), pkg('@xterm/*', 'lit-html', 'zod')],
   })],
 
   // apps/: MCP Apps (docs/design.md §3.7), browser only, each built into one HTML document.

@@ -1,5 +1,5 @@
 /**
- * The history index at scale (docs/design.md §2.7, issue 32): a state dir holding 100 000
+ * The history index at scale (docs/design.md §2.7): a state dir holding 100 000
  * finished commands across 1 000 sessions (commands.jsonl + meta.json, as hubs write them), a hub
  * started on it that builds history.db from them, then `history` queries through the stdio shim
  * (text, folder, failed-only) against a `list` round trip on the same connection; and what a
@@ -12,8 +12,8 @@ import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { SessionStore } from '../src/core/index.js';
 import type { CommandRecord, FinishedCommand } from '../src/core/index.js';
-import { HistoryDb, type HistoryRow } from '../src/hub/historyDb.js';
-import { HistoryIndex } from '../src/hub/historyIndex.js';
+import { HistoryDb, type HistoryRow } from '../src/hub/history/historyDb.js';
+import { HistoryIndex } from '../src/hub/history/historyIndex.js';
 import { shimClient, startHub, tool } from './hubProcess.js';
 import { median, ms, now, percentile, ratio, type Row } from './stats.js';
 

@@ -1,5 +1,5 @@
 /**
- * Many agents (issue 6 item 5): 10 agents with 5 shell sessions each (5 agents over the real
+ * Many agents: 10 agents with 5 shell sessions each (5 agents over the real
  * stdio shim, as MCP hosts launch it, and 5 over HTTP), all working at once. Each agent goes
  * over its sessions in turn like an agent does, only far faster: `list`, `execute echo <token>`,
  * then one command of MIX, with THINK_MIN_MS–THINK_MAX_MS between calls (an LLM takes seconds

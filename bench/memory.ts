@@ -24,7 +24,7 @@ import { mib, now, ratio, type Row } from './stats.js';
 export const SESSIONS = 10;
 /** Lines each session prints to fill its scrollback (more than any scrollback measured here). */
 const FILL_LINES = 20_000;
-/** Scrollback of the "person's session at 10 000 lines" row (issue 6: ≤ 20 MB per session there). */
+/** Scrollback of the "person's session at 10 000 lines" row (the memory budget: ≤ 20 MB per session there). */
 export const LONG_SCROLLBACK = 10_000;
 /** The hub's default terminal size (settings.ts: defaultCols, defaultRows). */
 export const DEFAULT_COLS = 120;

@@ -1,5 +1,5 @@
 /**
- * Sustained output (issue 6 item 3): `cat` of a large file in a session of a real hub with
+ * Sustained output: `cat` of a large file in a session of a real hub with
  * everything on (emulator, transcript, command tracking, an MCP client waiting on `execute`,
  * one UI viewer watching over /ws and acking every frame), as a ratio of node-pty alone
  * reading the same file, the two taking turns (`turns` each, after one uncounted turn). Zero
@@ -11,7 +11,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import WebSocket from 'ws';
-import { decodeFrame, UI_PROTOCOL_VERSION } from '../src/ui-protocol.js';
+import { decodeFrame, UI_PROTOCOL_VERSION } from '../src/ui-protocol/index.js';
 import { bareThroughput } from './baseline.js';
 import { httpClient, mainThreadCpuMs, processCpuMs, startHub, tool, transcriptBytes, transcriptBytesWhen, type BenchHub } from './hubProcess.js';
 import { median, mib, now, type Row } from './stats.js';
@@ -27,7 +27,7 @@ export async function watch(hub: BenchHub, session: string): Promise<{ bytes: ()
   let bytes = 0;
   let unacked = 0;
   ws.on('message', (raw: Buffer, isBinary: boolean) => {
-    // Frames are the binary messages (ui-protocol.ts encodeFrame); the rest is JSON.
+    // Frames are the binary messages (src/ui-protocol/ encodeFrame); the rest is JSON.
     if (!isBinary) return;
     const message = decodeFrame(raw) as { type: string; data?: Uint8Array } | null;
     if (message?.type !== 'frame' || message.data === undefined) return;

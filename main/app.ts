@@ -9,12 +9,8 @@
  * commands running, failing, waiting for input) only re-render the tray and maybe notify.
  */
 import { app, clipboard, ipcMain, protocol } from 'electron';
-import { configText } from '../src/hub/hostConfig.js';
-import { Hub, type HubStartOptions } from '../src/hub/hub.js';
-import type { Logger } from '../src/hub/logger.js';
-import type { UiBridge } from '../src/hub/uiBridge.js';
-import { defaultRendererDir } from '../src/hub/uiStatic.js';
-import { UI_PROTOCOL_VERSION, type ClientMessage, type HubMessage } from '../src/ui-protocol.js';
+import { configText, Hub, type HubStartOptions, type Logger, type UiBridge, defaultRendererDir } from '../src/hub/index.js';
+import { UI_PROTOCOL_VERSION, type ClientMessage, type HubMessage } from '../src/ui-protocol/index.js';
 import { serveApp } from './appProtocol.js';
 import { IpcBridge, type AppCommand } from './ipc.js';
 import { Notifier } from './notifications.js';

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Protocol } from 'electron';
-import { CONTENT_TYPES, isUiAssetPath } from '../src/hub/uiStatic.js';
+import { CONTENT_TYPES, isUiAssetPath } from '../src/hub/index.js';
 
 export const APP_SCHEME = 'switchboard';
 export const APP_HOST = 'ui';

@@ -16,8 +16,7 @@
  */
 import * as path from 'node:path';
 import { app, protocol, shell } from 'electron';
-import { readHubInfo } from '../src/hub/hubInfo.js';
-import { defaultStateDir, ensureStateDir } from '../src/hub/stateDir.js';
+import { readHubInfo, defaultStateDir, ensureStateDir } from '../src/hub/index.js';
 import { SwitchboardApp } from './app.js';
 import { createAppLogger } from './appLogger.js';
 import { registerAppScheme } from './appProtocol.js';

@@ -1,6 +1,6 @@
 /**
  * The window's IPC ↔ the hub's UI bridge: the same `UiBridge` class the WebSocket `/ws` uses,
- * one per window connection, speaking src/ui-protocol.ts. Every message from a renderer is
+ * one per window connection, speaking src/ui-protocol/. Every message from a renderer is
  * checked before the hub sees it:
  *  - the sender is our window's web contents, from its top frame (no iframe, no other window);
  *  - that frame shows our UI (`switchboard://ui/…`, see appProtocol.ts);
@@ -13,9 +13,8 @@
  * preload requires nothing but `electron`); test/unit/main/preload.test.ts holds them equal.
  */
 import type { IpcMain, IpcMainEvent, WebContents } from 'electron';
-import type { Logger } from '../src/hub/logger.js';
-import type { UiHost } from '../src/hub/uiHost.js';
-import { NotificationSettingsPatchSchema, UiErrorCode, parseClientMessage, type HubMessage } from '../src/ui-protocol.js';
+import type { Logger, UiHost } from '../src/hub/index.js';
+import { NotificationSettingsPatchSchema, UiErrorCode, parseClientMessage, type HubMessage } from '../src/ui-protocol/index.js';
 import { isAppUrl } from './appProtocol.js';
 import type { NotificationSettingsAccess } from './preferences.js';
 
@@ -36,8 +35,8 @@ export const IPC_CHANNELS = {
   setAppSettings: 'switchboard:setAppSettings',
 } as const;
 
-/** What the person asked for from the tray, a notification or a second launch (ui-protocol.ts). */
-export type { AppCommand } from '../src/ui-protocol.js';
+/** What the person asked for from the tray, a notification or a second launch (src/ui-protocol/). */
+export type { AppCommand } from '../src/ui-protocol/index.js';
 
 export interface IpcOptions {
   ipcMain: Pick<IpcMain, 'on' | 'removeAllListeners'>;

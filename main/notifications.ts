@@ -8,8 +8,8 @@
  * Electron); `Notifier` shows what it decides with Electron's `Notification`.
  */
 import { Notification } from 'electron';
-import type { Logger } from '../src/hub/logger.js';
-import type { UiSession } from '../src/ui-protocol.js';
+import type { Logger } from '../src/hub/index.js';
+import type { UiSession } from '../src/ui-protocol/index.js';
 import { agentDriven, formatDuration, sessionWho } from './trayMenu.js';
 
 export interface NotificationContent {

@@ -2,7 +2,7 @@
  * The menu-bar app's own preferences (notifications, what a long command is, start at login)
  * in a file of their own, `<state>/app-preferences.json`, written by electron-store here and by
  * nothing else. The hub's settings are in `<state>/settings.json`, whose one writer is the hub's
- * SettingsEditor (src/hub/settingsEditor.ts); main/ reads neither file's keys into the other and
+ * SettingsEditor (src/hub/settings/settingsEditor.ts); main/ reads neither file's keys into the other and
  * never writes settings.json (the window's settings page changes hub settings through the hub).
  *
  * Why not in the hub's schema: only the app acts on them. A headless `serve` shows no
@@ -15,10 +15,8 @@
 import * as path from 'node:path';
 import ElectronStore from 'electron-store';
 import { z } from 'zod';
-import type { Logger } from '../src/hub/logger.js';
-import { describeSettingsIssues, SETTINGS_FILE } from '../src/hub/settings.js';
-import type { SettingsEditor } from '../src/hub/settingsEditor.js';
-import { NotificationSettingsSchema, type NotificationSettings } from '../src/ui-protocol.js';
+import { type Logger, describeSettingsIssues, SETTINGS_FILE, type SettingsEditor } from '../src/hub/index.js';
+import { NotificationSettingsSchema, type NotificationSettings } from '../src/ui-protocol/index.js';
 
 /** Beside settings.json in the state dir (never the same name: that file has one writer, the hub). */
 export const APP_PREFERENCES_FILE = 'app-preferences.json';

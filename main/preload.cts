@@ -64,7 +64,7 @@ const api = {
     connected = true;
     ipcRenderer.send(CHANNELS.connect);
   },
-  /** One ClientMessage (src/ui-protocol.ts); main validates it before the hub sees it. */
+  /** One ClientMessage (src/ui-protocol/); main validates it before the hub sees it. */
   send(message: unknown): void {
     ipcRenderer.send(CHANNELS.send, message);
   },
@@ -74,7 +74,7 @@ const api = {
   onStatus,
   /** What the person asked for outside the page: `{type:'watch', session}`, `{type:'settings'}`. */
   onAppCommand,
-  /** The notification settings (ui-protocol.ts NotificationSettings), on connect and after each change. */
+  /** The notification settings (src/ui-protocol/ NotificationSettings), on connect and after each change. */
   onAppSettings,
   /** Change some of them; main validates, writes app-preferences.json and sends back what holds. */
   setAppSettings(patch: unknown): void {

@@ -8,7 +8,7 @@
  */
 import * as path from 'node:path';
 import { Menu, Tray, nativeImage, type MenuItemConstructorOptions, type NativeImage } from 'electron';
-import type { UiNewApproval, UiSession } from '../src/ui-protocol.js';
+import type { UiNewApproval, UiSession } from '../src/ui-protocol/index.js';
 import { buildTrayMenu, trayIconState, trayToolTip, type MenuModel, type TrayAction, type TrayIconState } from './trayMenu.js';
 
 export interface TrayControllerOptions {

@@ -19,7 +19,7 @@
  *   ─────
  *   Quit Switchboard
  */
-import type { ApprovalAnswer, UiApproval, UiNewApproval, UiSession } from '../src/ui-protocol.js';
+import type { ApprovalAnswer, UiApproval, UiNewApproval, UiSession } from '../src/ui-protocol/index.js';
 
 /** The MCP hosts "Copy MCP config" offers, in menu order (`switchboard config <host>`). */
 export const MCP_HOSTS = [

@@ -8,7 +8,7 @@
  * viewers stop streaming); the app keeps running in the menu bar.
  */
 import { BrowserWindow, app, type WebContents } from 'electron';
-import type { Logger } from '../src/hub/logger.js';
+import type { Logger } from '../src/hub/index.js';
 import { APP_URL, isAppBlobUrl, isAppUrl } from './appProtocol.js';
 import { IPC_CHANNELS, type AppCommand } from './ipc.js';
 

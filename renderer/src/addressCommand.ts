@@ -3,7 +3,7 @@
  * opens (docs/design.md §3.8). The page watches that session (its tab in front, or as soon as
  * it is listed), as when the tray asks the Electron window to.
  */
-import type { AppCommand } from '../../src/ui-protocol.js';
+import type { AppCommand } from '../../src/ui-protocol/index.js';
 
 export function addressCommand(hash: string): AppCommand | null {
   const match = /^#session=([^&]{1,384})$/.exec(hash);

@@ -5,35 +5,35 @@
  * frame). The page holds no authority of its own — the hub enforces who may type.
  */
 import { render } from 'lit-html';
-import type { ApprovalAnswer, HubMessage, UiCommandRecord, UiHistoryEntry, UiSession } from '../../src/ui-protocol.js';
+import type { ApprovalAnswer, HubMessage, UiCommandRecord, UiHistoryEntry, UiSession } from '../../src/ui-protocol/index.js';
 import { addressCommand } from './addressCommand.js';
-import { renderBanner } from './bannerView.js';
-import { renderNewApprovals } from './newApprovalsView.js';
+import { renderBanner } from './views/bannerView.js';
+import { renderNewApprovals } from './views/newApprovalsView.js';
 import type { Bridge } from './bridge.js';
 import { confirmDialog } from './dialog.js';
-import { renderEmpty } from './emptyView.js';
-import { renderHeldSettings } from './heldSettingsView.js';
+import { renderEmpty } from './views/emptyView.js';
+import { renderHeldSettings } from './views/heldSettingsView.js';
 import { HistoryPanel } from './historyPanel.js';
 import { loadPrefs, pageStorage, savePrefs, type Prefs } from './prefs.js';
 import { RenderScheduler } from './renderScheduler.js';
 import { ScreenshotSaver } from './screenshotSaver.js';
 import { ScrollbackSearch } from './scrollbackSearch.js';
-import { renderSessionBar } from './sessionBarView.js';
+import { renderSessionBar } from './views/sessionBarView.js';
 import { creatorName, isAgentSession, runningMs } from './sessionFormat.js';
-import { sessionListView } from './sessionListView.js';
+import { sessionListView } from './views/sessionListView.js';
 import { initialState, reduce, type Effect, type SessionEvent, type SessionState } from './sessionState.js';
-import { SettingsPage, type SettingsProps } from './settingsView.js';
-import { renderStatusLine } from './statusLineView.js';
+import { SettingsPage, type SettingsProps } from './views/settingsView.js';
+import { renderStatusLine } from './views/statusLineView.js';
 import { Store } from './store.js';
-import { tabStripView } from './tabStripView.js';
+import { tabStripView } from './views/tabStripView.js';
 import { TakeOverInput } from './takeOverInput.js';
 import { TerminalTabs } from './terminalTabs.js';
 import { measureCell } from './terminalGeometry.js';
 import type { TerminalView } from './terminalView.js';
 import { ThemeController } from './theme.js';
-import { renderTimeline } from './timelineView.js';
+import { renderTimeline } from './views/timelineView.js';
 import { Toasts } from './toasts.js';
-import { renderTopbar } from './topbarView.js';
+import { renderTopbar } from './views/topbarView.js';
 
 function byId<T extends HTMLElement = HTMLElement>(id: string): T {
   const element = document.getElementById(id);

@@ -1,9 +1,9 @@
 /**
  * The renderer's one way to the hub. In a browser it is a WebSocket to `/ws`
  * (webSocketBridge.ts); in the Electron window it is the preload's API over IPC (preloadBridge.ts).
- * Messages are the typed ones of src/ui-protocol.ts; the UI never sees a transport.
+ * Messages are the typed ones of src/ui-protocol/; the UI never sees a transport.
  */
-import type { AppCommand, Bridge as ProtocolBridge, NotificationSettings } from '../../src/ui-protocol.js';
+import type { AppCommand, Bridge as ProtocolBridge, NotificationSettings } from '../../src/ui-protocol/index.js';
 
 export type ConnectionStatus = 'connecting' | 'open' | 'closed';
 

@@ -4,7 +4,7 @@
  * byte its output reaches (newest MAX_FRAME_MARKS kept), and the snapshot's first line.
  */
 import type { IMarker, Terminal } from '@xterm/xterm';
-import type { UiCommandRecord } from '../../src/ui-protocol.js';
+import type { UiCommandRecord } from '../../src/ui-protocol/index.js';
 
 /** Positions remembered (one per frame, newest kept). */
 const MAX_FRAME_MARKS = 2_000;

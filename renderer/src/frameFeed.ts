@@ -18,7 +18,7 @@
  *   with the latest snapshot; past that they are dropped and, when shown, the feed asks for a
  *   fresh snapshot (showing "catching up" over the old screen until it arrives).
  */
-import { FLOW_HIGH_WATERMARK, type ClientMessage, type HubMessage } from '../../src/ui-protocol.js';
+import { FLOW_HIGH_WATERMARK, type ClientMessage, type HubMessage } from '../../src/ui-protocol/index.js';
 
 export type Snapshot = Extract<HubMessage, { type: 'snapshot' }>;
 export type Frame = Extract<HubMessage, { type: 'frame' }>;
@@ -31,7 +31,7 @@ export const WRITE_BUDGET_MAX = 64 * 1024;
 const PARSE_TARGET_MS = 8;
 /**
  * What a hidden feed keeps: the protocol's high watermark. Past it the hub sends a last
- * snapshot when the session ends (ui-protocol.ts), so a hidden tab of an ended session still
+ * snapshot when the session ends (src/ui-protocol/), so a hidden tab of an ended session still
  * shows its last screen.
  */
 export const MAX_HIDDEN_BACKLOG_BYTES = FLOW_HIGH_WATERMARK;

@@ -7,8 +7,8 @@
  * session the person picks, Escape goes back a step. Drawing is historyView.ts's.
  */
 import { render } from 'lit-html';
-import type { ClientMessage, HubMessage, UiHistoryEntry } from '../../src/ui-protocol.js';
-import { historyView, type HistoryViewModel, type RunTarget } from './historyView.js';
+import type { ClientMessage, HubMessage, UiHistoryEntry } from '../../src/ui-protocol/index.js';
+import { historyView, type HistoryViewModel, type RunTarget } from './views/historyView.js';
 import type { SessionEntry } from './sessionFormat.js';
 
 /** Results asked for per search (the hub allows up to 200). */

@@ -13,7 +13,7 @@ import {
   type ClientMessage,
   type HubMessage,
   type NotificationSettings,
-} from '../../src/ui-protocol.js';
+} from '../../src/ui-protocol/index.js';
 import type { z } from 'zod';
 import type { Bridge, ConnectionStatus } from './bridge.js';
 

@@ -4,7 +4,7 @@
  * (an <a download> on a blob URL: a browser's download, the Electron window's save dialog). The
  * file is named when the person clicks, so its time is when they saw the screen.
  */
-import type { ClientMessage, HubMessage } from '../../src/ui-protocol.js';
+import type { ClientMessage, HubMessage } from '../../src/ui-protocol/index.js';
 
 /** Blob URLs are revoked this long after the click: the download has its bytes by then. */
 const REVOKE_AFTER_MS = 60_000;

@@ -3,7 +3,7 @@
  * short paths. Pure functions over the protocol's `UiSession`, shared by the list, the tabs,
  * the toolbar and the status line.
  */
-import type { UiSession } from '../../src/ui-protocol.js';
+import type { UiSession } from '../../src/ui-protocol/index.js';
 
 /** A session as the page knows it: the hub's record plus when it arrived (for elapsed times). */
 export interface SessionEntry {

@@ -9,8 +9,8 @@
  * The terminals' streams (snapshot, frame, behind) are not state: the tabs' views take them
  * (terminalTabs.ts). Here a frame only marks a tab behind another one as active.
  */
-import type { AppCommand, ClientMessage, HeldSettings, HubMessage, NotificationSettings, UiCommandRecord, UiNewApproval, UiSession } from '../../src/ui-protocol.js';
-import { UI_PROTOCOL_VERSION } from '../../src/ui-protocol.js';
+import type { AppCommand, ClientMessage, HeldSettings, HubMessage, NotificationSettings, UiCommandRecord, UiNewApproval, UiSession } from '../../src/ui-protocol/index.js';
+import { UI_PROTOCOL_VERSION } from '../../src/ui-protocol/index.js';
 import type { ConnectionStatus } from './bridge.js';
 import type { SessionEntry } from './sessionFormat.js';
 

@@ -5,7 +5,7 @@
  * control has arrived, or are dropped when the hub refuses or the session goes. Input goes in
  * pieces of at most MAX_INPUT_CHARS.
  */
-import { MAX_INPUT_CHARS, type ClientMessage, type UiSession } from '../../src/ui-protocol.js';
+import { MAX_INPUT_CHARS, type ClientMessage, type UiSession } from '../../src/ui-protocol/index.js';
 import type { SessionEntry } from './sessionFormat.js';
 import { creatorName } from './sessionFormat.js';
 

@@ -9,7 +9,7 @@
  */
 import type { FitAddon } from '@xterm/addon-fit';
 import type { Terminal } from '@xterm/xterm';
-import type { ClientMessage } from '../../src/ui-protocol.js';
+import type { ClientMessage } from '../../src/ui-protocol/index.js';
 import { TERMINAL_FONT_FAMILY } from './theme.js';
 
 export type ViewMode = 'watch' | 'fit';

@@ -4,7 +4,7 @@
  * controls it (watching at the agent's size, or fitted while the person has the keyboard);
  * the hub's streams for a session (snapshot, frames, behind) go to its view.
  */
-import type { ClientMessage, HubMessage } from '../../src/ui-protocol.js';
+import type { ClientMessage, HubMessage } from '../../src/ui-protocol/index.js';
 import type { SessionState } from './sessionState.js';
 import { TerminalView, type ViewMode } from './terminalView.js';
 import type { ThemeName } from './theme.js';

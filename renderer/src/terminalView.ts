@@ -9,7 +9,7 @@ import { FitAddon } from '@xterm/addon-fit';
 import { SearchAddon } from '@xterm/addon-search';
 import { WebLinksAddon } from '@xterm/addon-web-links';
 import { Terminal, type IDisposable } from '@xterm/xterm';
-import type { ClientMessage, UiCommandRecord } from '../../src/ui-protocol.js';
+import type { ClientMessage, UiCommandRecord } from '../../src/ui-protocol/index.js';
 import { CommandMarks } from './commandMarks.js';
 import { FrameFeed, type Frame, type Snapshot } from './frameFeed.js';
 import { TerminalGeometry, type ViewMode } from './terminalGeometry.js';

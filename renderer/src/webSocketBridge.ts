@@ -5,7 +5,7 @@
  * hub replaces its token and UI key it sends this page the new key, and the page trades it for
  * a new cookie at once, as the printed address does: a reload or a reconnect then still gets in.
  */
-import { decodeFrame, parseHubMessage, type ClientMessage, type HubMessage } from '../../src/ui-protocol.js';
+import { decodeFrame, parseHubMessage, type ClientMessage, type HubMessage } from '../../src/ui-protocol/index.js';
 import type { Bridge, ConnectionStatus } from './bridge.js';
 
 const BACKOFF_FIRST_MS = 250;

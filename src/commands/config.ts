@@ -5,10 +5,11 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { configText, hostFormat, HOSTS, SERVER_NAME, serverEntry, type HostName } from '../hub/hostConfig.js';
-import { ConfigEditRefused, type EntryEdit } from '../hub/hostFiles/entryEdit.js';
-import { setJsonEntry } from '../hub/hostFiles/jsonEntryEditor.js';
-import { setTomlEntry } from '../hub/hostFiles/tomlEntryEditor.js';
+// The light room, not the hub's entry: printing or installing an entry starts no hub, so it loads none.
+import { configText, hostFormat, HOSTS, SERVER_NAME, serverEntry, type HostName } from '../hub/hostConfig/hostConfig.js';
+import { ConfigEditRefused, type EntryEdit } from '../hub/hostConfig/entryEdit.js';
+import { setJsonEntry } from '../hub/hostConfig/jsonEntryEditor.js';
+import { setTomlEntry } from '../hub/hostConfig/tomlEntryEditor.js';
 
 function usage(): string {
   const width = Math.max(...HOSTS.map((host) => host.length));

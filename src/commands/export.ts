@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { once } from 'node:events';
 import { pipeline } from 'node:stream/promises';
 import { asciicastLines, exportAsciicast, SessionStore } from '../core/index.js';
-import { defaultStateDir } from '../hub/stateDir.js';
+import { defaultStateDir } from '../hub/common/stateDir.js'; // a light room: export starts no hub
 
 const USAGE = `Usage: switchboard export <session> [file]
 

@@ -3,8 +3,8 @@
  * sessions (starting one if none answers) and exits when the host closes stdin or signals it;
  * the sessions keep running in the hub. stdout carries JSON-RPC only.
  */
-import { stderrLogger } from '../hub/logger.js';
-import { defaultStateDir, ensureStateDir } from '../hub/stateDir.js';
+import { stderrLogger } from '../hub/common/logger.js';
+import { defaultStateDir, ensureStateDir } from '../hub/common/stateDir.js';
 import { ShimForwarder } from '../shim/forwarder.js';
 import { shimVersion } from '../shim/version.js';
 

@@ -7,10 +7,7 @@
  * to stdout if that is the terminal, else nowhere, and the banner says to run `switchboard ui`
  * (which opens the UI without showing the key).
  */
-import { Hub } from '../hub/hub.js';
-import { stderrLogger } from '../hub/logger.js';
-import { defaultStateDir } from '../hub/stateDir.js';
-import { configSnippet } from '../hub/hostConfig.js';
+import { Hub, stderrLogger, defaultStateDir, configSnippet } from '../hub/index.js';
 
 const USAGE = `Usage: switchboard serve [--port N]
 

@@ -3,10 +3,7 @@
  * a live pid and its socket completes the handshake — where, and its sessions (asked over the
  * socket with the `list` tool). Exit 0 when running, 3 when not.
  */
-import { readHubInfo, processAlive, type HubInfo } from '../hub/hubInfo.js';
-import { connectHubSocket } from '../hub/socketClient.js';
-import { defaultStateDir } from '../hub/stateDir.js';
-import { readToken } from '../hub/token.js';
+import { readHubInfo, processAlive, type HubInfo, connectHubSocket, defaultStateDir, readToken } from '../hub/index.js';
 import { packageVersion } from '../mcp/server.js';
 
 const NOT_RUNNING = 3;

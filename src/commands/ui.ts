@@ -5,13 +5,10 @@
  * putting a URL in the argv of `open`, `xdg-open` or the browser itself. So this asks the hub,
  * over its socket and with the UI key (`<state>/ui-key`, never the token: that is what agents
  * hold), for a one-time code and opens `http://127.0.0.1:<port>/?login=<code>`; the hub trades
- * the code, once and within a minute, for the UI cookie (src/hub/loginCodes.ts).
+ * the code, once and within a minute, for the UI cookie (src/hub/state/loginCodes.ts).
  */
 import { spawn } from 'node:child_process';
-import { processAlive, readHubInfo } from '../hub/hubInfo.js';
-import { requestLoginCode } from '../hub/socketClient.js';
-import { defaultStateDir } from '../hub/stateDir.js';
-import { readUiKey } from '../hub/token.js';
+import { processAlive, readHubInfo, requestLoginCode, defaultStateDir, readUiKey } from '../hub/index.js';
 import { packageVersion } from '../mcp/server.js';
 
 /** As `switchboard status`: no hub runs for this state dir. */

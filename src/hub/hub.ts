@@ -3,29 +3,29 @@ import * as path from 'node:path';
 import { ErrorCode, EventEmitter, SessionManager, SwitchboardError, type CoreSettings, type Disposable, type SandboxRequest, type SessionSandbox, type SessionSandboxPlan } from '../core/index.js';
 import { AgentSandbox, SandboxRefusal } from '../sandbox/index.js';
 import { createMcpServer, packageVersion, SCREEN_UPDATES_TOOL, type McpConnection, type Screenshot, type ScreenshotRequest, type ToolAuditEvent } from '../mcp/server.js';
-import { ScreenUpdates } from '../mcp/screenUpdates.js';
+import { ScreenChangeWatches } from '../mcp/screenChangeWatches.js';
 import { screenSource } from '../mcp/sessionScreens.js';
-import { ApprovalBook } from './approvals.js';
-import { AuditLog } from './audit.js';
-import { PolicyGate } from './commandGate.js';
-import { HistoryIndex } from './historyIndex.js';
-import { removeHubInfo, writeHubInfo } from './hubInfo.js';
-import { startHttpServer, type HttpServer } from './httpServer.js';
-import { acquireHubLock, type HubLock } from './lock.js';
-import type { Logger } from './logger.js';
-import { LoginCodes } from './loginCodes.js';
-import { createMcpHttpEndpoint } from './mcpHttpEndpoint.js';
-import { loadSettings, removedSettingsIn, type Settings } from './settings.js';
-import { LIVE_SETTINGS, SettingsEditor } from './settingsEditor.js';
-import { SOCKET_FILE, type LoginCodeMessage } from './socketProtocol.js';
-import { startSocketServer, type SocketServer } from './socketServer.js';
+import { ApprovalBook } from './gate/approvals.js';
+import { AuditLog } from './audit/audit.js';
+import { PolicyGate } from './gate/commandGate.js';
+import { HistoryIndex } from './history/historyIndex.js';
+import { removeHubInfo, writeHubInfo } from './common/hubInfo.js';
+import { startHttpServer, type HttpServer } from './endpoints/httpServer.js';
+import { acquireHubLock, type HubLock } from './state/lock.js';
+import type { Logger } from './common/logger.js';
+import { LoginCodes } from './state/loginCodes.js';
+import { createMcpHttpEndpoint } from './endpoints/mcpHttpEndpoint.js';
+import { loadSettings, removedSettingsIn, type Settings } from './settings/settings.js';
+import { LIVE_SETTINGS, SettingsEditor } from './settings/settingsEditor.js';
+import { SOCKET_FILE, type LoginCodeMessage } from './common/socketProtocol.js';
+import { startSocketServer, type SocketServer } from './endpoints/socketServer.js';
 import { takeScreenshot } from './screenshot/takeScreenshot.js';
-import { terminalAppLoader } from './terminalAppHtml.js';
-import { ToolCallSummary } from './toolCallSummary.js';
-import { ensureStateDir } from './stateDir.js';
-import { ensureToken, ensureUiKey, replaceToken, replaceUiKey, tokenWrittenAt } from './token.js';
-import { UiHost } from './uiHost.js';
-import { createUiWebSocketServer } from './uiWebSocket.js';
+import { terminalAppLoader } from './ui/terminalAppHtml.js';
+import { ToolCallSummary } from './audit/toolCallSummary.js';
+import { ensureStateDir } from './common/stateDir.js';
+import { ensureToken, ensureUiKey, replaceToken, replaceUiKey, tokenWrittenAt } from './state/token.js';
+import { UiHost } from './ui/uiHost.js';
+import { createUiEndpoint } from './ui/uiEndpoint.js';
 
 export interface HubOptions {
   stateDir: string;
@@ -96,7 +96,7 @@ export class Hub {
   /** ToolHost: a default the tools' descriptions name (executeTimeoutMs, maxLines) changed. */
   readonly onDidChangeToolDefaults = this.onDidChangeToolDefaultsEmitter.event;
   /** ToolHost: the subscribed screens (docs/design.md §3.7), one watch per session for every connection. */
-  readonly screenUpdates: ScreenUpdates;
+  readonly screenWatches: ScreenChangeWatches;
 
   /**
    * The hub of `serve` and of the app: takes the state dir's lock (HubLockedError
@@ -139,7 +139,7 @@ export class Hub {
     this.manager.onDidFinishCommand((finished) => this.history.add(finished));
     this.manager.onDidRemoveTranscripts((ids) => this.history.remove(ids));
     this.auditLog = new AuditLog(this.stateDir, this.logger);
-    this.screenUpdates = new ScreenUpdates(screenSource(this));
+    this.screenWatches = new ScreenChangeWatches(screenSource(this));
     this.auditSummary = new ToolCallSummary((event) => this.auditLog.toolCall(event));
     this.terminalApp = terminalAppLoader(this.logger);
     this.approvals = new ApprovalBook(options.clock);
@@ -310,9 +310,9 @@ export class Hub {
         bodyLimitBytes: this.settings.bodyLimitBytes,
         idleMs: this.settings.httpSessionIdleMs,
         rateLimit,
-        resources: { screens: this.screenUpdates, onDidChangeLive: this.manager.onDidChangeLive },
+        resources: { screens: this.screenWatches, onDidChangeLive: this.manager.onDidChangeLive },
       });
-      const ui = createUiWebSocketServer({ host: this.ui, logger: this.logger, maxPayload: this.settings.bodyLimitBytes });
+      const ui = createUiEndpoint({ host: this.ui, logger: this.logger, maxPayload: this.settings.bodyLimitBytes });
       this.httpServer = await startHttpServer({
         port: this.settings.port,
         strictPort: this.portGiven,
@@ -374,7 +374,7 @@ export class Hub {
     await step(() => this.httpServer?.close());
     await step(() => this.socketServer?.close());
     await step(() => this.ui.dispose());
-    this.screenUpdates.dispose();
+    this.screenWatches.dispose();
     await step(() => this.manager.dispose());
     await step(() => this.sandbox.dispose());
     this.approvalWatch.dispose();

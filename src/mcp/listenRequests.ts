@@ -8,7 +8,7 @@
  */
 import { PROTOCOL_VERSION_META_KEY, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { EventEmitter, type Disposable, type Event } from '../core/index.js';
-import type { ScreenUpdates } from './screenUpdates.js';
+import type { ScreenChangeWatches } from './screenChangeWatches.js';
 
 export const LISTEN = 'subscriptions/listen';
 
@@ -81,7 +81,7 @@ export class ListenRequests implements Disposable {
  * Keeps one screen watch per URI the open streams follow, calling `notify(uri)` on each update,
  * until disposed. The SDK's router gives each interested stream its own copy.
  */
-export function followListens(listens: ListenRequests, screens: ScreenUpdates, notify: (uri: string) => void): Disposable {
+export function followListens(listens: ListenRequests, screens: ScreenChangeWatches, notify: (uri: string) => void): Disposable {
   const watches = new Map<string, Disposable>();
   const sync = (): void => {
     const wanted = listens.uris;

@@ -8,12 +8,12 @@
  *   - 2026-07-28 connections (the shim's socket): the same notifications for what its
  *     `subscriptions/listen` streams ask, routed to them by the SDK (listenRequests.ts);
  *   - a 2026-07-28 request over HTTP gets a server of its own: the HTTP endpoint serves its
- *     streams (src/hub/mcpHttpEndpoint.ts), so nothing is done here.
+ *     streams (src/hub/endpoints/mcpHttpEndpoint.ts), so nothing is done here.
  */
 import type { McpServer } from '@modelcontextprotocol/server';
 import { DisposableStore, type Disposable, type Event } from '../core/index.js';
 import { followListens, type ListenRequests } from './listenRequests.js';
-import type { ScreenUpdates } from './screenUpdates.js';
+import type { ScreenChangeWatches } from './screenChangeWatches.js';
 import { notFound, sessionOfScreenUri } from './sessionScreens.js';
 
 /** How a server was made: the era its entry chose, and for a 2026 stdio connection, its listen streams. */
@@ -23,7 +23,7 @@ export interface McpConnection {
 }
 
 export interface ResourceHost {
-  screens: ScreenUpdates;
+  screens: ScreenChangeWatches;
   /** A session opened or ended. */
   onDidChangeLive: Event<void>;
   /** Whether a session by this id or name exists, live or ended. */

@@ -1,21 +1,21 @@
 /**
  * Sessions as resources on one server (docs/design.md §3.7): the screens (sessionScreens.ts) and
  * what this connection subscribes to (resourceSubscriptions.ts), through the hub's one set of
- * screen watches (screenUpdates.ts).
+ * screen watches (screenChangeWatches.ts).
  */
 import type { McpServer } from '@modelcontextprotocol/server';
 import { ErrorCode, isSwitchboardError } from '../core/index.js';
 import { serveResourceSubscriptions, type McpConnection } from './resourceSubscriptions.js';
-import { ScreenUpdates } from './screenUpdates.js';
+import { ScreenChangeWatches } from './screenChangeWatches.js';
 import { registerSessionScreens, screenSource } from './sessionScreens.js';
 import type { ToolHost } from './toolHost.js';
 
 export function serveSessionResources(server: McpServer, host: ToolHost, connection: McpConnection): void {
   registerSessionScreens(server, host);
-  let screens = host.screenUpdates;
+  let screens = host.screenWatches;
   if (!screens) {
     // A host without the hub's watches (tests): this server keeps its own, released with it.
-    const own = (screens = new ScreenUpdates(screenSource(host)));
+    const own = (screens = new ScreenChangeWatches(screenSource(host)));
     const closed = server.server.onclose;
     server.server.onclose = () => {
       own.dispose();

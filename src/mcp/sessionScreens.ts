@@ -6,7 +6,7 @@
  */
 import { ResourceNotFoundError, ResourceTemplate, type McpServer, type RegisteredResourceTemplate } from '@modelcontextprotocol/server';
 import { ErrorCode, isSwitchboardError, type ReadRequest, type SessionInfo } from '../core/index.js';
-import type { ScreenSource } from './screenUpdates.js';
+import type { ScreenSource } from './screenChangeWatches.js';
 import type { ToolHost } from './toolHost.js';
 import { renderRead } from './tools/read.js';
 
@@ -65,7 +65,7 @@ export function registerSessionScreens(server: McpServer, host: Pick<ToolHost, '
   );
 }
 
-/** The hub's sessions as screen updates see them (screenUpdates.ts). */
+/** The hub's sessions as screen updates see them (screenChangeWatches.ts). */
 export function screenSource(host: Pick<ToolHost, 'manager' | 'logger'>): ScreenSource {
   return {
     live: (ref) => {

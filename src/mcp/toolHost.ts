@@ -4,7 +4,7 @@
  */
 import type { ServerContext } from '@modelcontextprotocol/server';
 import type { Event, HistoryPage, HistoryQuery, SessionManager, StyledScreen, TerminalSession } from '../core/index.js';
-import type { ScreenUpdates } from './screenUpdates.js';
+import type { ScreenChangeWatches } from './screenChangeWatches.js';
 
 /** One tool call as the audit log records it (docs/design.md §4.6): who, what, on which session, how it ended — never the arguments. */
 export interface ToolAuditEvent {
@@ -67,7 +67,7 @@ export interface ToolHost {
   /** The person's policy (docs/design.md §2.9), checked before a command line is typed; none: everything runs. */
   readonly gate?: CommandGate;
   /** The hub's watches of subscribed screens (docs/design.md §3.7), shared by every connection; none: each server keeps its own. */
-  readonly screenUpdates?: ScreenUpdates;
+  readonly screenWatches?: ScreenChangeWatches;
   /** The terminal app's HTML, one document (docs/design.md §3.8); undefined where it was not built. */
   terminalApp?(): Promise<string | undefined>;
   /** The address of the hub's UI showing this session (docs/design.md §3.8), when the hub serves one. */

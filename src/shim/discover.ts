@@ -8,7 +8,7 @@
  * envelope, an incomplete one) is forwarded, and the hub answers it.
  */
 import { INSTRUCTIONS, MODERN_PROTOCOL_VERSIONS, SERVER_CAPABILITIES, SERVER_NAME } from '../mcpIntroduction.js';
-import { UNSUPPORTED_PROTOCOL_VERSION, type JsonRpcRequest, type JsonRpcResponse } from './jsonRpc.js';
+import { UNSUPPORTED_PROTOCOL_VERSION, type JsonRpcRequest, type JsonRpcResponse } from '../hub/common/jsonRpc.js';
 
 export const DISCOVER = 'server/discover';
 

@@ -17,8 +17,8 @@
  * change nothing but the connection. An `initialize` still unanswered when the connection
  * dropped is resent (same reason). Every other request is sent at most once.
  */
-import { MAX_MESSAGE_BYTES } from '../hub/socketProtocol.js';
-import type { Logger } from '../hub/logger.js';
+import { MAX_MESSAGE_BYTES } from '../hub/common/socketProtocol.js';
+import type { Logger } from '../hub/common/logger.js';
 import { HubConnection } from './hubConnection.js';
 import { connectToHub } from './hubConnector.js';
 import {
@@ -31,7 +31,7 @@ import {
   type JsonRpcId,
   type JsonRpcRequest,
   type JsonRpcResponse,
-} from './jsonRpc.js';
+} from '../hub/common/jsonRpc.js';
 import { answerDiscover, DISCOVER } from './discover.js';
 import { LineReader, type OverflowedLine } from './lineReader.js';
 

@@ -1,11 +1,11 @@
 /**
  * One connection from the shim to the hub's unix socket: the token handshake of
- * src/hub/socketProtocol.ts, then newline-delimited JSON-RPC lines both ways.
+ * src/hub/common/socketProtocol.ts, then newline-delimited JSON-RPC lines both ways.
  */
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { readHubInfo } from '../hub/hubInfo.js';
+import { readHubInfo } from '../hub/common/hubInfo.js';
 import {
   HANDSHAKE_TIMEOUT_MS,
   MAX_HANDSHAKE_BYTES,
@@ -14,7 +14,7 @@ import {
   TOKEN_FILE,
   type HandshakeReply,
   type HelloMessage,
-} from '../hub/socketProtocol.js';
+} from '../hub/common/socketProtocol.js';
 import { LineReader, type OverflowedLine } from './lineReader.js';
 
 /**

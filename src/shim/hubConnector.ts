@@ -5,8 +5,8 @@
  * deadline, or early when the hub it started died without another one taking its place.
  */
 import * as fs from 'node:fs';
-import { HUB_INFO_FILE, SOCKET_FILE, TOKEN_FILE } from '../hub/socketProtocol.js';
-import { processAlive, readHubInfo } from '../hub/hubInfo.js';
+import { HUB_INFO_FILE, SOCKET_FILE, TOKEN_FILE } from '../hub/common/socketProtocol.js';
+import { processAlive, readHubInfo } from '../hub/common/hubInfo.js';
 import { HubConnectError, HubConnection, type HubConnectionEvents } from './hubConnection.js';
 import { launchHub, type LaunchedHub } from './hubLauncher.js';
 

@@ -1,5 +1,5 @@
 /**
- * Issue 7, "Bad input over MCP": malformed JSON-RPC, wrong argument types and ranges, oversized
+ * The adversarial review, "Bad input over MCP": malformed JSON-RPC, wrong argument types and ranges, oversized
  * bodies, control bytes, broken UTF-8 and hostile open() arguments, against a real hub over HTTP
  * and through the shim. Every case also checks that the hub lives, the next valid call answers,
  * and that nothing of ours (stack trace, source path, state dir, token) leaks into the answer.

@@ -1,5 +1,5 @@
 /**
- * Issue 7, "Faults": 1 000 sessions created and destroyed — programs that exit by themselves,
+ * The adversarial review, "Faults": 1 000 sessions created and destroyed — programs that exit by themselves,
  * sessions killed with `kill {close: true}`, spawn errors, and sessions whose creating client
  * disconnects (they stay by design; another client closes them) — and the hub's open file
  * descriptors, child processes and memory come back to where they were. One real hub.

@@ -1,5 +1,5 @@
 /**
- * Issue 7, "Faults": a shell killed under a running command, programs that ignore signals or
+ * The adversarial review, "Faults": a shell killed under a running command, programs that ignore signals or
  * escape their session, and cancellations that name nothing. One hub with a short kill wait
  * (SWITCHBOARD_KILL_WAIT_MS=500). Hub restarts, shim faults and client disconnects are covered
  * in test/integration (see README.md).

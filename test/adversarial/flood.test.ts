@@ -1,5 +1,5 @@
 /**
- * Issue 7, floods: a 60 s `base64 /dev/urandom` against a real hub (memory, Ctrl-C, bystanders,
+ * The adversarial review, floods: a 60 s `base64 /dev/urandom` against a real hub (memory, Ctrl-C, bystanders,
  * marked loss in agents' reads), offset reads of a numbered flood (every character accounted
  * for), and an MCP-over-HTTP client that stops reading its answers while its session floods.
  */

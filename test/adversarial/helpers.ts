@@ -1,5 +1,5 @@
 /**
- * Shared pieces of the adversarial suite (issue 7): a raw MCP-over-HTTP client (so malformed
+ * Shared pieces of the adversarial suite: a raw MCP-over-HTTP client (so malformed
  * bodies can be sent byte for byte), a "the hub is fine" check and a leak check for answers and
  * logs. Hubs come from test/integration/helpers/hubProcess.ts (real `switchboard serve`).
  */

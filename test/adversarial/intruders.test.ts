@@ -1,5 +1,5 @@
 /**
- * Issue 7, "Intruders": a real Chromium page on another origin trying to run a tool, the token
+ * The adversarial review, "Intruders": a real Chromium page on another origin trying to run a tool, the token
  * showing up where another local user or process could read it, and a socket path planted by
  * someone else. The 401/403 header cases, the WebSocket refusals, loopback-only binding, file
  * modes under umask 000 and the stale-socket recovery are in test/integration/hubServer.test.ts

@@ -1,5 +1,5 @@
 /**
- * Issue 7, "Load": many agents at once over both transports, the session limit, and many agents
+ * The adversarial review, "Load": many agents at once over both transports, the session limit, and many agents
  * writing into one session. Real hubs; every call must be answered with its own result.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -1,10 +1,10 @@
 /**
- * Issue 7, "Load": 10 000 calls a second from one client → rate-limited with a retry hint, other
- * clients unaffected. The limit is a token bucket per client connection (src/hub/rateLimiter.ts,
- * src/hub/rateLimitedTransport.ts): a refused `tools/call` is a `LIMIT_REACHED` tool result, any
+ * The adversarial review, "Load": 10 000 calls a second from one client → rate-limited with a retry hint, other
+ * clients unaffected. The limit is a token bucket per client connection (src/hub/transports/rateLimiter.ts,
+ * src/hub/transports/rateLimitedTransport.ts): a refused `tools/call` is a `LIMIT_REACHED` tool result, any
  * other refused request a JSON-RPC -32029 error; both carry `retry_after_ms`, and neither runs.
  * 2026-era (stateless) HTTP requests get a bucket per client named in their `_meta`
- * (src/hub/statelessCallLimits.ts).
+ * (src/hub/transports/statelessCallLimits.ts).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,5 @@
 /**
- * Issue 7, "Transcript write failure (disk full)": real write errors, no test hook.
+ * The adversarial review, "Transcript write failure (disk full)": real write errors, no test hook.
  *
  * - In-process: a session whose `output.log` is a symlink to `/dev/full`, where every write
  *   fails with ENOSPC from the first byte on.

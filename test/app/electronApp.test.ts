@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 /**
- * The real app (issue 28 item 7, docs/design.md §7): the built Electron main (dist/main/index.js)
+ * The real app (docs/design.md §7): the built Electron main (dist/main/index.js)
  * under Playwright's Electron driver, with a temporary SWITCHBOARD_HOME. It starts and its hub
  * answers; an agent's activity (MCP over HTTP with the token from the state dir) re-renders the
  * tray's menu and shows, focuses and activates nothing; the window, opened from the tray's own

@@ -27,7 +27,7 @@ vi.hoisted(() => {
 });
 
 import { Hub } from '../../src/hub/hub.js';
-import { loadSettings } from '../../src/hub/settings.js';
+import { loadSettings } from '../../src/hub/settings/settings.js';
 import { APP_ORIGIN, APP_URL, appResponse } from '../../main/appProtocol.js';
 import { IPC_CHANNELS, IpcBridge } from '../../main/ipc.js';
 import { AppPreferencesStore, notificationSettingsOf } from '../../main/preferences.js';

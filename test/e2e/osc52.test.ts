@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 /**
- * Issue 7: the UI never acts on clipboard-writing OSC 52 from agent sessions. An agent prints
+ * The UI never acts on clipboard-writing OSC 52 from agent sessions. An agent prints
  * OSC 52 (BEL- and ST-terminated, every selection target, and the `?` query) into a session the
  * page watches; the person's clipboard keeps what it held and no clipboard API was called. The
  * control: the UI's own copy (a selection, Ctrl+Shift+C) does reach the clipboard, through the

@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 /**
- * The terminal inside the chat (docs/design.md §3.8, issue 40 item 5), in Debian's chromium:
+ * The terminal inside the chat (docs/design.md §3.8), in Debian's chromium:
  * a test page plays a web host with the ext-apps package's own host side (AppBridge and its
  * PostMessageTransport, test/e2e/appHost/hostPage.ts) and the official MCP client declaring
  * MCP Apps, against a live `switchboard serve`. The host reads `ui://switchboard/terminal`, loads

@@ -1,6 +1,6 @@
 /**
- * Agents' sessions never leave the agent in an editor or pager (docs/design.md §2.2, issue 30
- * item 3): a real `switchboard serve` whose person has vim as editor and less as pager everywhere
+ * Agents' sessions never leave the agent in an editor or pager (docs/design.md §2.2): a real
+ * `switchboard serve` whose person has vim as editor and less as pager everywhere
  * they can be set (the login environment, ~/.bash_profile, ~/.gitconfig's core.editor,
  * sequence.editor and core.pager), the official MCP client over HTTP as the agent, real git and
  * man in real bash sessions; the person's own session through the UI bridge keeps vim. Without
@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HubMessage } from '../../src/ui-protocol.js';
+import type { HubMessage } from '../../src/ui-protocol/index.js';
 import { removeHome, startHub, type HubProcess } from './helpers/hubProcess.js';
 import { toolAnswer, type ToolAnswer } from './helpers/toolAnswer.js';
 import { personCookie, UiClient } from './helpers/uiClient.js';

@@ -1,6 +1,6 @@
 /**
  * Every kind of waiting for the terminal is seen, with its `input_kind`, and nothing else is
- * (docs/design.md §2.6, issue 30 items 1, 2, 3, 5): one row per real program, through the SDK
+ * (docs/design.md §2.6): one row per real program, through the SDK
  * 2.x client over the real shim (`switchboard mcp`) into a real hub (`serve`).
  *
  * Each waiting row runs with a 20 s `timeout_ms`: reaching it would answer `running`, so

@@ -1,7 +1,7 @@
 /**
  * The person's side of the history database over `/ws` (docs/design.md §2.7, §4.6, §5.2): a real
  * `switchboard serve`, restarted on the same state dir, the MCP client over the stdio shim as the
- * agent, and a WebSocket client speaking src/ui-protocol.ts as the page does: searchHistory finds
+ * agent, and a WebSocket client speaking src/ui-protocol/ as the page does: searchHistory finds
  * a closed session's commands from an earlier hub run, commandOutput returns a closed command's
  * output, rerun types a command into the person's terminal and is audited by its source, never
  * its text. Runs against dist/: `npm run build` first.
@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { HubMessage, UiHistoryEntry } from '../../src/ui-protocol.js';
+import type { HubMessage, UiHistoryEntry } from '../../src/ui-protocol/index.js';
 import { BIN, cleanEnv, removeHome, ROOT, startHub, tempHome, type HubProcess } from './helpers/hubProcess.js';
 import { pollUntil } from './helpers/poll.js';
 import { toolAnswer } from './helpers/toolAnswer.js';

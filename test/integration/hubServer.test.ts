@@ -11,7 +11,7 @@ import { networkInterfaces } from 'node:os';
 import * as path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KEEP_ALIVE_ADVERTISED_S } from '../../src/hub/httpServer.js';
+import { KEEP_ALIVE_ADVERTISED_S } from '../../src/hub/endpoints/httpServer.js';
 import { whenFile } from './helpers/fileWatch.js';
 import { BIN, cleanEnv, connectRaw, initializeRaw, removeHome, ROOT, startHub, tempHome, type HubProcess } from './helpers/hubProcess.js';
 

@@ -1,5 +1,5 @@
 /**
- * An idle hub does without the code only sessions and browsers need (issue 6, memory): xterm
+ * An idle hub does without the code only sessions and browsers need (memory): xterm
  * is loaded by the first session, `ws` by the first UI. Checked in a fresh node process (the
  * built hub), where nothing else could have loaded them; both are CommonJS packages, so
  * `require.cache` says whether they were loaded.
@@ -45,7 +45,7 @@ describe('what an idle hub loads', () => {
     const stdout = await new Promise<string>((resolve, reject) => {
       execFile(
         process.execPath,
-        ['--input-type=module', '-e', SCRIPT, dist('hub.js'), dist('logger.js'), path.join(home, 'state')],
+        ['--input-type=module', '-e', SCRIPT, dist('hub.js'), dist('common/logger.js'), path.join(home, 'state')],
         { env, cwd: ROOT, timeout: 30_000 },
         (error, out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out)),
       );

@@ -1,5 +1,5 @@
 /**
- * The live bypass table (issue 38, docs/design.md §2.9): a real hub (`switchboard serve`) whose
+ * The live bypass table (docs/design.md §2.9): a real hub (`switchboard serve`) whose
  * first rule is `{ match: "rm -rf *", action: "deny" }` under policyDefault `allow`, an agent on
  * the SDK 1.x client over the stdio shim, and every way in an agent has tried: `execute` with each
  * cheap hole of holeRows.ts, `open` with the program itself or a shell's `-c`, `send` with each

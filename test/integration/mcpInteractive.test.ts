@@ -1,6 +1,6 @@
 /**
  * Interactive programs, prompts, reads, progress, cancellation and the audit log (docs/design.md
- * §2.6, §3.2–3.4, §4.6, issue 3 items 1, 6, 7), through the official MCP client driving the real
+ * §2.6, §3.2–3.4, §4.6), through the official MCP client driving the real
  * shim (`node bin/switchboard.js mcp`), which starts and forwards to a real hub (`serve`) in a temp
  * SWITCHBOARD_HOME. Runs against dist/: `npm run build` first.
  */

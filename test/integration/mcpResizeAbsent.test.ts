@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HubMessage, UiSession } from '../../src/ui-protocol.js';
+import type { HubMessage, UiSession } from '../../src/ui-protocol/index.js';
 import { removeHome, startHub, type HubProcess } from './helpers/hubProcess.js';
 import { toolAnswer, type ToolAnswer } from './helpers/toolAnswer.js';
 import { personCookie, UiClient } from './helpers/uiClient.js';

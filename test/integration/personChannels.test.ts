@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import type { ClientMessage, HubMessage } from '../../src/ui-protocol.js';
+import type { ClientMessage, HubMessage } from '../../src/ui-protocol/index.js';
 import { whenFile } from './helpers/fileWatch.js';
 import { removeHome, startHub, type HubProcess } from './helpers/hubProcess.js';
 import { toolAnswer, type ToolAnswer } from './helpers/toolAnswer.js';

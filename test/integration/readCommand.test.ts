@@ -1,6 +1,6 @@
 /**
  * `read` view `command` gives that command's exit code and duration once it finished
- * (docs/design.md §3.2, issue 28 item 5), so after an `execute` that returned `running`, one `read`
+ * (docs/design.md §3.2), so after an `execute` that returned `running`, one `read`
  * with `wait.exit` tells the agent whether it passed. Live sessions, and closed ones read from
  * commands.jsonl. Commands wait on a FIFO the test writes to, so "still running" never depends on
  * timing.

@@ -19,8 +19,8 @@ import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/s
 import { ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Hub } from '../../src/hub/hub.js';
-import { SettingsSchema } from '../../src/hub/settings.js';
-import { SCREEN_UPDATE_INTERVAL_MS } from '../../src/mcp/screenUpdates.js';
+import { SettingsSchema } from '../../src/hub/settings/settings.js';
+import { SCREEN_UPDATE_INTERVAL_MS } from '../../src/mcp/screenChangeWatches.js';
 import { screenUri, SCREEN_URI_TEMPLATE } from '../../src/mcp/sessionScreens.js';
 import { BIN, cleanEnv, ROOT } from './helpers/hubProcess.js';
 import { pollUntil } from './helpers/poll.js';
@@ -330,9 +330,9 @@ describe.each(VARIANTS)('sessions as resources through the $name', (variant) => 
   it('a subscribed screen: a command changes it, updated comes, a read shows the change; unsubscribing stops it and lets go', async () => {
     const id = await openSession();
     const uri = screenUri(id);
-    const before = hub.screenUpdates.subscriberCount;
+    const before = hub.screenWatches.subscriberCount;
     const stop = await client.follow(uri);
-    await pollUntil(() => hub.screenUpdates.subscriberCount === before + 1, 'the hub to watch the subscribed screen');
+    await pollUntil(() => hub.screenWatches.subscriberCount === before + 1, 'the hub to watch the subscribed screen');
 
     const said = marker('subscribed');
     const from = client.updates.items.length;
@@ -342,7 +342,7 @@ describe.each(VARIANTS)('sessions as resources through the $name', (variant) => 
 
     await stop();
     // Nothing of it is left in the hub (a listen stream ends with a notification: wait for it).
-    await pollUntil(() => hub.screenUpdates.subscriberCount === before, 'the hub to let go of the screen');
+    await pollUntil(() => hub.screenWatches.subscriberCount === before, 'the hub to let go of the screen');
     // And no update comes for it: a screen still followed changes after it and is told.
     const sentinelId = await openSession();
     const sentinel = screenUri(sentinelId);
@@ -359,7 +359,7 @@ describe.each(VARIANTS)('sessions as resources through the $name', (variant) => 
     const id = await openSession();
     const uri = screenUri(id);
     const stop = await client.follow(uri);
-    await pollUntil(() => hub.screenUpdates.watchedSessions > 0, 'the hub to watch the flooding screen');
+    await pollUntil(() => hub.screenWatches.watchedSessions > 0, 'the hub to watch the flooding screen');
     const from = client.updates.items.length;
     const started = await ok('execute', { session: id, command: 'seq 1 2000000000', timeout_ms: 200 });
     expect(started.status).toBe('running');
@@ -371,7 +371,7 @@ describe.each(VARIANTS)('sessions as resources through the $name', (variant) => 
     const seconds = (end - first) / 1_000;
     expect(FLOOD_UPDATES - 1, `${FLOOD_UPDATES} updates in ${seconds} s`).toBeLessThanOrEqual(seconds * (1_000 / SCREEN_UPDATE_INTERVAL_MS) + 1);
     // Stopped, the screen reads as the shell back at its prompt (the last update and that there
-    // is never a backlog behind it: test/unit/mcp/screenUpdates.test.ts, on a fake clock).
+    // is never a backlog behind it: test/unit/mcp/screenChangeWatches.test.ts, on a fake clock).
     await pollUntil(async () => (await screenText(uri)).endsWith(', idle]'), 'the screen to show the shell at its prompt again');
     await stop();
   }, 120_000);
@@ -391,14 +391,14 @@ describe.each(VARIANTS)('sessions as resources through the $name', (variant) => 
 
   it('a client that goes away while subscribed leaves nothing behind', async () => {
     const id = await openSession();
-    const before = { subscribers: hub.screenUpdates.subscriberCount, sessions: hub.screenUpdates.watchedSessions };
+    const before = { subscribers: hub.screenWatches.subscriberCount, sessions: hub.screenWatches.watchedSessions };
     // Every subscription of the tests before (this client's and the earlier clients') is gone.
     expect(before).toEqual({ subscribers: 0, sessions: 0 });
     await client.follow(screenUri(id));
-    await pollUntil(() => hub.screenUpdates.subscriberCount === before.subscribers + 1, 'the hub to watch the subscribed screen');
+    await pollUntil(() => hub.screenWatches.subscriberCount === before.subscribers + 1, 'the hub to watch the subscribed screen');
     await client.close();
     await pollUntil(
-      () => hub.screenUpdates.subscriberCount === before.subscribers && hub.screenUpdates.watchedSessions === before.sessions,
+      () => hub.screenWatches.subscriberCount === before.subscribers && hub.screenWatches.watchedSessions === before.sessions,
       'the hub to let go of a gone client\'s subscription',
     );
   });

@@ -1,5 +1,5 @@
 /**
- * The agent sandbox (docs/design.md §2.10, issue 38 items 3 and 4), for real: a hub in this
+ * The agent sandbox (docs/design.md §2.10), for real: a hub in this
  * process, its agents' sessions in bubblewrap, an MCP client. Each test works in a folder made
  * for it under the system temp folder (helpers/sandboxHub.ts) and checks that folder only; what
  * an agent would try against the hub (its token, its process, its socket, inherited

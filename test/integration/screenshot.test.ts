@@ -1,5 +1,5 @@
 /**
- * `screenshot` and `read` format `styled` against real programs (docs/design.md §3.2, issue 31):
+ * `screenshot` and `read` format `styled` against real programs (docs/design.md §3.2):
  * the PNG is decoded again and its pixels checked at the cells (theme colours, 256 and true
  * colours, inverse, the cursor, a wide character across two cells); styled runs of `ls --color`
  * and of vim's syntax colours; the path's errors. Example PNGs go to /tmp/shots/ to be looked at.

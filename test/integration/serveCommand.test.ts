@@ -1,5 +1,5 @@
 /**
- * `switchboard serve` as a person sets it up (issue 28 item 6): `--port N` for one run, and the
+ * `switchboard serve` as a person sets it up: `--port N` for one run, and the
  * UI link on the banner — a link with the person's UI key that opens as it is on a real terminal
  * (a PTY), the token never printed, and no key when the banner goes to a pipe or a file (hub.log). Real processes, real HTTP.
  * Runs against dist/: `npm run build` first.

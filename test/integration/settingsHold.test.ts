@@ -2,7 +2,7 @@
  * A settings change that loosens the person's rules waits for the person (docs/design.md §5.5),
  * with a real `switchboard serve` whose settings.json denies `touch *`, an agent on the official
  * MCP client over HTTP with the token, a `/ws` connection signed in with that token, and the
- * person's window over the UI cookie (all speaking src/ui-protocol.ts). The denied command is a
+ * person's window over the UI cookie (all speaking src/ui-protocol/). The denied command is a
  * `touch` of a marker in a folder made for this test: it must stay denied, the marker absent,
  * until the person confirms. Runs against dist/: `npm run build` first.
  */
@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HubMessage } from '../../src/ui-protocol.js';
+import type { HubMessage } from '../../src/ui-protocol/index.js';
 import { whenFile } from './helpers/fileWatch.js';
 import { removeHome, startHub, tempHome, type HubProcess } from './helpers/hubProcess.js';
 import { toolAnswer, type ToolAnswer } from './helpers/toolAnswer.js';

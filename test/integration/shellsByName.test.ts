@@ -1,5 +1,5 @@
 /**
- * "A shell is a shell however it is opened" (docs/design.md §2.5, issue 28 item 4): `open` with
+ * "A shell is a shell however it is opened" (docs/design.md §2.5): `open` with
  * `program` bash, zsh, fish, sh or dash — by name or by path, with -l or -i — gets the same shell
  * integration as the configured shell, so `execute` returns exact output and exit codes. Any
  * other argument (`-c`, a script, `--norc`) leaves a program that is typed into with `send`.

@@ -1,5 +1,5 @@
 /**
- * The terminal app's server side (docs/design.md §3.8, issue 40 item 5) against a real hub
+ * The terminal app's server side (docs/design.md §3.8) against a real hub
  * (`serve`) through real clients:
  *
  * - an SDK 1.x client that did not declare MCP Apps, over the stdio shim, as most hosts: `open`
@@ -200,7 +200,7 @@ describe('screen_updates', () => {
   it('asked as the app asks while a flood runs, it shows what the hub shows once the flood is over', async () => {
     await ok('execute', { session, command: 'seq 1 3000000', background: true });
     // Every 500 ms, as the view does, until the command has ended and the view matches the hub
-    // (during the flood the hub draws a screen at most every 2 s: test/unit/core/session/screenUpdates.test.ts).
+    // (during the flood the hub draws a screen at most every 2 s: test/unit/core/session/viewCatchUp.test.ts).
     await expect
       .poll(
         async () => {

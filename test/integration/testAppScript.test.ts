@@ -1,5 +1,5 @@
 /**
- * `npm run test:app` where the real app cannot run (issue 28 item 7): it says it did not run and
+ * `npm run test:app` where the real app cannot run: it says it did not run and
  * why, exits 77 (never 0), and builds or starts nothing; the smoke test stays out of `npm test`,
  * and run directly without the binary it fails with the reason rather than passing.
  * ELECTRON_OVERRIDE_DIST_PATH (read by the `electron` package) points at a folder without a

@@ -1,7 +1,7 @@
 /**
  * The person's side over `/ws` (docs/design.md §2.8 control, §4.3 endpoints, §5.2 window, §5.4 flow
  * control, §5.5 settings): a real `switchboard serve`, the official MCP client over HTTP as the
- * agent, and real WebSocket clients (`ws`) speaking src/ui-protocol.ts as the page does. Runs
+ * agent, and real WebSocket clients (`ws`) speaking src/ui-protocol/ as the page does. Runs
  * against dist/: `npm run build` first.
  */
 import { execFileSync } from 'node:child_process';
@@ -13,7 +13,7 @@ import { Client, StreamableHTTPClientTransport, type Tool } from '@modelcontextp
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import type { ClientMessage, HubMessage } from '../../src/ui-protocol.js';
+import type { ClientMessage, HubMessage } from '../../src/ui-protocol/index.js';
 import { BIN, cleanEnv, removeHome, ROOT, startHub, type HubProcess } from './helpers/hubProcess.js';
 import { whenFile } from './helpers/fileWatch.js';
 import { residentKb } from './helpers/processState.js';

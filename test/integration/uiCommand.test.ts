@@ -1,5 +1,5 @@
 /**
- * `switchboard ui` (issue 28 item 6): opens the browser on the running hub's UI without the
+ * `switchboard ui`: opens the browser on the running hub's UI without the
  * token in any process's argv. A real hub, the real command, $BROWSER set to a small script that
  * records what it was given, and the recorded link opened over real HTTP.
  * Runs against dist/: `npm run build` first.

@@ -1,7 +1,7 @@
 /**
  * The person's "Save screenshot" over `/ws` (docs/design.md §5.2, §4.6): a real `switchboard
  * serve`, the official MCP client over HTTP as the agent, a `ws` client speaking
- * src/ui-protocol.ts as the page does. The UI's `screenshot` answers with the very PNG the
+ * src/ui-protocol/ as the page does. The UI's `screenshot` answers with the very PNG the
  * agent's `screenshot` tool returns for the same screen, in the theme asked for; its pixels show
  * the session's colours; an unknown session gets the protocol's error; the person's action is
  * audited. Runs against dist/: `npm run build` first.
@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HubMessage } from '../../src/ui-protocol.js';
+import type { HubMessage } from '../../src/ui-protocol/index.js';
 import { SCREENSHOT_GEOMETRY, screenshotSize } from '../../src/hub/screenshot/pngRenderer.js';
 import { DARK_TERMINAL, LIGHT_TERMINAL } from '../../src/terminalThemes.js';
 import { removeHome, startHub, type HubProcess } from './helpers/hubProcess.js';

@@ -69,16 +69,22 @@ const DEEP = 'only through src/core/index.ts';
 const ELECTRON = 'src/ never imports electron';
 const NODE_PTY = 'only src/core/ imports node-pty';
 const MCP_ONLY = 'src/mcp/ may import only';
-const HUB_ONLY = 'src/hub/ may import only';
-const SHIM_HUB = 'only the leaf modules stateDir, socketProtocol, hubInfo and logger';
+const HUB_ONLY = 'src/hub/hub.ts may import only';
+const HUB_ROOM_ONLY = (room: string): string => `src/hub/${room}/ may import only its own files`;
+const DEEP_HUB = 'outside src/hub/, the hub is imported only through src/hub/index.ts';
+const HUB_COMPOSES = "only src/hub/hub.ts composes the hub's rooms";
+const HUB_COMMON = 'src/hub/common/ is what the shim loads, so it imports only node and its own files';
+const MCP_COMMAND_HUB = 'src/commands/mcp.ts runs the shim, so it may import of src/hub/ only its common/ room';
+const SHIM_HUB = 'may import of src/hub/ only its common/ room';
 const SHIM_CORE = 'src/shim/ loads no core and no MCP code';
 const SHIM_ONLY = 'src/shim/ may import only';
 const COMMANDS_ONLY = 'src/commands/ may import only';
 const CLI_ONLY = 'src/cli.ts may import only';
-const PROTOCOL_ONLY = 'src/ui-protocol.ts may import only zod';
+const PROTOCOL_ONLY = 'src/ui-protocol/ may import only zod and its own files';
+const DEEP_PROTOCOL = 'the UI protocol is imported only through its entry, src/ui-protocol/index.ts';
 const MAIN_ONLY = 'main/ may import only';
 const RENDERER_NODE = 'never imports a Node module';
-const RENDERER_SRC = 'renderer/ may import from src/ only src/ui-protocol.ts';
+const RENDERER_SRC = 'renderer/ may import from src/ only src/ui-protocol/index.ts';
 const APP_NODE = 'apps/ runs in a host\'s sandboxed frame and never imports a Node module';
 const APP_SRC = 'apps/ may import from src/ only src/terminalThemes.ts';
 const APP_UI = 'apps/ is built alone into one HTML document and imports neither main/ nor renderer/';
@@ -90,12 +96,12 @@ const SANDBOX_ONLY = 'src/sandbox/ may import only node, zod, @anthropic-ai/sand
 
 const refused: Refused[] = [
   // src/core/ knows nothing of the layers above it, of MCP or of Electron.
-  { file: 'src/core/session/sessionManager.ts', specifier: '../../hub/settings.js', because: CORE_UP },
+  { file: 'src/core/session/sessionManager.ts', specifier: '../../hub/settings/settings.js', because: CORE_UP },
   { file: 'src/core/session/sessionManager.ts', specifier: '../../mcp/server.js', because: CORE_UP },
   { file: 'src/core/processes/processes.ts', specifier: '../../shim/forwarder.js', because: CORE_UP },
   { file: 'src/core/session/terminalSession.ts', specifier: '../../commands/serve.js', because: CORE_UP },
   { file: 'src/core/shell/shellIntegration.ts', specifier: '../../cli.js', because: CORE_UP },
-  { file: 'src/core/transcript/transcript.ts', specifier: '../../ui-protocol.js', because: CORE_UP },
+  { file: 'src/core/transcript/transcript.ts', specifier: '../../ui-protocol/index.js', because: CORE_UP },
   { file: 'src/core/pty/spawnPty.ts', specifier: '../../../main/app.js', because: CORE_UP },
   { file: 'src/core/emulation/emulator.ts', specifier: '../../../renderer/src/app.js', because: CORE_UP },
   { file: 'src/core/session/sessionManager.ts', specifier: '@modelcontextprotocol/server', because: 'src/core/ knows nothing of MCP' },
@@ -113,16 +119,16 @@ const refused: Refused[] = [
   { file: 'src/mcp/server.ts', specifier: '../core/errors.js', because: DEEP },
   { file: 'src/mcp/tools/kill.ts', specifier: '../../hub/hub.js', because: MCP_ONLY },
   { file: 'src/mcp/server.ts', specifier: '../cli.js', because: MCP_ONLY },
-  { file: 'src/mcp/server.ts', specifier: '../ui-protocol.js', because: MCP_ONLY },
+  { file: 'src/mcp/server.ts', specifier: '../ui-protocol/index.js', because: MCP_ONLY },
   { file: 'src/mcp/server.ts', specifier: 'node:fs', because: MCP_ONLY },
   { file: 'src/mcp/server.ts', specifier: 'electron', because: ELECTRON },
   // src/policy/: a leaf layer; nothing below or above it imports into it, the core not at all.
   { file: 'src/policy/decide.ts', specifier: '../core/index.js', because: POLICY_UP },
   { file: 'src/policy/decide.ts', specifier: '../core/errors.js', because: POLICY_UP },
-  { file: 'src/policy/rules.ts', specifier: '../hub/settings.js', because: POLICY_UP },
-  { file: 'src/policy/rules.ts', specifier: '../hub/logger.js', because: POLICY_UP },
+  { file: 'src/policy/rules.ts', specifier: '../hub/settings/settings.js', because: POLICY_UP },
+  { file: 'src/policy/rules.ts', specifier: '../hub/common/logger.js', because: POLICY_UP },
   { file: 'src/policy/decide.ts', specifier: '../mcp/server.js', because: POLICY_UP },
-  { file: 'src/policy/decide.ts', specifier: '../ui-protocol.js', because: POLICY_UP },
+  { file: 'src/policy/decide.ts', specifier: '../ui-protocol/index.js', because: POLICY_UP },
   { file: 'src/policy/decide.ts', specifier: '../../renderer/src/app.js', because: POLICY_UP },
   { file: 'src/policy/decide.ts', specifier: '../../main/app.js', because: POLICY_UP },
   { file: 'src/policy/decide.ts', specifier: 'electron', because: ELECTRON },
@@ -134,10 +140,10 @@ const refused: Refused[] = [
   // src/sandbox/: a leaf layer too; the hub imports it, the core, mcp and the shim never do.
   { file: 'src/sandbox/agentSandbox.ts', specifier: '../core/index.js', because: SANDBOX_UP },
   { file: 'src/sandbox/agentSandbox.ts', specifier: '../core/errors.js', because: SANDBOX_UP },
-  { file: 'src/sandbox/agentSandbox.ts', specifier: '../hub/logger.js', because: SANDBOX_UP },
+  { file: 'src/sandbox/agentSandbox.ts', specifier: '../hub/common/logger.js', because: SANDBOX_UP },
   { file: 'src/sandbox/agentSandbox.ts', specifier: '../mcp/server.js', because: SANDBOX_UP },
   { file: 'src/sandbox/agentSandbox.ts', specifier: '../policy/index.js', because: SANDBOX_UP },
-  { file: 'src/sandbox/settings.ts', specifier: '../ui-protocol.js', because: SANDBOX_UP },
+  { file: 'src/sandbox/settings.ts', specifier: '../ui-protocol/index.js', because: SANDBOX_UP },
   { file: 'src/sandbox/agentSandbox.ts', specifier: 'electron', because: ELECTRON },
   { file: 'src/sandbox/agentSandbox.ts', specifier: 'node-pty', because: NODE_PTY },
   { file: 'src/sandbox/agentSandbox.ts', specifier: '@modelcontextprotocol/server', because: SANDBOX_ONLY },
@@ -148,16 +154,28 @@ const refused: Refused[] = [
   { file: 'renderer/src/app.ts', specifier: '../../src/sandbox/index.js', because: RENDERER_SRC },
   // src/hub/: the core only through its entry; nothing of the outer layers.
   { file: 'src/hub/hub.ts', specifier: '../core/session/sessionManager.js', because: DEEP },
-  { file: 'src/hub/uiHost.ts', specifier: '../core/types.js', because: DEEP },
+  { file: 'src/hub/ui/uiHost.ts', specifier: '../../core/types.js', because: DEEP },
   { file: 'src/hub/hub.ts', specifier: '../cli.js', because: HUB_ONLY },
   { file: 'src/hub/hub.ts', specifier: '../commands/serve.js', because: HUB_ONLY },
   { file: 'src/hub/hub.ts', specifier: '../shim/forwarder.js', because: HUB_ONLY },
   { file: 'src/hub/hub.ts', specifier: '../../main/app.js', because: HUB_ONLY },
-  { file: 'src/hub/uiStatic.ts', specifier: '../../renderer/src/app.js', because: HUB_ONLY },
+  { file: 'src/hub/ui/uiStatic.ts', specifier: '../../../renderer/src/app.js', because: HUB_ROOM_ONLY('ui') },
   { file: 'src/hub/hub.ts', specifier: 'electron', because: ELECTRON },
   { file: 'src/hub/hub.ts', specifier: '@electron/fuses', because: ELECTRON },
-  { file: 'src/hub/settings.ts', specifier: 'electron-store', because: ELECTRON },
+  { file: 'src/hub/settings/settings.ts', specifier: 'electron-store', because: ELECTRON },
   { file: 'src/hub/hub.ts', specifier: 'node-pty', because: NODE_PTY },
+  { file: 'src/hub/gate/commandGate.ts', specifier: 'node-pty', because: NODE_PTY },
+  { file: 'src/hub/endpoints/socketServer.ts', specifier: '../../core/session/sessionManager.js', because: DEEP },
+  { file: 'src/hub/ui/uiBridge.ts', specifier: 'electron', because: ELECTRON },
+  // src/hub/'s rooms: only the composition root composes, and nothing imports the entry from inside.
+  { file: 'src/hub/ui/uiHost.ts', specifier: '../hub.js', because: HUB_COMPOSES },
+  { file: 'src/hub/endpoints/httpServer.ts', specifier: '../index.js', because: HUB_COMPOSES },
+  { file: 'src/hub/hub.ts', specifier: './index.js', because: HUB_COMPOSES },
+  { file: 'src/hub/index.ts', specifier: '../core/index.js', because: 'src/hub/index.ts may import only' },
+  // common/ is what the shim loads: node and its own files only.
+  { file: 'src/hub/common/logger.ts', specifier: '../../core/index.js', because: HUB_COMMON },
+  { file: 'src/hub/common/jsonRpc.ts', specifier: '../../mcp/server.js', because: HUB_COMMON },
+  { file: 'src/hub/common/hubInfo.ts', specifier: 'zod', because: HUB_COMMON },
   // src/shim/: a thin forwarder (docs/design.md §4.4).
   { file: 'src/shim/forwarder.ts', specifier: '../core/index.js', because: SHIM_CORE },
   { file: 'src/shim/forwarder.ts', specifier: '../core/session/sessionManager.js', because: SHIM_CORE },
@@ -165,8 +183,8 @@ const refused: Refused[] = [
   { file: 'src/shim/forwarder.ts', specifier: '@modelcontextprotocol/server', because: SHIM_CORE },
   { file: 'src/shim/hubConnection.ts', specifier: '@modelcontextprotocol/client', because: SHIM_CORE },
   { file: 'src/shim/forwarder.ts', specifier: '../hub/hub.js', because: SHIM_HUB },
-  { file: 'src/shim/forwarder.ts', specifier: '../hub/settings.js', because: SHIM_HUB },
-  { file: 'src/shim/hubConnector.ts', specifier: '../hub/socketClient.js', because: SHIM_HUB },
+  { file: 'src/shim/forwarder.ts', specifier: '../hub/settings/settings.js', because: SHIM_HUB },
+  { file: 'src/shim/hubConnector.ts', specifier: '../hub/endpoints/socketClient.js', because: SHIM_HUB },
   { file: 'src/shim/forwarder.ts', specifier: 'node-pty', because: SHIM_ONLY },
   { file: 'src/shim/forwarder.ts', specifier: 'zod', because: SHIM_ONLY },
   { file: 'src/shim/forwarder.ts', specifier: 'electron', because: ELECTRON },
@@ -174,21 +192,33 @@ const refused: Refused[] = [
   { file: 'src/shim/forwarder.ts', specifier: '../commands/mcp.js', because: SHIM_ONLY },
   // src/commands/ and src/cli.ts: hub, mcp, shim, the core's entry; nothing of Electron.
   { file: 'src/commands/export.ts', specifier: '../core/transcript/sessionStore.js', because: DEEP },
+  { file: 'src/commands/serve.ts', specifier: '../hub/hub.js', because: DEEP_HUB },
+  { file: 'src/commands/status.ts', specifier: '../hub/endpoints/socketClient.js', because: DEEP_HUB },
+  { file: 'src/commands/config.ts', specifier: '../hub/settings/settings.js', because: DEEP_HUB },
+  { file: 'src/commands/export.ts', specifier: '../hub/history/historyIndex.js', because: DEEP_HUB },
+  { file: 'src/commands/mcp.ts', specifier: '../hub/index.js', because: MCP_COMMAND_HUB },
+  { file: 'src/commands/mcp.ts', specifier: '../hub/hub.js', because: MCP_COMMAND_HUB },
+  { file: 'src/commands/mcp.ts', specifier: '../core/index.js', because: SHIM_CORE },
+  { file: 'src/cli.ts', specifier: './hub/hub.js', because: DEEP_HUB },
   { file: 'src/commands/serve.ts', specifier: '../cli.js', because: COMMANDS_ONLY },
-  { file: 'src/commands/serve.ts', specifier: '../ui-protocol.js', because: COMMANDS_ONLY },
+  { file: 'src/commands/serve.ts', specifier: '../ui-protocol/index.js', because: COMMANDS_ONLY },
   { file: 'src/commands/serve.ts', specifier: '../../main/app.js', because: COMMANDS_ONLY },
   { file: 'src/commands/serve.ts', specifier: 'electron', because: ELECTRON },
   { file: 'src/commands/status.ts', specifier: 'node-pty', because: NODE_PTY },
   { file: 'src/cli.ts', specifier: './core/session/sessionManager.js', because: DEEP },
   { file: 'src/cli.ts', specifier: '../main/index.js', because: CLI_ONLY },
   { file: 'src/cli.ts', specifier: 'electron/main', because: ELECTRON },
-  // src/ui-protocol.ts: zod only (renderer/ imports it).
-  { file: 'src/ui-protocol.ts', specifier: './core/types.js', because: PROTOCOL_ONLY },
-  { file: 'src/ui-protocol.ts', specifier: './core/index.js', because: PROTOCOL_ONLY },
-  { file: 'src/ui-protocol.ts', specifier: './packageInfo.js', because: PROTOCOL_ONLY },
-  { file: 'src/ui-protocol.ts', specifier: '../renderer/src/bridge.js', because: PROTOCOL_ONLY },
-  { file: 'src/ui-protocol.ts', specifier: 'node:fs', because: PROTOCOL_ONLY },
-  { file: 'src/ui-protocol.ts', specifier: 'node-pty', because: PROTOCOL_ONLY },
+  // src/ui-protocol/: zod and its own files (renderer/ imports it); the others only through its entry.
+  { file: 'src/ui-protocol/index.ts', specifier: '../core/types.js', because: PROTOCOL_ONLY },
+  { file: 'src/ui-protocol/hubMessages.ts', specifier: '../core/index.js', because: PROTOCOL_ONLY },
+  { file: 'src/ui-protocol/index.ts', specifier: '../packageInfo.js', because: PROTOCOL_ONLY },
+  { file: 'src/ui-protocol/bridge.ts', specifier: '../../renderer/src/bridge.js', because: PROTOCOL_ONLY },
+  { file: 'src/ui-protocol/frameCodec.ts', specifier: 'node:fs', because: PROTOCOL_ONLY },
+  { file: 'src/ui-protocol/index.ts', specifier: 'node-pty', because: PROTOCOL_ONLY },
+  { file: 'src/ui-protocol/hubMessages.ts', specifier: './index.js', because: 'inside src/ui-protocol/, import the file you need, not the entry' },
+  { file: 'renderer/src/app.ts', specifier: '../../src/ui-protocol/hubMessages.js', because: DEEP_PROTOCOL },
+  { file: 'main/ipc.ts', specifier: '../src/ui-protocol/appCommands.js', because: DEEP_PROTOCOL },
+  { file: 'src/hub/ui/uiBridge.ts', specifier: '../../ui-protocol/clientMessages.js', because: DEEP_PROTOCOL },
   // src/terminalThemes.ts: plain data, imports nothing (renderer/ and the hub import it).
   { file: 'src/terminalThemes.ts', specifier: 'zod', because: 'src/terminalThemes.ts may import only nothing' },
   { file: 'src/terminalThemes.ts', specifier: 'node:fs', because: 'src/terminalThemes.ts may import only nothing' },
@@ -210,6 +240,10 @@ const refused: Refused[] = [
   { file: 'main/index.ts', specifier: '../renderer/src/app.js', because: MAIN_ONLY },
   { file: 'main/index.ts', specifier: 'node-pty', because: MAIN_ONLY },
   { file: 'main/app.ts', specifier: '@modelcontextprotocol/server', because: MAIN_ONLY },
+  { file: 'main/app.ts', specifier: '../src/hub/hub.js', because: DEEP_HUB },
+  { file: 'main/app.ts', specifier: '../src/hub/hostConfig/hostConfig.js', because: DEEP_HUB },
+  { file: 'main/index.ts', specifier: '../src/hub/common/stateDir.js', because: DEEP_HUB },
+  { file: 'main/ipc.ts', specifier: '../src/hub/ui/uiHost.js', because: DEEP_HUB },
   // renderer/ never imports Node, node-pty, electron, src/ (but ui-protocol) or main/.
   { file: 'renderer/src/app.ts', specifier: 'node:fs', because: RENDERER_NODE },
   { file: 'renderer/src/app.ts', specifier: 'fs', because: RENDERER_NODE },
@@ -234,7 +268,7 @@ const refused: Refused[] = [
   { file: 'apps/terminal/hostChannel.ts', specifier: 'node:child_process', because: APP_NODE },
   { file: 'apps/terminal/main.ts', specifier: 'node-pty', because: APP_NODE },
   { file: 'apps/terminal/main.ts', specifier: 'electron', because: APP_NODE },
-  { file: 'apps/terminal/main.ts', specifier: '../../src/ui-protocol.js', because: APP_SRC },
+  { file: 'apps/terminal/main.ts', specifier: '../../src/ui-protocol/index.js', because: APP_SRC },
   { file: 'apps/terminal/main.ts', specifier: '../../src/core/index.js', because: APP_SRC },
   { file: 'apps/terminal/screenPoller.ts', specifier: '../../src/mcp/tools/screenUpdates.js', because: APP_SRC },
   { file: 'apps/terminal/main.ts', specifier: '../../src/mcpIntroduction.js', because: APP_SRC },
@@ -248,7 +282,7 @@ const refused: Refused[] = [
   { file: 'apps/terminal/main.ts', specifier: '@xterm/addon-fit', because: 'apps/ may import only' },
   // …and nothing imports apps/: it is built alone, into a document the hub serves as a resource.
   { file: 'src/mcp/terminalApp.ts', specifier: '../../apps/terminal/main.js', because: MCP_ONLY },
-  { file: 'src/hub/terminalAppHtml.ts', specifier: '../../apps/terminal/main.js', because: HUB_ONLY },
+  { file: 'src/hub/ui/terminalAppHtml.ts', specifier: '../../../apps/terminal/main.js', because: HUB_ROOM_ONLY('ui') },
   { file: 'renderer/src/app.ts', specifier: '../../apps/terminal/hostChannel.js', because: 'renderer/ may import only' },
 ];
 
@@ -278,7 +312,7 @@ const allowed: { file: string; specifier: string }[] = [
   { file: 'src/policy/decide.ts', specifier: 'node:path' },
   { file: 'src/policy/rules.ts', specifier: 'zod' },
   { file: 'src/policy/shellParser.ts', specifier: '@vscode/tree-sitter-wasm' },
-  { file: 'src/hub/settings.ts', specifier: '../policy/index.js' },
+  { file: 'src/hub/settings/settings.ts', specifier: '../../policy/index.js' },
   { file: 'src/mcp/tools/execute.ts', specifier: '../../policy/index.js' },
   // src/sandbox/: its own files, node, zod, the library, the package root; the hub imports it.
   { file: 'src/sandbox/agentSandbox.ts', specifier: './availability.js' },
@@ -290,42 +324,55 @@ const allowed: { file: string; specifier: string }[] = [
   // src/hub/
   { file: 'src/hub/hub.ts', specifier: '../core/index.js' },
   { file: 'src/hub/hub.ts', specifier: '../mcp/server.js' },
-  { file: 'src/hub/hub.ts', specifier: '../ui-protocol.js' },
-  { file: 'src/hub/hub.ts', specifier: './hostConfig.js' },
+  { file: 'src/hub/hub.ts', specifier: '../ui-protocol/index.js' },
+  { file: 'src/hub/hub.ts', specifier: './hostConfig/hostConfig.js' },
   { file: 'src/hub/hub.ts', specifier: '../terminalThemes.js' },
-  { file: 'src/hub/httpServer.ts', specifier: 'node:http' },
-  { file: 'src/hub/uiWebSocket.ts', specifier: 'ws' },
-  { file: 'src/hub/mcpHttpEndpoint.ts', specifier: '@modelcontextprotocol/node' },
+  { file: 'src/hub/endpoints/httpServer.ts', specifier: 'node:http' },
+  { file: 'src/hub/ui/uiWebSocket.ts', specifier: 'ws' },
+  { file: 'src/hub/ui/uiBridge.ts', specifier: '../../core/index.js' },
+  { file: 'src/hub/ui/uiBridge.ts', specifier: '../../ui-protocol/index.js' },
+  { file: 'src/hub/gate/commandGate.ts', specifier: '../../policy/index.js' },
+  { file: 'src/hub/gate/commandGate.ts', specifier: '../../mcp/server.js' },
+  { file: 'src/hub/common/hubInfo.ts', specifier: 'node:fs' },
+  { file: 'src/hub/common/hubInfo.ts', specifier: './socketProtocol.js' },
+  { file: 'src/hub/index.ts', specifier: './hub.js' },
+  { file: 'src/hub/index.ts', specifier: './ui/uiStatic.js' },
+  { file: 'src/hub/endpoints/mcpHttpEndpoint.ts', specifier: '@modelcontextprotocol/node' },
   // src/shim/
-  { file: 'src/shim/hubConnection.ts', specifier: '../hub/socketProtocol.js' },
-  { file: 'src/shim/hubConnection.ts', specifier: '../hub/hubInfo.js' },
-  { file: 'src/shim/forwarder.ts', specifier: '../hub/stateDir.js' },
-  { file: 'src/shim/forwarder.ts', specifier: '../hub/logger.js' },
+  { file: 'src/shim/hubConnection.ts', specifier: '../hub/common/socketProtocol.js' },
+  { file: 'src/shim/hubConnection.ts', specifier: '../hub/common/hubInfo.js' },
+  { file: 'src/shim/forwarder.ts', specifier: '../hub/common/stateDir.js' },
+  { file: 'src/shim/forwarder.ts', specifier: '../hub/common/logger.js' },
   { file: 'src/shim/forwarder.ts', specifier: './lineReader.js' },
   { file: 'src/shim/version.ts', specifier: '../packageInfo.js' },
   { file: 'src/shim/discover.ts', specifier: '../mcpIntroduction.js' },
   { file: 'src/shim/hubConnection.ts', specifier: 'node:net' },
   // src/commands/ and src/cli.ts
   { file: 'src/commands/mcp.ts', specifier: '../shim/forwarder.js' },
-  { file: 'src/commands/serve.ts', specifier: '../hub/hub.js' },
+  { file: 'src/commands/serve.ts', specifier: '../hub/index.js' },
+  { file: 'src/commands/mcp.ts', specifier: '../hub/common/logger.js' },
+  // A command that starts no hub imports the light rooms directly, so it does not load the hub.
+  { file: 'src/commands/config.ts', specifier: '../hub/hostConfig/hostConfig.js' },
+  { file: 'src/commands/export.ts', specifier: '../hub/common/stateDir.js' },
   { file: 'src/commands/status.ts', specifier: '../mcp/server.js' },
   { file: 'src/commands/export.ts', specifier: '../core/index.js' },
   { file: 'src/cli.ts', specifier: './commands/serve.js' },
   { file: 'src/cli.ts', specifier: './mcp/server.js' },
-  { file: 'src/cli.ts', specifier: './hub/hub.js' },
-  // src/ui-protocol.ts
-  { file: 'src/ui-protocol.ts', specifier: 'zod' },
+  { file: 'src/cli.ts', specifier: './hub/index.js' },
+  // src/ui-protocol/
+  { file: 'src/ui-protocol/hubMessages.ts', specifier: 'zod' },
+  { file: 'src/ui-protocol/hubMessages.ts', specifier: './sessionShapes.js' },
+  { file: 'src/ui-protocol/index.ts', specifier: './frameCodec.js' },
   // main/
   { file: 'main/index.ts', specifier: 'electron' },
   { file: 'main/preferences.ts', specifier: 'electron-store' },
   { file: 'main/preferences.ts', specifier: 'zod' },
-  { file: 'main/app.ts', specifier: '../src/hub/hub.js' },
-  { file: 'main/app.ts', specifier: '../src/hub/hostConfig.js' },
-  { file: 'main/ipc.ts', specifier: '../src/ui-protocol.js' },
+  { file: 'main/app.ts', specifier: '../src/hub/index.js' },
+  { file: 'main/ipc.ts', specifier: '../src/ui-protocol/index.js' },
   { file: 'main/index.ts', specifier: 'node:path' },
   { file: 'main/index.ts', specifier: './app.js' },
   // renderer/
-  { file: 'renderer/src/app.ts', specifier: '../../src/ui-protocol.js' },
+  { file: 'renderer/src/app.ts', specifier: '../../src/ui-protocol/index.js' },
   { file: 'renderer/src/theme.ts', specifier: '../../src/terminalThemes.js' },
   { file: 'renderer/src/app.ts', specifier: '@xterm/xterm' },
   { file: 'renderer/src/terminalView.ts', specifier: '@xterm/addon-fit' },
@@ -364,8 +411,8 @@ describe('one-way import rule (docs/design.md §1.2)', () => {
     ]);
     expect(await refusals('main/app.ts', use('../src/hub/../core/index.js'))).toEqual([expect.stringContaining(MAIN_ONLY)]);
     expect(await refusals('src/mcp/tools/execute.ts', use('../../hub/../core/index.js'))).toEqual([]);
-    expect(await refusals('src/shim/forwarder.ts', use('../core/../hub/logger.js'))).toEqual([]);
-    expect(await refusals('renderer/src/app.ts', use('../../src/../src/ui-protocol.js'))).toEqual([]);
+    expect(await refusals('src/shim/forwarder.ts', use('../core/../hub/common/logger.js'))).toEqual([]);
+    expect(await refusals('renderer/src/app.ts', use('../../src/../src/ui-protocol/index.js'))).toEqual([]);
     // The message names the file the import resolved to.
     expect(await refusals('src/shim/forwarder.ts', use('../mcp/../hub/hub.js'))).toEqual([
       expect.stringContaining('(that is src/hub/hub.ts)'),
@@ -398,7 +445,7 @@ describe('one-way import rule (docs/design.md §1.2)', () => {
     ]) {
       expect(await refusals('src/hub/hub.ts', code), code).toEqual([expect.stringContaining(DEEP)]);
     }
-    expect(await refusals('renderer/src/app.ts', `export const p = import('../../src/ui-protocol.js');\n`)).toEqual([]);
+    expect(await refusals('renderer/src/app.ts', `export const p = import('../../src/ui-protocol/index.js');\n`)).toEqual([]);
   });
 
   it('lets apps/ import the types of @modelcontextprotocol/ext-apps, never its code', async () => {
@@ -422,7 +469,7 @@ describe('one-way import rule (docs/design.md §1.2)', () => {
 
   it('checks JavaScript files too', async () => {
     expect(await refusals('renderer/src/helper.js', use('node:os'))).toEqual([expect.stringContaining(RENDERER_NODE)]);
-    expect(await refusals('src/hub/helper.mjs', use('electron'))).toEqual([expect.stringContaining(ELECTRON)]);
+    expect(await refusals('src/hub/ui/helper.mjs', use('electron'))).toEqual([expect.stringContaining(ELECTRON)]);
     expect(await refusals('main/helper.cjs', `module.exports = require('../src/core/index.js');\n`)).toEqual([
       expect.stringContaining(MAIN_ONLY),
     ]);
@@ -436,6 +483,10 @@ describe('one-way import rule (docs/design.md §1.2)', () => {
     expect(await refusals('src/core/newRoom/thing.ts', use('../errors.js'))).toEqual([
       expect.stringContaining('src/core/newRoom/ is not in the room order'),
     ]);
+    // The same for src/hub/: a file at its root that is neither hub.ts nor index.ts, or a folder not in the order.
+    for (const file of ['src/hub/helper.ts', 'src/hub/newRoom/thing.ts']) {
+      expect(await refusals(file, use('node:fs')), file).toEqual([expect.stringContaining(`${file} is neither a room in the order`)]);
+    }
   });
 });
 
@@ -463,6 +514,57 @@ describe('the rooms of src/core/ (docs/design.md §1.2)', () => {
     const messages = await refusals(lowerFile, use(specifierFrom(lowerFile, upperFile)));
     expect(messages).toEqual([expect.stringContaining(`src/core/${lower}/ may import only the rooms below it`)]);
     expect(messages[0]).toContain('session → transcript → emulation → processes → shell → output → pty');
+  });
+});
+
+describe('the rooms of src/hub/ (docs/design.md §1.2)', () => {
+  // Top to bottom, as HUB_ROOMS in eslint.config.js (remote/ has no file yet); one real file of each room.
+  const ORDER = 'remote → ui → endpoints → transports → gate → settings → state → history → audit → screenshot → hostConfig → common';
+  const rooms: [string, string][] = [
+    ['ui', 'src/hub/ui/uiHost.ts'],
+    ['endpoints', 'src/hub/endpoints/httpServer.ts'],
+    ['transports', 'src/hub/transports/rateLimiter.ts'],
+    ['gate', 'src/hub/gate/approvals.ts'],
+    ['settings', 'src/hub/settings/settings.ts'],
+    ['state', 'src/hub/state/token.ts'],
+    ['history', 'src/hub/history/historyIndex.ts'],
+    ['audit', 'src/hub/audit/audit.ts'],
+    ['screenshot', 'src/hub/screenshot/takeScreenshot.ts'],
+    ['hostConfig', 'src/hub/hostConfig/hostConfig.ts'],
+    ['common', 'src/hub/common/logger.ts'],
+  ];
+  const pairs = rooms.flatMap(([upper, upperFile], i) =>
+    rooms.slice(i + 1).map(([lower, lowerFile]) => ({ upper, upperFile, lower, lowerFile })),
+  );
+
+  it.each(pairs)('$upper may import $lower', async ({ upperFile, lowerFile }) => {
+    expectReal(upperFile, specifierFrom(upperFile, lowerFile));
+    expect(await refusals(upperFile, use(specifierFrom(upperFile, lowerFile)))).toEqual([]);
+  });
+
+  it.each(pairs)('$lower may not import $upper', async ({ upperFile, lower, lowerFile }) => {
+    const messages = await refusals(lowerFile, use(specifierFrom(lowerFile, upperFile)));
+    if (lower === 'common') {
+      expect(messages).toEqual([expect.stringContaining(HUB_COMMON)]);
+    } else {
+      expect(messages).toEqual([expect.stringContaining(HUB_ROOM_ONLY(lower))]);
+      expect(messages[0]).toContain(ORDER);
+    }
+  });
+
+  it.each(rooms)('the composition root may import %s, and the room may not import it', async (_room, file) => {
+    expect(await refusals('src/hub/hub.ts', use(specifierFrom('src/hub/hub.ts', file)))).toEqual([]);
+    expect(await refusals(file, use(specifierFrom(file, 'src/hub/hub.ts')))).toEqual([
+      expect.stringContaining(_room === 'common' ? HUB_COMMON : HUB_COMPOSES),
+    ]);
+  });
+
+  it('a room in the order without files yet (remote/) may import every room below it, and none may import it', async () => {
+    for (const [, file] of rooms) {
+      expect(await refusals('src/hub/remote/remoteHub.ts', use(specifierFrom('src/hub/remote/remoteHub.ts', file)))).toEqual([]);
+    }
+    expect(await refusals('src/hub/remote/remoteHub.ts', use('../hub.js'))).toEqual([expect.stringContaining(HUB_COMPOSES)]);
+    expect(await refusals('src/hub/remote/remoteHub.ts', use('../../core/session/sessionManager.js'))).toEqual([expect.stringContaining(DEEP)]);
   });
 });
 

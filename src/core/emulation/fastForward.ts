@@ -1,5 +1,5 @@
 /**
- * Fast-forward through a flood (issue 6, sustained throughput): when the emulator has fallen
+ * Fast-forward through a flood (sustained throughput): when the emulator has fallen
  * behind, the oldest queued output that would scroll out of the buffer anyway need not be
  * parsed line by line. Only output whose effect on the terminal is fully known may be skipped:
  *

@@ -6,6 +6,7 @@ import { replayCommandPage, replayHistory } from '../transcript/replay.js';
 import type { SessionStore } from '../transcript/sessionStore.js';
 import { cutOf, OUTPUT_LOG, recordOutcome, type SessionMeta } from '../transcript/transcript.js';
 import type { ReadRequest, ReadResult, StyledScreen } from '../types.js';
+import { screenView } from './screenView.js';
 import { notHeldStyled } from './sessionReader.js';
 
 /** A closed session's screen is rebuilt from at most this much of its transcript's end (history: replay.ts). */
@@ -55,13 +56,7 @@ export async function readClosedSession(store: SessionStore, ref: string, reques
   if (request.view === 'screen') {
     const emulator = await replayTail(file, meta, scrollback);
     try {
-      if (request.format === 'styled') {
-        const screen = emulator.styledScreen();
-        return { ...base, content: { rows: screen.rows }, lines: screen.height, total_lines: screen.height, truncated: false, cursor: emulator.cursor };
-      }
-      const lines = emulator.screenLines();
-      const content = request.format === 'ansi' ? emulator.serializeScreen() : lines.join('\n').trimEnd();
-      return { ...base, content, lines: lines.length, total_lines: lines.length, truncated: false, cursor: emulator.cursor };
+      return { ...base, ...screenView(emulator, request.format) };
     } finally {
       emulator.dispose();
     }

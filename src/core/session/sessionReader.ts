@@ -6,6 +6,7 @@ import { replayCommandPage, replayHistory } from '../transcript/replay.js';
 import { recordOutcome, type Transcript } from '../transcript/transcript.js';
 import type { InputKind, ReadRequest, ReadResult, SessionState } from '../types.js';
 import type { CommandRecords } from './commandRecords.js';
+import { screenView } from './screenView.js';
 import { waitFor, type WaitSources } from './waitFor.js';
 
 /** Lines a `read` returns when no `limit` is given. */
@@ -121,15 +122,8 @@ export class SessionReader {
     const emulator = this.options.emulator;
     const limit = request.limit ?? DEFAULT_READ_LIMIT;
     switch (request.view) {
-      case 'screen': {
-        if (request.format === 'styled') {
-          const screen = emulator.styledScreen();
-          return { ...base, content: { rows: screen.rows }, lines: screen.height, total_lines: screen.height, truncated: false, cursor: emulator.cursor };
-        }
-        const lines = emulator.screenLines();
-        const content = request.format === 'ansi' ? emulator.serializeScreen() : lines.join('\n').trimEnd();
-        return { ...base, content, lines: lines.length, total_lines: lines.length, truncated: false, cursor: emulator.cursor };
-      }
+      case 'screen':
+        return { ...base, ...screenView(emulator, request.format) };
       case 'history':
         return { ...base, ...(await this.readHistory(request.offset ?? 0, limit, request.format === 'styled')) };
       case 'new':
@@ -194,7 +188,7 @@ export class SessionReader {
     const lines = since.lines;
     const shown = Math.min(lines.length, limit);
     let content = lines.slice(-limit).join('\n');
-    // Issue 7: loss is never silent. The start of what this reader missed left the scrollback.
+    // Loss is never silent. The start of what this reader missed left the scrollback.
     if (!since.complete) content = `[… earlier output since your last read is no longer held here; a command's whole output: read view=command]\n${content}`;
     return { content, lines: shown, total_lines: lines.length, truncated: !since.complete || lines.length > shown };
   }

@@ -17,7 +17,7 @@ import { TerminalInput } from './terminalInput.js';
 import { DisposableStore, EventEmitter, type Event } from '../event.js';
 import { newNonce } from '../ids.js';
 import { OutputPipe, type OutputFrame } from './outputPipe.js';
-import { ScreenUpdates } from './screenUpdates.js';
+import { ViewCatchUp } from './viewCatchUp.js';
 import { foregroundProgram } from '../processes/foregroundProgram.js';
 import { foregroundProcessGroup, terminateSession, type KillSignal } from '../processes/processes.js';
 import { unsandboxed, type SessionSandboxPlan } from './sessionSandbox.js';
@@ -141,7 +141,7 @@ export class TerminalSession {
   /** Raw output for `read` view `new` in `ansi` format (from output.log). */
   private readonly recent: RecentOutput;
   /** What a read-only view (the terminal app) needs to catch up. */
-  private readonly updates: ScreenUpdates;
+  private readonly updates: ViewCatchUp;
   /** `read`: its views and each client's cursor. */
   private readonly reader: SessionReader;
   /** `send`: types text and keys, then says what appeared. */
@@ -206,7 +206,7 @@ export class TerminalSession {
     });
     this.pipe = new OutputPipe(this.ptyProcess, this.emulator, options.transcript);
     this.recent = new RecentOutput(options.transcript);
-    this.updates = new ScreenUpdates(this.emulator, this.recent);
+    this.updates = new ViewCatchUp(this.emulator, this.recent);
     this.commandRecords = new CommandRecords(options.transcript);
     this.input = new TerminalInput(ptyProcess);
     this.hold = new TerminalHold({ ttyPath: this.ttyPath, pid: this.pid, output: this.pipe, stopTyping: () => this.input.dispose() });

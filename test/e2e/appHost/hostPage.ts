@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 /**
- * A test page that plays an MCP host drawing the terminal app (issue 40 item 5), the way the
+ * A test page that plays an MCP host drawing the terminal app, the way the
  * MCP Apps spec describes a web host: the official MCP client (2.x, declaring the extension)
  * talks to a live hub over HTTP; the ext-apps package's own host side (`AppBridge`,
  * `PostMessageTransport`) drives the view, which runs in a sandbox proxy frame of another

@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { Hub } from '../../../src/hub/hub.js';
-import { SettingsSchema } from '../../../src/hub/settings.js';
+import { SettingsSchema } from '../../../src/hub/settings/settings.js';
 import { createMcpServer } from '../../../src/mcp/server.js';
 import { skipFishFirstRun } from './hermeticEnv.js';
 import { shellPath } from './shells.js';

@@ -1,5 +1,5 @@
 /**
- * The suites about sessions, run once more inside the sandbox (docs/design.md §2.10, issue 38:
+ * The suites about sessions, run once more inside the sandbox (docs/design.md §2.10:
  * "job control, Ctrl-C, kill, awaiting-input detection, shell integration and the process table
  * work inside the sandbox exactly as outside"). With SWITCHBOARD_TEST_SANDBOX=1 (the `sandboxed`
  * project of vitest.config.ts sets it) the sessions these helpers open run in the real

@@ -1,10 +1,10 @@
 /**
  * The person's side as a test drives it: a login that gets the UI cookie, and a WebSocket client
- * on `/ws` that speaks src/ui-protocol.ts as the page does. Real hubs only (helpers/hubProcess.ts).
+ * on `/ws` that speaks src/ui-protocol/ as the page does. Real hubs only (helpers/hubProcess.ts).
  */
 import * as http from 'node:http';
 import WebSocket from 'ws';
-import { decodeFrame, parseHubMessage, UI_PROTOCOL_VERSION, type ClientMessage, type HubMessage } from '../../../src/ui-protocol.js';
+import { decodeFrame, parseHubMessage, UI_PROTOCOL_VERSION, type ClientMessage, type HubMessage } from '../../../src/ui-protocol/index.js';
 import type { HubProcess } from './hubProcess.js';
 
 export interface Answer {

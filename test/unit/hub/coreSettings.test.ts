@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { coreSettings } from '../../../src/hub/hub.js';
-import { loadSettings } from '../../../src/hub/settings.js';
+import { loadSettings } from '../../../src/hub/settings/settings.js';
 
 const dirs: string[] = [];
 afterEach(() => {

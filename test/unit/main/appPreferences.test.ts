@@ -20,14 +20,14 @@ vi.hoisted(() => {
 vi.mock('electron', async () => (await import('./fakeElectron.js')).electronModule);
 
 import type { SwitchboardApp as App } from '../../../main/app.js';
-import type { UiSession } from '../../../src/ui-protocol.js';
+import type { UiSession } from '../../../src/ui-protocol/index.js';
 import type { FakeWebContents } from './fakeElectron.js';
 
 const { SwitchboardApp } = await import('../../../main/app.js');
 const { IPC_CHANNELS } = await import('../../../main/ipc.js');
 const { APP_PREFERENCES_FILE } = await import('../../../main/preferences.js');
-const { SettingsEditor } = await import('../../../src/hub/settingsEditor.js');
-const { UI_PROTOCOL_VERSION } = await import('../../../src/ui-protocol.js');
+const { SettingsEditor } = await import('../../../src/hub/settings/settingsEditor.js');
+const { UI_PROTOCOL_VERSION } = await import('../../../src/ui-protocol/index.js');
 const { FakeNotification, fake, ipcEvent, resetRecords } = await import('./fakeElectron.js');
 
 let stateDir: string;

@@ -17,8 +17,8 @@ vi.mock('electron', async () => (await import('./fakeElectron.js')).electronModu
 import { APP_URL } from '../../../main/appProtocol.js';
 import { FakeBrowserWindow, FakeTray, fake, resetRecords, stolenFocus } from './fakeElectron.js';
 import { IPC_CHANNELS } from '../../../main/ipc.js';
-import { defaultStateDir } from '../../../src/hub/stateDir.js';
-import { UI_PROTOCOL_VERSION, type HubMessage } from '../../../src/ui-protocol.js';
+import { defaultStateDir } from '../../../src/hub/common/stateDir.js';
+import { UI_PROTOCOL_VERSION, type HubMessage } from '../../../src/ui-protocol/index.js';
 import { shellPath } from '../../integration/helpers/shells.js';
 
 const saved = { ...process.env };

@@ -12,7 +12,7 @@ vi.mock('electron', async () => (await import('./fakeElectron.js')).electronModu
 
 import type { WebContents } from 'electron';
 import { Hub } from '../../../src/hub/hub.js';
-import { parseHubMessage, UI_PROTOCOL_VERSION, type HubMessage } from '../../../src/ui-protocol.js';
+import { parseHubMessage, UI_PROTOCOL_VERSION, type HubMessage } from '../../../src/ui-protocol/index.js';
 import { APP_URL } from '../../../main/appProtocol.js';
 import { IPC_CHANNELS, IpcBridge, untrustedSenderReason } from '../../../main/ipc.js';
 import { FakeWebContents, FakeWebFrame, fake, ipcEvent } from './fakeElectron.js';

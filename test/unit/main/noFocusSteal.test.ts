@@ -188,7 +188,7 @@ describe('tray actions go through the hub’s UI bridge', () => {
     await until(() => session.controller === 'agent', 'hand back');
     switchboard.handleTrayAction({ type: 'interrupt', session: session.id });
     expectNoStolenFocus();
-    // The audit log is written once the turn is over (src/hub/audit.ts).
+    // The audit log is written once the turn is over (src/hub/audit/audit.ts).
     const file = path.join(stateDir, 'audit.jsonl');
     const audit = (): string => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '');
     await until(() => audit().includes('"action":"hand_back"'), 'the actions audited');

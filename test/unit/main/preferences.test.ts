@@ -17,8 +17,8 @@ vi.hoisted(() => {
 });
 
 const { AppPreferencesStore, AppPreferencesSchema, APP_PREFERENCES_FILE, moveLegacyPreferences } = await import('../../../main/preferences.js');
-const { loadSettings, SettingsSchema, SETTINGS_FILE } = await import('../../../src/hub/settings.js');
-const { SettingsEditor } = await import('../../../src/hub/settingsEditor.js');
+const { loadSettings, SettingsSchema, SETTINGS_FILE } = await import('../../../src/hub/settings/settings.js');
+const { SettingsEditor } = await import('../../../src/hub/settings/settingsEditor.js');
 
 let stateDir: string;
 let settingsFile: string;

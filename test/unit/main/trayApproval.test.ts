@@ -28,7 +28,7 @@ import { toolAnswer } from '../../integration/helpers/toolAnswer.js';
 const { SwitchboardApp } = await import('../../../main/app.js');
 const { IPC_CHANNELS } = await import('../../../main/ipc.js');
 const { FakeBrowserWindow, fake, ipcEvent } = await import('./fakeElectron.js');
-const { UI_PROTOCOL_VERSION } = await import('../../../src/ui-protocol.js');
+const { UI_PROTOCOL_VERSION } = await import('../../../src/ui-protocol/index.js');
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const POLICY = JSON.stringify([{ match: 'echo approve-me*', action: 'ask' }]);

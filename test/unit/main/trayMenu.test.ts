@@ -2,8 +2,8 @@
  * The tray menu model and icon state (docs/design.md §5.1): pure functions of the hub's sessions.
  */
 import { describe, expect, it } from 'vitest';
-import type { UiSession } from '../../../src/ui-protocol.js';
-import { HOSTS } from '../../../src/hub/hostConfig.js';
+import type { UiSession } from '../../../src/ui-protocol/index.js';
+import { HOSTS } from '../../../src/hub/hostConfig/hostConfig.js';
 import {
   MCP_HOSTS,
   buildTrayMenu,

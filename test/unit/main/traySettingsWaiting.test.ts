@@ -17,13 +17,13 @@ vi.mock('electron', async () => (await import('./fakeElectron.js')).electronModu
 
 import type { SwitchboardApp as App } from '../../../main/app.js';
 import type { MenuItemModel } from '../../../main/trayMenu.js';
-import type { HubMessage } from '../../../src/ui-protocol.js';
+import type { HubMessage } from '../../../src/ui-protocol/index.js';
 import { shellPath } from '../../integration/helpers/shells.js';
 
 const { SwitchboardApp } = await import('../../../main/app.js');
 const { IPC_CHANNELS } = await import('../../../main/ipc.js');
 const { FakeBrowserWindow, fake, ipcEvent } = await import('./fakeElectron.js');
-const { UI_PROTOCOL_VERSION } = await import('../../../src/ui-protocol.js');
+const { UI_PROTOCOL_VERSION } = await import('../../../src/ui-protocol/index.js');
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const DENY_RM = { match: 'rm -rf *', action: 'deny' };

@@ -1,4 +1,4 @@
-/** The text of `read` view `command`: a finished command's exit code and duration (issue 28 item 5). */
+/** The text of `read` view `command`: a finished command's exit code and duration. */
 import { describe, expect, it } from 'vitest';
 import type { ReadRequest, ReadResult } from '../../../src/core/types.js';
 import { renderRead } from '../../../src/mcp/tools/read.js';

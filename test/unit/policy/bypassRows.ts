@@ -1,5 +1,5 @@
 /**
- * The known bypass shapes of naive command rules (issue 33, docs/design.md §2.9), as rows of
+ * The known bypass shapes of naive command rules (docs/design.md §2.9), as rows of
  * the table in bypassTable.test.ts. These lines are only ever PARSED by decide(); nothing here is
  * run, and none of it may be pasted into a shell.
  *

@@ -1,5 +1,5 @@
 /**
- * The ways around a deny rule that issue 38 found (its "cheap holes"), as rows shared by the unit
+ * The ways around a deny rule a review found (the "cheap holes"), as rows shared by the unit
  * table (holeTable.test.ts, decide() alone) and the live table (test/integration/
  * liveBypass.test.ts, a real hub, real shells, a real MCP client). The rule in force is the
  * issue's: `{ match: "rm -rf *", action: "deny" }` first, policyDefault `allow`.

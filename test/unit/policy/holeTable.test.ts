@@ -1,5 +1,5 @@
 /**
- * The cheap holes of issue 38 (holeRows.ts) against decide() alone, under the issue's rule
+ * The cheap holes (holeRows.ts) against decide() alone, under the review's rule
  * `rm -rf *` → deny and policyDefault allow: each is denied through what hides it, or asked
  * because the engine cannot see what runs. The same rows run live in
  * test/integration/liveBypass.test.ts. decide() only parses these lines.
@@ -14,7 +14,7 @@ function explain(decision: PolicyDecision): string {
   return `${decision.reason}\n  ${decision.commands.map((c) => `${c.words.join(' ')} → ${c.action}${c.hidden ? ` [${c.hidden}]` : ''}`).join('\n  ')}`;
 }
 
-describe('policy: the cheap holes of issue 38 under rm -rf * → deny', () => {
+describe('policy: the cheap holes under rm -rf * → deny', () => {
   it.each(HOLE_ROWS.map((row) => [row.name, row] as const))('%s', async (_name, row) => {
     const line = holeLine(row.line, '/tmp/sb-victim');
     const decision = await decide({ command: line, cwd: PROJECT, project: PROJECT, client: 'claude-code', interactive: true }, HOLE_RULES, 'allow');

@@ -1,5 +1,5 @@
 /** Sessions and records as the hub sends them, for the renderer's unit tests. */
-import type { UiCommandRecord, UiSession } from '../../../src/ui-protocol.js';
+import type { UiCommandRecord, UiSession } from '../../../src/ui-protocol/index.js';
 import type { SessionEntry } from '../../../renderer/src/sessionFormat.js';
 
 export function agentSession(id: string, over: Partial<UiSession> = {}): UiSession {

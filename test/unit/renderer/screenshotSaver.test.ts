@@ -4,7 +4,7 @@
  * until the hub answers or the connection drops. The download itself is in test/e2e/uiScreenshot.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import type { ClientMessage } from '../../../src/ui-protocol.js';
+import type { ClientMessage } from '../../../src/ui-protocol/index.js';
 import { ScreenshotSaver, screenshotFileName } from '../../../renderer/src/screenshotSaver.js';
 
 describe('screenshotFileName', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UI_PROTOCOL_VERSION, type HubMessage, type UiSession } from '../../../src/ui-protocol.js';
+import { UI_PROTOCOL_VERSION, type HubMessage, type UiSession } from '../../../src/ui-protocol/index.js';
 import { initialState, MAX_AUTO_TABS, reduce, type Effect, type SessionEvent, type SessionState } from '../../../renderer/src/sessionState.js';
 import { agentSession, personSession, record } from './fixtures.js';
 

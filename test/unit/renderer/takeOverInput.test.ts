@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_INPUT_CHARS, type ClientMessage, type UiSession } from '../../../src/ui-protocol.js';
+import { MAX_INPUT_CHARS, type ClientMessage, type UiSession } from '../../../src/ui-protocol/index.js';
 import { TakeOverInput, type TakeOverQuestion } from '../../../renderer/src/takeOverInput.js';
 import type { SessionEntry } from '../../../renderer/src/sessionFormat.js';
 import { agentSession, entry, personSession } from './fixtures.js';

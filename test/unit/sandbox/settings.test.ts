@@ -7,8 +7,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadSettings } from '../../../src/hub/settings.js';
-import { SettingsEditor } from '../../../src/hub/settingsEditor.js';
+import { loadSettings } from '../../../src/hub/settings/settings.js';
+import { SettingsEditor } from '../../../src/hub/settings/settingsEditor.js';
 import { defaultWritable } from '../../../src/sandbox/index.js';
 
 const dirs: string[] = [];

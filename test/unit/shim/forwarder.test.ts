@@ -1,6 +1,6 @@
 /**
  * The forwarder's replay rules, byte for byte, against a stand-in hub on a real unix socket
- * (the handshake of src/hub/socketProtocol.ts, answering initialize and ping, never answering
+ * (the handshake of src/hub/common/socketProtocol.ts, answering initialize and ping, never answering
  * `slow`). test/integration/shimForwarder.test.ts proves the same against the real hub; here the
  * order of what reaches the hub after a reconnect is observable exactly.
  */
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Logger } from '../../../src/hub/logger.js';
+import type { Logger } from '../../../src/hub/common/logger.js';
 import { HUB_LOST_MESSAGE, ShimForwarder } from '../../../src/shim/forwarder.js';
 import { within } from '../../integration/helpers/within.js';
 

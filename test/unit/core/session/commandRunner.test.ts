@@ -205,7 +205,7 @@ describe('CommandRunner: launching, prompts, cancelling', () => {
   });
 });
 
-describe('CommandRunner: into a program waiting at its own prompt (issue 30 item 5)', () => {
+describe('CommandRunner: into a program waiting at its own prompt', () => {
   /** A command that started (its C mark) and runs on: what execute finds when it comes again. */
   async function started(kind: ShellKind = 'bash'): Promise<ReturnType<typeof setup>> {
     const harness = setup(kind);
