@@ -39,10 +39,12 @@ export function testFiles(folder: string): string[] {
 
 /**
  * The unit tests that need a process of their own: they replace a module (`vi.mock`: the fake
- * electron, a spied crypto) or the environment, or start a PTY or a hub, whose children, fds
- * and signal handlers must not outlive their file. The others share their worker's modules.
+ * electron, a spied crypto) or the environment, start a PTY or a hub (whose children, fds and
+ * signal handlers must not outlive their file), or write into a FIFO nobody reads (a blocked
+ * write holds one of the libuv threads that all worker threads of a process share: run shared,
+ * the transcript's disk tests hung to their timeout). The others share their worker's modules.
  */
-const NEEDS_OWN_PROCESS = /\bvi\.(?:mock|doMock|stubGlobal|stubEnv)\(|\bspawnPty\(|from 'node-pty'|\bnew Hub\(/;
+const NEEDS_OWN_PROCESS = /\bvi\.(?:mock|doMock|stubGlobal|stubEnv)\(|\bspawnPty\(|from 'node-pty'|\bnew Hub\(|'mkfifo'/;
 const UNIT = testFiles('test/unit');
 export const UNIT_SHARED = UNIT.filter((file) => !NEEDS_OWN_PROCESS.test(readFileSync(path.join(import.meta.dirname, file), 'utf8')));
 
