@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
@@ -28,19 +30,53 @@ export const common = {
   setupFiles: ['test/setup/hermeticHome.ts'],
 };
 
+/** Every test file under `folder`, as a path from the repository root. */
+export function testFiles(folder: string): string[] {
+  return readdirSync(path.join(import.meta.dirname, folder), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.test.ts'))
+    .map((file) => path.posix.join(folder, file.split(path.sep).join('/')));
+}
+
+/**
+ * The unit tests that need a process of their own: they replace a module (`vi.mock`: the fake
+ * electron, a spied crypto) or the environment, start a PTY or a hub (whose children, fds and
+ * signal handlers must not outlive their file), or write into a FIFO nobody reads (a blocked
+ * write holds one of the libuv threads that all worker threads of a process share: run shared,
+ * the transcript's disk tests hung to their timeout). The others share their worker's modules.
+ */
+const NEEDS_OWN_PROCESS = /\bvi\.(?:mock|doMock|stubGlobal|stubEnv)\(|\bspawnPty\(|from 'node-pty'|\bnew Hub\(|'mkfifo'/;
+const UNIT = testFiles('test/unit');
+export const UNIT_SHARED = UNIT.filter((file) => !NEEDS_OWN_PROCESS.test(readFileSync(path.join(import.meta.dirname, file), 'utf8')));
+
+// Vitest (3.2) reads isolation per pool from the root config, not per project: so the shared
+// unit tests get the threads pool, set to share, and the rest stay in forks, one per file. The
+// two pools would run at once (four workers on two cores): the unit tests go first instead.
+export const UNIT_SHARED_PROJECT = { ...common, name: 'unit', include: UNIT_SHARED, pool: 'threads' as const, sequence: { groupOrder: 0 } };
+const AFTER_UNIT = { groupOrder: 1 };
+
 export default defineConfig({
   test: {
     // Real shells and PTYs: keep the 2-core machine from thrashing.
     maxWorkers: 2,
     minWorkers: 1,
     pool: 'forks',
+    poolOptions: { threads: { isolate: false } },
     projects: [
       {
+        // Unit tests that start no process share a worker's loaded modules: a fresh process per
+        // file cost 3x their own time (loading the SDK, xterm and zod again for each file;
+        // measured on this 2-core machine: test/unit in 165 s, 54 s shared).
+        test: UNIT_SHARED_PROJECT,
+      },
+      {
+        // Everything else (shells, hubs, browsers, replaced modules): a process per file, so no
+        // child, fd, signal handler or fake outlives its file.
         test: {
           ...common,
           name: 'default',
           include: ['test/**/*.test.ts'],
-          exclude: EXCLUDE,
+          exclude: [...EXCLUDE, ...UNIT_SHARED],
+          sequence: AFTER_UNIT,
         },
       },
       {
@@ -48,6 +84,7 @@ export default defineConfig({
           ...common,
           name: 'sandboxed',
           include: SANDBOXED,
+          sequence: AFTER_UNIT,
           env: { SWITCHBOARD_TEST_SANDBOX: '1' },
         },
       },

@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { defineConfig } from 'vitest/config';
-import base, { common, EXCLUDE } from './vitest.config.js';
+import base, { common, EXCLUDE, testFiles, UNIT_SHARED, UNIT_SHARED_PROJECT } from './vitest.config.js';
 
 /**
  * `npm run test:fast`, the inner loop: the unit tests and the integration tests that run the core
@@ -10,29 +12,15 @@ import base, { common, EXCLUDE } from './vitest.config.js';
  * preload), a browser (test/e2e/), the adversarial floods and loads, and the files that take more
  * than about 5 s on their own (SLOW). A file that grows past that joins SLOW.
  */
-const NEEDS_BUILD = [
-  'test/integration/agentEnvironment.test.ts',
-  'test/integration/awaitingInput.test.ts',
-  'test/integration/cliConfig.test.ts',
-  'test/integration/clientMatrix.test.ts',
-  'test/integration/exportCommand.test.ts',
-  'test/integration/hermeticShells.test.ts',
-  'test/integration/history.test.ts',
-  'test/integration/historyUi.test.ts',
-  'test/integration/hubServer.test.ts',
-  'test/integration/lazyLoading.test.ts',
-  'test/integration/mcpInteractive.test.ts',
-  'test/integration/mcpResizeAbsent.test.ts',
-  'test/integration/mcpShim.test.ts',
-  'test/integration/serveCommand.test.ts',
-  'test/integration/shimForwarder.test.ts',
-  'test/integration/terminalApp.test.ts',
-  'test/integration/testAppScript.test.ts',
-  'test/integration/uiBridge.test.ts',
-  'test/integration/uiCommand.test.ts',
-  'test/integration/uiScreenshot.test.ts',
-  'test/unit/main/preload.test.ts',
-];
+/**
+ * A file needs a build when it starts a hub or the shim (helpers/hubProcess.ts, bin/switchboard.js
+ * run dist/) or reads dist/ itself (the built preload). Found by what the file says, so a new hub
+ * test cannot slip into the inner loop and fail there for want of a build.
+ */
+const RUNS_THE_BUILD = /helpers\/hubProcess\.js|'switchboard\.js'|\bdist\//;
+const NEEDS_BUILD = [...testFiles('test/unit'), ...testFiles('test/integration')].filter((file) =>
+  RUNS_THE_BUILD.test(readFileSync(path.join(import.meta.dirname, file), 'utf8')),
+);
 
 const SLOW = [
   'test/unit/core/emulation/fastForward.test.ts',
@@ -44,13 +32,22 @@ const SLOW = [
   'test/integration/mouse.test.ts',
 ];
 
-// The base's workers and pool, its common options, none of its projects (the sandboxed second run is npm test's).
+// The base's workers and pool, its shared unit project, none of its other projects (the sandboxed second run is npm test's).
 const { projects: _projects, ...root } = base.test ?? {};
 export default defineConfig({
   test: {
     ...root,
-    ...common,
-    include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'],
-    exclude: [...EXCLUDE, ...NEEDS_BUILD, ...SLOW],
+    projects: [
+      { test: { ...UNIT_SHARED_PROJECT, exclude: [...EXCLUDE, ...NEEDS_BUILD, ...SLOW] } },
+      {
+        test: {
+          ...common,
+          name: 'default',
+          include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'],
+          exclude: [...EXCLUDE, ...UNIT_SHARED, ...NEEDS_BUILD, ...SLOW],
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

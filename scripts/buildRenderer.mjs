@@ -1,4 +1,5 @@
 // Builds the browser UI (renderer/) into dist/renderer/: one ESM bundle (app.js + source map),
+// the approval page's (approval.html, approval.js),
 // the page, its stylesheet and xterm.js's stylesheet. The headless hub serves these files as
 // `/`, `/app.js` and `/app.css` (xterm.css + styles.css); the Electron window (main/) loads the same folder.
 //
@@ -27,7 +28,20 @@ await build({
   legalComments: 'linked',
   logLevel: 'warning',
 });
+// The approval page a URL elicitation links to (docs/design.md §2.9): the window's banner alone.
+await build({
+  entryPoints: [path.join(ROOT, 'renderer', 'src', 'approvalPage.ts')],
+  outfile: path.join(OUT, 'approval.js'),
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  target: ['chrome120', 'safari17', 'firefox120'],
+  minify: true,
+  legalComments: 'linked',
+  logLevel: 'warning',
+});
 await copyFile(path.join(ROOT, 'renderer', 'index.html'), path.join(OUT, 'index.html'));
+await copyFile(path.join(ROOT, 'renderer', 'approval.html'), path.join(OUT, 'approval.html'));
 await copyFile(path.join(ROOT, 'renderer', 'styles.css'), path.join(OUT, 'styles.css'));
 await copyFile(path.join(ROOT, 'node_modules', '@xterm', 'xterm', 'css', 'xterm.css'), path.join(OUT, 'xterm.css'));
 // One stylesheet for the page: xterm.js's own rules first, ours after (ours win on ties).

@@ -6,6 +6,7 @@ import { createMcpServer, packageVersion, SCREEN_UPDATES_TOOL, type McpConnectio
 import { ScreenChangeWatches } from '../mcp/screenChangeWatches.js';
 import { screenSource } from '../mcp/sessionScreens.js';
 import { ApprovalBook } from './gate/approvals.js';
+import { ApprovalLinks } from './gate/approvalLinks.js';
 import { AuditLog } from './audit/audit.js';
 import { PolicyGate } from './gate/commandGate.js';
 import { HistoryIndex } from './history/historyIndex.js';
@@ -94,6 +95,9 @@ export class Hub {
   /** ToolHost: the person's policy, checked before a command line is typed. */
   readonly gate: PolicyGate;
   private readonly approvalWatch: Disposable;
+  /** One-time links to an approval's page, sent in URL elicitations (docs/design.md §2.9). */
+  private readonly approvalLinks: ApprovalLinks;
+  private readonly approvalLinkWatch: Disposable;
   private readonly onDidChangeToolDefaultsEmitter = new EventEmitter<void>();
   /** ToolHost: a default the tools' descriptions name (executeTimeoutMs, maxLines) changed. */
   readonly onDidChangeToolDefaults = this.onDidChangeToolDefaultsEmitter.event;
@@ -151,6 +155,9 @@ export class Hub {
     this.terminalApp = terminalAppLoader(this.logger);
     this.approvals = new ApprovalBook(options.clock);
     this.gate = new PolicyGate({ settings: () => this.settings, book: this.approvals, audit: (event) => this.auditLog.policy(event), logger: this.logger });
+    this.approvalLinks = new ApprovalLinks(this.approvals, options.clock);
+    // An approval answered anywhere, or withdrawn: its link stops working.
+    this.approvalLinkWatch = this.approvals.onDidChange(() => this.approvalLinks.prune());
     // Closing a session withdraws the approval it waits for.
     this.approvalWatch = this.manager.onDidChange((id) => {
       if (this.approvals.pending(id)?.terminal?.state === 'exited') this.gate.sessionClosed(id);
@@ -281,6 +288,26 @@ export class Hub {
     return this.port === null ? undefined : `http://127.0.0.1:${this.port}/#session=${encodeURIComponent(session)}`;
   }
 
+  /**
+   * ToolHost: the one-time link to a pending approval's page (a URL elicitation's, docs/design.md
+   * §2.9): loopback, once per approval; `ended` resolves when it is answered or withdrawn.
+   */
+  approvalLink(approvalId: string): { url: string; expiresInMs: number; ended: Promise<void> } | undefined {
+    const port = this.port;
+    if (port === null) return undefined;
+    const issued = this.approvalLinks.issue(approvalId);
+    if (!issued) return undefined;
+    const ended = new Promise<void>((resolve) => {
+      const watch = this.approvals.onDidChange(() => {
+        if (this.approvals.get(approvalId)) return;
+        watch.dispose();
+        resolve();
+      });
+    });
+    this.logger.info(`approval ${approvalId}: a one-time link to its page was issued`);
+    return { url: `http://127.0.0.1:${port}/approval/${approvalId}/?code=${issued.code}`, expiresInMs: issued.expiresInMs, ended };
+  }
+
   private async listen(listen: { socket?: boolean; http?: boolean }): Promise<void> {
     this.tokenValue = ensureToken(this.stateDir);
     this.uiKeyValue = ensureUiKey(this.stateDir);
@@ -327,7 +354,12 @@ export class Hub {
         rateLimit,
         resources: { screens: this.screenWatches, onDidChangeLive: this.manager.onDidChangeLive },
       });
-      const ui = createUiEndpoint({ host: this.ui, logger: this.logger, maxPayload: this.settings.bodyLimitBytes });
+      const ui = createUiEndpoint({
+        host: this.ui,
+        logger: this.logger,
+        maxPayload: this.settings.bodyLimitBytes,
+        approvalPage: { links: this.approvalLinks, book: this.approvals, audit: this.auditLog.personSink(), logger: this.logger },
+      });
       this.httpServer = await startHttpServer({
         port: this.settings.port,
         strictPort: this.portGiven,
@@ -406,6 +438,7 @@ export class Hub {
     await step(() => this.manager.dispose());
     await step(() => this.sandbox.dispose());
     this.approvalWatch.dispose();
+    this.approvalLinkWatch.dispose();
     this.approvals.dispose();
     await step(() => this.history.dispose());
     this.onDidChangeToolDefaultsEmitter.dispose();

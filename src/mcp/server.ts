@@ -3,7 +3,9 @@
  * them calling into one shared hub (docs/design.md §1, §3.1).
  */
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
+  type ClientCapabilities,
   McpServer,
   type CallToolResult,
   type RegisteredTool,
@@ -67,6 +69,8 @@ export function createMcpServer(host: ToolHost, entry: McpConnection = {}): McpS
     clientId: (ctx) => (hasEnvelopeClient(ctx) ? name(ctx) : `${name(ctx)}#${connection}`),
     showId: prefix ? (id) => `${prefix}:${id}` : (id) => id,
     remoteCaller: (ctx) => remoteCaller(callerOf, ctx),
+    clientCapabilities: (ctx) => clientCapabilities(server, ctx),
+    elicitationComplete: (elicitationId) => server.server.createElicitationCompletionNotifier(elicitationId)(),
   };
   const tools: Record<string, RegisteredTool> = {
     execute: registerExecute(server, deps),
@@ -230,6 +234,14 @@ function clientInfo(server: McpServer, ctx: ServerContext): { name: string; vers
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   const fromEnvelope = envelope?.[CLIENT_INFO_META_KEY];
   return isImplementation(fromEnvelope) ? fromEnvelope : server.server.getClientVersion();
+}
+
+/** A 2026-07-28 request declares its client's capabilities in its envelope; a 2025 client in `initialize`. */
+function clientCapabilities(server: McpServer, ctx: ServerContext): ClientCapabilities | undefined {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const declared = envelope?.[CLIENT_CAPABILITIES_META_KEY];
+  if (typeof declared === 'object' && declared !== null) return declared as ClientCapabilities;
+  return server.server.getClientCapabilities();
 }
 
 function isImplementation(value: unknown): value is { name: string; version: string } {

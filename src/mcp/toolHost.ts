@@ -2,7 +2,7 @@
  * What the tools are given: the slice of the hub they use, who calls, and the audit record of a
  * call. Apart from server.ts, which registers the tools, so the tools need not import it.
  */
-import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
+import type { CallToolResult, ClientCapabilities, ServerContext } from '@modelcontextprotocol/server';
 import type { Event, HistoryPage, HistoryQuery, SessionManager, StyledScreen, TerminalSession } from '../core/index.js';
 import type { ScreenChangeWatches } from './screenChangeWatches.js';
 
@@ -55,7 +55,7 @@ export interface ScreenshotRequest {
 export interface ToolHost {
   readonly manager: SessionManager;
   readonly settings: { readonly executeTimeoutMs: number; readonly maxLines: number; readonly progressIntervalMs?: number };
-  readonly logger: { error(message: string): void };
+  readonly logger: { error(message: string): void; info?(message: string): void };
   /** A PNG of a session's screen, drawn in the hub (src/hub/screenshot/); coded errors for a bad path or session. */
   screenshot(ref: string, request: ScreenshotRequest): Promise<Screenshot>;
   /** The history index (docs/design.md §2.7); absent where no state dir is kept. Never rejects: trouble is a `note`. */
@@ -72,6 +72,12 @@ export interface ToolHost {
   terminalApp?(): Promise<string | undefined>;
   /** The address of the hub's UI showing this session (docs/design.md §3.8), when the hub serves one. */
   uiAddress?(session: string): string | undefined;
+  /**
+   * A one-time link to the hub's page for a pending approval (docs/design.md §2.9, "Where the
+   * person answers"), once per approval; `ended` resolves when it is answered or withdrawn.
+   * Undefined: no HTTP, not pending, or a link was issued already.
+   */
+  approvalLink?(approvalId: string): { url: string; expiresInMs: number; ended: Promise<void> } | undefined;
   /** The other machines this hub links to (docs/design.md §4.7); none: this machine alone. */
   readonly remotes?: RemoteTools;
 }
@@ -142,6 +148,16 @@ interface GateCaller {
   client: string;
   /** `clientInfo.name`: what rules' `client` and the person's 30-minute grants are about. */
   clientName: string;
+  /**
+   * Called once when the person is asked (the approval is pending, nothing typed): the caller may
+   * tell the person where they are (a URL elicitation, approvalElicitation.ts). Never an answer.
+   */
+  onAsk?(approval: PendingApproval): void;
+  /**
+   * Stop waiting as soon as the person is asked (a 2026-07-28 client is told through the call's
+   * own `input_required` result): `awaiting` at once, the approval left as at a timeout.
+   */
+  returnWhenAsked?: boolean;
 }
 
 /**
@@ -216,4 +232,8 @@ export interface ToolDeps {
   showId(id: string): string;
   /** Who calls, as a remote must know it (docs/design.md §4.7), for `list` and `history` across machines. */
   remoteCaller(ctx: ServerContext): RemoteCaller;
+  /** The capabilities the calling client declared (its `initialize`, or a 2026-07-28 request's envelope). */
+  clientCapabilities(ctx: ServerContext): ClientCapabilities | undefined;
+  /** `notifications/elicitation/complete` for a URL elicitation (2025-11-25 connections only). */
+  elicitationComplete(elicitationId: string): Promise<void>;
 }

@@ -146,3 +146,4 @@ export { AppCommandSchema, NotificationSettingsPatchSchema, NotificationSettings
 export { decodeFrame, encodeFrame } from './frameCodec.js';
 export { parseClientMessage, parseHubMessage, type Parsed } from './parse.js';
 export type { Bridge } from './bridge.js';
+export { APPROVAL_PAGE_PATH, ApprovalPageAnswerSchema, ApprovalPageStateSchema, type ApprovalPageAnswer, type ApprovalPageState } from './approvalPage.js';

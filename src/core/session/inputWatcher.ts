@@ -153,12 +153,17 @@ export class InputWatcher {
     if (Date.now() - this.options.lastOutputAt() < this.quietMs) return this.schedule();
     const confirming = this.current !== null;
     const startedAt = Date.now();
+    const outputAt = this.options.lastOutputAt();
     this.probing = true;
     try {
       const probe = await this.options.probe();
       if (!probe) return;
-      const stillQuiet = Date.now() - this.options.lastOutputAt() >= this.quietMs;
-      if (this.options.closed() || !this.watching || !stillQuiet) return;
+      // An answer stands only if nothing was printed while it was asked. "Quiet for quietMs
+      // at the end" is not enough: a probe slowed by load can outlast quietMs after the output
+      // that made the prompt fallback decline (a repaint), and then call the shell's own
+      // prompt awaiting input. The probe scheduled by that output asks again.
+      const quietThroughout = this.options.lastOutputAt() === outputAt;
+      if (this.options.closed() || !this.watching || !quietThroughout) return;
       if (probe.reading) this.set({ secret: probe.secret, kind: inputKind(probe, this.options.fullScreen()) });
       else if (confirming) this.set(null);
     } finally {

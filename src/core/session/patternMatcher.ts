@@ -41,16 +41,17 @@ export class PatternMatcher {
    * True when the pattern matches; throws INVALID_ARGUMENT when it exceeds its time budget.
    * The budget is wall-clock (vm's timeout): an attempt cut off while the process got less
    * than half of it in CPU time was starved by other processes, not backtracking, and is run
-   * again rather than blamed on the pattern.
+   * again rather than blamed on the pattern. The CPU counted is this thread's: the process's
+   * would count a PTY worker thread's or any other thread's work as this match's.
    */
   test(text: string): boolean {
     this.context.input = text.length > PATTERN_MAX_INPUT ? text.slice(-PATTERN_MAX_INPUT) : text;
     for (let attempt = 0; ; attempt++) {
-      const cpuBefore = process.cpuUsage();
+      const cpuBefore = threadCpuUsage();
       try {
         return this.script.runInContext(this.context, { timeout: PATTERN_TIME_BUDGET_MS }) === true;
       } catch (error) {
-        const cpu = process.cpuUsage(cpuBefore);
+        const cpu = threadCpuUsage(cpuBefore);
         const starved = (cpu.user + cpu.system) / 1000 < PATTERN_TIME_BUDGET_MS / 2;
         const timedOut = (error as NodeJS.ErrnoException).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT';
         if (timedOut && starved && attempt < MAX_STARVED_RETRIES) continue;
@@ -61,4 +62,9 @@ export class PatternMatcher {
       );
     }
   }
+}
+
+/** CPU time of the calling thread (Node ≥ 22.15); the whole process's on an older runtime. */
+function threadCpuUsage(previous?: NodeJS.CpuUsage): NodeJS.CpuUsage {
+  return typeof process.threadCpuUsage === 'function' ? process.threadCpuUsage(previous) : process.cpuUsage(previous);
 }

@@ -4,13 +4,14 @@ export const AUDIT_FILE = 'audit.jsonl';
 /**
  * The way a UI action reached the hub (docs/design.md §2.9, "Who answers for the person"):
  * `window`, a browser page over `/ws` signed in with the UI cookie; `app`, the Electron window
- * over IPC; `menu`, the menu bar; `link`, the person's hub on another machine, over ssh and
- * signed in with this hub's UI key by `switchboard link` here (docs/design.md §4.7: it acts for
- * the person only where the person's own window or menu there asked); or `token`, a `/ws`
- * connection signed in with the bearer token, which agents hold — not the person's, so it cannot
- * answer an approval or confirm a settings change.
+ * over IPC; `menu`, the menu bar; or `token`, a `/ws` connection signed in with the bearer
+ * token, which agents hold — not the person's, so it cannot answer an approval or confirm a
+ * settings change. `remote`: the person's hub on another machine, over ssh and signed in with this
+ * hub's UI key by `switchboard link` here (docs/design.md §4.7: it acts for the person only where
+ * the person's own window or menu there asked). `link`: the approval page a URL elicitation's one-time link signed in
+ * (ui/approvalPage.ts), which answers that one approval and nothing else.
  */
-export type UiChannel = 'window' | 'app' | 'menu' | 'link' | 'token';
+export type UiChannel = 'window' | 'app' | 'menu' | 'token' | 'link' | 'remote';
 
 /** The person's own channels: only these answer for the person. */
 export function isPersonChannel(channel: UiChannel): boolean {

@@ -72,6 +72,13 @@ export interface UiEndpoint {
   handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer, channel: Extract<UiChannel, 'window' | 'token'>): void;
   /** The page was served: its WebSocket follows in a moment, so load what it needs now. */
   prepare(): void;
+  /**
+   * `/approval/…`: an approval's page (a URL elicitation's link, docs/design.md §2.9). Called
+   * before the request guard: it has its own sign-in (the link's code, then a cookie for that
+   * approval only), checks Host and Origin itself, and the token and the UI cookie open nothing
+   * there. None: those paths are 404.
+   */
+  approvalPage?(req: http.IncomingMessage, res: http.ServerResponse, port: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -154,6 +161,11 @@ function listen(server: http.Server, port: number): Promise<void> {
 
 async function handleRequest(req: http.IncomingMessage, res: http.ServerResponse, port: number, options: HttpServerOptions): Promise<void> {
   const path = pathOf(req);
+  // Its own sign-in (an approval link's one-time code): the bearer token and the UI cookie open nothing there.
+  if (path.startsWith('/approval/')) {
+    if (!options.ui.approvalPage) return sendText(res, 404, 'Not found\n');
+    return options.ui.approvalPage(req, res, port);
+  }
   const loginCode = uiQueryParameter(req, path, 'login');
   const { loginCodes } = options;
   const queryKey = uiQueryParameter(req, path, 'key');

@@ -86,6 +86,16 @@ export class ApprovalBook {
     return this.bySlot.get(slot)?.approval;
   }
 
+  /** The pending approval with this id (the approval page's question). */
+  get(id: string): Approval | undefined {
+    return this.byId.get(id)?.approval;
+  }
+
+  /** How an approval no longer pending ended (`answered (allow_once)`, `withdrawn`), while it is remembered. */
+  ended(id: string): string | undefined {
+    return this.answered.get(id);
+  }
+
   /** The approvals of requests that would start a session (no session to show them on), oldest first. */
   pendingWithoutSession(): Approval[] {
     return [...this.bySlot.values()].map((entry) => entry.approval).filter((approval) => approval.session === null);

@@ -63,7 +63,7 @@ export class PolicyGate implements CommandGate {
       this.lines.set(session.id, rest);
       return later().catch((error: unknown) => this.options.logger.warn(`approval ${approval.id}: the allowed command could not be typed: ${(error as Error).message}`));
     };
-    const settled = await this.options.book.waitToType(approval, waitMs, signal, typeLater);
+    const settled = await this.options.book.waitToType(approval, request.returnWhenAsked ? 0 : waitMs, signal, typeLater);
     if (settled === 'timeout') return { outcome: 'awaiting', approval };
     this.throwUnlessAllowed(approval, settled);
     return { outcome: 'allowed', ran: (typing) => this.ran(session.id, before, rest, typing, approval) };
@@ -100,8 +100,8 @@ export class PolicyGate implements CommandGate {
     const decision = await this.judge(judged, request.clientName);
     const base = { client: request.client, tool: request.tool, session: null, ...(request.unsandboxed ? { unsandboxed: true as const } : {}) };
     if (this.answered(decision, base, request.clientName, request.unsandboxed)) return { outcome: 'allowed' };
-    const approval = this.ask(decision, base, { slot, session: null, tool: request.tool, command: request.command, cwd: request.cwd, client: request.client, clientName: request.clientName, unsandboxed: request.unsandboxed });
-    const settled = await this.options.book.waitToType(approval, waitMs, signal, startLater);
+    const approval = this.ask(decision, base, { slot, session: null, tool: request.tool, command: request.command, cwd: request.cwd, client: request.client, clientName: request.clientName, unsandboxed: request.unsandboxed }, request.onAsk);
+    const settled = await this.options.book.waitToType(approval, request.returnWhenAsked ? 0 : waitMs, signal, startLater);
     if (settled === 'timeout') return { outcome: 'awaiting', approval };
     this.throwUnlessAllowed(approval, settled);
     return { outcome: 'allowed' };
@@ -188,7 +188,7 @@ export class PolicyGate implements CommandGate {
     if (reserved) {
       throw new SwitchboardError(ErrorCode.SessionBusy, `Session ${session.id} is reserved for \`${reserved.command}\`, which waits for the person's approval (${reserved.id}); run this in another session.`, { approval: reserved.id });
     }
-    const approval = this.ask(decision, base, { slot: session.id, session: session.id, tool: request.tool, command, cwd: cwd ?? null, client: request.client, clientName: request.clientName, terminal: session, unsandboxed });
+    const approval = this.ask(decision, base, { slot: session.id, session: session.id, tool: request.tool, command, cwd: cwd ?? null, client: request.client, clientName: request.clientName, terminal: session, unsandboxed }, request.onAsk);
     return { approval, rest, before: line };
   }
 
@@ -218,10 +218,16 @@ export class PolicyGate implements CommandGate {
     return false;
   }
 
-  private ask(decision: PolicyDecision, base: Omit<PolicyAuditEvent, 'decision'>, fields: Omit<Approval, 'id' | 'asked_at' | 'rule' | 'reason'>): Approval {
+  private ask(decision: PolicyDecision, base: Omit<PolicyAuditEvent, 'decision'>, fields: Omit<Approval, 'id' | 'asked_at' | 'rule' | 'reason'>, onAsk?: (approval: Approval) => void): Approval {
     const rule = ruleOf(decision);
     const approval = this.options.book.ask({ ...fields, rule: rule ?? null, reason: decision.reason, ...(fields.unsandboxed ? { unsandboxed: true } : {}) });
     this.options.audit({ ...base, decision: 'ask', ...(rule ? { rule } : {}), approval: approval.id });
+    // The caller tells the person where they are (a URL elicitation); whatever comes back answers nothing.
+    try {
+      onAsk?.(approval);
+    } catch (error) {
+      this.options.logger.warn(`approval ${approval.id}: telling the person where to answer failed: ${(error as Error).message}`);
+    }
     return approval;
   }
 

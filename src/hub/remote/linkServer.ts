@@ -33,7 +33,7 @@ export interface ServedLink {
  * hub opens is served here as a connection of its own would be. An MCP stream is an agent's
  * connection, through the same rate limit, policy, sandbox and audit as a shim's, its client named
  * `<name> <version> via <machine>` by the person's hub; a UI stream is a UI bridge on channel
- * `link` (the person, whose own hub checked who asked) or `token` (a connection there signed in
+ * `remote` (the person, whose own hub checked who asked) or `token` (a connection there signed in
  * with the agents' token), its audit lines saying where it came from (`via`).
  *
  * The link going away is not a cancellation: agents' calls in flight finish (their answers are
@@ -52,7 +52,7 @@ export function serveLink(socket: net.Socket, hello: LinkHelloMessage, options: 
     const bridge = options.createBridge({
       send: (message) => (message.type === 'frame' ? stream.sendFrame(encodeFrame(message)) : stream.send(message)),
       bufferedAmount: () => stream.bufferedBytes,
-      channel: person ? 'link' : 'token',
+      channel: person ? 'remote' : 'token',
       via: hello.from,
       close: (reason) => stream.close(reason),
     });

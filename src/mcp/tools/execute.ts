@@ -2,7 +2,7 @@
  * `execute` (docs/design.md §3.2): run one command line in a shell session and return its exact
  * output and exit code. The handler only picks the session and calls the core.
  */
-import type { McpServer, RegisteredTool, ServerContext } from '@modelcontextprotocol/server';
+import type { InputRequiredResult, McpServer, RegisteredTool, ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { ErrorCode, SwitchboardError, type ExecuteResult, type TerminalSession } from '../../core/index.js';
 import { requestKey } from '../requestKey.js';
@@ -10,6 +10,7 @@ import { startProgress } from '../progress.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, type InputSpec } from '../schemas.js';
 import type { ToolDeps } from '../toolHost.js';
 import { approvalNote, assertNotReserved, shownApproval } from '../approvals.js';
+import { approvalRound, type ApprovalRound, type DeferredCall } from '../approvalElicitation.js';
 import { answerInput, describeInput, waitForCommand } from '../nextStep.js';
 import type { PendingApproval } from '../toolHost.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
@@ -112,9 +113,12 @@ export function registerExecute(server: McpServer, deps: ToolDeps): RegisteredTo
         const startedAt = Date.now();
         const timeoutMs = args.timeout_ms ?? host.settings.executeTimeoutMs;
         const maxLines = args.max_lines ?? host.settings.maxLines;
+        const round = approvalRound(deps, ctx, 'execute');
+        // A 2026-07-28 retry after the link went out: the same approval, waited through (no second ask).
+        if (round.retry?.session && host.gate) return await retryExecute(deps, ctx, round.retry, timeoutMs, input.warnings);
         const chosen = await chooseSession(deps, ctx, args);
         if ('started' in chosen) return executed(deps, chosen.started, input.warnings);
-        if ('key' in chosen) return await outsideTheSandbox(deps, ctx, args, chosen, { timeoutMs, maxLines, startedAt }, input.warnings);
+        if ('key' in chosen) return await outsideTheSandbox(deps, ctx, args, chosen, { timeoutMs, maxLines, startedAt }, input.warnings, round);
         const session = chosen.session;
         release = chosen.release;
         progress.watch(session);
@@ -123,11 +127,14 @@ export function registerExecute(server: McpServer, deps: ToolDeps): RegisteredTo
         const warnings = (): string[] => [...input.warnings, ...sandboxNotes(session, 'execute', deps.showId)];
         if (!host.gate) return executed(deps, await run(timeoutMs), warnings());
         // The person's policy, before anything is typed (docs/design.md §2.9); a deny throws.
-        const request = { session, command: args.command, tool: 'execute' as const, client: deps.clientName(ctx), clientName: deps.clientApp(ctx) };
-        // Allowed after this call returned: typed with the defaults, left running for read with wait.exit.
-        const later = () => session.execute({ command: args.command, timeoutMs: host.settings.executeTimeoutMs, maxLines, background: true });
+        const request = { session, command: args.command, tool: 'execute' as const, client: deps.clientName(ctx), clientName: deps.clientApp(ctx), ...round.gate };
+        // Allowed after this call returned: typed with the defaults, left running for read with wait.exit;
+        // or, when its retry waits for it (2026-07-28), run as this call would have.
+        const later = round.later(() => session.execute({ command: args.command, timeoutMs: host.settings.executeTimeoutMs, maxLines, background: round.returnsWhenAsked ? args.background : true }));
         const pass = await host.gate.pass(request, timeoutMs, ctx.mcpReq.signal, later);
         if (pass.outcome === 'awaiting') {
+          const told = round.told(pass.approval);
+          if (told) return told;
           const waiting = awaitingApproval(pass.approval, session.cwd, Date.now() - startedAt, deps.showId);
           return success(waiting, renderAwaitingApproval(waiting, shownApproval(pass.approval, deps.showId)), warnings());
         }
@@ -157,7 +164,8 @@ async function outsideTheSandbox(
   place: { key: string; cwd: string },
   budget: { timeoutMs: number; maxLines: number; startedAt: number },
   warnings: string[],
-): Promise<ReturnType<typeof success>> {
+  round: ApprovalRound,
+): Promise<ReturnType<typeof success> | InputRequiredResult> {
   const { host } = deps;
   const client = deps.clientName(ctx);
   const start = async (timeoutMs: number, background: boolean | undefined): Promise<ExecuteResult> => {
@@ -165,13 +173,16 @@ async function outsideTheSandbox(
     return session.execute({ command: args.command, timeoutMs, maxLines: budget.maxLines, background, signal: ctx.mcpReq.signal });
   };
   if (!host.gate) return executed(deps, await start(budget.timeoutMs, args.background), warnings);
-  const request = { tool: 'execute' as const, command: args.command, cwd: place.cwd, unsandboxed: true, key: place.key, client, clientName: deps.clientApp(ctx) };
+  const request = { tool: 'execute' as const, command: args.command, cwd: place.cwd, unsandboxed: true, key: place.key, client, clientName: deps.clientApp(ctx), ...round.gate };
   const later = async () => {
     const session = await host.manager.open({ creator: { kind: 'agent', client }, cwd: place.cwd, sandbox: false });
     return session.execute({ command: args.command, timeoutMs: host.settings.executeTimeoutMs, maxLines: budget.maxLines, background: true });
   };
   const pass = await host.gate.passNew(request, budget.timeoutMs, ctx.mcpReq.signal, later);
   if (pass.outcome === 'awaiting') {
+    // 2026-07-28: the link in this call's result; the retry (the same call) waits on the same approval.
+    const told = round.told(pass.approval);
+    if (told) return told;
     const waiting = awaitingApproval(pass.approval, place.cwd, Date.now() - budget.startedAt, deps.showId);
     return success(waiting, renderAwaitingApproval(waiting, pass.approval, args), warnings);
   }
@@ -183,6 +194,26 @@ async function outsideTheSandbox(
 function executed(deps: ToolDeps, result: ExecuteResult, warnings: string[]): ReturnType<typeof success> {
   const shown = { ...result, session: deps.showId(result.session) };
   return success(shown, renderExecute(shown), warnings);
+}
+
+/**
+ * The retry of an `execute` that returned `input_required` with the approval's link (2026-07-28):
+ * through the same approval (a denial is COMMAND_DENIED), then the result the allowed command
+ * gave; still pending at the timeout, the usual `awaiting_approval`. The elicitation's answer the
+ * retry carries is never read: only the person's channels answer.
+ */
+async function retryExecute(deps: ToolDeps, ctx: ServerContext, retry: DeferredCall, timeoutMs: number, warnings: string[]): Promise<ReturnType<typeof success>> {
+  const { host } = deps;
+  const session = retry.session!;
+  const startedAt = Date.now();
+  const through = await host.gate!.waitThrough(session, timeoutMs, ctx.mcpReq.signal);
+  if (through.pending) {
+    const waiting = awaitingApproval(through.pending, host.manager.get(session).cwd, Date.now() - startedAt, deps.showId);
+    return success(waiting, renderAwaitingApproval(waiting, shownApproval(through.pending, deps.showId)), warnings);
+  }
+  const typed = retry.typed.result;
+  if (!typed) throw new SwitchboardError(ErrorCode.CommandDenied, `Nothing was typed: approval ${retry.approval} ended without running the command.`, { approval: retry.approval });
+  return executed(deps, (await typed) as ExecuteResult, warnings);
 }
 
 /**

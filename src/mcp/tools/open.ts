@@ -3,6 +3,7 @@ import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { SessionInfo, TerminalSession } from '../../core/index.js';
 import { approvalNote } from '../approvals.js';
+import { approvalRound } from '../approvalElicitation.js';
 import { argvLine } from '../commandLine.js';
 import { requestKey } from '../requestKey.js';
 import { compactOutputSchema, parseInput, type InputSpec } from '../schemas.js';
@@ -103,9 +104,14 @@ export function registerOpen(server: McpServer, deps: ToolDeps): RegisteredTool 
         if (!host.gate) return opened(await open());
         // The program and its arguments are the command line it runs (docs/design.md §2.9).
         const command = argvLine([checked.program, ...(options.args ?? [])], options.env);
-        const gated = { tool: 'open' as const, command, cwd: checked.cwd, unsandboxed: sandbox === false, key, client, clientName: deps.clientApp(ctx) };
+        // Told where to answer: an elicitation (2025-11-25), or the link in this call's result, whose
+        // retry is the same call again and waits on the same approval (2026-07-28).
+        const round = approvalRound(deps, ctx, 'open');
+        const gated = { tool: 'open' as const, command, cwd: checked.cwd, unsandboxed: sandbox === false, key, client, clientName: deps.clientApp(ctx), ...round.gate };
         const pass = await host.gate.passNew(gated, host.settings.executeTimeoutMs, ctx.mcpReq.signal, open);
         if (pass.outcome === 'awaiting') {
+          const told = round.told(pass.approval);
+          if (told) return told;
           const waiting = awaitingOpen(pass.approval);
           const note = approvalNote(pass.approval, { tool: 'open', args: input.value });
           return success(waiting, { text: `(nothing opened yet)\n[${note.text}]`, next: note.next }, input.warnings);

@@ -1,11 +1,12 @@
 /** `send` (docs/design.md §3.2): type text and keys into a session, then wait for what it answers. */
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { InputKind, SendResult } from '../../core/index.js';
+import { ErrorCode, SwitchboardError, type InputKind, type SendResult, type TerminalSession } from '../../core/index.js';
 import { approvalNote, assertNotReserved, shownApproval } from '../approvals.js';
+import { approvalRound } from '../approvalElicitation.js';
 import { startProgress } from '../progress.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, WAIT_ALIASES, waitSchema, type InputSpec } from '../schemas.js';
-import type { GatePass, ToolAuditEvent, ToolDeps } from '../toolHost.js';
+import type { GatePass, PendingApproval, ToolAuditEvent, ToolDeps } from '../toolHost.js';
 import { answerInput, describeInput } from '../nextStep.js';
 import { MOUSE_ALIASES, mouseSchema, normalizeMouse } from '../mouseSchema.js';
 import { sandboxNotes } from '../sandboxNotes.js';
@@ -91,25 +92,32 @@ export function registerSend(server: McpServer, deps: ToolDeps): RegisteredTool 
         progress?.watch(session);
         const typed = { ...request, clientId: deps.clientId(ctx), clientName: deps.clientName(ctx) };
         let pass: GatePass | undefined;
+        const round = approvalRound(deps, ctx, 'send');
+        const warnings = (): string[] => [...input.warnings, ...sandboxNotes(session, 'send', deps.showId)];
+        if (host.gate && round.retry?.session === session.id) {
+          // A 2026-07-28 retry after the link went out: through the same approval, then what typing it gave.
+          const through = await host.gate.waitThrough(session.id, request.wait?.timeout_ms ?? host.settings.executeTimeoutMs, ctx.mcpReq.signal);
+          if (through.pending) return awaitingSend(session, through.pending, warnings(), deps.showId);
+          const typing = round.retry.typed.result;
+          if (!typing) throw new SwitchboardError(ErrorCode.CommandDenied, `Nothing was typed: approval ${round.retry.approval} ended without typing it.`, { approval: round.retry.approval });
+          const result = (await typing) as SendResult;
+          return success(result, renderSend(deps.showId(session.id), result), warnings());
+        }
         if (host.gate) {
           assertNotReserved(host, session.id, deps.showId);
           // Judged by the bytes it writes and what reads them, not by key names (docs/design.md §2.9).
           const { bytes, bracketedPaste } = session.typedBytes(request);
           if (bytes !== '') {
-            const gated = { session, tool: 'send' as const, bytes, bracketedPaste, client: typed.clientName, clientName: deps.clientApp(ctx) };
-            const later = () => session.send({ ...typed, wait: undefined });
+            const gated = { session, tool: 'send' as const, bytes, bracketedPaste, client: typed.clientName, clientName: deps.clientApp(ctx), ...round.gate };
+            const later = round.later(() => session.send({ ...typed, wait: undefined }));
             pass = await host.gate.pass(gated, request.wait?.timeout_ms ?? host.settings.executeTimeoutMs, ctx.mcpReq.signal, later);
-            if (pass.outcome === 'awaiting') {
-              const note = approvalNote(shownApproval(pass.approval, deps.showId));
-              const waiting = { output: '', screen: '', state: session.state, exit_code: null, waited: 'awaiting_approval', approval: { id: pass.approval.id, rule: pass.approval.rule, reason: pass.approval.reason } };
-              return success(waiting, { text: `(not typed yet)\n[session ${deps.showId(session.id)}, ${note.text}]`, next: note.next }, [...input.warnings, ...sandboxNotes(session, 'send', deps.showId)]);
-            }
+            if (pass.outcome === 'awaiting') return round.told(pass.approval) ?? awaitingSend(session, pass.approval, warnings(), deps.showId);
           }
         }
         const sending = session.send({ ...typed, signal: ctx.mcpReq.signal });
         if (pass?.outcome === 'allowed') pass.ran(sending);
         const result = await sending;
-        return success(result, renderSend(deps.showId(session.id), result), [...input.warnings, ...sandboxNotes(session, 'send', deps.showId)]);
+        return success(result, renderSend(deps.showId(session.id), result), warnings());
       } catch (error) {
         return errorResult(error, host.logger, 'send', input.warnings);
       } finally {
@@ -117,6 +125,13 @@ export function registerSend(server: McpServer, deps: ToolDeps): RegisteredTool 
       }
     },
   );
+}
+
+/** `send`'s answer while the person has not decided: nothing typed, the approval named. */
+function awaitingSend(session: TerminalSession, approval: PendingApproval, warnings: string[], showId: (id: string) => string): ReturnType<typeof success> {
+  const note = approvalNote(shownApproval(approval, showId));
+  const waiting = { output: '', screen: '', state: session.state, exit_code: null, waited: 'awaiting_approval', approval: { id: approval.id, rule: approval.rule, reason: approval.reason } };
+  return success(waiting, { text: `(not typed yet)\n[session ${showId(session.id)}, ${note.text}]`, next: note.next }, warnings);
 }
 
 /** For the audit log: bytes of text typed (never the text), how many keys, the size asked for, the mouse action (never where). */

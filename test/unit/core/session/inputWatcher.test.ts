@@ -202,6 +202,25 @@ describe('InputWatcher: what a probe finds', () => {
     expect(harness.events).toEqual([]);
   });
 
+  it('a read found by a probe slower than quietMs, with output during it, does not count; the next probe decides', async () => {
+    let release!: (probe: InputProbe) => void;
+    harness.answer = () => new Promise((resolve) => (release = resolve));
+    harness.watcher.schedule();
+    await vi.advanceTimersByTimeAsync(QUIET_MS);
+    expect(harness.probes).toBe(1);
+    output(); // e.g. the shell repainting its prompt while a loaded machine answers the probe
+    await vi.advanceTimersByTimeAsync(QUIET_MS + 200); // quiet again for longer than quietMs
+    release({ reading: true, secret: false });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(harness.watcher.awaiting).toBeNull();
+    expect(harness.events).toEqual([]);
+    // The next probe, with no output during it, is believed.
+    harness.answer = async () => ({ reading: true, secret: false });
+    await vi.advanceTimersByTimeAsync(QUIET_MS);
+    expect(harness.probes).toBe(2);
+    expect(harness.watcher.awaiting).toMatchObject({ kind: 'line' });
+  });
+
   it('a read found after the command ended (no job runs any more) does not count', async () => {
     let release!: (probe: InputProbe) => void;
     harness.answer = () => new Promise((resolve) => (release = resolve));
