@@ -248,7 +248,7 @@ describe('a remote over ssh', () => {
     const remoteId = session.slice('devbox:'.length);
     // There: the person's answer came over the link from this machine.
     const there = await auditLine(ssh.remoteState, (line) => line.action === 'answer_approval' && line.session === remoteId, 'the answer in the remote audit');
-    expect(there).toMatchObject({ actor: 'person', channel: 'link', via: expect.any(String) });
+    expect(there).toMatchObject({ actor: 'person', channel: 'remote', via: expect.any(String) });
     // Here: the person answered in the window, for devbox.
     const here = await auditLine(hub.home, (line) => line.action === 'answer_approval' && line.host === 'devbox', 'the answer in this audit');
     expect(here).toMatchObject({ actor: 'person', channel: 'window', approval: approval.id, answer: 'allow_once' });
