@@ -414,4 +414,33 @@ describe('a remote over ssh', () => {
       await auditLine(hub.home, (line) => line.action === action && line.session === session && line.host === 'devbox' && line.channel === 'window', `${action} in this audit`);
     }
   }, 90_000);
+
+  it('flow control holds end to end: a window that stops acking a flooded remote session falls behind at the watermark, the live one sees it all, an ack brings a fresh snapshot', async () => {
+    const session = String((await call('open', { host: 'devbox' })).sc.session);
+    const lagging = await UiClient.connect(hub, await personCookie(hub), { autoAck: false });
+    try {
+      const liveFrom = ui.mark();
+      const lagFrom = lagging.mark();
+      ui.send({ type: 'subscribe', session });
+      lagging.send({ type: 'subscribe', session });
+      await ui.waitFor((m) => m.type === 'snapshot' && m.session === session, 'snapshot (live)', { from: liveFrom });
+      await lagging.waitFor((m) => m.type === 'snapshot' && m.session === session, 'snapshot (lagging)', { from: lagFrom });
+      const flood = await call('execute', { session, command: 'yes | head -n 300000; echo flood-done-$((1+1))', timeout_ms: 60_000, max_lines: 5 });
+      expect(flood.isError, flood.text).toBe(false);
+      // The remote's viewer for the lagging window stopped at its high watermark: the link carried no backlog.
+      await lagging.waitFor((m) => m.type === 'behind' && m.session === session, 'behind', { from: lagFrom, timeoutMs: 30_000 });
+      const lagFrames = lagging.messages.slice(lagFrom).filter((m) => m.type === 'frame' && m.session === session) as { data: Uint8Array; seq: number }[];
+      const unacked = lagFrames.reduce((sum, frame) => sum + frame.data.length, 0);
+      expect(unacked).toBeLessThan(200_000);
+      await ui.waitForText(session, 'flood-done-2', liveFrom, 30_000);
+      const resumeFrom = lagging.mark();
+      lagging.autoAck = true;
+      lagging.send({ type: 'ack', session, bytes: unacked });
+      const fresh = await lagging.waitFor((m) => m.type === 'snapshot' && m.session === session, 'a fresh snapshot', { from: resumeFrom, timeoutMs: 30_000 });
+      expect((fresh as { seq: number }).seq).toBeGreaterThan(lagFrames.at(-1)?.seq ?? 0);
+      expect((fresh as { data: string }).data).toContain('flood-done-2');
+    } finally {
+      lagging.close();
+    }
+  }, 120_000);
 });
