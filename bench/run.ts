@@ -24,6 +24,7 @@ import { memory } from './memory.js';
 import { policyDecisions } from './policy.js';
 import { progressCost } from './progressLine.js';
 import { resourceUpdatesCost } from './resourceUpdates.js';
+import { remoteCost } from './remote.js';
 import { sandboxCost } from './sandbox.js';
 import { terminalAppCost } from './terminalApp.js';
 import { median, ms, now, percentile, type Row } from './stats.js';
@@ -144,6 +145,7 @@ async function main(): Promise<void> {
     ['resources', () => resourceUpdatesCost(rows, full ? 9 : 5, full ? 10_000_000 : 3_000_000)],
     ['sandbox', () => sandboxCost(rows, full ? 60 : 20)],
     ['app', () => terminalAppCost(rows, full ? 200 : 50, full ? 7 : 3, full ? 4_000_000 : 2_000_000)],
+    ['remote', () => remoteCost(rows, full ? 500 : 200)],
   ];
   for (const [name, run] of cases) {
     if (only && !only.includes(name)) continue;

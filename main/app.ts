@@ -99,6 +99,7 @@ export class SwitchboardApp {
       iconsDir: options.iconsDir ?? trayIconsDir(),
       sessions: () => hub.ui.list(),
       approvals: () => hub.ui.newApprovals(),
+      remotes: () => hub.ui.remoteStatuses(),
       startAtLogin: () => this.startAtLogin(),
       onAction: (action) => this.handleTrayAction(action),
       settingsWaiting: () => hub.ui.settings.heldChange()?.changes.map((change) => change.text) ?? [],
@@ -119,6 +120,8 @@ export class SwitchboardApp {
       hub.ui.settings.onDidChangeHeld(() => this.tray.scheduleRender()),
       // An agent's open waiting for the person: no session shows it, the menu does.
       hub.ui.onDidChangeApprovals(() => this.tray.scheduleRender()),
+      // A remote connected or dropped (docs/design.md §4.7): its heading says so.
+      hub.ui.onDidChangeRemotes(() => this.tray.scheduleRender()),
     );
     logger.info(`app: hub ready (state dir ${hub.stateDir}, port ${hub.port ?? 'none'})`);
   }
@@ -147,7 +150,7 @@ export class SwitchboardApp {
       case 'close':
         return this.request(sessionMessage(action));
       case 'stopClient':
-        return this.request({ type: 'stopClient', client: action.client });
+        return this.request({ type: 'stopClient', client: action.client, ...(action.host ? { host: action.host } : {}) });
       case 'answerApproval':
         return this.request({ type: 'answerApproval', id: action.approval, answer: action.answer });
       case 'newTerminal':

@@ -8,7 +8,7 @@
  */
 import * as path from 'node:path';
 import { Menu, Tray, nativeImage, type MenuItemConstructorOptions, type NativeImage } from 'electron';
-import type { UiNewApproval, UiSession } from '../src/ui-protocol/index.js';
+import type { UiNewApproval, UiRemote, UiSession } from '../src/ui-protocol/index.js';
 import { buildTrayMenu, trayIconState, trayToolTip, type MenuModel, type TrayAction, type TrayIconState } from './trayMenu.js';
 
 export interface TrayControllerOptions {
@@ -17,6 +17,8 @@ export interface TrayControllerOptions {
   sessions: () => UiSession[];
   /** Approvals no session shows yet (UiHost.newApprovals()): an agent's `open` waiting for the person. */
   approvals?: () => UiNewApproval[];
+  /** The other machines and how each link is (UiHost.remoteStatuses()): the menu lists sessions by machine. */
+  remotes?: () => UiRemote[];
   startAtLogin: () => { enabled: boolean; supported: boolean };
   onAction: (action: TrayAction) => void;
   /** The changes of a settings change that waits for the person (none: nothing waits). */
@@ -93,7 +95,8 @@ export class TrayController {
     const tip = trayToolTip(sessions, approvals);
     tray.setToolTip(waiting.length > 0 ? `${tip}; a settings change waits for you` : tip);
     const login = this.options.startAtLogin();
-    this.model = buildTrayMenu(sessions, { startAtLogin: login.enabled, startAtLoginSupported: login.supported, settingsWaiting: waiting, approvals });
+    const remotes = this.options.remotes?.() ?? [];
+    this.model = buildTrayMenu(sessions, { startAtLogin: login.enabled, startAtLoginSupported: login.supported, settingsWaiting: waiting, approvals, remotes });
     tray.setContextMenu(Menu.buildFromTemplate(toElectronTemplate(this.model, (action) => this.options.onAction(action))));
     this.updateTicker(sessions);
   }

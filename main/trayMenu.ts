@@ -12,6 +12,8 @@
  *   …one per session (agents' first, then the person's)           Take over | Hand back
  *   Stop everything <client> started (N)   …one per agent client   Interrupt
  *   ─────                                  with live sessions      Kill
+ *   (with remotes, docs/design.md §4.7: the sessions and Stop items under a heading per machine,
+ *    "This machine", then "<remote> — connected" / "— disconnected: <why>", settings' order)
  *   New terminal
  *   Copy MCP config ▸ Claude Code, Cursor, Claude Desktop, VS Code Close
  *   Settings…
@@ -19,7 +21,7 @@
  *   ─────
  *   Quit Switchboard
  */
-import type { ApprovalAnswer, UiApproval, UiNewApproval, UiSession } from '../src/ui-protocol/index.js';
+import type { ApprovalAnswer, UiApproval, UiNewApproval, UiRemote, UiSession } from '../src/ui-protocol/index.js';
 
 /** The MCP hosts "Copy MCP config" offers, in menu order (`switchboard config <host>`). */
 export const MCP_HOSTS = [
@@ -45,8 +47,8 @@ export type TrayAction =
   | { type: 'close'; session: string }
   /** The person's answer to a command waiting for approval (docs/design.md §2.9). */
   | { type: 'answerApproval'; approval: string; answer: ApprovalAnswer }
-  /** Close every live session this agent client opened (docs/design.md §2.8). */
-  | { type: 'stopClient'; client: string }
+  /** Close every live session this agent client opened (docs/design.md §2.8), here or on the remote `host`. */
+  | { type: 'stopClient'; client: string; host?: string }
   | { type: 'newTerminal' }
   | { type: 'copyMcpConfig'; host: McpHost }
   | { type: 'settings' }
@@ -83,6 +85,8 @@ export interface TrayMenuOptions {
   settingsWaiting?: readonly string[];
   /** Approvals of requests that would start a session (an agent's `open`): no session row shows them. */
   approvals?: readonly UiNewApproval[];
+  /** The other machines the hub links to (docs/design.md §4.7): sessions are then listed by machine. */
+  remotes?: readonly UiRemote[];
 }
 
 export type TrayIconState = 'idle' | 'running' | 'attention';
@@ -267,16 +271,63 @@ export function liveSessionsByClient(sessions: readonly UiSession[]): Map<string
   return new Map([...counts].sort(([a], [b]) => a.localeCompare(b)));
 }
 
-/** "Stop everything <client> started", one per agent client with live sessions. */
-function stopClientItems(sessions: readonly UiSession[]): MenuItemModel[] {
+/** "Stop everything <client> started", one per agent client with live sessions (on the remote `host`, when given). */
+function stopClientItems(sessions: readonly UiSession[], host?: string): MenuItemModel[] {
   return [...liveSessionsByClient(sessions)].map(([client, count]) => ({
     kind: 'item' as const,
-    id: `stopClient:${client}`,
+    id: host ? `stopClient:${host}:${client}` : `stopClient:${client}`,
     label: `Stop everything ${truncate(client || 'agent', 32)} started (${count} ${count === 1 ? 'session' : 'sessions'})`,
     enabled: true,
-    action: { type: 'stopClient' as const, client },
-    toolTip: 'Closes every session this agent opened, with everything running in them.',
+    action: { type: 'stopClient' as const, client, ...(host ? { host } : {}) },
+    toolTip: `Closes every session this agent opened${host ? ` on ${host}` : ''}, with everything running in them.`,
   }));
+}
+
+/** One session's row: its label, its submenu, what it is about. */
+function sessionItem(session: UiSession): MenuItemModel {
+  return {
+    kind: 'item',
+    id: `session:${session.id}`,
+    label: sessionLabel(session),
+    enabled: true,
+    submenu: sessionSubmenu(session),
+    toolTip: session.approval ? approvalToolTip(session.approval) : [session.cwd, session.command].filter((x): x is string => Boolean(x)).join(' — ') || session.id,
+  };
+}
+
+/** A machine's heading: this one, or a remote and how its link is (why it is down). */
+function machineHeading(name: string, remote: UiRemote | undefined): MenuItemModel {
+  const state = !remote ? '' : remote.state === 'connected' ? ' — connected' : remote.state === 'connecting' ? ' — connecting…' : ` — disconnected${remote.problem ? `: ${truncate(remote.problem.message, 48)}` : ''}`;
+  return {
+    kind: 'item',
+    id: `machine:${name}`,
+    label: remote ? `${name}${state}` : 'This machine',
+    enabled: false,
+    ...(remote ? { toolTip: remote.problem && remote.state !== 'connected' ? remote.problem.message : remote.destination } : {}),
+  };
+}
+
+/** The sessions by machine (docs/design.md §4.7): this one first, then each remote; at most `max` rows in all. */
+function sessionsByMachine(ordered: readonly UiSession[], remotes: readonly UiRemote[], max: number): MenuItemModel[] {
+  const machines = new Map<string, { remote?: UiRemote; sessions: UiSession[] }>([['', { sessions: [] }]]);
+  for (const remote of remotes) machines.set(remote.name, { remote, sessions: [] });
+  for (const session of ordered) {
+    const key = session.host ?? '';
+    if (!machines.has(key)) machines.set(key, { sessions: [] });
+    machines.get(key)!.sessions.push(session);
+  }
+  const items: MenuItemModel[] = [];
+  let shown = 0;
+  for (const [name, machine] of machines) {
+    items.push(machineHeading(name, machine.remote));
+    if (machine.sessions.length === 0) items.push({ kind: 'item', id: `no-sessions:${name}`, label: '   No sessions', enabled: false });
+    for (const session of machine.sessions) {
+      if (shown++ < max) items.push(sessionItem(session));
+    }
+    items.push(...stopClientItems(machine.sessions, name || undefined));
+  }
+  if (ordered.length > max) items.push({ kind: 'item', id: 'more-sessions', label: `… and ${ordered.length - max} more (Open Switchboard)`, enabled: true, action: { type: 'open' } });
+  return items;
 }
 
 /** The whole tray menu for the hub's current sessions. */
@@ -291,27 +342,24 @@ export function buildTrayMenu(sessions: readonly UiSession[], options: TrayMenuO
   menu.push({ kind: 'separator' });
   menu.push(...newApprovalItems(options.approvals ?? []));
 
+  if (options.remotes && options.remotes.length > 0) {
+    menu.push(...sessionsByMachine(ordered, options.remotes, max));
+    return [...menu, ...footer(options)];
+  }
   if (ordered.length === 0) {
     menu.push({ kind: 'item', id: 'no-sessions', label: 'No sessions', enabled: false });
   }
-  for (const session of ordered.slice(0, max)) {
-    menu.push({
-      kind: 'item',
-      id: `session:${session.id}`,
-      label: sessionLabel(session),
-      enabled: true,
-      submenu: sessionSubmenu(session),
-      toolTip: session.approval
-        ? approvalToolTip(session.approval)
-        : [session.cwd, session.command].filter((x): x is string => Boolean(x)).join(' — ') || session.id,
-    });
-  }
+  for (const session of ordered.slice(0, max)) menu.push(sessionItem(session));
   if (ordered.length > max) {
     menu.push({ kind: 'item', id: 'more-sessions', label: `… and ${ordered.length - max} more (Open Switchboard)`, enabled: true, action: { type: 'open' } });
   }
   menu.push(...stopClientItems(sessions));
+  return [...menu, ...footer(options)];
+}
 
-  menu.push(
+/** New terminal, Copy MCP config, Settings, Start at login, Quit. */
+function footer(options: TrayMenuOptions): MenuModel {
+  return [
     { kind: 'separator' },
     { kind: 'item', id: 'newTerminal', label: 'New terminal', enabled: true, action: { type: 'newTerminal' } },
     {
@@ -339,6 +387,5 @@ export function buildTrayMenu(sessions: readonly UiSession[], options: TrayMenuO
     },
     { kind: 'separator' },
     { kind: 'item', id: 'quit', label: 'Quit Switchboard', enabled: true, action: { type: 'quit' } },
-  );
-  return menu;
+  ];
 }

@@ -7,6 +7,8 @@
  *   switchboard status   whether a hub runs, where, and its sessions
  *   switchboard config   host configuration for Claude Code, Cursor, …
  *   switchboard export   a session's transcript as an asciicast
+ *   switchboard remote   the other machines whose sessions this hub shows (add, list, remove)
+ *   switchboard link     run over ssh by another machine's hub: links it to this machine's
  *
  * stdout belongs to JSON-RPC under `mcp`: everything human-readable goes to stderr.
  */
@@ -21,6 +23,9 @@ Commands:
   status    Say whether a hub is running, where, and list its sessions.
   config    Print the MCP host configuration (claude-code, cursor, claude-desktop, vscode).
   export    Write a session's transcript as an asciicast v2 .cast file: export <session> [file].
+  remote    Other machines whose sessions this hub shows, over ssh: remote add NAME DESTINATION,
+            remote list, remote remove NAME.
+  link      Run over ssh by another machine's hub (remote add there); not for typing.
 
 Options:
   --help     Show this help.
@@ -36,6 +41,8 @@ const COMMANDS: Record<string, Command> = {
   status: async (args) => (await import('./commands/status.js')).run(args),
   config: async (args) => (await import('./commands/config.js')).run(args),
   export: async (args) => (await import('./commands/export.js')).run(args),
+  remote: async (args) => (await import('./commands/remote.js')).run(args),
+  link: async (args) => (await import('./commands/link.js')).run(args),
 };
 
 async function main(argv: string[]): Promise<number> {

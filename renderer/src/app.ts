@@ -213,7 +213,8 @@ export class App {
         state.welcome !== previous.welcome ||
         state.hubSettings !== previous.hubSettings ||
         state.hubSettingsError !== previous.hubSettingsError ||
-        state.notificationSettings !== previous.notificationSettings)
+        state.notificationSettings !== previous.notificationSettings ||
+        state.remotes !== previous.remotes)
     ) {
       this.settings.render();
     }
@@ -243,15 +244,15 @@ export class App {
   }
 
   /** Everything one agent client started, closed in one action (docs/design.md §2.8). */
-  private async stopClient(client: string, live: number): Promise<void> {
+  private async stopClient(client: string, live: number, host?: string): Promise<void> {
     const answer = await confirmDialog({
-      title: `Stop everything ${client} started?`,
+      title: `Stop everything ${client} started${host ? ` on ${host}` : ''}?`,
       body: `${live === 1 ? 'Its session closes' : `Its ${live} sessions close`} now, with everything still running in them; ${client} will get SESSION_NOT_FOUND if it uses them again.`,
       confirm: 'Stop and close',
       danger: true,
     });
     if (!answer.ok) return;
-    this.bridge.send({ type: 'stopClient', client });
+    this.bridge.send({ type: 'stopClient', client, ...(host ? { host } : {}) });
   }
 
   private newTerminal(): void {
@@ -363,9 +364,9 @@ export class App {
   // ---- drawing ------------------------------------------------------------------------------------
 
   private settingsProps(): SettingsProps {
-    const { welcome, notificationSettings, hubSettings, hubSettingsError } = this.state;
+    const { welcome, notificationSettings, hubSettings, hubSettingsError, remotes } = this.state;
     const { fontSize, groupMode, confirmTakeOver } = this.prefs;
-    return { values: { theme: this.theme.preference, fontSize, groupMode, confirmTakeOver }, welcome, notifications: notificationSettings, hub: hubSettings, hubError: hubSettingsError };
+    return { values: { theme: this.theme.preference, fontSize, groupMode, confirmTakeOver }, welcome, notifications: notificationSettings, hub: hubSettings, hubError: hubSettingsError, remotes };
   }
 
   private renderTopbar(): void {
@@ -382,13 +383,14 @@ export class App {
     render(
       sessionListView({
         entries,
+        remotes: this.state.remotes,
         mode: this.prefs.groupMode,
         active,
         open: new Set(tabs),
         now,
         onOpen: (id) => this.dispatch({ type: 'openTab', session: id }),
         onGroupMode: (mode) => this.setPrefs({ groupMode: mode }),
-        onStopClient: (client, live) => void this.stopClient(client, live),
+        onStopClient: (client, live, host) => void this.stopClient(client, live, host),
       }),
       this.el.sidebar,
     );

@@ -25,9 +25,12 @@ export function creatorName(info: UiSession): string {
   return info.creator.kind === 'user' ? 'You' : clientName(info.creator.client);
 }
 
-/** An MCP client's name without its version: `claude-code 1.2.3` → `claude-code`. */
+/**
+ * An MCP client's name without its version: `claude-code 1.2.3` → `claude-code`; on a remote's
+ * session, without the machine it called from either (`claude-code 1.2.3 via laptop`).
+ */
 export function clientName(client: string): string {
-  const trimmed = client.trim();
+  const trimmed = client.trim().replace(/ via \S+$/, '');
   const space = trimmed.lastIndexOf(' ');
   return space > 0 && /\d/.test(trimmed.slice(space + 1)) ? trimmed.slice(0, space) : trimmed || 'agent';
 }
@@ -41,10 +44,10 @@ export function isAgentSession(info: UiSession): boolean {
   return info.creator.kind === 'agent';
 }
 
-/** What the tab says: the agent's name and the session's name (or id). */
+/** What the tab says: the machine (a remote's, docs/design.md §4.7), the agent's name and the session's name (or id). */
 export function tabLabel(info: UiSession): string {
   const who = info.creator.kind === 'agent' ? creatorName(info) : 'terminal';
-  return `${who} · ${info.name ?? info.id}`;
+  return `${info.host ? `${info.host} · ` : ''}${who} · ${info.name ?? info.id}`;
 }
 
 /** The session's headline in the list: its name, else its program and id. */

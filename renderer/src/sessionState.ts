@@ -9,7 +9,7 @@
  * The terminals' streams (snapshot, frame, behind) are not state: the tabs' views take them
  * (terminalTabs.ts). Here a frame only marks a tab behind another one as active.
  */
-import type { AppCommand, ClientMessage, HeldSettings, HubMessage, NotificationSettings, UiCommandRecord, UiNewApproval, UiSession } from '../../src/ui-protocol/index.js';
+import type { AppCommand, ClientMessage, HeldSettings, HubMessage, NotificationSettings, UiCommandRecord, UiNewApproval, UiRemote, UiSession } from '../../src/ui-protocol/index.js';
 import { UI_PROTOCOL_VERSION } from '../../src/ui-protocol/index.js';
 import type { ConnectionStatus } from './bridge.js';
 import type { SessionEntry } from './sessionFormat.js';
@@ -50,6 +50,8 @@ export interface SessionState {
   readonly heldSettings: HeldSettings | null;
   /** Approvals of agents' requests that would start a session (an `open`): shown above the tabs. */
   readonly newApprovals: readonly UiNewApproval[];
+  /** The other machines the hub links to, and whether each is connected (docs/design.md §4.7). */
+  readonly remotes: readonly UiRemote[];
 }
 
 export type SessionEvent =
@@ -102,6 +104,7 @@ export function initialState(): SessionState {
     notificationSettings: null,
     heldSettings: null,
     newApprovals: [],
+    remotes: [],
   };
 }
 
@@ -209,6 +212,9 @@ class Step {
         break;
       case 'approvals':
         this.set({ newApprovals: message.approvals });
+        break;
+      case 'remotes':
+        this.set({ remotes: message.remotes });
         break;
       case 'frame':
         // Output in a tab behind another one: the strip shows it.

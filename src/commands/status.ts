@@ -1,9 +1,10 @@
 /**
- * `switchboard status [--json] [--all]`: whether a hub runs for this state dir — hub.json names
+ * `switchboard status [--json] [--all]`: whether a hub runs for this state dir (and its remotes, each
+ * connected or why not: docs/design.md §4.7) — hub.json names
  * a live pid and its socket completes the handshake — where, and its sessions (asked over the
  * socket with the `list` tool). Exit 0 when running, 3 when not.
  */
-import { readHubInfo, processAlive, type HubInfo, connectHubSocket, defaultStateDir, readToken } from '../hub/index.js';
+import { readHubInfo, processAlive, type HubInfo, type HubRemoteInfo, connectHubSocket, defaultStateDir, readToken } from '../hub/index.js';
 import { packageVersion } from '../mcp/server.js';
 
 const NOT_RUNNING = 3;
@@ -28,6 +29,8 @@ interface Report {
   sessions_text?: string;
   /** Whether agents' sessions get a sandbox (docs/design.md §2.10), as the hub found at start. */
   sandbox?: { available: boolean; summary: string };
+  /** The other machines it links to (docs/design.md §4.7): each one's state, and why it is down. */
+  remotes?: HubRemoteInfo[];
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -83,6 +86,7 @@ function describe(info: HubInfo): Partial<Report> {
     port: info.port,
     url: info.port === null ? null : `http://127.0.0.1:${info.port}/`,
     ...(info.sandbox ? { sandbox: info.sandbox } : {}),
+    ...(info.remotes && info.remotes.length > 0 ? { remotes: info.remotes } : {}),
   };
 }
 
@@ -94,6 +98,10 @@ function render(report: Report): string {
     `  socket:    ${report.socket ?? 'none'}`,
     `  http:      ${report.url ?? 'none'}${report.url ? ` (MCP at ${report.url}mcp)` : ''}`,
     ...(report.sandbox ? [`  sandbox:   ${report.sandbox.summary}`] : []),
+    ...(report.remotes ?? []).map(
+      (remote) =>
+        `  remote:    ${remote.name} (${remote.destination}): ${remote.state === 'connected' ? `connected, Switchboard ${remote.version ?? '?'}` : `${remote.state}${remote.problem ? ` — ${remote.problem.message}` : ''}`}`,
+    ),
   ];
   if (report.sessions) {
     lines.push(`  sessions:  ${report.sessions.length}`);

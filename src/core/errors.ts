@@ -14,6 +14,11 @@ export const ErrorCode = {
   SpawnFailed: 'SPAWN_FAILED',
   /** The person's policy, or the person, refused the command (docs/design.md §2.9). */
   CommandDenied: 'COMMAND_DENIED',
+  /**
+   * The remote machine a call is for is not connected, or its link dropped while the call ran
+   * and the result is unknown (docs/design.md §4.7); raised by the hub, which links machines.
+   */
+  RemoteUnavailable: 'REMOTE_UNAVAILABLE',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

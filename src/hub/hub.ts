@@ -10,12 +10,14 @@ import { ApprovalLinks } from './gate/approvalLinks.js';
 import { AuditLog } from './audit/audit.js';
 import { PolicyGate } from './gate/commandGate.js';
 import { HistoryIndex } from './history/historyIndex.js';
-import { removeHubInfo, writeHubInfo } from './common/hubInfo.js';
+import { removeHubInfo, writeHubInfo, type HubInfo } from './common/hubInfo.js';
 import { startHttpServer, type HttpServer } from './endpoints/httpServer.js';
 import { acquireHubLock, type HubLock } from './state/lock.js';
 import type { Logger } from './common/logger.js';
 import { LoginCodes } from './state/loginCodes.js';
 import { createMcpHttpEndpoint } from './endpoints/mcpHttpEndpoint.js';
+import { serveLink } from './remote/linkServer.js';
+import { Remotes } from './remote/remotes.js';
 import { loadSettings, removedSettingsIn, type Settings } from './settings/settings.js';
 import { LIVE_SETTINGS, SettingsEditor } from './settings/settingsEditor.js';
 import { SOCKET_FILE, type LoginCodeMessage } from './common/socketProtocol.js';
@@ -101,6 +103,11 @@ export class Hub {
   readonly onDidChangeToolDefaults = this.onDidChangeToolDefaultsEmitter.event;
   /** ToolHost: the subscribed screens (docs/design.md §3.7), one watch per session for every connection. */
   readonly screenWatches: ScreenChangeWatches;
+  /** ToolHost, UiHost: the other machines this hub links to over ssh (docs/design.md §4.7), from the `remotes` setting. */
+  readonly remotes: Remotes;
+  /** hub.json as last written (its `remotes` are rewritten as they connect and drop). */
+  private hubInfo: HubInfo | undefined;
+  private readonly remotesWatch: Disposable;
 
   /**
    * The hub of `serve` and of the app: takes the state dir's lock (HubLockedError
@@ -155,6 +162,8 @@ export class Hub {
     this.approvalWatch = this.manager.onDidChange((id) => {
       if (this.approvals.pending(id)?.terminal?.state === 'exited') this.gate.sessionClosed(id);
     });
+    this.remotes = new Remotes({ entries: this.settings.remotes, localName: localMachineName(), version: packageVersion(), logger: this.logger, env });
+    this.remotesWatch = this.remotes.onDidChangeStatus(() => this.writeRemotes());
     const settingsEditor = new SettingsEditor({ stateDir: this.stateDir, env, inForce: () => this.settings, loaded: settings, apply: (saved) => this.applySettings(saved, env) });
     this.settingsEditor = settingsEditor;
     this.ui = new UiHost({
@@ -167,6 +176,7 @@ export class Hub {
       approvals: this.approvals,
       screenshot: (ref, request) => this.screenshot(ref, request),
       history: this.history,
+      remotes: this.remotes,
     });
     this.settingsWatch = settingsEditor.watch(
       (result) => {
@@ -186,8 +196,10 @@ export class Hub {
   private applySettings(saved: Settings, env: NodeJS.ProcessEnv): void {
     const live = this.settings as Record<string, unknown>;
     const toolDefaultsChanged = this.settings.executeTimeoutMs !== saved.executeTimeoutMs || this.settings.maxLines !== saved.maxLines;
+    const remotesChanged = JSON.stringify(this.settings.remotes) !== JSON.stringify(saved.remotes);
     for (const key of LIVE_SETTINGS) live[key] = saved[key];
     Object.assign(this.manager.settings, coreSettings(this.settings, env));
+    if (remotesChanged) this.remotes?.update(this.settings.remotes);
     if (toolDefaultsChanged) this.onDidChangeToolDefaultsEmitter.fire();
   }
 
@@ -328,6 +340,9 @@ export class Hub {
         createServer,
         logger: this.logger,
         issueLoginCode: () => this.issueLoginCode(),
+        // The person's hub on another machine: its agents' calls and its windows (docs/design.md §4.7).
+        serveLink: (socket, hello) =>
+          serveLink(socket, hello, { createServer, createBridge: (transport) => this.ui.createBridge(transport), rateLimit, logger: this.logger }),
       });
     }
     if (listen.http !== false) {
@@ -363,14 +378,25 @@ export class Hub {
         },
       );
     }
-    writeHubInfo(this.stateDir, {
+    this.hubInfo = {
       pid: process.pid,
       started_at: new Date().toISOString(),
       socket: this.socketPath,
       port: this.port,
       version,
       sandbox: this.sandbox.status(),
-    });
+    };
+    this.writeRemotes();
+  }
+
+  /** hub.json with the remotes as they are now (`switchboard status`, `remote list`). */
+  private writeRemotes(): void {
+    if (!this.hubInfo || this.disposed) return;
+    try {
+      writeHubInfo(this.stateDir, { ...this.hubInfo, remotes: this.remotes.statuses() });
+    } catch (error) {
+      this.logger.warn(`could not write hub.json: ${(error as Error).message}`);
+    }
   }
 
   /** A one-time UI sign-in code for `switchboard ui` (socket `login`), or why there is none. */
@@ -402,10 +428,12 @@ export class Hub {
       if (discarded.ok) this.logger.warn(`${this.settingsEditor.file}: the change that waited for the person (${discarded.settings.join(', ')}) was discarded as the hub stopped; the file holds what was in force`);
       else this.logger.warn(`${this.settingsEditor.file}: the change that waited for the person (${waiting.settings.join(', ')}) could not be discarded as the hub stopped (${discarded.reason}); the next start reads the file as it is`);
     });
-    // Endpoints first (no new calls), then the sessions, then the files saying we run.
+    // Endpoints first (no new calls), then the links, the sessions, then the files saying we run.
+    this.remotesWatch.dispose();
     await step(() => this.httpServer?.close());
     await step(() => this.socketServer?.close());
     await step(() => this.ui.dispose());
+    await step(() => this.remotes.dispose());
     this.screenWatches.dispose();
     await step(() => this.manager.dispose());
     await step(() => this.sandbox.dispose());
@@ -451,6 +479,12 @@ export function coreSettings(settings: Settings, env: NodeJS.ProcessEnv): Requir
     retentionBytes: settings.retentionBytes,
     transcriptMaxBytes: settings.transcriptMaxBytes,
   };
+}
+
+/** This machine, as a remote's audit names where a link came from: its host name (the first label). */
+function localMachineName(): string {
+  const name = os.hostname().split('.')[0]?.replace(/[^A-Za-z0-9._-]/g, '') ?? '';
+  return name || 'unknown-host';
 }
 
 function defaultShell(env: NodeJS.ProcessEnv): string {

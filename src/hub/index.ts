@@ -25,12 +25,16 @@ export { Hub, type HubOptions, type HubStartOptions } from './hub.js';
 
 export { stderrLogger, type Logger } from './common/logger.js';
 export { defaultStateDir, ensureStateDir } from './common/stateDir.js';
-export { processAlive, readHubInfo, type HubInfo } from './common/hubInfo.js';
+export { processAlive, readHubInfo, type HubInfo, type HubRemoteInfo } from './common/hubInfo.js';
+export { SOCKET_FILE } from './common/socketProtocol.js';
+export { acquireHubLock, HubLockedError } from './state/lock.js';
 export { connectHubSocket, requestLoginCode } from './endpoints/socketClient.js';
 export { readToken, readUiKey } from './state/token.js';
 
-export { describeSettingsIssues, SETTINGS_FILE } from './settings/settings.js';
-export type { SettingsEditor } from './settings/settingsEditor.js';
+export { describeSettingsIssues, loadSettings, SETTINGS_FILE } from './settings/settings.js';
+export { SettingsEditor } from './settings/settingsEditor.js';
+export { RemoteEntrySchema, type RemoteEntry } from './settings/remoteSettings.js';
+export { changeRemotesThroughHub } from './remote/remotesThroughHub.js';
 
 export type { UiBridge } from './ui/uiBridge.js';
 export type { UiHost } from './ui/uiHost.js';

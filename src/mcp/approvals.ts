@@ -15,15 +15,21 @@ export function describeRule(rule: GateRule | null): string {
  * A session whose approval is pending is reserved for that command: another `execute` or
  * `send` would type before it (or into it), so it is refused, naming the approval.
  */
-export function assertNotReserved(host: ToolHost, session: string): void {
-  const approval = host.gate?.pending(session);
+export function assertNotReserved(host: ToolHost, id: string, showId: (id: string) => string = (same) => same): void {
+  const approval = host.gate?.pending(id);
   if (!approval) return;
   const age = Math.max(0, Math.round((Date.now() - Date.parse(approval.asked_at)) / 1000));
+  const session = showId(id);
   throw new SwitchboardError(
     ErrorCode.SessionBusy,
     `Session ${session} is reserved for \`${approval.command}\`, which waits for the person's approval (${approval.id}, asked ${age}s ago); ${awaitApproval(session)}. Or run this in another session.`,
     { approval: approval.id, command: approval.command },
   );
+}
+
+/** The approval with its session shown as the connection shows ids (ToolDeps.showId). */
+export function shownApproval(approval: PendingApproval, showId: (id: string) => string): PendingApproval {
+  return approval.session === null ? approval : { ...approval, session: showId(approval.session) };
 }
 
 /** The footer of a result whose command waits for the person, and its next step; `again`: the call to repeat when there is no session yet. */

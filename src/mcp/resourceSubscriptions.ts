@@ -20,6 +20,12 @@ import { notFound, sessionOfScreenUri } from './sessionScreens.js';
 export interface McpConnection {
   era?: 'legacy' | 'modern';
   listens?: ListenRequests;
+  /**
+   * An agent's calls over a link from the person's hub on another machine (docs/design.md §4.7):
+   * the name that hub gives this machine, and session ids are shown as `<name>:<id>`
+   * (sessionIds.ts).
+   */
+  sessionPrefix?: string;
 }
 
 export interface ResourceHost {

@@ -10,13 +10,13 @@ import type { TerminalSession } from '../core/index.js';
 const named = new WeakSet<TerminalSession>();
 
 /** The sandbox notes for a result of `tool` on `session`: `execute` names a sandbox it has not named yet. */
-export function sandboxNotes(session: TerminalSession, tool: 'execute' | 'open' | 'send'): string[] {
+export function sandboxNotes(session: TerminalSession, tool: 'execute' | 'open' | 'send', showId: (id: string) => string = (id) => id): string[] {
   const sandbox = session.sandbox;
   if (sandbox.off === 'unavailable') return [sandbox.summary];
   if (!sandbox.on || tool !== 'execute' || named.has(session)) return [];
   named.add(session);
   return [
-    `session ${session.id} is ${sandbox.summary}. What it refuses fails as the program says ("Read-only file system", "Operation not permitted", "Permission denied", a connection refused): ` +
+    `session ${showId(session.id)} is ${sandbox.summary}. What it refuses fails as the program says ("Read-only file system", "Operation not permitted", "Permission denied", a connection refused): ` +
       'do not retry it as is; to run a command outside the sandbox, call execute with sandbox: false (the person is asked first).',
   ];
 }

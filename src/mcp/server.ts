@@ -21,12 +21,15 @@ import { refreshExecuteDefaults, registerExecute } from './tools/execute.js';
 import { registerHistory } from './tools/history.js';
 import { registerKill } from './tools/kill.js';
 import { registerList } from './tools/list.js';
-import { registerOpen } from './tools/open.js';
+import { OPEN_INPUT, registerOpen } from './tools/open.js';
+import { listedWithHost } from './hostInput.js';
 import { registerRead } from './tools/read.js';
 import { registerScreenshot } from './tools/screenshot.js';
 import { registerScreenUpdates, SCREEN_UPDATES_TOOL } from './tools/screenUpdates.js';
 import { registerSend, sendAuditFacts } from './tools/send.js';
 import { registerTerminalApp } from './terminalApp.js';
+import { ROUTED_BY_SESSION, routedToRemotes, type CallerOf } from './remoteRouting.js';
+import type { RemoteCaller } from './toolHost.js';
 import { packageVersion } from '../packageInfo.js';
 import { INSTRUCTIONS, SERVER_CAPABILITIES, SERVER_NAME } from '../mcpIntroduction.js';
 import type { McpConnection } from './resourceSubscriptions.js';
@@ -50,6 +53,13 @@ export function createMcpServer(host: ToolHost, entry: McpConnection = {}): McpS
   );
   const connection = ++connectionSerial;
   const name = (ctx: ServerContext): string => clientName(server, ctx);
+  // Over a link from the person's hub on another machine, ids are shown as that hub names them.
+  const prefix = entry.sessionPrefix;
+  const callerOf: CallerOf = (ctx) => ({
+    // One stream to a remote per connection here; a 2026-era stateless request, per client.
+    connection: hasEnvelopeClient(ctx) ? `stateless ${name(ctx)}` : `#${connection}`,
+    client: clientInfo(server, ctx) ?? { name: 'unknown client', version: '' },
+  });
   const deps: ToolDeps = {
     host,
     clientName: name,
@@ -57,6 +67,8 @@ export function createMcpServer(host: ToolHost, entry: McpConnection = {}): McpS
     // A 2026-era request names its client itself and comes without a connection (one server per
     // request): readers of the same client name share a cursor then.
     clientId: (ctx) => (hasEnvelopeClient(ctx) ? name(ctx) : `${name(ctx)}#${connection}`),
+    showId: prefix ? (id) => `${prefix}:${id}` : (id) => id,
+    remoteCaller: (ctx) => remoteCaller(callerOf, ctx),
     clientCapabilities: (ctx) => clientCapabilities(server, ctx),
     elicitationComplete: (elicitationId) => server.server.createElicitationCompletionNotifier(elicitationId)(),
   };
@@ -73,8 +85,34 @@ export function createMcpServer(host: ToolHost, entry: McpConnection = {}): McpS
     [SCREEN_UPDATES_TOOL]: registerScreenUpdates(server, deps),
   };
   registerTerminalApp(server, host);
+  const remotes = host.remotes;
+  if (remotes) {
+    const routedHost = { ...host, remotes } as ToolHost & { remotes: NonNullable<ToolHost['remotes']> };
+    for (const [tool, registered] of Object.entries(tools)) {
+      if (tool === 'open' || ROUTED_BY_SESSION.has(tool)) registered.update({ callback: routedToRemotes(tool, registered.handler as unknown as ToolHandler, routedHost, callerOf) as unknown as ToolCallback<StandardSchemaWithJSON> });
+    }
+    // `host` is listed while there are remotes: a remote added or removed changes the listing.
+    let names: Disposable | undefined;
+    const initialized = server.server.oninitialized;
+    server.server.oninitialized = () => {
+      initialized?.();
+      names ??= remotes.onDidChangeNames(() => {
+        tools.open!.update({ paramsSchema: listedWithHost(OPEN_INPUT, remotes) });
+      });
+    };
+    // Its streams to the remotes end with it; what it started there goes on.
+    const closed = server.server.onclose;
+    server.server.onclose = () => {
+      names?.dispose();
+      remotes.connectionClosed(`#${connection}`);
+      closed?.();
+    };
+  }
+  if (prefix) {
+    for (const registered of Object.values(tools)) registered.update({ callback: showingIdsInErrors(registered.handler as unknown as ToolHandler, prefix) as unknown as ToolCallback<StandardSchemaWithJSON> });
+  }
   if (host.audit) {
-    for (const [tool, registered] of Object.entries(tools)) registered.update({ callback: audited(tool, registered, host, name) });
+    for (const [tool, registered] of Object.entries(tools)) registered.update({ callback: audited(tool, registered, host, name, prefix) });
   }
   serveSessionResources(server, host, entry);
   const onDidChangeToolDefaults = host.onDidChangeToolDefaults;
@@ -102,8 +140,10 @@ type ToolHandler = (args: unknown, ctx: ServerContext) => Promise<CallToolResult
  * The one place tool calls are audited: wraps a registered tool's handler so that every call,
  * whatever its outcome, becomes one `ToolAuditEvent`. Records no argument text.
  */
-function audited(tool: string, registered: RegisteredTool, host: ToolHost, clientName: (ctx: ServerContext) => string): ToolCallback<StandardSchemaWithJSON> {
+function audited(tool: string, registered: RegisteredTool, host: ToolHost, clientName: (ctx: ServerContext) => string, prefix?: string): ToolCallback<StandardSchemaWithJSON> {
   const handler = registered.handler as unknown as ToolHandler;
+  // Over a link results show `<name>:<id>`; this machine's audit names its own sessions.
+  const own = (id: string): string => (prefix && id.startsWith(`${prefix}:`) ? id.slice(prefix.length + 1) : id);
   return async (args: unknown, ctx: ServerContext) => {
     const startedAt = Date.now();
     let result: CallToolResult | undefined;
@@ -118,7 +158,7 @@ function audited(tool: string, registered: RegisteredTool, host: ToolHost, clien
           time: new Date(startedAt).toISOString(),
           client: clientName(ctx),
           tool,
-          session: typeof structured.session === 'string' ? structured.session : sessionArgument(args),
+          session: typeof structured.session === 'string' ? own(structured.session) : sessionArgument(args),
           outcome,
           ...(outcome === 'error' ? { code: (result && errorMeta(result)?.code) ?? INTERNAL_ERROR } : {}),
           duration_ms: Date.now() - startedAt,
@@ -129,6 +169,38 @@ function audited(tool: string, registered: RegisteredTool, host: ToolHost, clien
         // Auditing never breaks a call (the hub's log warns about its own write failures).
       }
     }
+  };
+}
+
+/** RemoteCaller of a request: who, its cancellation, its progress token and a way to report progress. */
+function remoteCaller(callerOf: CallerOf, ctx: ServerContext): RemoteCaller {
+  const token = ctx.mcpReq._meta?.progressToken;
+  return {
+    ...callerOf(ctx),
+    signal: ctx.mcpReq.signal,
+    ...(token !== undefined ? { progressToken: token } : {}),
+    progress: () => undefined,
+  };
+}
+
+/** `session k3f9q2` (an id of src/core/ids.ts's alphabet) or `session "build"` in an error's sentence. */
+const SESSION_IN_ERROR = /\b([Ss]ession) (?:"([^":]+)"|([a-km-np-z2-9]{6})(?=['\s,.;:)]|$))/g;
+
+/**
+ * Over a link (docs/design.md §4.7), an error names sessions as the agent there does: the core's
+ * sentences say `session k3f9q2` and `No session "build"`, which become `session devbox:k3f9q2`
+ * and `No session "devbox:build"`. Only an error's own sentence is changed, never output.
+ */
+function showingIdsInErrors(handler: ToolHandler, prefix: string): ToolHandler {
+  return async (args, ctx) => {
+    const result = await handler(args, ctx);
+    if (!result.isError) return result;
+    return {
+      ...result,
+      content: result.content.map((item) =>
+        item.type === 'text' ? { ...item, text: item.text.replace(SESSION_IN_ERROR, (all, word: string, quoted: string | undefined, id: string | undefined) => (quoted !== undefined ? `${word} "${prefix}:${quoted}"` : id !== undefined ? `${word} ${prefix}:${id}` : all)) } : item,
+      ),
+    };
   };
 }
 

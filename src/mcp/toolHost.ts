@@ -2,7 +2,7 @@
  * What the tools are given: the slice of the hub they use, who calls, and the audit record of a
  * call. Apart from server.ts, which registers the tools, so the tools need not import it.
  */
-import type { ClientCapabilities, ServerContext } from '@modelcontextprotocol/server';
+import type { CallToolResult, ClientCapabilities, ServerContext } from '@modelcontextprotocol/server';
 import type { Event, HistoryPage, HistoryQuery, SessionManager, StyledScreen, TerminalSession } from '../core/index.js';
 import type { ScreenChangeWatches } from './screenChangeWatches.js';
 
@@ -78,6 +78,48 @@ export interface ToolHost {
    * Undefined: no HTTP, not pending, or a link was issued already.
    */
   approvalLink?(approvalId: string): { url: string; expiresInMs: number; ended: Promise<void> } | undefined;
+  /** The other machines this hub links to (docs/design.md §4.7); none: this machine alone. */
+  readonly remotes?: RemoteTools;
+}
+
+/**
+ * Who calls a remote, as the remote must know it: this hub's MCP connection (one stream over the
+ * link per connection, so the remote's per-connection cursors stay apart), the client as the
+ * remote's policy and audit name it (the hub adds `via <this machine>`), the request's
+ * cancellation and progress token, and a way to tell the client of progress.
+ */
+export interface RemoteCaller {
+  connection: string;
+  client: { name: string; version: string };
+  signal: AbortSignal;
+  progressToken?: string | number;
+  progress(progress: number, message?: string): void;
+}
+
+/**
+ * The remote machines as the tools reach them (docs/design.md §4.7): a session id `<remote>:<id>`
+ * and `open`'s `host` name one; the call is the remote's own tool, run there by its hub (its
+ * policy, its sandbox, its answer), with ids shown as `<remote>:<id>`.
+ */
+export interface RemoteTools {
+  /** The remote a session reference is on (`devbox:k3f9q2` → devbox, k3f9q2), or undefined for this machine's. */
+  split(ref: string): { host: string; id: string } | undefined;
+  /** Whether `host` names a remote. */
+  has(host: string): boolean;
+  /** Why `host` takes no call now (not connected, and why), or undefined while it is connected. */
+  unavailable(host: string): string | undefined;
+  /** The remotes' names, in settings' order. */
+  names(): string[];
+  /**
+   * The remote's tool `tool` with `args`. Rejects with REMOTE_UNAVAILABLE when the remote is not
+   * connected (after a bounded try), or when the link dropped while the call ran (the result is
+   * unknown: it is never sent again).
+   */
+  call(host: string, tool: string, args: Record<string, unknown>, caller: RemoteCaller): Promise<CallToolResult>;
+  /** This hub's MCP connection closed: its streams to the remotes close too (their calls go on there). */
+  connectionClosed(connection: string): void;
+  /** A remote was added or removed (the tools list `host` only while there is one). */
+  readonly onDidChangeNames: Event<void>;
 }
 
 /** The rule of the person's policy that answered: its place in the list (from 0) and its pattern. */
@@ -182,6 +224,14 @@ export interface ToolDeps {
    * connection's serial number, so two connections of one host never take each other's output.
    */
   clientId(ctx: ServerContext): string;
+  /**
+   * A session id as this connection shows it: as it is, or `<machine>:<id>` on an agent's calls
+   * over a link from the person's hub on another machine (docs/design.md §4.7), so the ids and the
+   * next steps a result names are the ones the agent uses there.
+   */
+  showId(id: string): string;
+  /** Who calls, as a remote must know it (docs/design.md §4.7), for `list` and `history` across machines. */
+  remoteCaller(ctx: ServerContext): RemoteCaller;
   /** The capabilities the calling client declared (its `initialize`, or a 2026-07-28 request's envelope). */
   clientCapabilities(ctx: ServerContext): ClientCapabilities | undefined;
   /** `notifications/elicitation/complete` for a URL elicitation (2025-11-25 connections only). */

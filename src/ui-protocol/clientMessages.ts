@@ -17,15 +17,17 @@ export const ClientMessageSchema = z.discriminatedUnion('type', [
   onSession('interrupt'),
   onSession('kill'),
   onSession('close'),
-  z.object({ type: z.literal('stopClient'), client: z.string().min(1).max(256), req }),
+  /** `host`: the remote machine whose sessions of that client to stop (absent: this machine's). */
+  z.object({ type: z.literal('stopClient'), client: z.string().min(1).max(256), host: z.string().min(1).max(64).optional(), req }),
   z.object({
     type: z.literal('answerApproval'),
-    id: z.string().min(1).max(64),
+    id: z.string().min(1).max(128),
     answer: z.enum(APPROVAL_ANSWERS),
     reason: z.string().max(1_000).optional(),
     req,
   }),
-  z.object({ type: z.literal('openTerminal'), cwd: z.string().min(1).max(4096).optional(), cols, rows, req }),
+  /** `host`: open it on that remote machine (absent: this one). */
+  z.object({ type: z.literal('openTerminal'), cwd: z.string().min(1).max(4096).optional(), cols, rows, host: z.string().min(1).max(64).optional(), req }),
   z.object({ type: z.literal('ack'), session: sessionRef, bytes: z.number().int().nonnegative(), req }),
   z.object({ type: z.literal('getSettings'), req }),
   z.object({ type: z.literal('confirmSettings'), id: z.string().min(1).max(64), req }),
@@ -40,6 +42,8 @@ export const ClientMessageSchema = z.discriminatedUnion('type', [
     client: z.string().min(1).max(256).optional(),
     since: z.string().min(1).max(64).optional(),
     session: sessionRef.optional(),
+    /** Only this machine (`local`) or this remote; absent: every machine connected. */
+    host: z.string().min(1).max(64).optional(),
     limit: z.number().int().min(1).max(200).optional(),
     req,
   }),

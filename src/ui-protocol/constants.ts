@@ -39,6 +39,8 @@ export const UiErrorCode = {
    * connection signed in with the bearer token, which agents hold (docs/design.md §2.9).
    */
   PersonOnly: 'PERSON_ONLY',
+  /** The remote a session or approval is on is not connected now (docs/design.md §4.7; `remotes` says why). */
+  RemoteUnavailable: 'REMOTE_UNAVAILABLE',
   Internal: 'INTERNAL',
 } as const;
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { MAX_SCREENSHOT_BYTES } from './constants.js';
 import { CLIENT_MESSAGE_TYPES } from './clientMessages.js';
 import { req } from './fields.js';
-import { UiCommandRecordSchema, UiHistoryEntrySchema, UiNewApprovalSchema, UiSessionSchema } from './sessionShapes.js';
+import { UiCommandRecordSchema, UiHistoryEntrySchema, UiNewApprovalSchema, UiRemoteSchema, UiSessionSchema } from './sessionShapes.js';
 import { HeldSettingsSchema, HubSettingSchema } from './settingShapes.js';
 
 export const HubMessageSchema = z.discriminatedUnion('type', [
@@ -20,6 +20,8 @@ export const HubMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('sessionRemoved'), id: z.string() }),
   /** Every approval of a request that would start a session (no session shows it), oldest first: the full list. */
   z.object({ type: z.literal('approvals'), approvals: z.array(UiNewApprovalSchema) }),
+  /** The remote machines and whether each is connected (docs/design.md §4.7): the full list, after `sessions` and on each change. */
+  z.object({ type: z.literal('remotes'), remotes: z.array(UiRemoteSchema) }),
   z.object({
     type: z.literal('snapshot'),
     session: z.string(),

@@ -72,6 +72,16 @@
  *   client → rerun {session, from: {session, seq}}
  *                                              types that command into `session` as the person (who must
  *                                              control it, and it must be idle); hub → done, audited
+ *                                              hub → remotes {remotes} after `sessions`, and whenever one
+ *                                              connects, drops or changes: the other machines this hub
+ *                                              links to (docs/design.md §4.7) and why one is down
+ *
+ * Other machines (docs/design.md §4.7): a remote's sessions are in `sessions` like this machine's,
+ * with `host` naming the remote and ids `<remote>:<id>` (`devbox:k3f9q2`), and every message above
+ * works on them by that id (approvals too: `<remote>:<approval id>`); the hub carries it over the
+ * link. While a remote is down its sessions stay listed as they last were (`remotes` says it is
+ * down and why), and what is asked of them gets error REMOTE_UNAVAILABLE; once it is back, a view
+ * subscribed to one gets a fresh snapshot by itself.
  *
  * Snapshots and frames. A snapshot is the session's screen + scrollback serialized by the hub's
  * emulator at the session's size; write it into a reset terminal of `cols`×`rows`, then apply
@@ -119,12 +129,14 @@ export {
   UiCommandRecordSchema,
   UiHistoryEntrySchema,
   UiNewApprovalSchema,
+  UiRemoteSchema,
   UiSessionSchema,
   type ApprovalAnswer,
   type UiApproval,
   type UiCommandRecord,
   type UiHistoryEntry,
   type UiNewApproval,
+  type UiRemote,
   type UiSession,
 } from './sessionShapes.js';
 export { HeldSettingsSchema, HubSettingSchema, type HeldSettings, type HubSetting } from './settingShapes.js';

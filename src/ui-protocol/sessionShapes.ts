@@ -25,7 +25,7 @@ export const UiApprovalSchema = z.object({
 export type UiApproval = z.infer<typeof UiApprovalSchema>;
 
 /** An approval of a request that would start a session: `tool` says which (`open`, or `execute` opening its own shell). */
-export const UiNewApprovalSchema = UiApprovalSchema.extend({ tool: z.enum(['open', 'execute']) });
+export const UiNewApprovalSchema = UiApprovalSchema.extend({ tool: z.enum(['open', 'execute']), host: z.string().optional() });
 export type UiNewApproval = z.infer<typeof UiNewApprovalSchema>;
 
 export const CreatorSchema = z.union([
@@ -77,8 +77,26 @@ export const UiSessionSchema = z.object({
   resized_by: z.object({ client: z.string(), cols: z.number(), rows: z.number(), at: z.string() }).optional(),
   /** A command an agent asked to type into this session waits for the person (UiApprovalSchema). */
   approval: UiApprovalSchema.optional(),
+  /** The remote machine it runs on (docs/design.md §4.7); `id` is then `<host>:<id>`. Absent: this machine. */
+  host: z.string().optional(),
 });
 export type UiSession = z.infer<typeof UiSessionSchema>;
+
+/** A remote machine this hub links to over ssh (docs/design.md §4.7), as the window shows it. */
+export const UiRemoteSchema = z.object({
+  name: z.string(),
+  destination: z.string(),
+  state: z.enum(['connecting', 'connected', 'disconnected']),
+  /** ISO 8601: since when in this state. */
+  since: z.string(),
+  /** Why it is not connected: a code and a sentence saying what to do (also while it connects again). */
+  problem: z.object({ code: z.string(), message: z.string() }).optional(),
+  /** The remote's Switchboard version, once connected. */
+  version: z.string().optional(),
+  /** While disconnected: when it tries again (ISO 8601). */
+  retry_at: z.string().optional(),
+});
+export type UiRemote = z.infer<typeof UiRemoteSchema>;
 
 export const UiCommandRecordSchema = z.object({
   seq: z.number(),
@@ -109,5 +127,7 @@ export const UiHistoryEntrySchema = z.object({
   /** The agent client (`name version`) or `person`. */
   creator: z.string(),
   output_head: z.string(),
+  /** The remote machine it ran on (`session` is then `<host>:<id>`); absent: this machine. */
+  host: z.string().optional(),
 });
 export type UiHistoryEntry = z.infer<typeof UiHistoryEntrySchema>;

@@ -15,9 +15,10 @@ export const HubSettingSchema = z.object({
   /**
    * `choice`: one of `options`; `rules`: the policy's rules, a list of `{ match, action, … }`
    * (docs/design.md §2.9); `sandbox`: the agents' sandbox, `{ filesystem, writable, denied,
-   * network, required }` (§2.10).
+   * network, required }` (§2.10); `remotes`: other machines, a list of `{ name, destination,
+   * command?, sshConfig? }` (§4.7).
    */
-  kind: z.enum(['boolean', 'number', 'string', 'list', 'choice', 'rules', 'sandbox']),
+  kind: z.enum(['boolean', 'number', 'string', 'list', 'choice', 'rules', 'sandbox', 'remotes']),
   options: z.array(z.string()).optional(),
   /** What a number counts: ms, bytes, days, lines, … */
   unit: z.string().optional(),

@@ -8,8 +8,9 @@
 import { html, nothing, type TemplateResult } from 'lit-html';
 import { live } from 'lit-html/directives/live.js';
 import { repeat } from 'lit-html/directives/repeat.js';
-import type { HubSetting } from '../../../src/ui-protocol/index.js';
+import type { HubSetting, UiRemote } from '../../../src/ui-protocol/index.js';
 import { policyRulesEditor } from './policyRulesView.js';
+import { remotesEditor } from './remotesSettingsView.js';
 import { sandboxEditor } from './sandboxSettingsView.js';
 import type { HubSettingsMessage } from '../sessionState.js';
 
@@ -22,6 +23,8 @@ export interface HubSettingsHandlers {
   rotateToken(): void;
   /** Draw the page again (a change kept on the page only: a rule added, not yet sent). */
   redraw(): void;
+  /** The other machines and how each link is now (the remotes' rows say it). */
+  remotes: readonly UiRemote[];
 }
 
 /** A setting whose change in settings.json waits for the person: the page shows and edits what is in force. */
@@ -59,7 +62,9 @@ export function hubSettingsSection(settings: HubSettingsMessage | null, error: s
           ? rulesRow(item.setting, error, handlers)
           : item.setting.kind === 'sandbox'
             ? sandboxRow(item.setting, handlers)
-            : settingRow(item.setting, handlers.change),
+            : item.setting.kind === 'remotes'
+              ? remotesRow(item.setting, handlers)
+              : settingRow(item.setting, handlers.change),
   )}${tokenRow(settings.tokenWrittenAt, handlers.rotateToken)}</section>`;
 }
 
@@ -107,6 +112,16 @@ function sandboxRow(setting: HubSetting, handlers: HubSettingsHandlers): Templat
   }${locked ? html`<div class="setting-hint">${`Set by ${setting.env} in the hub’s environment.`}</div>` : nothing}</div>${sandboxEditor(setting, (value) => handlers.change(setting.key, value), handlers.redraw)}</div>`;
 }
 
+/** The remotes take the page's width too: label and hint above, one row per machine and the add form below. */
+function remotesRow(setting: HubSetting, handlers: HubSettingsHandlers): TemplateResult {
+  const locked = setting.env !== undefined;
+  return html`<div class="setting-row rules-row" data-hub-setting=${setting.key}><div class="setting-label">${setting.label}<span class="setting-applies">${APPLIES[setting.applies]}</span><span class="setting-reset"></span>${
+    setting.hint ? html`<div class="setting-hint">${setting.hint}</div>` : nothing
+  }${locked ? html`<div class="setting-hint">${`Set by ${setting.env} in the hub’s environment.`}</div>` : nothing}${
+    setting.held ? html`<div class="setting-hint" data-held="">${HELD_NOTE}</div>` : nothing
+  }</div>${remotesEditor(setting, handlers.remotes, (remotes) => handlers.change(setting.key, remotes))}</div>`;
+}
+
 function tokenRow(writtenAt: number | undefined, rotate: () => void): TemplateResult {
   const made = writtenAt === undefined ? 'The token' : `The token was made ${new Date(writtenAt).toLocaleString()}`;
   return html`<div class="setting-row" data-hub-setting="token"><div class="setting-label">Token of the endpoints<div class="setting-hint">${`${made}. Replacing it (and your UI key with it) shuts out whoever holds the old ones; agents on the shim and open pages carry on.`}</div></div><div class="setting-control"><button class="btn" type="button" data-action="rotate-token" @click=${rotate}>Replace now</button><span class="setting-reset"></span></div></div>`;
@@ -130,7 +145,8 @@ function input(setting: HubSetting, locked: boolean, change: ChangeSetting): Tem
     }
     case 'rules':
     case 'sandbox':
-      return html``; // drawn by rulesRow, sandboxRow
+    case 'remotes':
+      return html``; // drawn by rulesRow, sandboxRow, remotesRow (remotesSettingsView.ts)
     case 'boolean':
       return html`<input type="checkbox" name=${name} .checked=${live(setting.saved === true)} ?disabled=${locked} @change=${(event: Event) => change(name, (event.target as HTMLInputElement).checked)}>`;
     case 'number': {

@@ -11,7 +11,7 @@
  */
 import { html, nothing, render, type TemplateResult } from 'lit-html';
 import { live } from 'lit-html/directives/live.js';
-import type { NotificationSettings } from '../../../src/ui-protocol/index.js';
+import type { NotificationSettings, UiRemote } from '../../../src/ui-protocol/index.js';
 import { hubSettingsSection } from './hubSettingsView.js';
 import { forgetRuleDrafts } from './policyRulesView.js';
 import { forgetSandboxDraft } from './sandboxSettingsView.js';
@@ -35,6 +35,8 @@ export interface SettingsProps {
   /** The hub's settings, null until it answered; `hubError`: its last refusal. */
   hub: HubSettingsMessage | null;
   hubError: string | null;
+  /** The other machines and how each link is now (docs/design.md §4.7). */
+  remotes: readonly UiRemote[];
 }
 
 export interface SettingsHandlers {
@@ -137,6 +139,7 @@ function settingsView(props: SettingsProps, handlers: SettingsHandlers, redraw: 
     change: (key, value) => handlers.onHubSetting(key, value),
     rotateToken: () => handlers.onRotateToken(),
     redraw,
+    remotes: props.remotes,
   })}<section class="settings-section"><h2>About the hub</h2>${readonly('Version', welcome?.version ?? '—')}${readonly('UI protocol', welcome ? String(welcome.protocol) : '—')}${readonly(
     'Flow control',
     welcome ? `ack every ${welcome.flow.ackEvery} · pause above ${welcome.flow.highWatermark} · resume below ${welcome.flow.lowWatermark} bytes` : '—',

@@ -73,6 +73,8 @@ export class AuditLog {
         actor: 'person',
         action: entry.action,
         ...(entry.channel !== undefined ? { channel: entry.channel } : {}),
+        ...(entry.via !== undefined ? { via: entry.via } : {}),
+        ...(entry.host !== undefined ? { host: entry.host } : {}),
         ...(entry.session !== undefined ? { session: entry.session } : {}),
         ...(entry.bytes !== undefined ? { bytes: entry.bytes } : {}),
         ...(entry.settings !== undefined ? { settings: entry.settings } : {}),

@@ -6,10 +6,12 @@ export const AUDIT_FILE = 'audit.jsonl';
  * `window`, a browser page over `/ws` signed in with the UI cookie; `app`, the Electron window
  * over IPC; `menu`, the menu bar; or `token`, a `/ws` connection signed in with the bearer
  * token, which agents hold — not the person's, so it cannot answer an approval or confirm a
- * settings change. `link`: the approval page a URL elicitation's one-time link signed in
+ * settings change. `remote`: the person's hub on another machine, over ssh and signed in with this
+ * hub's UI key by `switchboard link` here (docs/design.md §4.7: it acts for the person only where
+ * the person's own window or menu there asked). `link`: the approval page a URL elicitation's one-time link signed in
  * (ui/approvalPage.ts), which answers that one approval and nothing else.
  */
-export type UiChannel = 'window' | 'app' | 'menu' | 'token' | 'link';
+export type UiChannel = 'window' | 'app' | 'menu' | 'token' | 'link' | 'remote';
 
 /** The person's own channels: only these answer for the person. */
 export function isPersonChannel(channel: UiChannel): boolean {
@@ -36,12 +38,16 @@ export type PersonActionName =
 
 /**
  * One person action; `AuditLog.personSink()` (audit.ts) writes it as
- * `{ time, actor: 'person', action, channel?, session?, bytes?, settings?, client?, sessions?, from? }`.
+ * `{ time, actor: 'person', action, channel?, via?, host?, session?, bytes?, settings?, client?, sessions?, from? }`.
  */
 export interface PersonAction {
   action: PersonActionName;
   /** Which way it came (UiChannel); every action through a UI bridge has one. */
   channel?: UiChannel;
+  /** Over a link (`link`, or `token` there): the machine it came from (docs/design.md §4.7). */
+  via?: string;
+  /** Done here on a remote's session (docs/design.md §4.7): which remote; `session` is then `<remote>:<id>`. */
+  host?: string;
   /** Every action but `change_settings`, `rotate_token` and `stop_client` is on a session. */
   session?: string;
   /** `input`: how many bytes (UTF-8) were typed. */

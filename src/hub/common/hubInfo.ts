@@ -13,6 +13,19 @@ export interface HubInfo {
   version: string;
   /** Whether agents' sessions get a sandbox here, and if not why and how to fix it (docs/design.md §2.10), as the hub found at start. */
   sandbox?: { available: boolean; summary: string };
+  /** The other machines it links to (docs/design.md §4.7), rewritten as each connects or drops. */
+  remotes?: HubRemoteInfo[];
+}
+
+/** A remote as `switchboard status` and `remote list` show it. */
+export interface HubRemoteInfo {
+  name: string;
+  destination: string;
+  state: 'connecting' | 'connected' | 'disconnected';
+  since: string;
+  problem?: { code: string; message: string };
+  version?: string;
+  retry_at?: string;
 }
 
 export function hubInfoPath(stateDir: string): string {
@@ -39,6 +52,7 @@ export function readHubInfo(stateDir: string): HubInfo | undefined {
       port: typeof raw.port === 'number' ? raw.port : null,
       version: String(raw.version ?? ''),
       ...(typeof raw.sandbox?.available === 'boolean' && typeof raw.sandbox.summary === 'string' ? { sandbox: { available: raw.sandbox.available, summary: raw.sandbox.summary } } : {}),
+      ...(Array.isArray(raw.remotes) ? { remotes: raw.remotes.filter((remote): remote is HubRemoteInfo => typeof remote?.name === 'string' && typeof remote.state === 'string') } : {}),
     };
   } catch {
     return undefined;

@@ -16,6 +16,14 @@
  *   client → hub   {"type":"login","key":"<ui key>","client":"switchboard-ui","version":"0.1.0"}\n
  *   hub → client   {"type":"login_code","code":"…","port":7391,"expires_in_ms":60000}\n   (then the hub closes)
  *              or  {"type":"denied","reason":"…"}\n
+ *
+ * A link from the person's hub on another machine (docs/design.md §4.7), through that person's ssh
+ * and this machine's `switchboard link`, which reads this hub's UI key here and adds it (the key
+ * never crosses the link):
+ *
+ *   client → hub   {"type":"link","key":"<ui key>","from":"laptop","name":"devbox","link_protocol":1,"client":"switchboard-link","version":"0.1.0"}\n
+ *   hub → client   {"type":"welcome","hub_pid":1234,"version":"0.1.0","link_protocol":1}\n   (then link frames, src/hub/remote/linkProtocol.ts)
+ *              or  {"type":"denied","reason":"…"}\n
  */
 export const SOCKET_FILE = 'hub.sock';
 export const TOKEN_FILE = 'token';
@@ -42,6 +50,8 @@ export interface WelcomeMessage {
   type: 'welcome';
   hub_pid: number;
   version: string;
+  /** Answering a `link`: the link protocol this hub speaks (LINK_PROTOCOL_VERSION). */
+  link_protocol?: number;
 }
 
 export interface DeniedMessage {
@@ -68,3 +78,26 @@ export interface LoginCodeMessage {
 }
 
 export type LoginReply = LoginCodeMessage | DeniedMessage;
+
+/**
+ * The link protocol (src/hub/remote/linkProtocol.ts): its frames and what travels in them. Two hubs
+ * link only when both speak the same one; a change either side could not read bumps it.
+ */
+export const LINK_PROTOCOL_VERSION = 1;
+
+/**
+ * The first line of a link (docs/design.md §4.7). The person's hub sends it without `key` over the
+ * ssh channel; `switchboard link` on this machine adds this hub's UI key and passes it on.
+ */
+export interface LinkHelloMessage {
+  type: 'link';
+  /** This hub's UI key, added by `switchboard link` on this machine. */
+  key?: string;
+  /** The machine the link comes from (the person's, as its hub names itself): the audit's `via`. */
+  from: string;
+  /** What the person calls this machine there: session ids are shown as `<name>:<id>` on the link. */
+  name: string;
+  link_protocol: number;
+  client: string;
+  version: string;
+}

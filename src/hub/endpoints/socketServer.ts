@@ -14,6 +14,8 @@ import {
   MAX_HANDSHAKE_BYTES,
   type HandshakeReply,
   type HelloMessage,
+  LINK_PROTOCOL_VERSION,
+  type LinkHelloMessage,
   type LoginCodeMessage,
   type LoginReply,
   type LoginRequestMessage,
@@ -39,6 +41,11 @@ export interface SocketServerOptions {
   logger: Logger;
   /** A one-time UI sign-in code for `switchboard ui`, or why there is none (no HTTP endpoint). */
   issueLoginCode?: () => LoginCodeMessage | { reason: string };
+  /**
+   * A link from the person's hub on another machine (docs/design.md §4.7), its UI key checked: the
+   * socket (paused, what followed the handshake put back) is the link's from here on.
+   */
+  serveLink?: (socket: net.Socket, hello: LinkHelloMessage) => { close(): Promise<void> };
 }
 
 export interface SocketServer {
@@ -52,6 +59,7 @@ interface Connection {
   socket: net.Socket;
   wire?: DetachingTransport;
   handle?: StdioServerHandle;
+  link?: { close(): Promise<void> };
 }
 
 /**
@@ -94,6 +102,7 @@ export async function startSocketServer(options: SocketServerOptions): Promise<S
         [...connections].map(async (connection) => {
           await connection.wire?.forceClose();
           await connection.handle?.close().catch(() => undefined);
+          await connection.link?.close().catch(() => undefined);
           connection.socket.destroy();
         }),
       );
@@ -178,6 +187,24 @@ function acceptConnection(socket: net.Socket, options: SocketServerOptions, conn
       setTimeout(() => socket.destroy(), 1_000).unref();
       return;
     }
+    if (hello.type === 'link') {
+      // Another machine's hub, for the person: this hub's UI key, which `switchboard link` read here.
+      if (typeof hello.key !== 'string' || !tokensEqual(hello.key, options.uiKey())) return deny('invalid UI key: a link is signed in with the ui-key file of the state directory, which `switchboard link` reads on this machine');
+      if (!options.serveLink) return deny('this hub takes no links');
+      if (hello.link_protocol !== LINK_PROTOCOL_VERSION || typeof hello.from !== 'string' || typeof hello.name !== 'string') {
+        return deny(
+          `incompatible versions: this machine runs Switchboard ${options.version} (link protocol ${LINK_PROTOCOL_VERSION}), the other ${String(hello.version)} (link protocol ${String(hello.link_protocol)}); install the same version on both`,
+        );
+      }
+      cleanupHandshake();
+      socket.pause();
+      const rest = buffered.subarray(newline + 1);
+      if (rest.length > 0) socket.unshift(rest);
+      reply(socket, { type: 'welcome', hub_pid: process.pid, version: options.version, link_protocol: LINK_PROTOCOL_VERSION });
+      const { key: _key, ...peer } = hello;
+      connection.link = options.serveLink(socket, peer as LinkHelloMessage);
+      return;
+    }
     if (!tokensEqual(hello.token, options.token())) return deny('invalid token');
     cleanupHandshake();
     socket.pause();
@@ -219,11 +246,12 @@ function serveMcp(connection: Connection, options: SocketServerOptions, connecti
 /** Why a `login` without the UI key (an older `switchboard ui`, or the token) gets no code. */
 export const LOGIN_NEEDS_KEY = 'a sign-in code needs the person\'s UI key (the ui-key file of the state directory), not the token: the token is what agents hold';
 
-/** The first line: `hello` (then MCP) or `login` (one sign-in code, then the end; `key` checked by the caller). */
-function parseHello(line: string): HelloMessage | (Partial<LoginRequestMessage> & { type: 'login' }) | undefined {
+/** The first line: `hello` (then MCP), `login` (one sign-in code, then the end) or `link` (then link frames); `key` checked by the caller. */
+function parseHello(line: string): HelloMessage | (Partial<LoginRequestMessage> & { type: 'login' }) | (Partial<LinkHelloMessage> & { type: 'link' }) | undefined {
   try {
-    const value = JSON.parse(line) as Partial<HelloMessage | LoginRequestMessage>;
+    const value = JSON.parse(line) as Partial<HelloMessage | LoginRequestMessage | LinkHelloMessage>;
     if (value?.type === 'login') return value as Partial<LoginRequestMessage> & { type: 'login' };
+    if (value?.type === 'link') return value as Partial<LinkHelloMessage> & { type: 'link' };
     if (value?.type !== 'hello' || typeof value.token !== 'string') return undefined;
     return value as HelloMessage;
   } catch {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { agentEnvEntryProblem, DEFAULT_RETENTION_BYTES, DEFAULT_RETENTION_DAYS, DEFAULT_SECRET_PATTERNS, DEFAULT_TRANSCRIPT_MAX_BYTES } from '../../core/index.js';
 import { DEFAULT_POLICY, PolicyActionSchema, PolicyRuleSchema, type PolicyAction, type PolicyRule } from '../../policy/index.js';
 import { SandboxSettingsSchema } from '../../sandbox/index.js';
+import { RemotesSchema } from './remoteSettings.js';
 
 const secretPattern = z.string().min(1).max(256);
 /** `NAME=value` or `NAME` (agentEnvironment.ts); a value may be long (a PATH), not unbounded. */
@@ -109,6 +110,11 @@ export const SettingsSchema = z.object({
    * hourly); 0: never. Shims read the file at each connection; HTTP clients need the new one.
    */
   tokenRotationDays: z.number().int().min(0).max(3_650).default(0),
+  /**
+   * Other machines whose sessions this hub shows and agents reach (docs/design.md §4.7), each over
+   * the system's ssh: `{ name, destination, command?, sshConfig? }`. Changes apply at once.
+   */
+  remotes: RemotesSchema.default([]),
 });
 
 export type Settings = z.infer<typeof SettingsSchema>;
@@ -174,6 +180,7 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 function placeOf(path: readonly PropertyKey[]): string {
   if (path.length === 0) return 'the file';
   if (path[0] === 'policy' && typeof path[1] === 'number') return `policy rule ${path[1]}${path.length > 2 ? ` (${path.slice(2).map(String).join('.')})` : ''}`;
+  if (path[0] === 'remotes' && typeof path[1] === 'number') return `remote ${path[1]}${path.length > 2 ? ` (${path.slice(2).map(String).join('.')})` : ''}`;
   return path.map(String).join('.');
 }
 

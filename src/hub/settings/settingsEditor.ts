@@ -77,6 +77,12 @@ const PRESENTATION: Record<Key, Presentation> = {
   httpStallMs: { group: 'Endpoints', label: 'Drop answers unread for', unit: 'ms', applies: 'restart' },
   rateLimitPerSecond: { group: 'Endpoints', label: 'Requests per second per client', applies: 'restart' },
   rateLimitBurst: { group: 'Endpoints', label: 'Burst of requests per client', applies: 'restart' },
+  remotes: {
+    group: 'Other machines',
+    label: 'Remotes',
+    hint: 'Machines whose sessions this window shows and agents reach, over your own ssh (your keys, agent and ~/.ssh/config; it never asks for a password). Each needs Switchboard installed there.',
+    applies: 'calls',
+  },
   tokenRotationDays: {
     group: 'Endpoints',
     label: 'Replace the token every',
@@ -473,8 +479,11 @@ function describeType(schema: z.ZodType): Pick<HubSetting, 'kind' | 'min' | 'max
     return { kind: 'number', default: fallback, ...bound('min', number.minValue), ...bound('max', number.maxValue) };
   }
   if (type === 'enum') return { kind: 'choice', options: (inner as unknown as z.ZodEnum).options.map(String), default: fallback };
-  // A list of objects (the policy's rules) is edited row by row, not as lines of text.
-  if (type === 'array' && (inner as unknown as z.ZodArray<z.ZodType>).element._zod.def.type === 'object') return { kind: 'rules', default: fallback };
+  // A list of objects (the policy's rules, the remotes) is edited row by row, not as lines of text.
+  if (type === 'array' && (inner as unknown as z.ZodArray<z.ZodType>).element._zod.def.type === 'object') {
+    const remotes = (inner as unknown as z.ZodArray<z.ZodObject>).element.shape.destination !== undefined;
+    return { kind: remotes ? 'remotes' : 'rules', default: fallback };
+  }
   return { kind: type === 'boolean' ? 'boolean' : type === 'array' ? 'list' : 'string', default: fallback };
 }
 

@@ -11,6 +11,7 @@ import {
   type HubMessage,
 } from '../../ui-protocol/index.js';
 import { isPersonChannel, type PersonAction, type UiChannel } from '../audit/personAudit.js';
+import type { RemoteBridgeSide } from './uiRemotes.js';
 import { DEFAULT_VIEWER_LIMITS, SessionViewer, type ViewerLimits } from './sessionViewer.js';
 import { commandOutput, rerun, searchHistory, UiError, type UiHistoryHost } from './uiHistory.js';
 import type { UiBridgeHost } from './uiBridgeHost.js';
@@ -32,6 +33,8 @@ export interface UiBridgeTransport {
    * connection is the person's by default.
    */
   channel: UiChannel;
+  /** Over a link: the machine it came from, which every audit line of this bridge names (docs/design.md §4.7). */
+  via?: string;
 }
 
 /**
@@ -98,6 +101,8 @@ export class UiBridge implements Disposable {
   private shooting = false;
   /** uiHistory.ts's view of the hub: its `rerun` is audited with this connection's channel. */
   private readonly historyHost: UiHistoryHost;
+  /** This connection's way to the remotes' sessions (docs/design.md §4.7), when the hub links any. */
+  private readonly remote: RemoteBridgeSide | undefined;
   private readonly handlers: Handlers;
 
   constructor(
@@ -115,6 +120,12 @@ export class UiBridge implements Disposable {
       audit: (entry) => this.record(entry),
     };
     this.handlers = this.createHandlers();
+    this.remote = host.remotes?.forBridge({
+      send: (message) => this.send(message),
+      person: isPersonChannel(transport.channel),
+      audit: (entry) => this.record(entry),
+      typed: (session, bytes) => this.countTyped(session, bytes),
+    });
   }
 
   /** One message from the UI: a JSON string, or an already-decoded value (IPC). Never throws. */
@@ -141,6 +152,7 @@ export class UiBridge implements Disposable {
       viewer.dispose();
     }
     this.viewers.clear();
+    this.remote?.dispose();
     for (const subscription of this.subscriptions) subscription.dispose();
     this.onDispose();
   }
@@ -155,6 +167,8 @@ export class UiBridge implements Disposable {
     if (PERSON_ONLY.has(message.type) && !isPersonChannel(this.transport.channel)) {
       return this.send({ type: 'error', code: UiErrorCode.PersonOnly, message: personOnly(message.type), for: message.type, ...ids(message) });
     }
+    // A remote's session, approval or machine: carried over its link (docs/design.md §4.7).
+    if (this.remote?.route(message)) return;
     const handler = this.handlers[message.type] as (message: ClientMessage) => Promise<void> | void;
     return handler(message);
   }
@@ -199,7 +213,10 @@ export class UiBridge implements Disposable {
       screenshot: (message) => this.screenshot(message),
     };
     const history: Handlers<'searchHistory' | 'commandOutput' | 'rerun'> = {
-      searchHistory: (message) => searchHistory(this.historyHost, message).then((reply) => this.send(reply)),
+      searchHistory: (message) => {
+        const local = (): Promise<HubMessage> => searchHistory(this.historyHost, message);
+        return (this.remote ? this.remote.searchHistory(message, local) : local()).then((reply) => this.send(reply));
+      },
       commandOutput: (message) => commandOutput(this.historyHost, message).then((reply) => this.send(reply)),
       rerun: (message) => rerun(this.historyHost, message).then((id) => this.done(message, id)),
     };
@@ -222,6 +239,7 @@ export class UiBridge implements Disposable {
         this.host.onDidChangeSession((id) => this.sessionChanged(id)),
         this.host.onDidRemoveSession((id) => this.send({ type: 'sessionRemoved', id })),
         this.host.onDidChangeApprovals(() => this.send({ type: 'approvals', approvals: this.host.newApprovals() })),
+        this.host.onDidChangeRemotes(() => this.send({ type: 'remotes', remotes: this.host.remoteStatuses() })),
         this.host.onDidChangeSettings((view) => this.send({ type: 'hubSettings', ...view })),
         this.host.settings.onDidChangeHeld((held) => this.send({ type: 'heldSettings', held })),
         // The new UI key only to a browser signed in with the cookie: it renews its cookie with it.
@@ -237,6 +255,7 @@ export class UiBridge implements Disposable {
     this.send({ type: 'sessions', sessions: this.host.list() });
     this.send({ type: 'heldSettings', held: this.host.settings.heldChange() });
     this.send({ type: 'approvals', approvals: this.host.newApprovals() });
+    this.send({ type: 'remotes', remotes: this.host.remoteStatuses() });
   }
 
   private sessionChanged(id: string): void {
@@ -488,7 +507,7 @@ export class UiBridge implements Disposable {
 
   /** One audit line for what came through this connection, with its channel. */
   private record(entry: PersonAction): void {
-    this.host.audit({ ...entry, channel: this.transport.channel });
+    this.host.audit({ ...entry, channel: this.transport.channel, ...(this.transport.via !== undefined ? { via: this.transport.via } : {}) });
   }
 
   /** Typing becomes one audit line per session per interval: a byte count, never the bytes. */

@@ -5,12 +5,13 @@
  */
 import type { Event, SessionManager, TerminalSession } from '../../core/index.js';
 import type { Screenshot, ScreenshotRequest } from '../../mcp/server.js';
-import type { UiNewApproval, UiSession } from '../../ui-protocol/index.js';
+import type { UiNewApproval, UiRemote, UiSession } from '../../ui-protocol/index.js';
 import type { PersonAuditSink } from '../audit/personAudit.js';
 import type { Logger } from '../common/logger.js';
 import type { ApprovalBook } from '../gate/approvals.js';
 import type { HubSettingsView, SettingsEditor } from '../settings/settingsEditor.js';
 import type { UiHistoryHost } from './uiHistory.js';
+import type { UiRemotes } from './uiRemotes.js';
 
 /** The session list as every UI sees it (live ones, and ended ones until the person closes them). */
 export interface SessionListHost {
@@ -61,8 +62,18 @@ export interface RecordHost {
   readonly audit: PersonAuditSink;
 }
 
+/** The other machines (docs/design.md §4.7): their sessions are in the list; a bridge carries what is asked of them. */
+export interface RemotesHost {
+  /** None: this hub links no machine. */
+  readonly remotes?: UiRemotes;
+  /** Every remote and whether it is connected (none: an empty list). */
+  remoteStatuses(): UiRemote[];
+  readonly onDidChangeRemotes: Event<void>;
+}
+
 /** Everything a UiBridge is handed: UiHost provides it. */
 export type UiBridgeHost = SessionListHost &
+  RemotesHost &
   SessionControlHost &
   ApprovalsHost &
   SettingsHost &

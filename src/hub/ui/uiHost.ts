@@ -1,12 +1,13 @@
 import { EventEmitter, type Disposable, type Event, type SessionInfo, type SessionManager, type TerminalSession } from '../../core/index.js';
 import type { Screenshot, ScreenshotRequest } from '../../mcp/server.js';
-import type { UiApproval, UiNewApproval, UiSession } from '../../ui-protocol/index.js';
+import type { UiApproval, UiNewApproval, UiRemote, UiSession } from '../../ui-protocol/index.js';
 import { isNewSlot, type Approval } from '../gate/approvals.js';
 import type { ApprovalBook } from '../gate/approvals.js';
 import type { HistorySearch } from '../history/historyIndex.js';
 import type { Logger } from '../common/logger.js';
 import type { PersonAuditSink } from '../audit/personAudit.js';
 import type { HubSettingsView, SettingsEditor } from '../settings/settingsEditor.js';
+import type { UiRemotes } from './uiRemotes.js';
 import { UiBridge, type UiBridgeTransport } from './uiBridge.js';
 import type { UiBridgeHost } from './uiBridgeHost.js';
 
@@ -26,6 +27,8 @@ export interface UiHostOptions {
   screenshot: (ref: string, request: ScreenshotRequest) => Promise<Screenshot>;
   /** The history database (docs/design.md §2.7) the window searches; absent: searches say there is none. */
   history?: HistorySearch;
+  /** The other machines this hub links to (docs/design.md §4.7): their sessions are listed with these. */
+  remotes?: UiRemotes;
 }
 
 /**
@@ -44,6 +47,7 @@ export class UiHost implements UiBridgeHost, Disposable {
   readonly approvals: ApprovalBook | undefined;
   readonly screenshot: (ref: string, request: ScreenshotRequest) => Promise<Screenshot>;
   readonly history?: HistorySearch;
+  readonly remotes?: UiRemotes;
   private readonly bridges = new Set<UiBridge>();
   /** Live sessions we listen to (for `onDidAwaitInput`), by id. */
   private readonly watched = new Map<string, { session: TerminalSession; subscription: Disposable }>();
@@ -69,6 +73,10 @@ export class UiHost implements UiBridgeHost, Disposable {
   private readonly onDidChangeApprovalsEmitter = new EventEmitter<void>();
   /** An approval of a request that would start a session was asked, answered or withdrawn. */
   readonly onDidChangeApprovals: Event<void> = this.onDidChangeApprovalsEmitter.event;
+  private readonly onDidChangeRemotesEmitter = new EventEmitter<void>();
+  /** A remote was added or removed, connected or dropped. */
+  readonly onDidChangeRemotes: Event<void> = this.onDidChangeRemotesEmitter.event;
+  private readonly remoteSubscriptions: Disposable[] = [];
   private readonly onDidRotateTokenEmitter = new EventEmitter<string>();
   /** The endpoints' token and the person's UI key were replaced (the new UI key). */
   readonly onDidRotateToken: Event<string> = this.onDidRotateTokenEmitter.event;
@@ -90,6 +98,16 @@ export class UiHost implements UiBridgeHost, Disposable {
       else if (this.watched.has(slot)) this.onDidChangeSessionEmitter.fire(slot);
     });
     for (const info of this.manager.list(false)) this.watch(info.id);
+    if (options.remotes) {
+      const remotes = options.remotes;
+      this.remotes = remotes;
+      this.remoteSubscriptions.push(
+        remotes.onDidChangeSession((id) => this.onDidChangeSessionEmitter.fire(id)),
+        remotes.onDidRemoveSession((id) => this.onDidRemoveSessionEmitter.fire(id)),
+        remotes.onDidChangeApprovals(() => this.onDidChangeApprovalsEmitter.fire()),
+        remotes.onDidChangeStatus(() => this.onDidChangeRemotesEmitter.fire()),
+      );
+    }
   }
 
   /** A new connection: messages in through `bridge.receive`, out through `transport.send`. */
@@ -102,19 +120,25 @@ export class UiHost implements UiBridgeHost, Disposable {
   }
 
   list(): UiSession[] {
-    return [...this.manager.list(false).map((info) => this.toUi(info)), ...this.ended.values()];
+    return [...this.manager.list(false).map((info) => this.toUi(info)), ...this.ended.values(), ...(this.remotes?.sessions() ?? [])];
+  }
+
+  /** The remote machines and whether each is connected (docs/design.md §4.7). */
+  remoteStatuses(): UiRemote[] {
+    return this.remotes?.statuses() ?? [];
   }
 
   /** Approvals of requests that would start a session (an agent's `open`): no session shows them. */
   newApprovals(): UiNewApproval[] {
-    return (this.approvals?.pendingWithoutSession() ?? []).map((approval) => ({ ...uiApproval(approval), tool: approval.tool === 'open' ? 'open' : 'execute' }));
+    const here = (this.approvals?.pendingWithoutSession() ?? []).map((approval): UiNewApproval => ({ ...uiApproval(approval), tool: approval.tool === 'open' ? 'open' : 'execute' }));
+    return [...here, ...(this.remotes?.approvals() ?? [])];
   }
 
   /** A session of the list by id, or undefined. */
   info(id: string): UiSession | undefined {
     const live = this.watched.get(id);
     if (live) return this.toUi(live.session.info());
-    return this.ended.get(id);
+    return this.ended.get(id) ?? this.remotes?.info(id);
   }
 
   /** The live session, or undefined (ended, closed or unknown). */
@@ -138,6 +162,8 @@ export class UiHost implements UiBridgeHost, Disposable {
     for (const bridge of [...this.bridges]) bridge.dispose();
     this.subscription.dispose();
     this.approvalSubscription?.dispose();
+    for (const subscription of this.remoteSubscriptions) subscription.dispose();
+    this.onDidChangeRemotesEmitter.dispose();
     for (const { subscription } of this.watched.values()) subscription.dispose();
     this.watched.clear();
     this.onDidChangeSessionEmitter.dispose();

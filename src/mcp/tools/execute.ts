@@ -9,7 +9,7 @@ import { requestKey } from '../requestKey.js';
 import { startProgress } from '../progress.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, type InputSpec } from '../schemas.js';
 import type { ToolDeps } from '../toolHost.js';
-import { approvalNote, assertNotReserved } from '../approvals.js';
+import { approvalNote, assertNotReserved, shownApproval } from '../approvals.js';
 import { approvalRound, type ApprovalRound, type DeferredCall } from '../approvalElicitation.js';
 import { answerInput, describeInput, waitForCommand } from '../nextStep.js';
 import type { PendingApproval } from '../toolHost.js';
@@ -27,7 +27,7 @@ function inputSpec(defaults: { executeTimeoutMs: number; maxLines: number }) {
     timeout_ms: z
       .number().int().min(1).max(86_400_000).optional()
       .describe(`Max wait (default ${defaults.executeTimeoutMs}); a timeout never kills.`),
-    background: z.boolean().optional().describe('Return after ~2 s with first output; it keeps running.'),
+    background: z.boolean().optional().describe('Return after ~2 s; it keeps running.'),
     max_lines: z
       .number().int().min(1).max(10_000).optional()
       .describe(`Lines returned, head + tail (default ${defaults.maxLines}).`),
@@ -117,18 +117,15 @@ export function registerExecute(server: McpServer, deps: ToolDeps): RegisteredTo
         // A 2026-07-28 retry after the link went out: the same approval, waited through (no second ask).
         if (round.retry?.session && host.gate) return await retryExecute(deps, ctx, round.retry, timeoutMs, input.warnings);
         const chosen = await chooseSession(deps, ctx, args);
-        if ('started' in chosen) return success(chosen.started, renderExecute(chosen.started), input.warnings);
+        if ('started' in chosen) return executed(deps, chosen.started, input.warnings);
         if ('key' in chosen) return await outsideTheSandbox(deps, ctx, args, chosen, { timeoutMs, maxLines, startedAt }, input.warnings, round);
         const session = chosen.session;
         release = chosen.release;
         progress.watch(session);
         const run = (ms: number) =>
           session.execute({ command: args.command, timeoutMs: ms, maxLines, background: args.background, signal: ctx.mcpReq.signal });
-        const warnings = (): string[] => [...input.warnings, ...sandboxNotes(session, 'execute')];
-        if (!host.gate) {
-          const result = await run(timeoutMs);
-          return success(result, renderExecute(result), warnings());
-        }
+        const warnings = (): string[] => [...input.warnings, ...sandboxNotes(session, 'execute', deps.showId)];
+        if (!host.gate) return executed(deps, await run(timeoutMs), warnings());
         // The person's policy, before anything is typed (docs/design.md §2.9); a deny throws.
         const request = { session, command: args.command, tool: 'execute' as const, client: deps.clientName(ctx), clientName: deps.clientApp(ctx), ...round.gate };
         // Allowed after this call returned: typed with the defaults, left running for read with wait.exit;
@@ -138,13 +135,12 @@ export function registerExecute(server: McpServer, deps: ToolDeps): RegisteredTo
         if (pass.outcome === 'awaiting') {
           const told = round.told(pass.approval);
           if (told) return told;
-          const waiting = awaitingApproval(pass.approval, session.cwd, Date.now() - startedAt);
-          return success(waiting, renderAwaitingApproval(waiting, pass.approval), warnings());
+          const waiting = awaitingApproval(pass.approval, session.cwd, Date.now() - startedAt, deps.showId);
+          return success(waiting, renderAwaitingApproval(waiting, shownApproval(pass.approval, deps.showId)), warnings());
         }
         const typing = run(Math.max(1, timeoutMs - (Date.now() - startedAt)));
         pass.ran(typing);
-        const result = await typing;
-        return success(result, renderExecute(result), warnings());
+        return executed(deps, await typing, warnings());
       } catch (error) {
         return errorResult(error, host.logger, 'execute', input.warnings);
       } finally {
@@ -176,10 +172,7 @@ async function outsideTheSandbox(
     const session = await host.manager.open({ creator: { kind: 'agent', client }, cwd: place.cwd, sandbox: false });
     return session.execute({ command: args.command, timeoutMs, maxLines: budget.maxLines, background, signal: ctx.mcpReq.signal });
   };
-  if (!host.gate) {
-    const result = await start(budget.timeoutMs, args.background);
-    return success(result, renderExecute(result), warnings);
-  }
+  if (!host.gate) return executed(deps, await start(budget.timeoutMs, args.background), warnings);
   const request = { tool: 'execute' as const, command: args.command, cwd: place.cwd, unsandboxed: true, key: place.key, client, clientName: deps.clientApp(ctx), ...round.gate };
   const later = async () => {
     const session = await host.manager.open({ creator: { kind: 'agent', client }, cwd: place.cwd, sandbox: false });
@@ -190,11 +183,17 @@ async function outsideTheSandbox(
     // 2026-07-28: the link in this call's result; the retry (the same call) waits on the same approval.
     const told = round.told(pass.approval);
     if (told) return told;
-    const waiting = awaitingApproval(pass.approval, place.cwd, Date.now() - budget.startedAt);
+    const waiting = awaitingApproval(pass.approval, place.cwd, Date.now() - budget.startedAt, deps.showId);
     return success(waiting, renderAwaitingApproval(waiting, pass.approval, args), warnings);
   }
   const result = pass.outcome === 'started' ? (pass.result as ExecuteResult) : await start(Math.max(1, budget.timeoutMs - (Date.now() - budget.startedAt)), args.background);
-  return success(result, renderExecute(result), warnings);
+  return executed(deps, result, warnings);
+}
+
+/** A command's result, its session shown as this connection shows ids (ToolDeps.showId). */
+function executed(deps: ToolDeps, result: ExecuteResult, warnings: string[]): ReturnType<typeof success> {
+  const shown = { ...result, session: deps.showId(result.session) };
+  return success(shown, renderExecute(shown), warnings);
 }
 
 /**
@@ -209,13 +208,12 @@ async function retryExecute(deps: ToolDeps, ctx: ServerContext, retry: DeferredC
   const startedAt = Date.now();
   const through = await host.gate!.waitThrough(session, timeoutMs, ctx.mcpReq.signal);
   if (through.pending) {
-    const waiting = awaitingApproval(through.pending, host.manager.get(session).cwd, Date.now() - startedAt);
-    return success(waiting, renderAwaitingApproval(waiting, through.pending), warnings);
+    const waiting = awaitingApproval(through.pending, host.manager.get(session).cwd, Date.now() - startedAt, deps.showId);
+    return success(waiting, renderAwaitingApproval(waiting, shownApproval(through.pending, deps.showId)), warnings);
   }
   const typed = retry.typed.result;
   if (!typed) throw new SwitchboardError(ErrorCode.CommandDenied, `Nothing was typed: approval ${retry.approval} ended without running the command.`, { approval: retry.approval });
-  const result = (await typed) as ExecuteResult;
-  return success(result, renderExecute(result), warnings);
+  return executed(deps, (await typed) as ExecuteResult, warnings);
 }
 
 /**
@@ -243,11 +241,11 @@ async function chooseSession(
     if (outside && !session.unsandboxed) {
       throw new SwitchboardError(
         ErrorCode.InvalidArgument,
-        `sandbox: false runs a command in a shell outside the sandbox, and session ${session.id} runs inside it; omit session to have one opened outside the sandbox (once the person allows it), or leave sandbox out to run it here.`,
+        `sandbox: false runs a command in a shell outside the sandbox, and session ${deps.showId(session.id)} runs inside it; omit session to have one opened outside the sandbox (once the person allows it), or leave sandbox out to run it here.`,
         { parameter: 'sandbox', value: false },
       );
     }
-    assertNotReserved(deps.host, session.id);
+    assertNotReserved(deps.host, session.id, deps.showId);
     return { session, release: () => undefined };
   }
   const client = deps.clientName(ctx);
@@ -283,7 +281,7 @@ export interface AwaitingApprovalResult {
   approval: { id: string; rule: { index: number; match: string } | null; reason: string; outside_sandbox?: true };
 }
 
-function awaitingApproval(approval: PendingApproval, cwd: string | null, durationMs: number): AwaitingApprovalResult {
+function awaitingApproval(approval: PendingApproval, cwd: string | null, durationMs: number, showId: (id: string) => string): AwaitingApprovalResult {
   return {
     status: 'awaiting_approval',
     exit_code: null,
@@ -292,7 +290,7 @@ function awaitingApproval(approval: PendingApproval, cwd: string | null, duratio
     total_lines: 0,
     duration_ms: durationMs,
     cwd,
-    session: approval.session,
+    session: approval.session === null ? null : showId(approval.session),
     approval: { id: approval.id, rule: approval.rule, reason: approval.reason, ...(approval.unsandboxed ? { outside_sandbox: true as const } : {}) },
   };
 }

@@ -3,13 +3,15 @@ import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { HistoryEntry, HistoryPage } from '../../core/index.js';
 import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT, historyQuery } from '../historyFilters.js';
-import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, type InputSpec } from '../schemas.js';
+import { compactOutputSchema, parseInput, SESSION_ALIASES, type InputSpec } from '../schemas.js';
 import type { ToolDeps } from '../toolHost.js';
 import { call } from '../nextStep.js';
 import { errorResult, failure, INTERNAL_ERROR, success, type Rendering } from '../toolResult.js';
 import { LOOKS_ONLY } from '../annotations.js';
+import { askRemotes, includesLocal, type MachineAnswer } from '../acrossMachines.js';
+import { checkHost, HOST_ALIASES, hostSchema, listedWithHost } from '../hostInput.js';
 
-const schema = z.object({
+export const HISTORY_INPUT = z.object({
   query: z.string().max(1_000).optional().describe('Words of the command.'),
   cwd: z.string().min(1).optional().describe('Folder and below.'),
   session: z.string().min(1).optional().describe('Id or name.'),
@@ -17,7 +19,9 @@ const schema = z.object({
   client: z.string().min(1).optional().describe('Agent name or "person".'),
   since: z.string().min(1).optional().describe('ISO time or 30m, 2h, 7d.'),
   limit: z.number().int().min(1).max(HISTORY_MAX_LIMIT).optional().describe(`Default ${HISTORY_DEFAULT_LIMIT}.`),
+  host: hostSchema.optional(),
 });
+const schema = HISTORY_INPUT;
 
 const spec: InputSpec<typeof schema.shape> = {
   schema,
@@ -42,6 +46,7 @@ const spec: InputSpec<typeof schema.shape> = {
     count: 'limit',
     max: 'limit',
     max_results: 'limit',
+    ...HOST_ALIASES,
   },
   normalize: {
     status: (value) => {
@@ -65,17 +70,26 @@ export function registerHistory(server: McpServer, deps: ToolDeps): RegisteredTo
     {
       title: 'Command history',
       description: DESCRIPTION,
-      inputSchema: lenientInputSchema(schema),
+      // `host` is taken but not listed (docs/design.md §3.6: the listing's budget); rows name their host.
+      inputSchema: listedWithHost(schema, undefined),
       outputSchema: compactOutputSchema(outputSchema),
       annotations: LOOKS_ONLY,
     },
-    async (raw) => {
+    async (raw, ctx) => {
       const input = parseInput(spec, raw);
       if (!input.ok) return errorResult(input.error, host.logger, 'history', input.warnings);
       try {
-        const query = historyQuery(input.value, Date.now());
+        const { host: wanted, ...filters } = input.value;
+        const query = historyQuery(filters, Date.now());
+        // A session on a remote (`devbox:k3f9q2`) is searched there alone (docs/design.md §4.7).
+        const onRemote = filters.session !== undefined ? host.remotes?.split(filters.session) : undefined;
+        const machine = onRemote?.host ?? checkHost(wanted, host.remotes);
         if (!host.history) return failure(INTERNAL_ERROR, 'This Switchboard keeps no command history (it runs without a state directory).');
-        const page = await host.history.search(query);
+        const [found, remote] = await Promise.all([
+          includesLocal(machine) ? host.history.search(query) : Promise.resolve<HistoryPage>({ commands: [], total: 0 }),
+          askRemotes(deps, ctx, machine, 'history', { ...filters, ...(onRemote ? { session: onRemote.id } : {}) }),
+        ]);
+        const page = acrossMachines({ ...found, commands: found.commands.map((entry) => ({ ...entry, session: deps.showId(entry.session) })) }, remote, query.limit);
         const commands = page.commands.map((entry) => ({ ...entry, next: readCall(entry) }));
         const structured: Record<string, unknown> = { commands, total: page.total };
         if (page.note) structured.note = page.note;
@@ -85,6 +99,26 @@ export function registerHistory(server: McpServer, deps: ToolDeps): RegisteredTo
       }
     },
   );
+}
+
+/** This machine's page and the remotes' answers as one: newest first, cut to the limit, notes joined. */
+function acrossMachines(local: HistoryPage, remotes: readonly MachineAnswer[], limit: number): HistoryPage {
+  if (remotes.length === 0) return local;
+  const commands: (HistoryEntry & { host?: string })[] = [...local.commands];
+  const notes = local.note ? [local.note] : [];
+  let total = local.total;
+  for (const answer of remotes) {
+    if ('note' in answer) {
+      notes.push(answer.note);
+      continue;
+    }
+    const rows = Array.isArray(answer.structured.commands) ? (answer.structured.commands as (HistoryEntry & { next?: string })[]) : [];
+    commands.push(...rows.map(({ next: _next, ...entry }) => ({ ...entry, host: answer.host })));
+    total += typeof answer.structured.total === 'number' ? answer.structured.total : rows.length;
+    if (typeof answer.structured.note === 'string') notes.push(`${answer.host}: ${answer.structured.note}`);
+  }
+  commands.sort((a, b) => (a.started_at < b.started_at ? 1 : a.started_at > b.started_at ? -1 : 0));
+  return { commands: commands.slice(0, limit), total, ...(notes.length > 0 ? { note: notes.join(' ') } : {}) };
 }
 
 /** The `read` call that returns a row's whole output. */

@@ -61,7 +61,8 @@ export function registerKill(server: McpServer, deps: ToolDeps): RegisteredTool 
         } else {
           result = await session.kill(signal);
         }
-        return success({ ...result, session: session.id }, renderKill(session.id, result, close ?? false), input.warnings);
+        const shown = deps.showId(session.id);
+        return success({ ...result, session: shown }, renderKill(shown, result, close ?? false), input.warnings);
       } catch (error) {
         return errorResult(error, host.logger, 'kill', input.warnings);
       }

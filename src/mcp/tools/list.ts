@@ -2,19 +2,23 @@
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { SessionInfo } from '../../core/index.js';
-import { compactOutputSchema, lenientInputSchema, parseInput, type InputSpec } from '../schemas.js';
+import { compactOutputSchema, parseInput, type InputSpec } from '../schemas.js';
 import type { ToolDeps } from '../toolHost.js';
 import { call } from '../nextStep.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
 import { LOOKS_ONLY } from '../annotations.js';
+import { askRemotes, includesLocal } from '../acrossMachines.js';
+import { checkHost, HOST_ALIASES, hostSchema, listedWithHost } from '../hostInput.js';
 
-const schema = z.object({
+export const LIST_INPUT = z.object({
   include_closed: z.boolean().optional().describe('Include exited sessions.'),
+  host: hostSchema.optional(),
 });
+const schema = LIST_INPUT;
 
 const spec: InputSpec<typeof schema.shape> = {
   schema,
-  aliases: { closed: 'include_closed', all: 'include_closed', include_exited: 'include_closed', show_closed: 'include_closed' },
+  aliases: { closed: 'include_closed', all: 'include_closed', include_exited: 'include_closed', show_closed: 'include_closed', ...HOST_ALIASES },
 };
 
 // Every key of docs/design.md §3.2 is sent; the advertised schema names the two a client must rely
@@ -35,16 +39,29 @@ export function registerList(server: McpServer, deps: ToolDeps): RegisteredTool 
     {
       title: 'List sessions',
       description: DESCRIPTION,
-      inputSchema: lenientInputSchema(schema),
+      // `host` is taken but not listed (docs/design.md §3.6: the listing's budget); rows name their host.
+      inputSchema: listedWithHost(schema, undefined),
       outputSchema: compactOutputSchema(outputSchema),
       annotations: LOOKS_ONLY,
     },
-    async (raw) => {
+    async (raw, ctx) => {
       const input = parseInput(spec, raw);
       if (!input.ok) return errorResult(input.error, host.logger, 'list', input.warnings);
       try {
-        const sessions = host.manager.list(input.value.include_closed ?? false);
-        return success({ sessions }, renderList(sessions), input.warnings);
+        const machine = checkHost(input.value.host, host.remotes);
+        const includeClosed = input.value.include_closed ?? false;
+        const here = includesLocal(machine) ? host.manager.list(includeClosed).map((info) => ({ ...info, id: deps.showId(info.id) })) : [];
+        // Every remote's sessions too (docs/design.md §4.7), each with `host`; a remote that is down is a note.
+        const remote = await askRemotes(deps, ctx, machine, 'list', { include_closed: includeClosed });
+        const sessions: SessionInfo[] = [...here];
+        const notes: string[] = [];
+        for (const answer of remote) {
+          if ('note' in answer) notes.push(answer.note);
+          else sessions.push(...(Array.isArray(answer.structured.sessions) ? (answer.structured.sessions as SessionInfo[]) : []).map((info) => ({ ...info, host: answer.host })));
+        }
+        const listed = renderList(sessions);
+        const note = notes.join(' ');
+        return success({ sessions, ...(note ? { note } : {}) }, note ? { ...listed, text: `${listed.text}\n${note}` } : listed, input.warnings);
       } catch (error) {
         return errorResult(error, host.logger, 'list', input.warnings);
       }

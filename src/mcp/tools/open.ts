@@ -6,15 +6,16 @@ import { approvalNote } from '../approvals.js';
 import { approvalRound } from '../approvalElicitation.js';
 import { argvLine } from '../commandLine.js';
 import { requestKey } from '../requestKey.js';
-import { compactOutputSchema, lenientInputSchema, parseInput, type InputSpec } from '../schemas.js';
+import { compactOutputSchema, parseInput, type InputSpec } from '../schemas.js';
 import type { PendingApproval, ToolDeps } from '../toolHost.js';
 import { useSession } from '../nextStep.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
 import { RUNS } from '../annotations.js';
 import { sandboxNotes } from '../sandboxNotes.js';
 import { SHOWN_IN_TERMINAL_APP } from '../terminalApp.js';
+import { checkHost, HOST_ALIASES, hostSchema, listedWithHost } from '../hostInput.js';
 
-const schema = z.object({
+export const OPEN_INPUT = z.object({
   name: z.string().min(1).max(100).optional().describe('Label; usable as session id.'),
   cwd: z.string().min(1).optional().describe('Working directory.'),
   program: z.string().min(1).optional().describe('Program instead of your shell, e.g. "python3"; shells (bash, zsh, fish, sh) take execute too.'),
@@ -23,7 +24,10 @@ const schema = z.object({
   rows: z.number().int().min(2).max(500).optional().describe('Terminal height.'),
   cols: z.number().int().min(10).max(1_000).optional().describe('Terminal width.'),
   sandbox: z.boolean().optional().describe('false asks the person to run outside the sandbox'),
+  host: hostSchema.optional().describe('Remote to open on.'),
 });
+
+const schema = OPEN_INPUT;
 
 const spec: InputSpec<typeof schema.shape> = {
   schema,
@@ -45,6 +49,7 @@ const spec: InputSpec<typeof schema.shape> = {
     width: 'cols',
     columns: 'cols',
     sandboxed: 'sandbox',
+    ...HOST_ALIASES,
   },
 };
 
@@ -68,7 +73,7 @@ export function registerOpen(server: McpServer, deps: ToolDeps): RegisteredTool 
     {
       title: 'Open session',
       description: DESCRIPTION,
-      inputSchema: lenientInputSchema(schema),
+      inputSchema: listedWithHost(schema, host.remotes),
       outputSchema: compactOutputSchema(outputSchema),
       annotations: RUNS,
       // Hosts with MCP Apps draw the result as a live view of the session (docs/design.md §3.8).
@@ -79,13 +84,15 @@ export function registerOpen(server: McpServer, deps: ToolDeps): RegisteredTool 
       const input = parseInput(spec, raw);
       if (!input.ok) return errorResult(input.error, host.logger, 'open', input.warnings);
       const opened = (session: TerminalSession) => {
-        const info = session.info();
+        const info = { ...session.info(), id: deps.showId(session.id) };
         const result = { session: info.id, ...(info.name ? { name: info.name } : {}), pid: info.pid, program: info.program, rows: info.rows, cols: info.cols, state: info.state, sandbox: info.sandbox };
-        return success(result, renderOpen(info, session.shellKind !== null), [...input.warnings, ...sandboxNotes(session, 'open')]);
+        return success(result, renderOpen(info, session.shellKind !== null), [...input.warnings, ...sandboxNotes(session, 'open', deps.showId)]);
       };
       try {
         const client = deps.clientName(ctx);
-        const { sandbox, ...options } = input.value;
+        // A remote's `host` went there (remoteRouting.ts): here it is this machine, or none.
+        const { sandbox, host: machine, ...options } = input.value;
+        checkHost(machine, host.remotes);
         const request = { creator: { kind: 'agent' as const, client }, ...options, ...(sandbox === false ? { sandbox: false } : {}) };
         const key = requestKey('open', client, { ...options, sandbox: sandbox === false ? false : undefined });
         // The same call again, after the person allowed it once this one had returned: that session.

@@ -5,7 +5,7 @@ import { styledText, type ReadRequest, type ReadResult } from '../../core/index.
 import { startProgress, type ProgressReporter } from '../progress.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, WAIT_ALIASES, waitSchema, type InputSpec } from '../schemas.js';
 import type { ToolDeps } from '../toolHost.js';
-import { approvalNote } from '../approvals.js';
+import { approvalNote, shownApproval } from '../approvals.js';
 import { call, waitForCommand } from '../nextStep.js';
 import { errorResult, success, type Rendering } from '../toolResult.js';
 import { renderState } from './send.js';
@@ -98,13 +98,13 @@ export function registerRead(server: McpServer, deps: ToolDeps): RegisteredTool 
           if (through.pending) {
             // Nothing of it is typed yet: no output to show, and the last command is not this one.
             const result = { content: '', lines: 0, total_lines: 0, truncated: false, state: live.state, exit_code: null, waited: 'timeout' };
-            const note = approvalNote(through.pending);
-            return success(result, { text: `(not typed yet)\n[session ${live.id}, ${live.state}, wait timed out (not an error), ${note.text}]`, next: note.next }, input.warnings);
+            const note = approvalNote(shownApproval(through.pending, deps.showId));
+            return success(result, { text: `(not typed yet)\n[session ${deps.showId(live.id)}, ${live.state}, wait timed out (not an error), ${note.text}]`, next: note.next }, input.warnings);
           }
           request.wait = { ...request.wait, timeout_ms: Math.max(1, budget - through.spentMs) };
         }
         const result = await host.manager.read(ref, request);
-        return success(result, renderRead(ref, request, result), input.warnings);
+        return success(result, renderRead(deps.showId(ref), request, result), input.warnings);
       } catch (error) {
         return errorResult(error, host.logger, 'read', input.warnings);
       } finally {

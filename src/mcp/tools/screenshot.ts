@@ -39,7 +39,8 @@ export function registerScreenshot(server: McpServer, deps: ToolDeps): Registere
       if (!input.ok) return errorResult(input.error, host.logger, 'screenshot', input.warnings);
       const { session, ...request } = input.value;
       try {
-        const shot = await host.screenshot(session, request);
+        const taken = await host.screenshot(session, request);
+        const shot = { ...taken, session: deps.showId(taken.session) };
         return withWarnings(
           { content: [{ type: 'text', text: screenshotLine(shot) }, { type: 'image', data: shot.png.toString('base64'), mimeType: 'image/png' }] },
           input.warnings,

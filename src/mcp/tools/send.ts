@@ -2,7 +2,7 @@
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { ErrorCode, SwitchboardError, type InputKind, type SendResult, type TerminalSession } from '../../core/index.js';
-import { approvalNote, assertNotReserved } from '../approvals.js';
+import { approvalNote, assertNotReserved, shownApproval } from '../approvals.js';
 import { approvalRound } from '../approvalElicitation.js';
 import { startProgress } from '../progress.js';
 import { compactOutputSchema, lenientInputSchema, parseInput, SESSION_ALIASES, WAIT_ALIASES, waitSchema, type InputSpec } from '../schemas.js';
@@ -93,31 +93,31 @@ export function registerSend(server: McpServer, deps: ToolDeps): RegisteredTool 
         const typed = { ...request, clientId: deps.clientId(ctx), clientName: deps.clientName(ctx) };
         let pass: GatePass | undefined;
         const round = approvalRound(deps, ctx, 'send');
-        const warnings = (): string[] => [...input.warnings, ...sandboxNotes(session, 'send')];
+        const warnings = (): string[] => [...input.warnings, ...sandboxNotes(session, 'send', deps.showId)];
         if (host.gate && round.retry?.session === session.id) {
           // A 2026-07-28 retry after the link went out: through the same approval, then what typing it gave.
           const through = await host.gate.waitThrough(session.id, request.wait?.timeout_ms ?? host.settings.executeTimeoutMs, ctx.mcpReq.signal);
-          if (through.pending) return awaitingSend(session, through.pending, warnings());
+          if (through.pending) return awaitingSend(session, through.pending, warnings(), deps.showId);
           const typing = round.retry.typed.result;
           if (!typing) throw new SwitchboardError(ErrorCode.CommandDenied, `Nothing was typed: approval ${round.retry.approval} ended without typing it.`, { approval: round.retry.approval });
           const result = (await typing) as SendResult;
-          return success(result, renderSend(session.id, result), warnings());
+          return success(result, renderSend(deps.showId(session.id), result), warnings());
         }
         if (host.gate) {
-          assertNotReserved(host, session.id);
+          assertNotReserved(host, session.id, deps.showId);
           // Judged by the bytes it writes and what reads them, not by key names (docs/design.md §2.9).
           const { bytes, bracketedPaste } = session.typedBytes(request);
           if (bytes !== '') {
             const gated = { session, tool: 'send' as const, bytes, bracketedPaste, client: typed.clientName, clientName: deps.clientApp(ctx), ...round.gate };
             const later = round.later(() => session.send({ ...typed, wait: undefined }));
             pass = await host.gate.pass(gated, request.wait?.timeout_ms ?? host.settings.executeTimeoutMs, ctx.mcpReq.signal, later);
-            if (pass.outcome === 'awaiting') return round.told(pass.approval) ?? awaitingSend(session, pass.approval, warnings());
+            if (pass.outcome === 'awaiting') return round.told(pass.approval) ?? awaitingSend(session, pass.approval, warnings(), deps.showId);
           }
         }
         const sending = session.send({ ...typed, signal: ctx.mcpReq.signal });
         if (pass?.outcome === 'allowed') pass.ran(sending);
         const result = await sending;
-        return success(result, renderSend(session.id, result), [...input.warnings, ...sandboxNotes(session, 'send')]);
+        return success(result, renderSend(deps.showId(session.id), result), warnings());
       } catch (error) {
         return errorResult(error, host.logger, 'send', input.warnings);
       } finally {
@@ -128,10 +128,10 @@ export function registerSend(server: McpServer, deps: ToolDeps): RegisteredTool 
 }
 
 /** `send`'s answer while the person has not decided: nothing typed, the approval named. */
-function awaitingSend(session: TerminalSession, approval: PendingApproval, warnings: string[]): ReturnType<typeof success> {
-  const note = approvalNote(approval);
+function awaitingSend(session: TerminalSession, approval: PendingApproval, warnings: string[], showId: (id: string) => string): ReturnType<typeof success> {
+  const note = approvalNote(shownApproval(approval, showId));
   const waiting = { output: '', screen: '', state: session.state, exit_code: null, waited: 'awaiting_approval', approval: { id: approval.id, rule: approval.rule, reason: approval.reason } };
-  return success(waiting, { text: `(not typed yet)\n[session ${session.id}, ${note.text}]`, next: note.next }, warnings);
+  return success(waiting, { text: `(not typed yet)\n[session ${showId(session.id)}, ${note.text}]`, next: note.next }, warnings);
 }
 
 /** For the audit log: bytes of text typed (never the text), how many keys, the size asked for, the mouse action (never where). */

@@ -250,9 +250,9 @@ describe('IpcBridge with the real hub', () => {
       fake.ipcMain.emit(IPC_CHANNELS.send, ipcEvent(window), { type: 'hello', protocol: UI_PROTOCOL_VERSION });
       fake.ipcMain.emit(IPC_CHANNELS.send, ipcEvent(window), { type: 'kill' });
       const replies = window.sentOn(IPC_CHANNELS.message);
-      expect(replies.map((m) => parseHubMessage(m).ok)).toEqual([true, true, true, true, true]);
-      // The held settings change and the approvals no session shows (an agent's open) follow the session list.
-      expect((replies as HubMessage[]).map((m) => m.type)).toEqual(['welcome', 'sessions', 'heldSettings', 'approvals', 'error']);
+      expect(replies.map((m) => parseHubMessage(m).ok)).toEqual([true, true, true, true, true, true]);
+      // The held settings change, the approvals no session shows (an agent's open) and the remotes (none here) follow the session list.
+      expect((replies as HubMessage[]).map((m) => m.type)).toEqual(['welcome', 'sessions', 'heldSettings', 'approvals', 'remotes', 'error']);
     } finally {
       ipc.dispose();
     }

@@ -211,6 +211,37 @@ describe('buildTrayMenu', () => {
     expect(byId(menu, 'more-sessions')).toMatchObject({ label: '… and 5 more (Open Switchboard)', action: { type: 'open' } });
   });
 
+  it('with remotes: sessions under a heading per machine (this one first), a remote saying why it is down; Stop items per machine; a remote approval answered from the menu', () => {
+    const here = session();
+    const approval = { id: 'devbox:ap-1', command: 'make deploy', cwd: '/srv', client: 'claude-code 1.0.3 via laptop', rule: { index: 0, match: 'make deploy*' }, reason: 'rule 0 asks', asked_at: '2025-01-01T00:00:00.000Z' };
+    const there = session({ id: 'devbox:k3f9q2', host: 'devbox', approval } as Partial<UiSession>);
+    const remotes = [
+      { name: 'devbox', destination: 'ada@devbox', state: 'connected' as const, since: '2025-01-01T00:00:00.000Z' },
+      { name: 'gpu', destination: 'gpu.lan', state: 'disconnected' as const, since: '2025-01-01T00:00:00.000Z', problem: { code: 'key_refused', message: 'gpu.lan refused your ssh key' } },
+    ];
+    const menu = buildTrayMenu([there, here], { ...OPTIONS, remotes });
+    const ids = items(menu).map((i) => i.id);
+    expect(ids.slice(1, 9)).toEqual([
+      'machine:',
+      `session:${here.id}`,
+      'stopClient:claude-code 1.0.3',
+      'machine:devbox',
+      'session:devbox:k3f9q2',
+      'stopClient:devbox:claude-code 1.0.3',
+      'machine:gpu',
+      'no-sessions:gpu',
+    ]);
+    expect(byId(menu, 'machine:').label).toBe('This machine');
+    expect(byId(menu, 'machine:devbox')).toMatchObject({ label: 'devbox — connected', enabled: false });
+    expect(byId(menu, 'machine:gpu')).toMatchObject({ label: 'gpu — disconnected: gpu.lan refused your ssh key', toolTip: 'gpu.lan refused your ssh key' });
+    expect(byId(menu, 'stopClient:devbox:claude-code 1.0.3').action).toEqual({ type: 'stopClient', client: 'claude-code 1.0.3', host: 'devbox' });
+    expect(byId(menu, 'session:devbox:k3f9q2').label).toContain('needs you: approve make deploy');
+    const allow = byId(menu, 'session:devbox:k3f9q2').submenu!.find((i) => i.kind === 'item' && i.id === 'allowOnce:devbox:k3f9q2') as Item;
+    expect(allow.action).toEqual({ type: 'answerApproval', approval: 'devbox:ap-1', answer: 'allow_once' });
+    expect(trayIconState([there, here])).toBe('attention');
+    expect(ids.indexOf('newTerminal')).toBeGreaterThan(ids.indexOf('no-sessions:gpu'));
+  });
+
   it('is plain data (serializable, no functions)', () => {
     const menu = buildTrayMenu([session({ state: 'running', command: 'make', running_ms: 10 })], OPTIONS);
     expect(JSON.parse(JSON.stringify(menu))).toEqual(menu);

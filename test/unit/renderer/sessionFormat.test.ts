@@ -1,6 +1,6 @@
 /** The state badge a session row shows (renderer/src/sessionFormat.ts): words and tone per state. */
 import { describe, expect, it } from 'vitest';
-import { stateBadge } from '../../../renderer/src/sessionFormat.js';
+import { clientName, stateBadge, tabLabel } from '../../../renderer/src/sessionFormat.js';
 import { agentSession, entry } from './fixtures.js';
 
 describe('stateBadge', () => {
@@ -15,5 +15,15 @@ describe('stateBadge', () => {
   it('an exit by a signal reads as a failure, with its code', () => {
     expect(stateBadge(entry(agentSession('s1', { state: 'exited', exit_code: 137 })), 0)).toMatchObject({ text: 'exited 137', tone: 'fail' });
     expect(stateBadge(entry(agentSession('s1', { state: 'exited', exit_code: 0 })), 0)).toMatchObject({ text: 'exited 0', tone: 'neutral' });
+  });
+});
+
+describe('a remote\'s session (docs/design.md §4.7)', () => {
+  it('its tab names the machine, and its agent by name without version or the machine it called from', () => {
+    expect(clientName('claude-code 1.2.3 via laptop')).toBe('claude-code');
+    expect(clientName('claude-code 1.2.3')).toBe('claude-code');
+    const remote = agentSession('devbox:k3f9q2', { host: 'devbox', name: 'build', creator: { kind: 'agent', client: 'claude-code 1.2.3 via laptop' } });
+    expect(tabLabel(remote)).toBe('devbox · claude-code · build');
+    expect(tabLabel(agentSession('k3f9q2', { name: 'build' }))).toBe('claude-code · build');
   });
 });

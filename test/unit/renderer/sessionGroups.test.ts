@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { groupSessions } from '../../../renderer/src/sessionGroups.js';
+import { groupSessions, machineSections } from '../../../renderer/src/sessionGroups.js';
 import { agentSession, entry, personSession } from './fixtures.js';
 
 const claudeOld = entry(agentSession('c1', { created_at: '2026-01-01T10:00:00Z', cwd: '/home/ada/src/app' }));
@@ -31,5 +31,21 @@ describe('grouping the sidebar', () => {
 
   it('nothing to group: no groups', () => {
     expect(groupSessions([], 'agent')).toEqual([]);
+  });
+
+  it('by machine: this one first, then every remote in settings\' order (even without sessions), a removed remote\'s sessions under their host', () => {
+    const devbox = entry(agentSession('devbox:d1', { host: 'devbox' }));
+    const gone = entry(agentSession('old:o1', { host: 'old' }));
+    const remotes = [
+      { name: 'gpu', destination: 'gpu.lan', state: 'disconnected' as const, since: '2026-01-01T00:00:00Z', problem: { code: 'unreachable', message: 'gpu.lan does not answer' } },
+      { name: 'devbox', destination: 'ada@devbox', state: 'connected' as const, since: '2026-01-01T00:00:00Z' },
+    ];
+    const sections = machineSections([devbox, mine, gone, claudeOld], remotes);
+    expect(sections.map((section) => [section.key, section.title, section.remote?.state, section.entries.map((e) => e.info.id)])).toEqual([
+      ['local', 'This machine', undefined, ['p1', 'c1']],
+      ['gpu', 'gpu', 'disconnected', []],
+      ['devbox', 'devbox', 'connected', ['devbox:d1']],
+      ['old', 'old', undefined, ['old:o1']],
+    ]);
   });
 });

@@ -383,4 +383,11 @@ describe('the session state: approvals no session shows', () => {
     expect(effects).toEqual([]);
     expect(run(state, hub({ type: 'approvals', approvals: [] })).state.newApprovals).toEqual([]);
   });
+
+  it('keeps the hub\'s list of remotes, as it last said it (docs/design.md §4.7)', () => {
+    const remotes = [{ name: 'devbox', destination: 'ada@devbox', state: 'disconnected' as const, since: '2026-01-01T00:00:00Z', problem: { code: 'key_refused', message: 'refused' } }];
+    const { state } = run(initialState(), connected, hub({ type: 'remotes', remotes }));
+    expect(state.remotes).toEqual(remotes);
+    expect(run(state, hub({ type: 'remotes', remotes: [] })).state.remotes).toEqual([]);
+  });
 });
