@@ -22,7 +22,7 @@ export interface McpConnection {
   listens?: ListenRequests;
 }
 
-export interface ResourceHost {
+interface ResourceHost {
   screens: ScreenChangeWatches;
   /** A session opened or ended. */
   onDidChangeLive: Event<void>;

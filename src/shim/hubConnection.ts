@@ -14,10 +14,10 @@ import { LineReader, type OverflowedLine } from './lineReader.js';
  * Lines from the hub may be larger than what the shim accepts from a host (a long `read`),
  * but are still bounded: an answer past this is dropped and reported, never buffered forever.
  */
-export const MAX_HUB_LINE_BYTES = 8 * MAX_MESSAGE_BYTES;
+const MAX_HUB_LINE_BYTES = 8 * MAX_MESSAGE_BYTES;
 
 /** Why a connection attempt failed: `absent` means no hub answers (start one). */
-export type ConnectFailure = HandshakeFailure;
+type ConnectFailure = HandshakeFailure;
 
 export class HubConnectError extends Error {
   constructor(

@@ -11,7 +11,7 @@ import { icon } from './icons.js';
 import { creatorDetail, creatorName, isAgentSession, isNeedsYou, sessionTitle, shortPath, stateBadge, type SessionEntry } from '../sessionFormat.js';
 import { groupSessions, type GroupMode, type SessionGroup } from '../sessionGroups.js';
 
-export interface SessionListProps {
+interface SessionListProps {
   entries: SessionEntry[];
   mode: GroupMode;
   active: string | null;

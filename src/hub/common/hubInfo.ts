@@ -15,7 +15,7 @@ export interface HubInfo {
   sandbox?: { available: boolean; summary: string };
 }
 
-export function hubInfoPath(stateDir: string): string {
+function hubInfoPath(stateDir: string): string {
   return path.join(stateDir, HUB_INFO_FILE);
 }
 

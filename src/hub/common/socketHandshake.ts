@@ -14,7 +14,7 @@ import { MAX_HANDSHAKE_BYTES, type HelloMessage, type LoginRequestMessage } from
 export type HandshakeFailure = 'absent' | 'denied' | 'protocol';
 
 /** What went wrong, for callers that word it their own way. */
-export type HandshakeKind =
+type HandshakeKind =
   /** The connection failed before a reply (`error` holds the socket's error). */
   | 'connect'
   /** The hub closed the connection before a whole reply line. */

@@ -44,7 +44,7 @@ export interface WelcomeMessage {
   version: string;
 }
 
-export interface DeniedMessage {
+interface DeniedMessage {
   type: 'denied';
   reason: string;
 }

@@ -2,7 +2,7 @@ import { HandshakeError, socketHandshake, type Handshake } from '../common/socke
 import type { HelloMessage, LoginCodeMessage, LoginReply, LoginRequestMessage, WelcomeMessage } from '../common/socketProtocol.js';
 
 /** A tiny JSON-RPC client over the hub socket, for `status` (the shim has its own forwarder). */
-export interface HubSocketClient {
+interface HubSocketClient {
   readonly welcome: WelcomeMessage;
   /** Rejects when the hub has not answered within `timeoutMs`. */
   request(method: string, params?: Record<string, unknown>, timeoutMs?: number): Promise<unknown>;

@@ -2,14 +2,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { processAlive, readHubInfo } from '../common/hubInfo.js';
 
-export const LOCK_FILE = 'hub.lock';
+const LOCK_FILE = 'hub.lock';
 /** Serialises the removal of a stale lock, so two starters never both "recover" it. */
 const BREAK_FILE = 'hub.lock.break';
 /** A break file older than this was left by a crash mid-recovery. */
 const BREAK_STALE_MS = 10_000;
 
 /** Another live process holds the state dir. */
-export class HubLockedError extends Error {
+class HubLockedError extends Error {
   constructor(
     readonly pid: number,
     readonly port: number | null,

@@ -10,7 +10,7 @@ import type { HubSettingsView, SettingsEditor } from '../settings/settingsEditor
 import { UiBridge, type UiBridgeTransport } from './uiBridge.js';
 import type { UiBridgeHost } from './uiBridgeHost.js';
 
-export interface UiHostOptions {
+interface UiHostOptions {
   manager: SessionManager;
   audit: PersonAuditSink;
   logger: Logger;
