@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Logger } from '../src/hub/index.js';
 
-export const APP_LOG_FILE = 'hub.log';
+const APP_LOG_FILE = 'hub.log';
 /** At start, a log past this size moves to hub.log.1 (one generation kept). */
 const ROTATE_BYTES = 5 * 1024 * 1024;
 

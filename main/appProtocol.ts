@@ -9,8 +9,8 @@ import * as path from 'node:path';
 import type { Protocol } from 'electron';
 import { CONTENT_TYPES, isUiAssetPath } from '../src/hub/index.js';
 
-export const APP_SCHEME = 'switchboard';
-export const APP_HOST = 'ui';
+const APP_SCHEME = 'switchboard';
+const APP_HOST = 'ui';
 export const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`;
 export const APP_URL = `${APP_ORIGIN}/index.html`;
 

@@ -12,7 +12,7 @@ import type { Logger } from '../src/hub/index.js';
 import type { UiSession } from '../src/ui-protocol/index.js';
 import { agentDriven, formatDuration, sessionWho } from './trayMenu.js';
 
-export interface NotificationContent {
+interface NotificationContent {
   kind: 'failed' | 'finished' | 'needs_you';
   session: string;
   title: string;
@@ -27,7 +27,7 @@ interface Seen {
   runningSince: number | null;
 }
 
-export class NotificationPolicy {
+class NotificationPolicy {
   private readonly seen = new Map<string, Seen>();
 
   constructor(private readonly longCommandMs: () => number) {}
@@ -70,7 +70,7 @@ function truncate(text: string, max: number): string {
   return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
 }
 
-export interface NotifierOptions {
+interface NotifierOptions {
   enabled: () => boolean;
   longCommandMs: () => number;
   /** The person clicked a notification: open the window on that session. */

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 /** The package root: the nearest folder above this module holding package.json. */
-export function packageRoot(): string {
+function packageRoot(): string {
   let dir = HERE;
   for (;;) {
     if (fs.existsSync(path.join(dir, 'package.json'))) return dir;

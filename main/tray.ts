@@ -11,7 +11,7 @@ import { Menu, Tray, nativeImage, type MenuItemConstructorOptions, type NativeIm
 import type { UiNewApproval, UiRemote, UiSession } from '../src/ui-protocol/index.js';
 import { buildTrayMenu, trayIconState, trayToolTip, type MenuModel, type TrayAction, type TrayIconState } from './trayMenu.js';
 
-export interface TrayControllerOptions {
+interface TrayControllerOptions {
   iconsDir: string;
   /** The hub's sessions now (UiHost.list()). */
   sessions: () => UiSession[];
@@ -31,7 +31,7 @@ export interface TrayControllerOptions {
 }
 
 /** The menu model as Electron's template; `run` gets the action of a clicked item. */
-export function toElectronTemplate(model: MenuModel, run: (action: TrayAction) => void): MenuItemConstructorOptions[] {
+function toElectronTemplate(model: MenuModel, run: (action: TrayAction) => void): MenuItemConstructorOptions[] {
   return model.map((item): MenuItemConstructorOptions => {
     if (item.kind === 'separator') return { type: 'separator' };
     const options: MenuItemConstructorOptions = { id: item.id, label: item.label, enabled: item.enabled };

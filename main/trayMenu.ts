@@ -34,7 +34,7 @@ export const MCP_HOSTS = [
   { host: 'windsurf', title: 'Windsurf' },
   { host: 'zed', title: 'Zed' },
 ] as const;
-export type McpHost = (typeof MCP_HOSTS)[number]['host'];
+type McpHost = (typeof MCP_HOSTS)[number]['host'];
 
 /** What a menu item does when the person clicks it. */
 export type TrayAction =
@@ -72,7 +72,7 @@ export type MenuItemModel =
 
 export type MenuModel = MenuItemModel[];
 
-export interface TrayMenuOptions {
+interface TrayMenuOptions {
   startAtLogin: boolean;
   /** `app.setLoginItemSettings` works only on macOS and Windows. */
   startAtLoginSupported: boolean;
@@ -92,7 +92,7 @@ export interface TrayMenuOptions {
 export type TrayIconState = 'idle' | 'running' | 'attention';
 
 /** Why a session wants the person, or null. */
-export type Attention = 'needs_you' | 'awaiting_input' | 'failed' | null;
+type Attention = 'needs_you' | 'awaiting_input' | 'failed' | null;
 
 const DEFAULT_MAX_SESSIONS = 20;
 
@@ -156,7 +156,7 @@ export function sessionWho(session: UiSession): string {
 }
 
 /** The state part of a session's label. */
-export function sessionStateText(session: UiSession): string {
+function sessionStateText(session: UiSession): string {
   const attention = sessionAttention(session);
   if (attention === 'needs_you' && session.approval) return `needs you: approve ${truncate(session.approval.command, 40)}`;
   if (attention === 'needs_you') return 'needs you: password prompt';
@@ -175,7 +175,7 @@ function truncate(text: string, max: number): string {
 }
 
 /** One line per session: badge + client, name, state, running command and time. */
-export function sessionLabel(session: UiSession): string {
+function sessionLabel(session: UiSession): string {
   const parts = [sessionWho(session)];
   if (session.name) parts.push(`“${truncate(session.name, 24)}”`);
   let label = `${parts.join(' ')} — ${sessionStateText(session)}`;
@@ -188,7 +188,7 @@ export function sessionLabel(session: UiSession): string {
 }
 
 /** The submenu of one session: Watch, Take over / Hand back, Interrupt, Kill, Close. */
-export function sessionSubmenu(session: UiSession): MenuItemModel[] {
+function sessionSubmenu(session: UiSession): MenuItemModel[] {
   const id = session.id;
   const live = session.state !== 'exited' && session.closed_at === undefined;
   const busy = live && (session.state === 'running' || session.state === 'awaiting_input');
@@ -262,7 +262,7 @@ function menuOrder(sessions: readonly UiSession[]): UiSession[] {
 }
 
 /** How many live sessions each agent client opened, clients by name. */
-export function liveSessionsByClient(sessions: readonly UiSession[]): Map<string, number> {
+function liveSessionsByClient(sessions: readonly UiSession[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const s of sessions) {
     if (s.creator.kind !== 'agent' || s.state === 'exited' || s.closed_at !== undefined) continue;

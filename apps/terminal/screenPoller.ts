@@ -6,10 +6,10 @@
  */
 import { HostError, type HostChannel } from './hostChannel.js';
 
-export const POLL_INTERVAL_MS = 500;
+const POLL_INTERVAL_MS = 500;
 /** After a call the host did not answer (it may be busy), the next is tried this much later. */
 const RETRY_MS = 2_000;
-export const UPDATES_TOOL = 'screen_updates';
+const UPDATES_TOOL = 'screen_updates';
 
 /** One answer of `screen_updates` (its structuredContent). */
 export interface ScreenAnswer {
@@ -28,7 +28,7 @@ export interface ScreenAnswer {
   ui_url?: string;
 }
 
-export interface PollerEvents {
+interface PollerEvents {
   /** Applied in order; the next call waits for it. */
   answer(answer: ScreenAnswer): Promise<void>;
   /** No more updates: the session ended or is unknown, the host cannot reach the tool, or the view is torn down. */

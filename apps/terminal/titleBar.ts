@@ -4,7 +4,7 @@
  * handful of text nodes do not pay for a template library.
  */
 
-export interface TitleFacts {
+interface TitleFacts {
   session: string;
   name?: string;
   state: string;

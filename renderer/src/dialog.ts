@@ -4,7 +4,7 @@
  */
 import { html, render } from 'lit-html';
 
-export interface ConfirmOptions {
+interface ConfirmOptions {
   title: string;
   body: string;
   confirm: string;

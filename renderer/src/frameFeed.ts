@@ -37,7 +37,7 @@ const PARSE_TARGET_MS = 8;
 export const MAX_HIDDEN_BACKLOG_BYTES = FLOW_HIGH_WATERMARK;
 
 /** Where the stream is written: the view's xterm.js terminal. */
-export interface FeedWriter {
+interface FeedWriter {
   /** Reset the terminal to the snapshot's size and write it; `parsed` once xterm has parsed it. */
   writeSnapshot(snapshot: Snapshot, parsed: () => void): void;
   /** Write a frame's bytes (UTF-8, whole characters: xterm decodes them); `parsed` once it has. */
@@ -45,13 +45,13 @@ export interface FeedWriter {
 }
 
 /** The page's clock and animation frames (performance.now, requestAnimationFrame; a test's own in unit tests). */
-export interface FeedClock {
+interface FeedClock {
   now(): number;
   requestFrame(callback: () => void): number;
   cancelFrame(id: number): void;
 }
 
-export interface FrameFeedOptions {
+interface FrameFeedOptions {
   sessionId: string;
   /** The hub's `ackEvery` (bytes). */
   ackEvery: number;

@@ -20,7 +20,7 @@ const OUTPUT_LINES = 1_000;
 /** Request numbers of this panel, apart from the rest of the page's. */
 const FIRST_REQ = 1_000_000;
 
-export interface HistoryPanelOptions {
+interface HistoryPanelOptions {
   host: HTMLElement;
   send(message: ClientMessage): void;
   sessions(): ReadonlyMap<string, SessionEntry>;

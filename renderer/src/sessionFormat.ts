@@ -12,9 +12,9 @@ export interface SessionEntry {
   receivedAt: number;
 }
 
-export type BadgeTone = 'neutral' | 'busy' | 'attention' | 'alert' | 'ok' | 'fail';
+type BadgeTone = 'neutral' | 'busy' | 'attention' | 'alert' | 'ok' | 'fail';
 
-export interface StateBadge {
+interface StateBadge {
   text: string;
   tone: BadgeTone;
   title: string;

@@ -81,7 +81,7 @@ export type Effect =
   /** The hub refused to hand this session over: keys typed while asking are dropped. */
   | { type: 'takeOverRefused'; session: string };
 
-export interface Transition {
+interface Transition {
   state: SessionState;
   effects: Effect[];
 }

@@ -2,8 +2,8 @@
  * A value that changes only through a reducer, and the listeners told of each change. The
  * reducer's effects go back to whoever dispatched, after the listeners have seen the new value.
  */
-export type Reducer<S, E, F> = (state: S, event: E) => { state: S; effects: F[] };
-export type StoreListener<S> = (state: S, previous: S) => void;
+type Reducer<S, E, F> = (state: S, event: E) => { state: S; effects: F[] };
+type StoreListener<S> = (state: S, previous: S) => void;
 
 export class Store<S, E, F> {
   private readonly listeners = new Set<StoreListener<S>>();

@@ -17,7 +17,7 @@ export interface TakeOverQuestion {
   rememberLabel: string;
 }
 
-export interface TakeOverInputOptions {
+interface TakeOverInputOptions {
   /** The session as the page knows it now. */
   session(id: string): UiSession | undefined;
   /** Whether to ask before taking over (the page's preference). */

@@ -14,10 +14,10 @@ import { TERMINAL_FONT_FAMILY } from './theme.js';
 
 export type ViewMode = 'watch' | 'fit';
 
-export const MIN_WATCH_FONT_PX = 9;
+const MIN_WATCH_FONT_PX = 9;
 const RESIZE_DEBOUNCE_MS = 100;
 
-export interface TerminalGeometryOptions {
+interface TerminalGeometryOptions {
   sessionId: string;
   term: Terminal;
   fitAddon: FitAddon;

@@ -11,7 +11,7 @@
 import type { IDisposable, Terminal } from '@xterm/xterm';
 
 /** OSC number of the clipboard sequence. */
-export const OSC_CLIPBOARD = 52;
+const OSC_CLIPBOARD = 52;
 /** OSC numbers whose `?` form asks the terminal for a colour (palette, fg, bg, cursor). */
 const OSC_COLOR_QUERIES = [4, 10, 11, 12];
 

@@ -9,7 +9,7 @@ import type { SessionState } from './sessionState.js';
 import { TerminalView, type ViewMode } from './terminalView.js';
 import type { ThemeName } from './theme.js';
 
-export interface TerminalTabsOptions {
+interface TerminalTabsOptions {
   /** Where the views' elements go. */
   container: HTMLElement;
   theme(): ThemeName;
@@ -22,7 +22,7 @@ export interface TerminalTabsOptions {
 }
 
 /** How a session is shown: fitted while the person controls it (and it runs), watched otherwise. */
-export function viewMode(info: { controller: 'agent' | 'user'; state: string }): ViewMode {
+function viewMode(info: { controller: 'agent' | 'user'; state: string }): ViewMode {
   return info.controller === 'user' && info.state !== 'exited' ? 'fit' : 'watch';
 }
 

@@ -20,7 +20,7 @@ export type { ViewMode } from './terminalGeometry.js';
 
 const SCROLLBACK_LINES = 10_000;
 
-export interface TerminalViewOptions {
+interface TerminalViewOptions {
   sessionId: string;
   theme: ThemeName;
   fontSize: number;

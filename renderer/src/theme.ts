@@ -30,7 +30,7 @@ export function storedPreference(): ThemePreference {
   }
 }
 
-export function storePreference(preference: ThemePreference): void {
+function storePreference(preference: ThemePreference): void {
   try {
     if (preference === 'system') localStorage.removeItem(STORAGE_KEY);
     else localStorage.setItem(STORAGE_KEY, preference);

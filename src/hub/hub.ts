@@ -1,6 +1,6 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ErrorCode, EventEmitter, SessionManager, SwitchboardError, type CoreSettings, type Disposable, type SandboxRequest, type SessionSandbox, type SessionSandboxPlan } from '../core/index.js';
+import { ErrorCode, EventEmitter, SessionManager, SwitchboardError, type CoreSettings, type SandboxRequest, type SessionSandbox, type SessionSandboxPlan } from '../core/index.js';
 import { AgentSandbox, SandboxRefusal } from '../sandbox/index.js';
 import { createMcpServer, packageVersion, SCREEN_UPDATES_TOOL, type McpConnection, type Screenshot, type ScreenshotRequest, type ToolAuditEvent } from '../mcp/server.js';
 import { ScreenChangeWatches } from '../mcp/screenChangeWatches.js';
@@ -12,7 +12,7 @@ import { PolicyGate } from './gate/commandGate.js';
 import { HistoryIndex } from './history/historyIndex.js';
 import { removeHubInfo, writeHubInfo, type HubInfo } from './common/hubInfo.js';
 import { startHttpServer, type HttpServer } from './endpoints/httpServer.js';
-import { acquireHubLock, type HubLock } from './state/lock.js';
+import { acquireHubLock } from './state/lock.js';
 import type { Logger } from './common/logger.js';
 import { LoginCodes } from './state/loginCodes.js';
 import { createMcpHttpEndpoint } from './endpoints/mcpHttpEndpoint.js';
@@ -26,6 +26,7 @@ import { takeScreenshot } from './screenshot/takeScreenshot.js';
 import { terminalAppLoader } from './ui/terminalAppHtml.js';
 import { ToolCallSummary } from './audit/toolCallSummary.js';
 import { ensureStateDir } from './common/stateDir.js';
+import { StagedDisposables, type Stage } from './common/stagedDisposables.js';
 import { ensureToken, ensureUiKey, replaceToken, replaceUiKey, tokenWrittenAt } from './state/token.js';
 import { UiHost } from './ui/uiHost.js';
 import { createUiEndpoint } from './ui/uiEndpoint.js';
@@ -75,29 +76,27 @@ export class Hub {
   private readonly auditSummary: ToolCallSummary;
   /** ToolHost: the terminal app's HTML (docs/design.md §3.8), read once. */
   readonly terminalApp: () => Promise<string | undefined>;
-  private disposed = false;
-  private lock: HubLock | undefined;
+  /**
+   * Everything this hub made that must end with it (timers, watchers, servers, listeners,
+   * sessions and their processes, the history worker, the lock), registered where it is made.
+   */
+  private readonly parts = new StagedDisposables();
   private socketServer: SocketServer | undefined;
   private httpServer: HttpServer | undefined;
   private tokenValue: string | undefined;
   /** The person's UI key (token.ts): the browser's sign-in, never given to agents. */
   private uiKeyValue: string | undefined;
-  private tokenTimer: NodeJS.Timeout | null = null;
   /** `switchboard ui`'s one-time browser sign-in codes (issued on the socket, redeemed over HTTP). */
   private readonly loginCodes = new LoginCodes();
   /** The port was given for this run (`serve --port`). */
   private readonly portGiven: boolean;
-  /** settings.json edited by hand while the hub runs: applied, or held for the person (settingsHold.ts). */
-  private readonly settingsWatch: Disposable;
   private readonly settingsEditor: SettingsEditor;
   /** Commands waiting for the person's approval, and the grants answers left (docs/design.md §2.9). */
   readonly approvals: ApprovalBook;
   /** ToolHost: the person's policy, checked before a command line is typed. */
   readonly gate: PolicyGate;
-  private readonly approvalWatch: Disposable;
   /** One-time links to an approval's page, sent in URL elicitations (docs/design.md §2.9). */
   private readonly approvalLinks: ApprovalLinks;
-  private readonly approvalLinkWatch: Disposable;
   private readonly onDidChangeToolDefaultsEmitter = new EventEmitter<void>();
   /** ToolHost: a default the tools' descriptions name (executeTimeoutMs, maxLines) changed. */
   readonly onDidChangeToolDefaults = this.onDidChangeToolDefaultsEmitter.event;
@@ -107,7 +106,8 @@ export class Hub {
   readonly remotes: Remotes;
   /** hub.json as last written (its `remotes` are rewritten as they connect and drop). */
   private hubInfo: HubInfo | undefined;
-  private readonly remotesWatch: Disposable;
+  /** dispose() has begun: hub.json is not written again. */
+  private stopping = false;
 
   /**
    * The hub of `serve` and of the app: takes the state dir's lock (HubLockedError
@@ -120,7 +120,7 @@ export class Hub {
     let hub: Hub | undefined;
     try {
       hub = new Hub({ ...options, stateDir });
-      hub.lock = lock;
+      hub.own('state', () => lock.release());
       await hub.listen(options.listen ?? { socket: true, http: true });
       return hub;
     } catch (error) {
@@ -138,7 +138,9 @@ export class Hub {
     if (!options.settings) for (const notice of removedSettingsIn(this.stateDir, env)) this.logger.warn(notice);
     this.settings = options.port === undefined ? settings : { ...settings, port: options.port };
     this.portGiven = options.port !== undefined;
+    this.own('records', () => this.onDidChangeToolDefaultsEmitter.dispose());
     this.sandbox = new AgentSandbox({ stateDir: this.stateDir, settings: () => this.settings.sandbox, env, logger: this.logger });
+    this.own('sessions', () => this.sandbox.dispose());
     this.manager = new SessionManager({
       settings: coreSettings(this.settings, env),
       stateDir: this.stateDir,
@@ -146,26 +148,39 @@ export class Hub {
       onWarning: (message) => this.logger.warn(message),
       sandbox: (request) => this.planSandbox(request),
     });
+    this.own('sessions', () => this.manager.dispose());
     this.history = new HistoryIndex({ stateDir: this.stateDir, store: this.manager.store!, logger: this.logger });
-    this.manager.onDidFinishCommand((finished) => this.history.add(finished));
-    this.manager.onDidRemoveTranscripts((ids) => this.history.remove(ids));
+    this.own('records', () => this.history.dispose());
+    // Records stage: the sessions' last commands, finished as they close, still reach the history.
+    this.ownDisposable('records', this.manager.onDidFinishCommand((finished) => this.history.add(finished)));
+    this.ownDisposable('records', this.manager.onDidRemoveTranscripts((ids) => this.history.remove(ids)));
     this.auditLog = new AuditLog(this.stateDir, this.logger);
+    this.own('records', () => this.auditLog.flush());
     this.screenWatches = new ScreenChangeWatches(screenSource(this));
+    this.ownDisposable('sessions', this.screenWatches);
     this.auditSummary = new ToolCallSummary((event) => this.auditLog.toolCall(event));
+    this.ownDisposable('records', this.auditSummary);
     this.terminalApp = terminalAppLoader(this.logger);
     this.approvals = new ApprovalBook(options.clock);
+    this.ownDisposable('records', this.approvals);
     this.gate = new PolicyGate({ settings: () => this.settings, book: this.approvals, audit: (event) => this.auditLog.policy(event), logger: this.logger });
     this.approvalLinks = new ApprovalLinks(this.approvals, options.clock);
     // An approval answered anywhere, or withdrawn: its link stops working.
-    this.approvalLinkWatch = this.approvals.onDidChange(() => this.approvalLinks.prune());
-    // Closing a session withdraws the approval it waits for.
-    this.approvalWatch = this.manager.onDidChange((id) => {
-      if (this.approvals.pending(id)?.terminal?.state === 'exited') this.gate.sessionClosed(id);
-    });
+    this.ownDisposable('records', this.approvals.onDidChange(() => this.approvalLinks.prune()));
+    // Closing a session withdraws the approval it waits for (records stage: sessions close as the hub stops too).
+    this.ownDisposable(
+      'records',
+      this.manager.onDidChange((id) => {
+        if (this.approvals.pending(id)?.terminal?.state === 'exited') this.gate.sessionClosed(id);
+      }),
+    );
     this.remotes = new Remotes({ entries: this.settings.remotes, localName: localMachineName(), version: packageVersion(), logger: this.logger, env });
-    this.remotesWatch = this.remotes.onDidChangeStatus(() => this.writeRemotes());
+    // Released after the UI (registered later in the same stage) and before the sessions.
+    this.ownDisposable('endpoints', this.remotes);
+    this.ownDisposable('intake', this.remotes.onDidChangeStatus(() => this.writeRemotes()));
     const settingsEditor = new SettingsEditor({ stateDir: this.stateDir, env, inForce: () => this.settings, loaded: settings, apply: (saved) => this.applySettings(saved, env) });
     this.settingsEditor = settingsEditor;
+    this.ownDisposable('records', settingsEditor);
     this.ui = new UiHost({
       manager: this.manager,
       audit: this.auditLog.personSink(),
@@ -178,7 +193,11 @@ export class Hub {
       history: this.history,
       remotes: this.remotes,
     });
-    this.settingsWatch = settingsEditor.watch(
+    this.ownDisposable('endpoints', this.ui);
+    // A change nobody confirmed is not in force, and must not become so at the next start
+    // (released after the watch below, so discarding it is not read back as an edit).
+    this.own('intake', () => this.discardHeldChange());
+    const settingsWatch = settingsEditor.watch(
       (result) => {
         if (!result.applied) this.logger.warn(`${settingsEditor.file} changed but was not applied: ${result.problem}`);
         else if (result.held) this.logger.warn(`${settingsEditor.file} changed; not in force until the person confirms it in the window: ${result.held.changes.map((change) => change.text).join('; ')}`);
@@ -187,6 +206,16 @@ export class Hub {
       },
       (error) => this.logger.warn(`settings.json is no longer watched (${error.message}); edits apply at the next start or from the settings page`),
     );
+    this.ownDisposable('intake', settingsWatch);
+  }
+
+  /** Registers what releases a part this hub made; `dispose()` runs it at `stage`. */
+  private own(stage: Stage, release: () => void | Promise<void>): void {
+    this.parts.add(stage, release);
+  }
+
+  private ownDisposable(stage: Stage, part: { dispose(): void }): void {
+    this.parts.add(stage, () => part.dispose());
   }
 
   /**
@@ -312,8 +341,9 @@ export class Hub {
     this.tokenValue = ensureToken(this.stateDir);
     this.uiKeyValue = ensureUiKey(this.stateDir);
     this.rotateTokenIfDue();
-    this.tokenTimer = setInterval(() => this.rotateTokenIfDue(), TOKEN_CHECK_MS);
-    this.tokenTimer.unref();
+    const tokenTimer = setInterval(() => this.rotateTokenIfDue(), TOKEN_CHECK_MS);
+    tokenTimer.unref();
+    this.own('intake', () => clearInterval(tokenTimer));
     const token = (): string => this.tokenValue ?? '';
     const uiKey = (): string => this.uiKeyValue ?? '';
     const version = packageVersion();
@@ -344,6 +374,8 @@ export class Hub {
         serveLink: (socket, hello) =>
           serveLink(socket, hello, { createServer, createBridge: (transport) => this.ui.createBridge(transport), rateLimit, logger: this.logger }),
       });
+      const socketServer = this.socketServer;
+      this.own('endpoints', () => socketServer.close());
     }
     if (listen.http !== false) {
       const mcp = createMcpHttpEndpoint({
@@ -377,6 +409,8 @@ export class Hub {
           throw error;
         },
       );
+      const httpServer = this.httpServer;
+      this.own('endpoints', () => httpServer.close());
     }
     this.hubInfo = {
       pid: process.pid,
@@ -387,11 +421,12 @@ export class Hub {
       sandbox: this.sandbox.status(),
     };
     this.writeRemotes();
+    this.own('state', () => removeHubInfo(this.stateDir));
   }
 
   /** hub.json with the remotes as they are now (`switchboard status`, `remote list`). */
   private writeRemotes(): void {
-    if (!this.hubInfo || this.disposed) return;
+    if (!this.hubInfo || this.stopping) return;
     try {
       writeHubInfo(this.stateDir, { ...this.hubInfo, remotes: this.remotes.statuses() });
     } catch (error) {
@@ -407,48 +442,24 @@ export class Hub {
     return { type: 'login_code', code, port: this.port, expires_in_ms: expiresInMs };
   }
 
+  /** A change to settings.json that waited for the person, discarded as the hub stops. */
+  private discardHeldChange(): void {
+    const waiting = this.settingsEditor.heldChange();
+    if (!waiting) return;
+    const discarded = this.settingsEditor.discardHeld();
+    if (discarded.ok) this.logger.warn(`${this.settingsEditor.file}: the change that waited for the person (${discarded.settings.join(', ')}) was discarded as the hub stopped; the file holds what was in force`);
+    else this.logger.warn(`${this.settingsEditor.file}: the change that waited for the person (${waiting.settings.join(', ')}) could not be discarded as the hub stopped (${discarded.reason}); the next start reads the file as it is`);
+  }
+
+  /**
+   * Releases all this hub made, stage by stage (common/stagedDisposables.ts): what takes new
+   * work (the token timer, the settings watch), the endpoints (no new calls), the sessions and
+   * their processes, the records they write (history, audit, approvals), then hub.json and the
+   * lock. Throws the first failure, after releasing everything else.
+   */
   async dispose(): Promise<void> {
-    if (this.disposed) return;
-    this.disposed = true;
-    const errors: unknown[] = [];
-    const step = async (action: () => Promise<void> | void): Promise<void> => {
-      try {
-        await action();
-      } catch (error) {
-        errors.push(error);
-      }
-    };
-    if (this.tokenTimer) clearInterval(this.tokenTimer);
-    this.settingsWatch.dispose();
-    // A change nobody confirmed is not in force, and must not become so at the next start.
-    await step(() => {
-      const waiting = this.settingsEditor.heldChange();
-      if (!waiting) return;
-      const discarded = this.settingsEditor.discardHeld();
-      if (discarded.ok) this.logger.warn(`${this.settingsEditor.file}: the change that waited for the person (${discarded.settings.join(', ')}) was discarded as the hub stopped; the file holds what was in force`);
-      else this.logger.warn(`${this.settingsEditor.file}: the change that waited for the person (${waiting.settings.join(', ')}) could not be discarded as the hub stopped (${discarded.reason}); the next start reads the file as it is`);
-    });
-    // Endpoints first (no new calls), then the links, the sessions, then the files saying we run.
-    this.remotesWatch.dispose();
-    await step(() => this.httpServer?.close());
-    await step(() => this.socketServer?.close());
-    await step(() => this.ui.dispose());
-    await step(() => this.remotes.dispose());
-    this.screenWatches.dispose();
-    await step(() => this.manager.dispose());
-    await step(() => this.sandbox.dispose());
-    this.approvalWatch.dispose();
-    this.approvalLinkWatch.dispose();
-    this.approvals.dispose();
-    await step(() => this.history.dispose());
-    this.onDidChangeToolDefaultsEmitter.dispose();
-    this.settingsEditor.dispose();
-    this.auditSummary.dispose();
-    this.auditLog.flush();
-    if (this.lock) {
-      await step(() => removeHubInfo(this.stateDir));
-      await step(() => this.lock?.release());
-    }
+    this.stopping = true;
+    const errors = await this.parts.dispose();
     if (errors.length > 0) throw errors[0];
   }
 }

@@ -11,7 +11,7 @@ import { describeRule } from './approvals.js';
 import type { PendingApproval, ToolDeps } from './toolHost.js';
 
 /** What is sent: the message the host shows with the link. */
-export function approvalMessage(approval: PendingApproval, client: string): string {
+function approvalMessage(approval: PendingApproval, client: string): string {
   const what = approval.session === null ? 'start' : 'run';
   const outside = approval.unsandboxed ? ' outside the sandbox' : '';
   return (
@@ -21,13 +21,13 @@ export function approvalMessage(approval: PendingApproval, client: string): stri
 }
 
 /** Whether the client declared URL-mode elicitation (`capabilities.elicitation.url`, MCP 2025-11-25). */
-export function declaresUrlElicitation(capabilities: ClientCapabilities | undefined): boolean {
+function declaresUrlElicitation(capabilities: ClientCapabilities | undefined): boolean {
   const elicitation = capabilities?.elicitation as Record<string, unknown> | undefined;
   return typeof elicitation?.url === 'object' && elicitation.url !== null;
 }
 
 /** A 2026-07-28 request: it carries the `_meta` envelope, and the server cannot send it requests. */
-export function isModernRequest(ctx: ServerContext): boolean {
+function isModernRequest(ctx: ServerContext): boolean {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   return typeof envelope?.[PROTOCOL_VERSION_META_KEY] === 'string';
 }
@@ -38,7 +38,7 @@ export function isModernRequest(ctx: ServerContext): boolean {
  * as it would without it), and `notifications/elicitation/complete` once the approval ended.
  * None for other clients: they see exactly what they saw before.
  */
-export function elicitApproval(deps: ToolDeps, ctx: ServerContext): { onAsk?: (approval: PendingApproval) => void } {
+function elicitApproval(deps: ToolDeps, ctx: ServerContext): { onAsk?: (approval: PendingApproval) => void } {
   const { host } = deps;
   if (!host.approvalLink || isModernRequest(ctx)) return {};
   if (!declaresUrlElicitation(deps.clientCapabilities(ctx))) return {};

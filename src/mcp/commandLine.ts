@@ -12,7 +12,7 @@ export function argvLine(argv: readonly string[], env: Readonly<Record<string, s
 }
 
 /** A word as the shell reads it back verbatim: bare when it is plain, else single-quoted. */
-export function quoteWord(word: string): string {
+function quoteWord(word: string): string {
   if (word !== '' && /^[A-Za-z0-9_./:@%+,=-]+$/.test(word)) return word;
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }

@@ -9,7 +9,7 @@ export const HISTORY_DEFAULT_LIMIT = 20;
 export const HISTORY_MAX_LIMIT = 200;
 
 /** The filters before checking (strings as typed; already shape-checked by a schema). */
-export interface HistoryFilters {
+interface HistoryFilters {
   query?: string;
   cwd?: string;
   session?: string;
@@ -49,7 +49,7 @@ export function parseSince(value: string, now: number): number {
 }
 
 /** `cwd`: absolute (or `~`, which the hub expands); a relative path means nothing across sessions. */
-export function parseCwd(value: string): string {
+function parseCwd(value: string): string {
   if (!(value.startsWith('/') || value === '~' || value.startsWith('~/'))) {
     throw new SwitchboardError(ErrorCode.InvalidArgument, `cwd: "${value.slice(0, 200)}" is not an absolute folder; pass one such as /home/me/project (~ works).`, {
       parameter: 'cwd',

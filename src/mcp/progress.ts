@@ -9,9 +9,9 @@ import type { Disposable, InputKind, SessionState, TerminalSession } from '../co
 import type { CommandGate, PendingApproval } from './toolHost.js';
 
 /** How often a waiting call tells a client that asked for progress that it is still alive (setting progressIntervalMs). */
-export const PROGRESS_INTERVAL_MS = 5_000;
+const PROGRESS_INTERVAL_MS = 5_000;
 /** Characters of the output's last line a message quotes. */
-export const PROGRESS_LINE_CHARS = 100;
+const PROGRESS_LINE_CHARS = 100;
 /** Characters of a command line a message names it by. */
 const COMMAND_CHARS = 60;
 
@@ -33,7 +33,7 @@ export interface ProgressReporter {
 }
 
 /** What one message is made of (`progressMessage`). */
-export interface ProgressFacts {
+interface ProgressFacts {
   label: string;
   elapsedMs: number;
   /** The session's state, when the call has one. */

@@ -28,7 +28,7 @@ export interface McpConnection {
   sessionPrefix?: string;
 }
 
-export interface ResourceHost {
+interface ResourceHost {
   screens: ScreenChangeWatches;
   /** A session opened or ended. */
   onDidChangeLive: Event<void>;

@@ -40,7 +40,7 @@ export interface InputSpec<Shape extends z.ZodRawShape> {
   nested?: Partial<Record<keyof Shape & string, { aliases?: Record<string, string | Alias> }>>;
 }
 
-export type ParsedInput<T> =
+type ParsedInput<T> =
   | { ok: true; value: T; warnings: string[] }
   | { ok: false; error: SwitchboardError; warnings: string[] };
 
@@ -330,7 +330,7 @@ function unwrap(field: z.ZodType): z.ZodType {
 }
 
 /** What a parameter accepts, in words: "an integer from 1 to 86400000 (milliseconds)". */
-export function describeAllowed(field: z.ZodType): string {
+function describeAllowed(field: z.ZodType): string {
   const inner = unwrap(field);
   if (inner instanceof z.ZodNumber) {
     const kind = inner.isInt ? 'an integer' : 'a number';
@@ -373,7 +373,7 @@ function jsonSafe(value: unknown): unknown {
 }
 
 /** The longest wait a `send`/`read` may ask for: 10 minutes (docs/design.md §3.3: a bounded timeout). */
-export const MAX_WAIT_MS = 600_000;
+const MAX_WAIT_MS = 600_000;
 
 /**
  * `wait` of `send` and `read` (docs/design.md §3.3): whichever comes first, bounded by

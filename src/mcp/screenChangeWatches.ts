@@ -23,7 +23,7 @@ export const SCREEN_UPDATE_INTERVAL_MS = 500;
 export const SCREEN_SETTLE_MS = 50;
 
 /** A live session's screen, as a watch needs it. */
-export interface WatchedScreen {
+interface WatchedScreen {
   readonly id: string;
   readonly onDidChangeScreen: Event<void>;
 }

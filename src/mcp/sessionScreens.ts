@@ -33,7 +33,7 @@ export function sessionOfScreenUri(uri: string): string | undefined {
 }
 
 /** The screen as `read` view `screen` shows it, text and footer; the core's coded errors as they come. */
-export async function renderScreen(host: Pick<ToolHost, 'manager'>, ref: string): Promise<string> {
+async function renderScreen(host: Pick<ToolHost, 'manager'>, ref: string): Promise<string> {
   const request: ReadRequest = { clientId: SCREEN_READER, view: 'screen', format: 'plain' };
   const result = await host.manager.read(ref, request);
   return renderRead(ref, request, result).text;

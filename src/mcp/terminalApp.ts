@@ -12,7 +12,7 @@ import type { ClientCapabilities, McpServer, RegisteredResource, RegisteredTool 
 import { MCP_APP_MIME_TYPE, MCP_APPS_EXTENSION } from '../mcpIntroduction.js';
 import type { ToolHost } from './toolHost.js';
 
-export const TERMINAL_APP_URI = 'ui://switchboard/terminal';
+const TERMINAL_APP_URI = 'ui://switchboard/terminal';
 
 /**
  * `_meta` of `open` and `execute`: hosts with MCP Apps draw their result in the terminal app.
@@ -38,7 +38,7 @@ const TERMINAL_APP_UI_META = { ui: { csp: { connectDomains: [], resourceDomains:
  * Whether the client said it draws MCP Apps (`capabilities.extensions["io.modelcontextprotocol/ui"]`
  * with our MIME type, in `initialize` or a 2026 request's `_meta` envelope).
  */
-export function declaresMcpApps(capabilities: ClientCapabilities | undefined): boolean {
+function declaresMcpApps(capabilities: ClientCapabilities | undefined): boolean {
   const extensions = (capabilities as { extensions?: Record<string, unknown> } | undefined)?.extensions;
   const settings = extensions?.[MCP_APPS_EXTENSION] as { mimeTypes?: unknown } | undefined;
   return Array.isArray(settings?.mimeTypes) && settings.mimeTypes.includes(MCP_APP_MIME_TYPE);

@@ -20,15 +20,15 @@ import { isSwitchboardError, type ErrorCode } from '../core/index.js';
 export const INTERNAL_ERROR = 'INTERNAL_ERROR';
 
 /** Where an error result carries its code and details as data (reverse-DNS, as MCP asks of `_meta` keys). */
-export const ERROR_META_KEY = 'dev.switchboard/error';
+const ERROR_META_KEY = 'dev.switchboard/error';
 
 /** What `_meta[ERROR_META_KEY]` holds. */
-export interface ErrorMeta {
+interface ErrorMeta {
   code: ErrorCode | typeof INTERNAL_ERROR;
   [detail: string]: unknown;
 }
 
-export interface ErrorLogger {
+interface ErrorLogger {
   error(message: string): void;
 }
 

@@ -49,7 +49,7 @@ export function awkRuns(program: string, args: readonly Word[]): Inner[] {
 type Token = { kind: 'string'; value: string } | { kind: 'name'; value: string } | { kind: 'op'; value: string } | { kind: 'operand' } | { kind: 'end' };
 
 /** The lines an awk program's text runs. */
-export function awkProgramRuns(program: string, text: string): Inner[] {
+function awkProgramRuns(program: string, text: string): Inner[] {
   const tokens = tokenize(text);
   if (!tokens) return [{ kind: 'hidden', reason: `${program}'s program cannot be read, so what it runs is not known` }];
   const inners: Inner[] = [];

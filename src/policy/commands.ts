@@ -25,7 +25,7 @@ export interface SeenCommand {
   read?: true;
 }
 
-export interface Collected {
+interface Collected {
   commands: SeenCommand[];
   /** Set when the line, or a line inside it (`bash -c '…'`), does not parse. */
   unparsable?: string;

@@ -58,7 +58,7 @@ export function canonicalFlag(program: string, flag: string): string {
  * `--rec` → `--recursive` when exactly one long option of the program starts so (or one is
  * exactly that); `--i=never` → `--interactive=never`. Anything else is returned as written.
  */
-export function expandLongOption(program: string, flag: string): string {
+function expandLongOption(program: string, flag: string): string {
   const options = LONG_OPTIONS[program];
   if (!options || !flag.startsWith('--') || flag.length < 3) return flag;
   const equals = flag.indexOf('=');

@@ -38,7 +38,7 @@ interface Glob {
 }
 
 /** The command a pattern is matched against: its program's value and its arguments. */
-export interface CommandWords {
+interface CommandWords {
   program: string | null;
   args: readonly Word[];
 }
@@ -173,7 +173,7 @@ function escapeRegex(text: string): string {
 }
 
 /** How a pattern's program glob is compared: a path when it names one, else the basename. */
-export function programMatches(glob: Glob, program: string): boolean {
+function programMatches(glob: Glob, program: string): boolean {
   return glob.regex.test(glob.source.includes('/') ? program : basename(program));
 }
 

@@ -56,7 +56,7 @@ export function sedRuns(args: readonly Word[]): Inner[] {
 }
 
 /** The lines one sed script runs. */
-export function sedScriptRuns(script: string): Inner[] {
+function sedScriptRuns(script: string): Inner[] {
   const inners: Inner[] = [];
   const unreadable = (): Inner[] => [{ kind: 'hidden', reason: 'sed\'s script cannot be read, so what its `e` commands run is not known' }];
   let at = 0;

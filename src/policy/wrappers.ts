@@ -93,7 +93,7 @@ const PARALLEL: OptionSpec = {
 };
 
 /** Shells whose `-c` string (and here-string or heredoc on standard input) is a line of shell. */
-export const SHELLS: ReadonlySet<string> = new Set(['sh', 'bash', 'rbash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash', 'posh', 'fish']);
+const SHELLS: ReadonlySet<string> = new Set(['sh', 'bash', 'rbash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash', 'posh', 'fish']);
 
 /**
  * Programs whose arguments the engine reads for what they run, so their arguments are never a

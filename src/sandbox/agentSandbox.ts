@@ -39,7 +39,7 @@ export class SandboxRefusal extends Error {
   }
 }
 
-export interface AgentSandboxOptions {
+interface AgentSandboxOptions {
   /** The hub's state folder: never readable or writable in a sandbox. */
   stateDir: string;
   /** The setting in force (read as each session opens). */

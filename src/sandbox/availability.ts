@@ -108,7 +108,7 @@ export function installCommand(pkg: string, env: NodeJS.ProcessEnv): string {
 }
 
 /** The first executable `name` on env.PATH. */
-export function which(name: string, env: NodeJS.ProcessEnv): string | undefined {
+function which(name: string, env: NodeJS.ProcessEnv): string | undefined {
   for (const dir of (env.PATH ?? '').split(path.delimiter)) {
     if (!path.isAbsolute(dir)) continue;
     const candidate = path.join(dir, name);

@@ -10,7 +10,7 @@ import { DomainProxy, PROXY_PORT_INSIDE } from './domainProxy.js';
 import { seatbeltCommand, type SeatbeltRequest } from './srtInternals.js';
 
 /** The program a session planned (the core's `PlannedLaunch`). */
-export interface Launch {
+interface Launch {
   file: string;
   args: string[];
   env: Record<string, string>;
@@ -18,7 +18,7 @@ export interface Launch {
   shell: boolean;
 }
 
-export interface Spawn {
+interface Spawn {
   file: string;
   args: string[];
   env: Record<string, string>;
@@ -39,7 +39,7 @@ function enterScript(): string {
   return path.join(packageRoot(), 'assets', 'sandbox', 'enter.bash').replace(/app\.asar([/\\])/, 'app.asar.unpacked$1');
 }
 
-export interface LinuxWrapperOptions {
+interface LinuxWrapperOptions {
   bwrap: string;
   bash: string;
   plan: Omit<BubblewrapPlan, 'seccompFd'>;
@@ -101,6 +101,6 @@ export function macWrapper(options: MacWrapperOptions): Wrapper {
 }
 
 /** One word for a POSIX shell. */
-export function shellQuote(word: string): string {
+function shellQuote(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }

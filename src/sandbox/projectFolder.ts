@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-export interface ProjectFolder {
+interface ProjectFolder {
   /** The folder agents may write; null when the session was opened at `/` or in the home folder. */
   root: string | null;
   /**

@@ -45,7 +45,7 @@ const domainEntry = z
     message: 'must be a domain such as example.com or *.example.com (no scheme, port or path; use "on" for every domain)',
   });
 
-export const NetworkSettingSchema = z.union([z.enum(['on', 'off']), z.array(domainEntry).min(1).max(1_000)]);
+const NetworkSettingSchema = z.union([z.enum(['on', 'off']), z.array(domainEntry).min(1).max(1_000)]);
 export type NetworkSetting = z.infer<typeof NetworkSettingSchema>;
 
 export const SandboxSettingsSchema = z

@@ -29,7 +29,7 @@ export function applySeccompPath(arch: string = process.arch): string | undefine
 }
 
 /** The proxy's host filter: true lets the connection through. */
-export type HostFilter = (port: number, host: string) => boolean;
+type HostFilter = (port: number, host: string) => boolean;
 
 /** An HTTP proxy that opens only what `filter` allows; not listening yet. */
 export async function createFilteringProxy(filter: HostFilter): Promise<Server> {

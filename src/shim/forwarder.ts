@@ -36,12 +36,12 @@ import { answerDiscover, DISCOVER } from './discover.js';
 import { LineReader, type OverflowedLine } from './lineReader.js';
 
 /** How long calls wait for a hub (a cold start of `serve` included) before they get an error. */
-export const HUB_WAIT_MS = 10_000;
+const HUB_WAIT_MS = 10_000;
 /** How long the replayed `initialize` may take before the new connection is given up. */
-export const REPLAY_TIMEOUT_MS = 5_000;
+const REPLAY_TIMEOUT_MS = 5_000;
 /** Bounds on what waits for the hub while it is down. */
-export const MAX_QUEUED_MESSAGES = 1_000;
-export const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
+const MAX_QUEUED_MESSAGES = 1_000;
+const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
 /** Stdout is flushed for at most this long on the way out. */
 const EXIT_FLUSH_MS = 500;
 
@@ -53,7 +53,7 @@ const INITIALIZED = 'notifications/initialized';
 const CANCELLED = 'notifications/cancelled';
 const REPLAY_ID_PREFIX = 'switchboard-shim-replay-';
 
-export interface ForwarderOptions {
+interface ForwarderOptions {
   stateDir: string;
   input: NodeJS.ReadableStream;
   output: NodeJS.WritableStream;

@@ -3,28 +3,21 @@
  * src/hub/common/socketProtocol.ts, then newline-delimited JSON-RPC lines both ways.
  */
 import * as fs from 'node:fs';
-import * as net from 'node:net';
+import type * as net from 'node:net';
 import * as path from 'node:path';
 import { readHubInfo } from '../hub/common/hubInfo.js';
-import {
-  HANDSHAKE_TIMEOUT_MS,
-  MAX_HANDSHAKE_BYTES,
-  MAX_MESSAGE_BYTES,
-  SOCKET_FILE,
-  TOKEN_FILE,
-  type HandshakeReply,
-  type HelloMessage,
-} from '../hub/common/socketProtocol.js';
+import { HandshakeError, socketHandshake, type Handshake, type HandshakeFailure } from '../hub/common/socketHandshake.js';
+import { HANDSHAKE_TIMEOUT_MS, MAX_MESSAGE_BYTES, SOCKET_FILE, TOKEN_FILE, type HelloMessage, type WelcomeMessage } from '../hub/common/socketProtocol.js';
 import { LineReader, type OverflowedLine } from './lineReader.js';
 
 /**
  * Lines from the hub may be larger than what the shim accepts from a host (a long `read`),
  * but are still bounded: an answer past this is dropped and reported, never buffered forever.
  */
-export const MAX_HUB_LINE_BYTES = 8 * MAX_MESSAGE_BYTES;
+const MAX_HUB_LINE_BYTES = 8 * MAX_MESSAGE_BYTES;
 
 /** Why a connection attempt failed: `absent` means no hub answers (start one). */
-export type ConnectFailure = 'absent' | 'denied' | 'protocol';
+type ConnectFailure = HandshakeFailure;
 
 export class HubConnectError extends Error {
   constructor(
@@ -71,63 +64,37 @@ export class HubConnection {
     }
     if (!token) throw new HubConnectError('absent', 'the hub token file is empty');
 
-    return new Promise<HubConnection>((resolve, reject) => {
-      const socket = net.createConnection(socketPath);
-      let connection: HubConnection | null = null;
-      const fail = (failure: ConnectFailure, message: string): void => {
-        clearTimeout(timer);
-        socket.destroy();
-        reject(new HubConnectError(failure, message));
-      };
-      const timer = setTimeout(
-        () => fail('protocol', `the hub did not complete the handshake within ${HANDSHAKE_TIMEOUT_MS} ms`),
-        HANDSHAKE_TIMEOUT_MS,
-      );
-      const reader = new LineReader(MAX_HUB_LINE_BYTES, {
-        line: (text) => {
-          if (connection) {
-            if (!connection.closed) events.line(text);
-            return;
-          }
-          if (text.length > MAX_HANDSHAKE_BYTES) return fail('protocol', 'the hub sent an oversized handshake reply');
-          let reply: HandshakeReply;
-          try {
-            reply = JSON.parse(text) as HandshakeReply;
-          } catch {
-            return fail('protocol', 'the hub sent a handshake reply that is not JSON');
-          }
-          if (reply?.type === 'denied') return fail('denied', `the hub refused the connection: ${String(reply.reason)}`);
-          if (reply?.type !== 'welcome') return fail('protocol', 'the hub sent an unexpected handshake reply');
-          clearTimeout(timer);
-          connection = new HubConnection(socket, reply.hub_pid, reply.version);
-          resolve(connection);
-        },
-        overflow: (line) => {
-          if (connection) events.overflow(line);
-          else fail('protocol', 'the hub sent an oversized handshake reply');
-        },
-      });
-      socket.on('connect', () => {
-        const hello: HelloMessage = { type: 'hello', token, client: 'shim', version };
-        socket.write(`${JSON.stringify(hello)}\n`);
-      });
-      socket.on('data', (data: Buffer) => reader.push(data));
-      socket.on('end', () => reader.end());
-      socket.on('error', (error: NodeJS.ErrnoException) => {
-        if (connection) return; // 'close' follows and reports it.
-        const absent = error.code === 'ENOENT' || error.code === 'ECONNREFUSED' || error.code === 'ENOTSOCK';
-        fail(absent ? 'absent' : 'protocol', `cannot connect to the hub socket (${error.code ?? 'error'})`);
-      });
-      socket.on('close', () => {
-        if (!connection) {
-          fail('absent', 'the hub closed the connection during the handshake');
-          return;
-        }
-        if (connection.closed) return;
-        connection.closed = true;
-        events.close();
-      });
+    let handshake: Handshake;
+    try {
+      const hello: HelloMessage = { type: 'hello', token, client: 'shim', version };
+      handshake = await socketHandshake(socketPath, hello, HANDSHAKE_TIMEOUT_MS);
+    } catch (error) {
+      if (!(error instanceof HandshakeError)) throw error;
+      throw new HubConnectError(error.failure, error.message);
+    }
+    const { socket } = handshake;
+    const reply = handshake.reply as Partial<WelcomeMessage> | null;
+    if (reply?.type !== 'welcome') {
+      socket.destroy();
+      throw new HubConnectError('protocol', 'the hub sent an unexpected handshake reply');
+    }
+    const connection = new HubConnection(socket, reply.hub_pid as number, reply.version as string);
+    const reader = new LineReader(MAX_HUB_LINE_BYTES, {
+      line: (text) => {
+        if (!connection.closed) events.line(text);
+      },
+      overflow: (line) => events.overflow(line),
     });
+    socket.on('data', (data: Buffer) => reader.push(data));
+    socket.on('end', () => reader.end());
+    socket.on('error', () => undefined); // 'close' follows and reports it.
+    socket.on('close', () => {
+      if (connection.closed) return;
+      connection.closed = true;
+      events.close();
+    });
+    socket.resume();
+    return connection;
   }
 
   get isOpen(): boolean {

@@ -15,7 +15,7 @@ const MAX_RETRY_MS = 500;
 /** A hub.json naming a live process but no socket for this long is stale: start a hub anyway. */
 const STALE_HUB_MS = 1_500;
 
-export interface ConnectOptions {
+interface ConnectOptions {
   stateDir: string;
   version: string;
   /** Start a hub when none answers. */
@@ -29,7 +29,7 @@ export interface ConnectOptions {
   onLaunch?: (description: string) => void;
 }
 
-export class HubUnavailableError extends Error {
+class HubUnavailableError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'HubUnavailableError';

@@ -10,8 +10,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const HUB_LOG_FILE = 'hub.log';
-export const MAC_APP_PATH = '/Applications/Switchboard.app';
+const HUB_LOG_FILE = 'hub.log';
+const MAC_APP_PATH = '/Applications/Switchboard.app';
 
 export interface LaunchedHub {
   /** How it was started, for logs and error messages. */
@@ -21,7 +21,7 @@ export interface LaunchedHub {
 }
 
 /** The `switchboard` entry script: the one this process runs as, else the repo's bin/. */
-export function switchboardScript(): string {
+function switchboardScript(): string {
   const argv1 = process.argv[1];
   if (argv1 && /switchboard(\.[cm]?js)?$/.test(path.basename(argv1)) && fs.existsSync(argv1)) return argv1;
   // dist/src/shim/hubLauncher.js (built) or src/shim/hubLauncher.ts (tests): walk up to bin/.

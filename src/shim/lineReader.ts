@@ -18,7 +18,7 @@ export interface OverflowedLine {
   tail: string;
 }
 
-export interface LineSink {
+interface LineSink {
   line(text: string): void;
   overflow(line: OverflowedLine): void;
 }

@@ -335,11 +335,13 @@ const allowed: { file: string; specifier: string }[] = [
   { file: 'src/hub/gate/commandGate.ts', specifier: '../../mcp/server.js' },
   { file: 'src/hub/common/hubInfo.ts', specifier: 'node:fs' },
   { file: 'src/hub/common/hubInfo.ts', specifier: './socketProtocol.js' },
+  { file: 'src/hub/common/socketHandshake.ts', specifier: 'node:net' },
   { file: 'src/hub/index.ts', specifier: './hub.js' },
   { file: 'src/hub/index.ts', specifier: './ui/uiStatic.js' },
   { file: 'src/hub/endpoints/mcpHttpEndpoint.ts', specifier: '@modelcontextprotocol/node' },
   // src/shim/
   { file: 'src/shim/hubConnection.ts', specifier: '../hub/common/socketProtocol.js' },
+  { file: 'src/shim/hubConnection.ts', specifier: '../hub/common/socketHandshake.js' },
   { file: 'src/shim/hubConnection.ts', specifier: '../hub/common/hubInfo.js' },
   { file: 'src/shim/forwarder.ts', specifier: '../hub/common/stateDir.js' },
   { file: 'src/shim/forwarder.ts', specifier: '../hub/common/logger.js' },

@@ -11,7 +11,7 @@ import { icon } from './icons.js';
 import { isAgentSession, isNeedsYou, type SessionEntry } from '../sessionFormat.js';
 import type { ApprovalAnswer, UiApproval, UiSession } from '../../../src/ui-protocol/index.js';
 
-export type BannerKind = 'approval' | 'needs-you' | 'control' | 'handed' | 'unsandboxed';
+type BannerKind = 'approval' | 'needs-you' | 'control' | 'handed' | 'unsandboxed';
 
 const KIND_CLASS: Record<BannerKind, string> = {
   approval: 'banner-alert banner-approval',
@@ -21,7 +21,7 @@ const KIND_CLASS: Record<BannerKind, string> = {
   unsandboxed: 'banner-alert banner-unsandboxed',
 };
 
-export interface BannerHandlers {
+interface BannerHandlers {
   onTakeOver(id: string): void;
   onHandBack(id: string): void;
   /** The person's answer to an approval (`id` is the approval's). */
@@ -29,7 +29,7 @@ export interface BannerHandlers {
 }
 
 /** What the banner says about a live session (none for an ended one). */
-export function bannerKind(info: UiSession): BannerKind | null {
+function bannerKind(info: UiSession): BannerKind | null {
   if (info.state === 'exited') return null;
   if (info.approval) return 'approval';
   if (isNeedsYou(info) && info.controller !== 'user') return 'needs-you';

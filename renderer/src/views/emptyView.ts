@@ -5,7 +5,7 @@
 import { html, nothing, render, type TemplateResult } from 'lit-html';
 import { icon } from './icons.js';
 
-export interface EmptyProps {
+interface EmptyProps {
   noSessions: boolean;
   noTab: boolean;
   onNewTerminal(): void;

@@ -8,7 +8,7 @@
 import { html, nothing, render, type TemplateResult } from 'lit-html';
 import type { HeldSettings } from '../../../src/ui-protocol/index.js';
 
-export interface HeldSettingsHandlers {
+interface HeldSettingsHandlers {
   onConfirm(id: string): void;
   onDiscard(id: string): void;
 }

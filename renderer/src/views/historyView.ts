@@ -36,7 +36,7 @@ export interface HistoryViewModel {
   now: number;
 }
 
-export interface HistoryViewHandlers {
+interface HistoryViewHandlers {
   onQuery(value: string): void;
   onKey(event: KeyboardEvent): void;
   onToggleFailed(): void;

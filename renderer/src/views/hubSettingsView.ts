@@ -15,9 +15,9 @@ import { sandboxEditor } from './sandboxSettingsView.js';
 import type { HubSettingsMessage } from '../sessionState.js';
 
 /** What the section needs from the page: send one change (null: back to the default). */
-export type ChangeSetting = (key: string, value: unknown) => void;
+type ChangeSetting = (key: string, value: unknown) => void;
 
-export interface HubSettingsHandlers {
+interface HubSettingsHandlers {
   change: ChangeSetting;
   /** Replace the endpoints' token now (the page asks the person first). */
   rotateToken(): void;

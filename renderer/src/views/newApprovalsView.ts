@@ -9,7 +9,7 @@ import { repeat } from 'lit-html/directives/repeat.js';
 import type { ApprovalAnswer, UiNewApproval } from '../../../src/ui-protocol/index.js';
 import { approvalView } from './bannerView.js';
 
-export interface NewApprovalsHandlers {
+interface NewApprovalsHandlers {
   onAnswer(id: string, answer: ApprovalAnswer, reason?: string): void;
 }
 

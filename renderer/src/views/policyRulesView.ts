@@ -12,9 +12,9 @@ import { live } from 'lit-html/directives/live.js';
 import type { HubSetting } from '../../../src/ui-protocol/index.js';
 import { icon } from './icons.js';
 
-export type RuleAction = 'allow' | 'ask' | 'deny';
+type RuleAction = 'allow' | 'ask' | 'deny';
 
-export interface Rule {
+interface Rule {
   match: string;
   action: RuleAction;
   cwd?: string;
@@ -130,7 +130,7 @@ function readRules(value: unknown): Rule[] {
 }
 
 /** The hub's refusal, cut into what it says of each rule ("policy rule 3 (match): …"). */
-export function problemsByRule(error: string | null): Map<number, string[]> {
+function problemsByRule(error: string | null): Map<number, string[]> {
   const problems = new Map<number, string[]>();
   if (!error) return problems;
   for (const found of error.matchAll(/policy rule (\d+)(?: \(([^)]*)\))?:? ([^;]*)/g)) {

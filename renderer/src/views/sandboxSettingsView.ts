@@ -9,7 +9,7 @@ import { html, nothing, type TemplateResult } from 'lit-html';
 import { live } from 'lit-html/directives/live.js';
 import type { HubSetting } from '../../../src/ui-protocol/index.js';
 
-export interface SandboxSetting {
+interface SandboxSetting {
   filesystem: 'project' | 'read-only' | 'off';
   writable: string[];
   denied: string[];

@@ -12,7 +12,7 @@ import { icon, type IconName } from './icons.js';
 import type { ScrollbackSearch } from '../scrollbackSearch.js';
 import { creatorDetail, creatorName, isAgentSession, sessionTitle, stateBadge, type SessionEntry } from '../sessionFormat.js';
 
-export interface SessionBarProps {
+interface SessionBarProps {
   entry: SessionEntry | null;
   now: number;
   timelineOpen: boolean;

@@ -14,7 +14,7 @@ import { creatorDetail, creatorName, isAgentSession, isNeedsYou, sessionTitle, s
 import type { UiRemote } from '../../../src/ui-protocol/index.js';
 import { groupSessions, machineSections, type GroupMode, type MachineSection, type SessionGroup } from '../sessionGroups.js';
 
-export interface SessionListProps {
+interface SessionListProps {
   entries: SessionEntry[];
   /** The other machines (none: the sidebar is this machine's alone, without a heading). */
   remotes: readonly UiRemote[];

@@ -20,7 +20,7 @@ import type { GroupMode } from '../sessionGroups.js';
 import type { HubSettingsMessage, Welcome } from '../sessionState.js';
 import type { ThemePreference } from '../theme.js';
 
-export interface SettingsValues {
+interface SettingsValues {
   theme: ThemePreference;
   fontSize: number;
   groupMode: GroupMode;
@@ -39,7 +39,7 @@ export interface SettingsProps {
   remotes: readonly UiRemote[];
 }
 
-export interface SettingsHandlers {
+interface SettingsHandlers {
   onTheme(preference: ThemePreference): void;
   onFontSize(px: number): void;
   onGroupMode(mode: GroupMode): void;

@@ -6,7 +6,7 @@ import { html, nothing, render } from 'lit-html';
 import { clientName, shortPath, stateBadge, type SessionEntry } from '../sessionFormat.js';
 import type { ViewMode } from '../terminalView.js';
 
-export interface StatusLineProps {
+interface StatusLineProps {
   entry: SessionEntry | null;
   /** How the terminal in front shows the session (null: no view yet). */
   view: { mode: ViewMode; fontSize: number; baseFontSize: number } | null;

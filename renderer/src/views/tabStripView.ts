@@ -8,7 +8,7 @@ import { repeat } from 'lit-html/directives/repeat.js';
 import { icon } from './icons.js';
 import { creatorDetail, isAgentSession, isNeedsYou, stateBadge, tabLabel, type SessionEntry } from '../sessionFormat.js';
 
-export interface TabStripProps {
+interface TabStripProps {
   tabs: SessionEntry[];
   active: string | null;
   /** Tabs behind another one with output since they were last in front. */

@@ -9,7 +9,7 @@ import { repeat } from 'lit-html/directives/repeat.js';
 import type { UiCommandRecord } from '../../../src/ui-protocol/index.js';
 import { formatClock, formatDuration, formatElapsed } from '../sessionFormat.js';
 
-export interface TimelineProps {
+interface TimelineProps {
   records: readonly UiCommandRecord[];
   /** The command running now and for how long (ms), if one is. */
   running: { command: string; elapsedMs: number } | null;

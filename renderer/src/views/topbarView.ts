@@ -4,7 +4,7 @@ import type { ConnectionStatus } from '../bridge.js';
 import { icon } from './icons.js';
 import type { ThemeName } from '../theme.js';
 
-export interface TopbarElements {
+interface TopbarElements {
   app: HTMLElement;
   conn: HTMLElement;
   themeToggle: HTMLElement;

@@ -26,7 +26,7 @@
  * time (a flood is almost all printable ASCII).
  */
 
-export interface SkipPlan {
+interface SkipPlan {
   /** Bytes to skip from the start of the chunks (always just after a line feed). */
   bytes: number;
   /** Line feeds in the skipped bytes (the tracker counts them as if parsed). */

@@ -18,7 +18,7 @@ export interface SkipTracker {
   skipLineFeeds(count: number): void;
 }
 
-export interface FeedSchedulerOptions {
+interface FeedSchedulerOptions {
   /** The terminal fed: the emulator's own. */
   terminal: HeadlessTerminal;
   tracker: SkipTracker;

@@ -13,11 +13,6 @@ const MODE_P16 = 0x1000000;
 const MODE_P256 = 0x2000000;
 const MODE_RGB = 0x3000000;
 
-/** A reusable cell for one read (xterm fills it in place). */
-export function scratchCell(buffer: IBuffer): IBufferCell {
-  return buffer.getNullCell();
-}
-
 function color(mode: number, value: number): StyledColor | undefined {
   if (mode === MODE_P16 || mode === MODE_P256) return value;
   if (mode === MODE_RGB) return `#${value.toString(16).padStart(6, '0')}`;
@@ -55,7 +50,7 @@ function blanksShow(run: StyledRun): boolean {
 }
 
 /** Runs of `line` from `startCol` up to (not including) `endCol`, appended to `runs` (merged with its last run when the style goes on). */
-export function appendRowRuns(runs: StyledRun[], lastKey: { value: string | null }, line: IBufferLine, cell: IBufferCell, startCol = 0, endCol = line.length): void {
+function appendRowRuns(runs: StyledRun[], lastKey: { value: string | null }, line: IBufferLine, cell: IBufferCell, startCol = 0, endCol = line.length): void {
   for (let x = startCol; x < endCol; x++) {
     line.getCell(x, cell);
     const width = cell.getWidth();
@@ -73,7 +68,7 @@ export function appendRowRuns(runs: StyledRun[], lastKey: { value: string | null
 }
 
 /** Trailing blanks that show nothing, left out (a row of them becomes []). */
-export function trimRow(runs: StyledRun[]): StyledRow {
+function trimRow(runs: StyledRun[]): StyledRow {
   while (runs.length > 0) {
     const last = runs[runs.length - 1]!;
     if (blanksShow(last)) break;

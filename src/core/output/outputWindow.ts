@@ -16,7 +16,7 @@ export interface OutputLines {
   complete: boolean;
 }
 
-export interface OutputWindow {
+interface OutputWindow {
   output: string;
   truncated: boolean;
   total_lines: number;

@@ -120,7 +120,7 @@ function nextTurn(): Promise<void> {
  * Parses /proc/<pid>/stat. The command name (field 2) may hold spaces and parentheses, so the
  * fields are counted from the LAST ')'. After it, field N of proc(5) is at index N - 3.
  */
-export function parseStat(text: string): ProcessInfo | undefined {
+function parseStat(text: string): ProcessInfo | undefined {
   const close = text.lastIndexOf(')');
   if (close < 0) return undefined;
   const pid = Number.parseInt(text, 10);

@@ -24,13 +24,13 @@ import { anchorFrom, candidatesOf, membersOf, type SessionAnchor } from './sessi
 export type KillSignal = 'SIGINT' | 'SIGTERM' | 'SIGKILL';
 
 /** A pid plus its start time: names one process even after the pid number is reused. */
-export interface ProcessIdentity {
+interface ProcessIdentity {
   pid: number;
   startTime: string;
 }
 
 /** A VS Code-style event: subscribing returns something to dispose. Used only to wake early. */
-export type WakeEvent = (listener: () => void) => { dispose(): void };
+type WakeEvent = (listener: () => void) => { dispose(): void };
 
 /** What a kill aims at. */
 export type KillTarget =
@@ -39,7 +39,7 @@ export type KillTarget =
   /** A whole process group (e.g. a program session's own); it has ended when no member lives. */
   | { kind: 'group'; leader: ProcessIdentity };
 
-export interface KillOptions {
+interface KillOptions {
   /** Wait after each signal (ms); missing entries repeat the last one. Default (docs/design.md §2.8): 2000 each. */
   waitsMs: readonly number[];
   /** Signals in order; default SIGINT, SIGTERM, SIGKILL. */
@@ -54,7 +54,7 @@ export interface KillOptions {
   pollMs?: number;
 }
 
-export interface TerminateOptions {
+interface TerminateOptions {
   /** Time the session gets to exit after SIGHUP before SIGKILL (default 500 ms). */
   graceMs?: number;
   /** Bound on the SIGKILL-and-rescan loop (default 5000 ms). */

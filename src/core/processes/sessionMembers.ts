@@ -15,7 +15,7 @@ export interface SessionAnchor {
   sid: number | undefined;
 }
 
-export interface AnchorSource {
+interface AnchorSource {
   sessionId: string;
   shellPid: number;
   /** The session's terminal (Linux tty_nr, macOS tty name); read from the shell when omitted. */

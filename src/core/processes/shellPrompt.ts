@@ -17,7 +17,7 @@ const execFileAsync = promisify(execFile);
  * builtins that read through the line editor itself (bash `read -e`, zsh `vared`, fish `read`)
  * look the same as the prompt.
  */
-export interface ShellPromptProbe {
+interface ShellPromptProbe {
   atPrompt: boolean;
   /**
    * The shell's command line is no longer the one it was started with: it ran `exec` (e.g.

@@ -6,7 +6,7 @@
  */
 
 /** How a process waits: a blocking read, or a wait on a set of descriptors. */
-export type WaitCall = 'read' | 'select' | 'poll' | 'epoll';
+type WaitCall = 'read' | 'select' | 'poll' | 'epoll';
 
 /**
  * The waiting syscalls by number. arm64 (the generic table) has no select, poll or epoll_wait:
@@ -32,7 +32,7 @@ export const WAIT_SYSCALLS: Readonly<Record<'x64' | 'arm64', Readonly<Record<num
 };
 
 /** A waiting syscall and its first two arguments (the rest are pointers we cannot follow). */
-export interface BlockedCall {
+interface BlockedCall {
   call: WaitCall;
   /** read: the fd; select: nfds (highest fd + 1); poll: the array (unreadable); epoll: the epoll fd. */
   arg0: number;

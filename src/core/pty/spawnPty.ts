@@ -20,7 +20,7 @@ export interface HostedPty {
   kill(signal?: NodeJS.Signals): void;
 }
 
-export interface PtySpawnOptions {
+interface PtySpawnOptions {
   name: string;
   cols: number;
   rows: number;

@@ -5,7 +5,7 @@ import type { CommandRecord } from '../types.js';
 /** Command records a live session keeps in memory for the timeline and `read` by seq. */
 export const MAX_COMMAND_RECORDS = 5_000;
 /** A record's `output_head`: this many first lines of the output… */
-export const OUTPUT_HEAD_LINES = 5;
+const OUTPUT_HEAD_LINES = 5;
 /** …each cut at this many characters. */
 export const OUTPUT_HEAD_CHARS = 200;
 
@@ -58,7 +58,7 @@ export class CommandRecords {
  * then its unterminated last line). From the screen, not the bytes: what a person typed at an
  * echo-off prompt never reached it (docs/design.md §2.6).
  */
-export function outputHead(command: Pick<TrackedCommand, 'headLines' | 'endRowText'>): string {
+function outputHead(command: Pick<TrackedCommand, 'headLines' | 'endRowText'>): string {
   const lines = command.headLines.slice(0, OUTPUT_HEAD_LINES);
   if (lines.length < OUTPUT_HEAD_LINES && command.endRowText) lines.push(command.endRowText);
   return lines.map((line) => (line.length > OUTPUT_HEAD_CHARS ? `${line.slice(0, OUTPUT_HEAD_CHARS - 1)}…` : line.trimEnd())).join('\n');

@@ -15,12 +15,12 @@ const PROMPT_WAIT_MS = 2_000;
 const BACKGROUND_WINDOW_MS = 2_000;
 
 /** A command written to the shell whose C mark has not arrived yet. */
-export interface Launching {
+interface Launching {
   command: string;
   since: number;
 }
 
-export interface CommandRunnerOptions {
+interface CommandRunnerOptions {
   /** The session's id, named in errors and in the note on how to read the rest. */
   id: string;
   /** What runs on the terminal: a shell (of a kind), one without integration ('unknown'), or a program (null). */

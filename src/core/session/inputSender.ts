@@ -9,7 +9,7 @@ import { waitFor, type WaitSources } from './waitFor.js';
 /** `send` without `wait`: settle until output is quiet this long (bounded). */
 const SEND_SETTLE: WaitSpec = { idle_ms: 300, timeout_ms: 3_000 };
 
-export interface InputSenderOptions {
+interface InputSenderOptions {
   /** The session's id, named in errors. */
   id: string;
   /** Let agents type into an echo-off (password) prompt (setting allowAgentSecretInput). */

@@ -10,7 +10,7 @@ import type { InputKind } from '../types.js';
 const SCREEN_QUIET_MS = 300;
 
 /** The foreground job waits for the terminal: since when, and for what kind of input. */
-export interface Awaiting {
+interface Awaiting {
   since: number;
   /** Echo off in canonical mode: a password prompt. */
   secret: boolean;
@@ -23,7 +23,7 @@ export interface AwaitedInput {
   kind: InputKind;
 }
 
-export interface InputWatcherOptions {
+interface InputWatcherOptions {
   /** Output quiet this long + a wait on the terminal = awaiting input (setting awaitingInputQuietMs). */
   quietMs: number;
   /** When the PTY last produced output. */

@@ -4,7 +4,7 @@ import type { CommandTracker } from '../shell/commandTracker.js';
 import type { KillResult, SessionState } from '../types.js';
 import { raceOutcome, type ExitWatch } from './raceOutcome.js';
 
-export interface JobKillerOptions {
+interface JobKillerOptions {
   /** The program on the terminal: a shell, or the program itself (in a sandbox: the one found inside it). */
   pid: () => number;
   /**

@@ -40,7 +40,7 @@ interface Modifiers {
   shift: boolean;
 }
 
-export interface KeyModes {
+interface KeyModes {
   applicationCursorKeys: boolean;
 }
 

@@ -11,7 +11,7 @@ import { ErrorCode, SwitchboardError } from '../errors.js';
 import type { MouseRequest } from '../types.js';
 
 /** The most wheel steps one scroll sends. */
-export const MAX_SCROLL_STEPS = 100;
+const MAX_SCROLL_STEPS = 100;
 
 const BUTTONS = { left: MouseButtonCode.Left, middle: MouseButtonCode.Middle, right: MouseButtonCode.Right } as const;
 

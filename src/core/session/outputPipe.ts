@@ -15,7 +15,7 @@ export interface OutputFrame {
  * never because a viewer is slow (docs/design.md §5.4).
  */
 export const EMULATOR_HIGH_WATERMARK = 8_000_000;
-export const EMULATOR_LOW_WATERMARK = 2_000_000;
+const EMULATOR_LOW_WATERMARK = 2_000_000;
 /**
  * The same for the transcript, in bytes queued for `output.log` and not yet on disk: a disk
  * slower than the program pauses the PTY instead of growing the queue (no byte is dropped).

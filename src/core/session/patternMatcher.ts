@@ -2,9 +2,9 @@ import * as vm from 'node:vm';
 import { ErrorCode, SwitchboardError } from '../errors.js';
 
 /** How long one match may run before the pattern is given up (catastrophic backtracking). */
-export const PATTERN_TIME_BUDGET_MS = 100;
+const PATTERN_TIME_BUDGET_MS = 100;
 /** Patterns are tested against at most this much text: bounded input, bounded time. */
-export const PATTERN_MAX_INPUT = 64 * 1024;
+const PATTERN_MAX_INPUT = 64 * 1024;
 const MAX_PATTERN_LENGTH = 1_000;
 /** Attempts cut off by the clock while this process barely ran (a busy machine) are retried. */
 const MAX_STARVED_RETRIES = 3;

@@ -8,7 +8,7 @@ import { raceOutcome, type ExitWatch } from './raceOutcome.js';
 /** How long the re-arm line may take to answer with its R mark (a slow rc-free source). */
 const REARM_WAIT_MS = 2_000;
 
-export interface PromptFallbackOptions {
+interface PromptFallbackOptions {
   shellKind: ShellKind | 'unknown' | null;
   /** The shell's pid (in a sandbox: the shell found inside it, known once its first prompt is up). */
   pid: () => number;

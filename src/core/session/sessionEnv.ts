@@ -24,7 +24,7 @@ export const DEFAULT_SECRET_PATTERNS = [
 /** Never reach any session: the hub's own secrets and the app runtime's variables. */
 const HUB_ONLY = [/^SWITCHBOARD_TOKEN$/, /^ELECTRON_/, /^npm_/, /^SWITCHBOARD_NONCE$/];
 
-export interface SessionEnvOptions {
+interface SessionEnvOptions {
   sessionId: string;
   creator: Creator;
   base: NodeJS.ProcessEnv;

@@ -56,7 +56,7 @@ export interface FinishedCommand {
 /** How often retention runs after the one at startup. */
 const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
 
-export interface OpenRequest {
+interface OpenRequest {
   creator: Creator;
   name?: string;
   cwd?: string;
@@ -72,7 +72,7 @@ export interface OpenRequest {
   sandbox?: boolean;
 }
 
-export interface SessionManagerOptions {
+interface SessionManagerOptions {
   settings: CoreSettings;
   /** Transcripts go to `<stateDir>/sessions/<id>/`; null keeps none (benchmarks). */
   stateDir: string | null;

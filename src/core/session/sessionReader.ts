@@ -31,7 +31,7 @@ export interface SessionEnd {
 }
 
 /** What the reader reads of the emulator: the screen, the history, positions, command output. */
-export type ReadableEmulator = Pick<
+type ReadableEmulator = Pick<
   Emulator,
   | 'tracker'
   | 'screenLines'
@@ -50,7 +50,7 @@ export type ReadableEmulator = Pick<
   | 'styledCommandOutput'
 >;
 
-export interface SessionReaderOptions {
+interface SessionReaderOptions {
   /** The session's id, named in errors and in the notes that say how to read the rest. */
   id: string;
   /** The marks' nonce: a command's output is replayed from the transcript with it. */

@@ -19,7 +19,7 @@ export interface PlannedLaunch {
 }
 
 /** What the PTY spawns instead of the planned program. */
-export interface WrappedLaunch {
+interface WrappedLaunch {
   file: string;
   args: string[];
   env: Record<string, string>;

@@ -11,7 +11,7 @@ export interface HeldOutput {
   readonly byteCount: number;
 }
 
-export interface TerminalHoldOptions {
+interface TerminalHoldOptions {
   /** The terminal's slave side (e.g. /dev/pts/3); none: nothing is held. */
   ttyPath: string | undefined;
   /** The program on the terminal: once it is gone and output has paused, the hold lets go. */

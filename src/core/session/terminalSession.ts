@@ -45,7 +45,7 @@ import type {
   ShellKind,
 } from '../types.js';
 
-export interface TerminalSessionOptions {
+interface TerminalSessionOptions {
   id: string;
   name: string | null;
   creator: Creator;

@@ -5,7 +5,7 @@ import type { ScreenUpdate } from '../types.js';
 /** Output a view is sent as it was printed, at most this much at a time; a view further behind gets the screen. */
 export const VIEW_OUTPUT_MAX_BYTES = 64 * 1024;
 /** Scrollback rows that come with a screen, above it. */
-export const VIEW_SCROLLBACK_ROWS = 100;
+const VIEW_SCROLLBACK_ROWS = 100;
 /**
  * During a flood a screen is taken at most this often per session, however many views ask (as
  * the person's window catches up, sessionViewer.ts): each waits for the parse of what came

@@ -4,7 +4,7 @@ import { PatternMatcher } from './patternMatcher.js';
 import type { ExitWatch } from './raceOutcome.js';
 import type { WaitOutcome, WaitSpec } from '../types.js';
 
-export const DEFAULT_WAIT_TIMEOUT_MS = 10_000;
+const DEFAULT_WAIT_TIMEOUT_MS = 10_000;
 /** Pattern checks are coalesced: at most one per this interval while output streams. */
 const PATTERN_CHECK_INTERVAL_MS = 30;
 /** A wait's pattern sees at most this many rows of new output (bounded input). */
@@ -62,7 +62,7 @@ export function sessionWaitSources(session: WaitableSession, since: OutputPositi
   };
 }
 
-export interface WaitOptions {
+interface WaitOptions {
   /** `exit` resolves at once: nothing is running. */
   nothingRunning: boolean;
   signal?: AbortSignal;

@@ -4,7 +4,7 @@ import { readLines, readLogicalLine } from '../output/bufferText.js';
 import { OSC_CWD, OSC_FINAL_TERM, OSC_VSCODE, markOptions, unescapeCommandLine } from './marks.js';
 
 /** Where a mark was seen: an absolute buffer line (tracked by a marker) and a column. */
-export interface MarkPosition {
+interface MarkPosition {
   marker: IMarker | undefined;
   col: number;
 }

@@ -26,8 +26,6 @@ export const NONCE_ENV = 'SWITCHBOARD_NONCE';
 /** Marks every process of a session so close can find double-forked and setsid children. */
 export const SESSION_ENV = 'SWITCHBOARD_SESSION';
 
-export type MarkKind = 'A' | 'B' | 'C' | 'D' | 'E' | 'R';
-
 /** Unescapes the OSC 633;E command line: `\\` → `\`, `\xNN` → char. */
 export function unescapeCommandLine(value: string): string {
   return value.replace(/\\(\\|x([0-9a-fA-F]{2}))/g, (_m, esc: string, hex?: string) =>

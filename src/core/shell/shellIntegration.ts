@@ -28,7 +28,7 @@ export interface ShellIntegrationPlan {
   detection: Detection;
 }
 
-export interface ShellIntegrationOptions {
+interface ShellIntegrationOptions {
   /** Per-session random token carried by every mark; `[A-Za-z0-9_-]` only. */
   nonce: string;
   /** Start as a login shell (read profile files). */
@@ -60,7 +60,7 @@ export function detectShellKind(shellPath: string): ShellKind | 'unknown' {
 }
 
 /** A `program` that is a shell (its kind; whether a login shell was asked for), or why it is not. */
-export type ProgramShellPlan =
+type ProgramShellPlan =
   | { shell: true; kind: ShellKind; login: boolean }
   | { shell: false; reason: string };
 
@@ -107,7 +107,7 @@ export interface LaunchPlan {
   notShell?: string;
 }
 
-export interface LaunchOptions {
+interface LaunchOptions {
   /** A program to run instead of the configured shell. */
   program?: string;
   /** Where `program` was found (PATH, cwd): a shell is spawned from there, as the default shell is. */

@@ -9,7 +9,7 @@ import { META_FILE, OUTPUT_LOG, TIMING_INTERVAL_BYTES, TIMING_LOG, type SessionM
 const CAST_TERM = 'xterm-256color';
 
 /** asciicast v2 header: https://docs.asciinema.org/manual/asciicast/v2/ */
-export interface AsciicastHeader {
+interface AsciicastHeader {
   version: 2;
   width: number;
   height: number;

@@ -4,7 +4,7 @@ import type { TrackedCommand } from '../shell/commandTracker.js';
 import { ErrorCode, SwitchboardError } from '../errors.js';
 import type { TranscriptCut } from './transcript.js';
 
-export interface ReplayRequest {
+interface ReplayRequest {
   /** The session's output.log. */
   file: string;
   /** The command's transcript range (CommandRecord output_start_byte / output_end_byte). */
@@ -18,7 +18,7 @@ export interface ReplayRequest {
   limit: number;
 }
 
-export interface ReplayResult {
+interface ReplayResult {
   lines: string[];
   /** Every line of the command's output. */
   total: number;
@@ -57,7 +57,7 @@ export async function replayCommandPage(
  * emulator with the same tracker, which keeps just the requested lines as they complete.
  * Memory stays bounded by `limit`, whatever the output's size; time is one parse of it.
  */
-export async function replayCommandOutput(request: ReplayRequest): Promise<ReplayResult> {
+async function replayCommandOutput(request: ReplayRequest): Promise<ReplayResult> {
   const emulator = await Emulator.create({
     cols: request.cols,
     rows: 24,
@@ -94,7 +94,7 @@ export async function replayCommandOutput(request: ReplayRequest): Promise<Repla
   }
 }
 
-export interface HistoryReplayRequest {
+interface HistoryReplayRequest {
   /** The session's output.log. */
   file: string;
   cols: number;
@@ -104,7 +104,7 @@ export interface HistoryReplayRequest {
   limit: number;
 }
 
-export interface HistoryReplayResult {
+interface HistoryReplayResult {
   /** The requested page, oldest first. */
   lines: string[];
   /** Lines of history in the replayed part of the transcript. */
@@ -114,9 +114,9 @@ export interface HistoryReplayResult {
 }
 
 /** `read` view `history` from disk replays at most this much of the transcript's end. */
-export const HISTORY_REPLAY_MAX_BYTES = 64 * 1024 * 1024;
+const HISTORY_REPLAY_MAX_BYTES = 64 * 1024 * 1024;
 /** …and keeps at most this many lines back from the end (as text, not cells). */
-export const HISTORY_REPLAY_MAX_LINES = 100_000;
+const HISTORY_REPLAY_MAX_LINES = 100_000;
 /**
  * Slices fed between two `dropScrollback` calls: a slice scrolls at most one row per byte, so
  * the scratch buffer's scrollback (more than this) never fills and no row goes unseen.

@@ -14,12 +14,12 @@ const STARTING_GRACE_MS = 10 * 60 * 1000;
 /** Session ids are short and plain; anything else never becomes a path. */
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
-export interface SessionStoreOptions {
+interface SessionStoreOptions {
   /** True for sessions this hub runs: they are never listed as closed nor removed. */
   isLive?: (id: string) => boolean;
 }
 
-export interface RetentionPolicy {
+interface RetentionPolicy {
   /** Closed sessions that ended longer ago than this are removed. */
   days: number;
   /** Then the oldest closed sessions go until all transcripts together take less than this. */
@@ -28,7 +28,7 @@ export interface RetentionPolicy {
   now?: number;
 }
 
-export interface RetentionResult {
+interface RetentionResult {
   removed: string[];
   freedBytes: number;
   /** What all session directories take after the run. */

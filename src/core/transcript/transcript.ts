@@ -11,7 +11,7 @@ export const TIMING_LOG = 'timing.jsonl';
 export const META_FILE = 'meta.json';
 
 /** A timing entry is written when this long has passed since the last one… */
-export const TIMING_INTERVAL_MS = 50;
+const TIMING_INTERVAL_MS = 50;
 /** …or when this many bytes arrived since the last one (bounds an asciicast event's size). */
 export const TIMING_INTERVAL_BYTES = 64 * 1024;
 /** Default cap on the bytes one session's `output.log` may hold (setting `transcriptMaxBytes`). */
@@ -74,7 +74,7 @@ export interface TimingHeader {
   rows: number;
 }
 
-export interface TranscriptOptions {
+interface TranscriptOptions {
   /** The terminal size the session starts with (asciicast header). */
   cols?: number;
   rows?: number;
@@ -381,7 +381,7 @@ export class Transcript {
 }
 
 /** Replaces `file` whole or not at all: readers never see a half-written file. */
-export function writeFileAtomic(file: string, data: string): void {
+function writeFileAtomic(file: string, data: string): void {
   const tmp = `${file}.${process.pid}.tmp`;
   try {
     fs.writeFileSync(tmp, data, { mode: 0o600 });

@@ -19,7 +19,7 @@ export function isPersonChannel(channel: UiChannel): boolean {
 }
 
 /** What the person did in the UI. Typing is a byte count, never the bytes (docs/design.md §4.6). */
-export type PersonActionName =
+type PersonActionName =
   | 'take_over'
   | 'hand_back'
   | 'interrupt'

@@ -19,7 +19,7 @@ interface Tally {
   timer: NodeJS.Timeout | null;
 }
 
-export const SUMMARY_WINDOW_MS = 60_000;
+const SUMMARY_WINDOW_MS = 60_000;
 
 export class ToolCallSummary {
   private readonly tallies = new Map<string, Tally>();

@@ -28,7 +28,7 @@ export interface HubRemoteInfo {
   retry_at?: string;
 }
 
-export function hubInfoPath(stateDir: string): string {
+function hubInfoPath(stateDir: string): string {
   return path.join(stateDir, HUB_INFO_FILE);
 }
 

@@ -21,7 +21,7 @@ export interface JsonRpcRequest {
   params?: unknown;
 }
 
-export interface JsonRpcNotification {
+interface JsonRpcNotification {
   jsonrpc: '2.0';
   method: string;
   params?: unknown;
@@ -34,7 +34,7 @@ export interface JsonRpcResponse {
   error?: { code: number; message: string; data?: unknown };
 }
 
-export type Classified =
+type Classified =
   | { kind: 'request'; message: JsonRpcRequest }
   | { kind: 'notification'; message: JsonRpcNotification }
   | { kind: 'response'; message: JsonRpcResponse }
@@ -59,7 +59,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** What one message is sent as: a line of the shim's stdio, or the body of a POST to `/mcp`. */
-export type MessageUnit = 'line' | 'request';
+type MessageUnit = 'line' | 'request';
 
 /**
  * The -32600 answer for a JSON value that is not one JSON-RPC 2.0 message, else undefined: the

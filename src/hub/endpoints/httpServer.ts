@@ -11,7 +11,7 @@ import { guardRequest, uiCookieName, type Credential, type GuardVerdict } from '
 import { createStalledResponses } from './stalledResponses.js';
 
 /** Never anything but loopback (docs/design.md §4.3). */
-export const HTTP_HOST = '127.0.0.1';
+const HTTP_HOST = '127.0.0.1';
 
 /**
  * Keep-alive: the hub keeps an idle connection far longer than it tells clients to keep it, so
@@ -23,15 +23,15 @@ export const HTTP_HOST = '127.0.0.1';
  * 5 s (httpx), 90 s (Go), 300 s (Chromium): all under KEEP_ALIVE_TIMEOUT_MS.
  */
 export const KEEP_ALIVE_ADVERTISED_S = 60;
-export const KEEP_ALIVE_TIMEOUT_MS = 10 * 60_000;
+const KEEP_ALIVE_TIMEOUT_MS = 10 * 60_000;
 /**
  * The time from a request's first byte to the end of its headers (Node ≥ 18 does not count the
  * idle time before it, so it need not exceed the keep-alive timeout): Node's default, on purpose;
  * generous for a loopback client even while the hub's event loop is busy.
  */
-export const HEADERS_TIMEOUT_MS = 60_000;
+const HEADERS_TIMEOUT_MS = 60_000;
 
-export interface HttpServerOptions {
+interface HttpServerOptions {
   /** 0 picks a free port; `HttpServer.port` is the one bound. */
   port: number;
   /** The current token (it may be rotated while the hub runs). */

@@ -13,7 +13,7 @@ import { RateLimitedTransport } from '../transports/rateLimitedTransport.js';
 import type { RateLimit } from '../transports/rateLimiter.js';
 import { StatelessCallLimits } from '../transports/statelessCallLimits.js';
 
-export interface McpHttpEndpointOptions {
+interface McpHttpEndpointOptions {
   createServer: (connection: McpConnection) => McpServer;
   logger: Logger;
   bodyLimitBytes: number;

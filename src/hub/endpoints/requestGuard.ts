@@ -18,9 +18,9 @@ export interface GuardVerdict {
  */
 export type Credential = 'bearer' | 'cookie' | 'key-link' | 'login-code';
 
-export type GuardResult = { ok: true; credential: Credential } | ({ ok: false } & GuardVerdict);
+type GuardResult = { ok: true; credential: Credential } | ({ ok: false } & GuardVerdict);
 
-export interface GuardOptions {
+interface GuardOptions {
   port: number;
   /** The current token (it may be rotated while the hub runs). */
   token: () => string;
@@ -46,11 +46,11 @@ export interface GuardOptions {
 }
 
 /** What a browser shows for a `switchboard ui` link that was used or has expired. */
-export const LOGIN_CODE_REFUSED =
+const LOGIN_CODE_REFUSED =
   'This sign-in link has expired or was already used: each one works once, within a minute. Run `switchboard ui` again to open the UI.';
 
 /** What a browser shows for `/?token=…`: the agents' token is not the person's sign-in. */
-export const TOKEN_LINK_REFUSED =
+const TOKEN_LINK_REFUSED =
   'The token in this address is what agents sign in with; it does not sign a browser in. Open the address `switchboard serve` printed on its terminal (it carries ?key=), or run `switchboard ui`.';
 
 /** The UI cookie's name: per port, since cookies are not isolated by port. */

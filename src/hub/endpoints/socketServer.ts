@@ -25,7 +25,7 @@ import { tokensEqual } from '../state/token.js';
 /** sun_path is 104 bytes on macOS, 108 on Linux (with the terminating NUL). */
 const MAX_SOCKET_PATH_BYTES = 103;
 
-export interface SocketServerOptions {
+interface SocketServerOptions {
   path: string;
   /** The current token (it may be rotated while the hub runs; open connections stay). */
   token: () => string;
@@ -244,7 +244,7 @@ function serveMcp(connection: Connection, options: SocketServerOptions, connecti
 }
 
 /** Why a `login` without the UI key (an older `switchboard ui`, or the token) gets no code. */
-export const LOGIN_NEEDS_KEY = 'a sign-in code needs the person\'s UI key (the ui-key file of the state directory), not the token: the token is what agents hold';
+const LOGIN_NEEDS_KEY = 'a sign-in code needs the person\'s UI key (the ui-key file of the state directory), not the token: the token is what agents hold';
 
 /** The first line: `hello` (then MCP), `login` (one sign-in code, then the end) or `link` (then link frames); `key` checked by the caller. */
 function parseHello(line: string): HelloMessage | (Partial<LoginRequestMessage> & { type: 'login' }) | (Partial<LinkHelloMessage> & { type: 'link' }) | undefined {

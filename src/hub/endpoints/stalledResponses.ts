@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '../common/logger.js';
 
-export interface StalledResponses {
+interface StalledResponses {
   /** Watches `res` until it finishes or closes. */
   watch(res: ServerResponse): void;
   dispose(): void;

@@ -14,7 +14,7 @@ import type { Logger } from '../common/logger.js';
 import { policyOf, type Settings } from '../settings/settings.js';
 import { EMPTY_LINE, typeInto, type LineState } from './typedLine.js';
 
-export interface PolicyGateOptions {
+interface PolicyGateOptions {
   settings: () => Partial<Pick<Settings, 'policy' | 'policyDefault'>>;
   book: ApprovalBook;
   audit: (event: PolicyAuditEvent) => void;

@@ -24,7 +24,7 @@ export interface LineState {
 
 export const EMPTY_LINE: LineState = { text: '', unknown: null };
 
-export interface Typed {
+interface Typed {
   /** The lines submitted, in order (the last one may be the line up to a pasted newline). */
   submitted: LineState[];
   /** The line after the last submit (after a pasted newline: the whole line, which it still holds). */

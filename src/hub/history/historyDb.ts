@@ -69,7 +69,7 @@ const MANY_MATCHES = 50;
 
 const COLUMNS = 'session, seq, command, cwd, exit_code, started_at, duration_ms, creator, output_head';
 
-export interface HistoryDbOptions {
+interface HistoryDbOptions {
   /** How long a write waits for another connection's lock before it fails (SQLITE_BUSY). */
   busyTimeoutMs: number;
 }

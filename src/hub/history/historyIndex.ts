@@ -18,7 +18,7 @@ import type { HistoryReply, HistoryRequest, HistoryWorkerData } from './historyW
 import type { Logger } from '../common/logger.js';
 
 /** The history database's file name in the state dir. */
-export const HISTORY_DB = 'history.db';
+const HISTORY_DB = 'history.db';
 /** How long the worker waits for another process's lock before a write gives up (it is retried). */
 const BUSY_TIMEOUT_MS = 5_000;
 /** While the database is out of reach, how often to try again. */
@@ -29,11 +29,11 @@ const CLOSE_WAIT_MS = 5_000;
 const FILL_BATCH = 2_000;
 
 /** `person` for the person's sessions, else the agent client's name and version. */
-export function creatorName(creator: FinishedCommand['creator']): string {
+function creatorName(creator: FinishedCommand['creator']): string {
   return creator.kind === 'agent' ? creator.client : 'person';
 }
 
-export interface HistoryIndexOptions {
+interface HistoryIndexOptions {
   stateDir: string;
   store: SessionStore;
   logger: Pick<Logger, 'warn' | 'info'>;

@@ -7,7 +7,7 @@
 /** At most this many words are searched; the rest are ignored (a query is a few words). */
 const MAX_WORDS = 16;
 
-export interface WordsQuery {
+interface WordsQuery {
   /** An FTS5 MATCH expression (every word a prefix phrase, all required), or null when no word has letters or digits. */
   match: string | null;
   /** Words with no letter or digit (`|`, `&&`, `>`): matched as text anywhere in the command line. */

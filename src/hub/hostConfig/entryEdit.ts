@@ -14,7 +14,7 @@ export interface EntryEdit {
 /** The file is left untouched; the message says where and why (a line, a key). */
 export class ConfigEditRefused extends Error {}
 
-export interface EntryPlan {
+interface EntryPlan {
   /** The entry to hold: Switchboard's launch keys, then every other key the person had. */
   merged: Record<string, unknown>;
   upToDate: boolean;

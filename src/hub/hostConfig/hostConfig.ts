@@ -8,7 +8,7 @@ import { tomlTableText } from './tomlEntryEditor.js';
 export const HOSTS = ['claude-code', 'cursor', 'claude-desktop', 'vscode', 'codex', 'gemini', 'windsurf', 'zed'] as const;
 export type HostName = (typeof HOSTS)[number];
 
-export interface HostFormat {
+interface HostFormat {
   title: string;
   /** The file the host reads (user scope). */
   file: string;
@@ -146,7 +146,7 @@ function zedConfigDir(env: NodeJS.ProcessEnv): string {
   return path.join(home, '.config', 'zed');
 }
 
-export interface ServerEntry {
+interface ServerEntry {
   type?: 'stdio';
   command: string;
   args: string[];
@@ -181,7 +181,7 @@ export function configText(host: HostName, env: NodeJS.ProcessEnv = process.env)
 }
 
 /** Absolute path of bin/switchboard.js, found from this file (src/ under tests, dist/src/ built). */
-export function binPath(): string {
+function binPath(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++) {
     const candidate = path.join(dir, 'bin', 'switchboard.js');

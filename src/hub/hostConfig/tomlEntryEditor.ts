@@ -10,7 +10,7 @@ import { applySplices, ConfigEditRefused, lineBreakOf, planEntry, type EntryEdit
 import { asRecord, sameData } from './sameData.js';
 import { scanTomlStatements, type TomlStatement } from './tomlStatements.js';
 
-export interface TomlEntryTarget {
+interface TomlEntryTarget {
   /** The table holding servers by name (`mcp_servers`). */
   table: string;
   name: string;

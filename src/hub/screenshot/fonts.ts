@@ -15,7 +15,7 @@ export const SCREENSHOT_FONT_FAMILY = 'Switchboard Mono';
 const FILES = ['DejaVuSansMono.ttf', 'DejaVuSansMono-Bold.ttf', 'DejaVuSansMono-Oblique.ttf', 'DejaVuSansMono-BoldOblique.ttf'];
 
 /** The folder holding the TrueType files. */
-export function fontDirectory(): string {
+function fontDirectory(): string {
   const require = createRequire(import.meta.url);
   return path.join(path.dirname(require.resolve('dejavu-fonts-ttf/package.json')), 'ttf');
 }

@@ -26,7 +26,7 @@ export const SCREENSHOT_GEOMETRY = {
   padding: 8,
 } as const;
 
-export interface RenderOptions {
+interface RenderOptions {
   /** Default dark, as the UI starts. */
   theme?: TerminalThemeName;
 }

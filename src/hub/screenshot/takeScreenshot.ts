@@ -12,7 +12,7 @@ import { renderScreenshot, screenshotSize } from './pngRenderer.js';
  * Why the hub may not write `file` for this session, or null: the hub runs outside every sandbox,
  * so a `path` goes only where the session could write itself (AgentSandbox.refusesWrite).
  */
-export type WriteGuard = (session: string, file: string) => string | null;
+type WriteGuard = (session: string, file: string) => string | null;
 
 export async function takeScreenshot(manager: Pick<SessionManager, 'styledScreen'>, ref: string, request: ScreenshotRequest = {}, guard?: WriteGuard): Promise<Screenshot> {
   const file = request.path;

@@ -30,7 +30,7 @@ interface Group {
 }
 
 /** The person's rules: each group judged as one (a policy's answers depend on its default). */
-export const GUARDED_GROUPS: readonly Group[] = [
+const GUARDED_GROUPS: readonly Group[] = [
   { keys: ['policy', 'policyDefault'], judge: (before, after) => judgePolicy(policyOf(before), policyOf(after)) },
   { keys: ['sandbox'], judge: (before, after) => judgeSandbox(before.sandbox, after.sandbox) },
 ];
@@ -43,7 +43,7 @@ export interface HeldChange {
   changes: (SettingChange & { source: HeldSource })[];
 }
 
-export interface Arrival {
+interface Arrival {
   /** The settings in force (the person's, or accepted as tightenings). */
   accepted: GuardedSettings;
   /** What settings.json now gives (with the `SWITCHBOARD_*` overrides). */
@@ -55,7 +55,7 @@ export interface Arrival {
   personKeys?: readonly string[];
 }
 
-export interface Outcome {
+interface Outcome {
   /** What is in force from now on. */
   accepted: GuardedSettings;
   held: Map<string, HeldSource>;

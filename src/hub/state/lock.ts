@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { processAlive, readHubInfo } from '../common/hubInfo.js';
 
-export const LOCK_FILE = 'hub.lock';
+const LOCK_FILE = 'hub.lock';
 /** Serialises the removal of a stale lock, so two starters never both "recover" it. */
 const BREAK_FILE = 'hub.lock.break';
 /** A break file older than this was left by a crash mid-recovery. */

@@ -16,7 +16,7 @@ const MAX_OUTSTANDING = 32;
 const CODE_BYTES = 32;
 const CODE_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
-export interface LoginCode {
+interface LoginCode {
   code: string;
   expiresInMs: number;
 }

@@ -27,13 +27,8 @@ export interface ApprovalPageOptions {
 }
 
 /** The page's cookie: per port (cookies are not isolated by port), scoped to the approval's path. */
-export function approvalCookieName(port: number): string {
+function approvalCookieName(port: number): string {
   return `switchboard_approval_${port}`;
-}
-
-/** Whether a request is the approval page's (it is then answered by `handleApprovalPage`). */
-export function isApprovalPagePath(urlPath: string): boolean {
-  return urlPath.startsWith('/approval/');
 }
 
 const REFUSED: Record<LinkRefusal, string> = {

@@ -2,7 +2,7 @@ import { Utf8Pieces, wellFormedUtf8, type CommandRecord, type Disposable, type E
 import { FLOW_HIGH_WATERMARK, FLOW_LOW_WATERMARK, FRAME_BATCH_MS, type HubMessage } from '../../ui-protocol/index.js';
 
 /** What a viewer needs of a session (TerminalSession has it). */
-export interface ViewedSession {
+interface ViewedSession {
   readonly id: string;
   readonly onDidFrame: Event<OutputFrame>;
   /** The start of a character the output before the next frame leaves unfinished (0–3 bytes). */
@@ -13,7 +13,7 @@ export interface ViewedSession {
 }
 
 /** The connection a viewer sends on; `bufferedAmount` is what the transport still holds (WebSocket). */
-export interface ViewerTransport {
+interface ViewerTransport {
   send(message: HubMessage): void;
   bufferedAmount(): number;
 }

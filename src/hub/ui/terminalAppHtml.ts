@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { packageRoot } from '../../packageInfo.js';
 import type { Logger } from '../common/logger.js';
 
-export function terminalAppFile(): string {
+function terminalAppFile(): string {
   return path.join(packageRoot(), 'dist', 'apps', 'terminal.html');
 }
 

@@ -44,7 +44,7 @@ export interface UiBridgeTransport {
  * agents), or replace the credentials. The bearer token is what agents hold, so a `/ws`
  * connection signed in with it gets PERSON_ONLY for these (docs/design.md §2.9).
  */
-export const PERSON_ONLY: ReadonlySet<ClientMessage['type']> = new Set<ClientMessage['type']>([
+const PERSON_ONLY: ReadonlySet<ClientMessage['type']> = new Set<ClientMessage['type']>([
   'answerApproval',
   'confirmSettings',
   'discardSettings',
@@ -56,7 +56,7 @@ export const PERSON_ONLY: ReadonlySet<ClientMessage['type']> = new Set<ClientMes
   'rotateToken',
 ]);
 
-export interface UiBridgeLimits extends ViewerLimits {
+interface UiBridgeLimits extends ViewerLimits {
   /** A transport holding more than this many bytes for `stuckMs` is closed. */
   stuckBytes: number;
   stuckMs: number;

@@ -14,7 +14,7 @@ import type { UiHistoryHost } from './uiHistory.js';
 import type { UiRemotes } from './uiRemotes.js';
 
 /** The session list as every UI sees it (live ones, and ended ones until the person closes them). */
-export interface SessionListHost {
+interface SessionListHost {
   /** The hub's version, told in `welcome`. */
   readonly version: string;
   list(): UiSession[];
@@ -28,12 +28,12 @@ export interface SessionListHost {
 }
 
 /** Opening, finding and stopping sessions, and reading their commands: the core's manager. */
-export interface SessionControlHost {
+interface SessionControlHost {
   readonly manager: Pick<SessionManager, 'open' | 'get' | 'sessionsOpenedBy' | 'read' | 'store'>;
 }
 
 /** Commands waiting for the person (docs/design.md §2.9); none: no policy. */
-export interface ApprovalsHost {
+interface ApprovalsHost {
   readonly approvals: Pick<ApprovalBook, 'answer'> | undefined;
   /** Approvals of requests that would start a session (no session shows them). */
   newApprovals(): UiNewApproval[];
@@ -41,7 +41,7 @@ export interface ApprovalsHost {
 }
 
 /** The settings page, the held changes and the credentials. */
-export interface SettingsHost {
+interface SettingsHost {
   readonly settings: Pick<SettingsEditor, 'describe' | 'save' | 'heldChange' | 'confirmHeld' | 'discardHeld' | 'onDidChangeHeld'>;
   /** Every settings page shows the saved settings (called after a save or an answer). */
   settingsChanged(): void;
@@ -52,12 +52,12 @@ export interface SettingsHost {
 }
 
 /** A PNG of a session's screen: the `screenshot` tool's own. */
-export interface ScreenshotHost {
+interface ScreenshotHost {
   screenshot(ref: string, request: ScreenshotRequest): Promise<Screenshot>;
 }
 
 /** What a bridge logs and audits through (every person action goes to the audit log). */
-export interface RecordHost {
+interface RecordHost {
   readonly logger: Logger;
   readonly audit: PersonAuditSink;
 }

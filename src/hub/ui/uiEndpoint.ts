@@ -9,7 +9,7 @@ import { handleApprovalPage, type ApprovalPageOptions } from './approvalPage.js'
 import { defaultRendererDir, isUiAssetPath, serveUiAsset } from './uiStatic.js';
 import { createUiWebSocketServer, type UiWebSocketOptions } from './uiWebSocket.js';
 
-export interface UiEndpointOptions extends UiWebSocketOptions {
+interface UiEndpointOptions extends UiWebSocketOptions {
   /** The built renderer (default: the package's dist/renderer). */
   rendererDir?: string;
   /** An approval's page (`/approval/…`, a URL elicitation's link); none: those paths are 404. */

@@ -14,7 +14,7 @@ import type { PersonAuditSink } from '../audit/personAudit.js';
 type MessageOf<T extends ClientMessage['type']> = Extract<ClientMessage, { type: T }>;
 
 /** Lines of a command's output sent when the page asks for no particular number. */
-export const COMMAND_OUTPUT_DEFAULT_LINES = 1_000;
+const COMMAND_OUTPUT_DEFAULT_LINES = 1_000;
 
 export interface UiHistoryHost {
   history?: HistorySearch;

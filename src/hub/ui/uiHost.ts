@@ -11,7 +11,7 @@ import type { UiRemotes } from './uiRemotes.js';
 import { UiBridge, type UiBridgeTransport } from './uiBridge.js';
 import type { UiBridgeHost } from './uiBridgeHost.js';
 
-export interface UiHostOptions {
+interface UiHostOptions {
   manager: SessionManager;
   audit: PersonAuditSink;
   logger: Logger;

@@ -6,7 +6,7 @@ import type { UiChannel } from '../audit/personAudit.js';
 import type { UiHost } from './uiHost.js';
 
 /** The `/ws` part of the UI's endpoint. */
-export type UiWebSocketServer = Pick<UiEndpoint, 'handleUpgrade' | 'prepare' | 'close'>;
+type UiWebSocketServer = Pick<UiEndpoint, 'handleUpgrade' | 'prepare' | 'close'>;
 
 export interface UiWebSocketOptions {
   host: UiHost;

@@ -268,7 +268,7 @@ async function chooseSession(
 }
 
 /** `execute`'s answer while the person has not decided: nothing typed, no output, the approval named. */
-export interface AwaitingApprovalResult {
+interface AwaitingApprovalResult {
   status: 'awaiting_approval';
   exit_code: null;
   output: '';
@@ -295,12 +295,12 @@ function awaitingApproval(approval: PendingApproval, cwd: string | null, duratio
   };
 }
 
-export function renderAwaitingApproval(result: AwaitingApprovalResult, approval: PendingApproval, args?: Record<string, unknown>): Rendering {
+function renderAwaitingApproval(result: AwaitingApprovalResult, approval: PendingApproval, args?: Record<string, unknown>): Rendering {
   const note = approvalNote(approval, { tool: 'execute', args: args ?? {} });
   return { text: `(not run yet)\n[${note.text}]`, next: note.next };
 }
 
-export function renderExecute(result: ExecuteResult): Rendering {
+function renderExecute(result: ExecuteResult): Rendering {
   const output = result.output.length > 0 ? result.output : '(no output)';
   const where = `session ${result.session}${result.cwd ? `, cwd ${result.cwd}` : ''}`;
   const took = formatDuration(result.duration_ms);

@@ -126,7 +126,7 @@ function readCall(entry: Pick<HistoryEntry, 'session' | 'seq'>): string {
   return call('read', { session: entry.session, view: 'command', seq: entry.seq });
 }
 
-export function renderHistory(page: HistoryPage): Rendering {
+function renderHistory(page: HistoryPage): Rendering {
   const note = page.note ? `\n${page.note}` : '';
   if (page.commands.length === 0) return { text: `No commands found (total ${page.total}).${note}` };
   const lines = [`${page.commands.length} of ${page.total} commands, newest first:`];

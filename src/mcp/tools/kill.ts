@@ -70,7 +70,7 @@ export function registerKill(server: McpServer, deps: ToolDeps): RegisteredTool 
   );
 }
 
-export function renderKill(id: string, result: KillResult, closed: boolean): Rendering {
+function renderKill(id: string, result: KillResult, closed: boolean): Rendering {
   if (closed) return { text: `Session ${id} closed${result.ended_by ? ` (its command ended by ${result.ended_by})` : ''}.` };
   if (result.ended_by === null) return { text: `Nothing was running in session ${id}; it is ${result.state}.` };
   return { text: `Session ${id}: the command ended by ${result.ended_by}; the session is ${result.state}.` };

@@ -69,7 +69,7 @@ export function registerList(server: McpServer, deps: ToolDeps): RegisteredTool 
   );
 }
 
-export function renderList(sessions: readonly SessionInfo[]): Rendering {
+function renderList(sessions: readonly SessionInfo[]): Rendering {
   if (sessions.length === 0) {
     const next = `run a command with ${call('execute', { command: '…' })} (it opens a shell), or open a program with ${call('open', { program: '…' })}`;
     return { text: `No sessions; ${next}.`, next };

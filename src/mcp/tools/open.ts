@@ -134,7 +134,7 @@ function awaitingOpen(approval: PendingApproval): Record<string, unknown> {
 }
 
 /** `shell`: the session takes commands (`execute`), not only keys. */
-export function renderOpen(info: SessionInfo, shell: boolean): Rendering {
+function renderOpen(info: SessionInfo, shell: boolean): Rendering {
   const label = info.name ? ` (${info.name})` : '';
   const next = useSession(info.id, shell);
   const sandbox = info.sandbox?.on ? ` It is ${info.sandbox.summary}.` : '';

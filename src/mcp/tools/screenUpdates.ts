@@ -102,7 +102,7 @@ function updateFields(update: ScreenUpdate): Record<string, unknown> {
   }
 }
 
-export function renderUpdate(info: SessionInfo, update: ScreenUpdate): Rendering {
+function renderUpdate(info: SessionInfo, update: ScreenUpdate): Rendering {
   const what =
     update.kind === 'screen'
       ? `the screen (${update.cols}x${update.rows}, ${update.data.length} characters)`

@@ -53,7 +53,7 @@ export function registerScreenshot(server: McpServer, deps: ToolDeps): Registere
 }
 
 /** The one line beside the image: which session, its size, the cursor, where the file went. */
-export function screenshotLine(shot: Screenshot): string {
+function screenshotLine(shot: Screenshot): string {
   const { screen } = shot;
   const cursor = screen.cursor.visible ? `cursor row ${screen.cursor.row} col ${screen.cursor.col}` : `cursor hidden (row ${screen.cursor.row} col ${screen.cursor.col})`;
   const written = shot.path ? `; written to ${shot.path}` : '';
