@@ -1,11 +1,12 @@
 /**
  * The first exchange on the hub's unix socket (socketProtocol.ts, docs/design.md §4.2), written
- * once for every client: the shim's hubConnection, `status` and `ui` (endpoints/socketClient.ts).
+ * once for every client: the shim's hubConnection, `status` and `ui` (endpoints/socketClient.ts),
+ * and `switchboard remote`'s link to this machine's own hub (remote/socketLink.ts).
  * Connect, send one line, read one reply line of at most MAX_HANDSHAKE_BYTES within a deadline.
  * A `denied` reply is a failure; any other reply is the caller's to judge (welcome, login_code).
  */
 import * as net from 'node:net';
-import { MAX_HANDSHAKE_BYTES, type HelloMessage, type LoginRequestMessage } from './socketProtocol.js';
+import { MAX_HANDSHAKE_BYTES, type HelloMessage, type LinkHelloMessage, type LoginRequestMessage } from './socketProtocol.js';
 
 /**
  * What a host or a person is told: `absent` means no hub answers here (start one), `denied` the
@@ -14,7 +15,7 @@ import { MAX_HANDSHAKE_BYTES, type HelloMessage, type LoginRequestMessage } from
 export type HandshakeFailure = 'absent' | 'denied' | 'protocol';
 
 /** What went wrong, for callers that word it their own way. */
-type HandshakeKind =
+export type HandshakeKind =
   /** The connection failed before a reply (`error` holds the socket's error). */
   | 'connect'
   /** The hub closed the connection before a whole reply line. */
@@ -54,7 +55,7 @@ export interface Handshake {
 const NEWLINE = 0x0a;
 
 /** Connects to `socketPath`, sends `first` as one line and resolves with the hub's one reply. */
-export function socketHandshake(socketPath: string, first: HelloMessage | LoginRequestMessage, timeoutMs: number): Promise<Handshake> {
+export function socketHandshake(socketPath: string, first: HelloMessage | LoginRequestMessage | LinkHelloMessage, timeoutMs: number): Promise<Handshake> {
   return new Promise((resolve, reject) => {
     const socket = net.createConnection(socketPath);
     const chunks: Buffer[] = [];
