@@ -171,74 +171,137 @@ const LAYERS = [
     policiesFor(room(name), {
       message: coreMessage(`src/core/${name}/`),
       refuse: [
-        [area('core-room'), `${RULE}: src/core/${name}/ may import only the rooms below it (${ROOMS.slice(index + 1).join(', ') || 'none'}); ${WHAT} is not one. Room order, top to bottom: ${ROOMS.join(' → ')}; move the shared piece down instead.`],
+        [
+          area('core-room'),
+          `${RULE}: src/core/${name}/ may import only the rooms below it (${ROOMS.slice(index + 1).join(', ') || 'none'}); ${WHAT} is not one. Room order, top to bottom: ${ROOMS.join(' → ')}; move the shared piece down instead.`,
+        ],
         [area('core-entry'), M.entryFromCore],
         [area('mcp', 'policy', 'sandbox', 'hub', 'shim', 'commands', 'cli', 'ui-protocol', 'main', 'renderer'), M.upFromCore],
         [MCP_SDK, M.mcpInCore],
         [ELECTRON, M.electron],
       ],
-      allow: [
-        ...CORE_PACKAGES,
-        area('core-shared', 'package-info'),
-        room(name, ...ROOMS.slice(index + 1)),
-      ],
+      allow: [...CORE_PACKAGES, area('core-shared', 'package-info'), room(name, ...ROOMS.slice(index + 1))],
     }),
   ]),
-  ['src/core/{errors,event,ids,types}.ts', policiesFor(area('core-shared'), {
-    message: only('the shared leaves at src/core/ (errors, event, ids, types)', 'node and each other', 'Every room imports them, so they import no room.'),
-    allow: [NODE, area('core-shared')],
-  })],
-  ['src/core/index.ts', policiesFor(area('core-entry'), {
-    message: only('src/core/index.ts', "the core's own rooms and shared leaves", 'It only re-exports the public surface of the core.'),
-    allow: [area('core-room', 'core-shared')],
-  })],
+  [
+    'src/core/{errors,event,ids,types}.ts',
+    policiesFor(area('core-shared'), {
+      message: only('the shared leaves at src/core/ (errors, event, ids, types)', 'node and each other', 'Every room imports them, so they import no room.'),
+      allow: [NODE, area('core-shared')],
+    }),
+  ],
+  [
+    'src/core/index.ts',
+    policiesFor(area('core-entry'), {
+      message: only('src/core/index.ts', "the core's own rooms and shared leaves", 'It only re-exports the public surface of the core.'),
+      allow: [area('core-room', 'core-shared')],
+    }),
+  ],
 
   // src/mcp/: the core (through its entry), the policy, the MCP SDK, zod.
-  ['src/mcp/**', policiesFor(area('mcp'), {
-    message: only('src/mcp/', 'src/core/index.ts, src/policy/, src/packageInfo.ts, src/mcpIntroduction.ts, the MCP SDK and zod', 'The hub composes MCP, not the other way.'),
-    refuse: [[DEEP_CORE, M.deepCore], [ELECTRON, M.electron]],
-    allow: [area('mcp', 'core-entry', 'policy', 'package-info', 'mcp-introduction'), MCP_SDK, pkg('zod')],
-  })],
+  [
+    'src/mcp/**',
+    policiesFor(area('mcp'), {
+      message: only(
+        'src/mcp/',
+        'src/core/index.ts, src/policy/, src/packageInfo.ts, src/mcpIntroduction.ts, the MCP SDK and zod',
+        'The hub composes MCP, not the other way.',
+      ),
+      refuse: [
+        [DEEP_CORE, M.deepCore],
+        [ELECTRON, M.electron],
+      ],
+      allow: [area('mcp', 'core-entry', 'policy', 'package-info', 'mcp-introduction'), MCP_SDK, pkg('zod')],
+    }),
+  ],
 
   // src/policy/: the person's policy (docs/design.md §2.9), a leaf layer: node, zod, the parser.
-  ['src/policy/**', policiesFor(area('policy'), {
-    message: only('src/policy/', 'node, zod and @vscode/tree-sitter-wasm', 'It decides on a command line alone; the hub and src/mcp/ import it, never the other way.'),
-    refuse: [[area('core-entry', 'core-room', 'core-shared', 'mcp', 'sandbox', 'hub', 'hub-common', 'shim', 'commands', 'cli', 'ui-protocol', 'main', 'renderer'), M.policyUp], [ELECTRON, M.electron]],
-    allow: [area('policy'), NODE, pkg('zod', '@vscode/tree-sitter-wasm')],
-  })],
+  [
+    'src/policy/**',
+    policiesFor(area('policy'), {
+      message: only(
+        'src/policy/',
+        'node, zod and @vscode/tree-sitter-wasm',
+        'It decides on a command line alone; the hub and src/mcp/ import it, never the other way.',
+      ),
+      refuse: [
+        [
+          area('core-entry', 'core-room', 'core-shared', 'mcp', 'sandbox', 'hub', 'hub-common', 'shim', 'commands', 'cli', 'ui-protocol', 'main', 'renderer'),
+          M.policyUp,
+        ],
+        [ELECTRON, M.electron],
+      ],
+      allow: [area('policy'), NODE, pkg('zod', '@vscode/tree-sitter-wasm')],
+    }),
+  ],
 
   // src/sandbox/: the agent sandbox (docs/design.md §2.10), a leaf layer: node, zod, the library
   // it takes the proxy and the macOS profile from, and src/packageInfo.ts for its launcher script.
-  ['src/sandbox/**', policiesFor(area('sandbox'), {
-    message: only('src/sandbox/', 'node, zod, @anthropic-ai/sandbox-runtime and src/packageInfo.ts', 'It plans a session\'s sandbox; the hub imports it, never the other way.'),
-    refuse: [[area('core-entry', 'core-room', 'core-shared', 'mcp', 'policy', 'hub', 'hub-common', 'shim', 'commands', 'cli', 'ui-protocol', 'main', 'renderer'), M.sandboxUp], [ELECTRON, M.electron], [NODE_PTY, M.nodePty]],
-    allow: [area('sandbox', 'package-info'), NODE, pkg('zod', '@anthropic-ai/sandbox-runtime')],
-  })],
+  [
+    'src/sandbox/**',
+    policiesFor(area('sandbox'), {
+      message: only(
+        'src/sandbox/',
+        'node, zod, @anthropic-ai/sandbox-runtime and src/packageInfo.ts',
+        "It plans a session's sandbox; the hub imports it, never the other way.",
+      ),
+      refuse: [
+        [
+          area('core-entry', 'core-room', 'core-shared', 'mcp', 'policy', 'hub', 'hub-common', 'shim', 'commands', 'cli', 'ui-protocol', 'main', 'renderer'),
+          M.sandboxUp,
+        ],
+        [ELECTRON, M.electron],
+        [NODE_PTY, M.nodePty],
+      ],
+      allow: [area('sandbox', 'package-info'), NODE, pkg('zod', '@anthropic-ai/sandbox-runtime')],
+    }),
+  ],
 
   // src/ui-protocol/: zod and its own files (renderer/ imports it).
-  ['src/ui-protocol/**', policiesFor(area('ui-protocol'), {
-    message: only('src/ui-protocol/', 'zod and its own files', 'renderer/ imports it, so it must stay browser-safe and pull in no other src/ module.'),
-    allow: [area('ui-protocol'), pkg('zod')],
-    refuseAfterAllow: [[area('ui-protocol-entry'), `${RULE}: inside src/ui-protocol/, import the file you need, not the entry; ${WHAT} is refused. index.ts is for the other layers, and importing it from a file it re-exports makes a cycle.`]],
-  })],
+  [
+    'src/ui-protocol/**',
+    policiesFor(area('ui-protocol'), {
+      message: only('src/ui-protocol/', 'zod and its own files', 'renderer/ imports it, so it must stay browser-safe and pull in no other src/ module.'),
+      allow: [area('ui-protocol'), pkg('zod')],
+      refuseAfterAllow: [
+        [
+          area('ui-protocol-entry'),
+          `${RULE}: inside src/ui-protocol/, import the file you need, not the entry; ${WHAT} is refused. index.ts is for the other layers, and importing it from a file it re-exports makes a cycle.`,
+        ],
+      ],
+    }),
+  ],
 
   // src/terminalThemes.ts: the terminal's colours, plain data the renderer and the hub share.
-  ['src/terminalThemes.ts', policiesFor(area('terminal-themes'), {
-    message: only('src/terminalThemes.ts', 'nothing', 'It is plain data the renderer and the hub share, so it pulls in neither Node nor the browser.'),
-    allow: [],
-  })],
+  [
+    'src/terminalThemes.ts',
+    policiesFor(area('terminal-themes'), {
+      message: only('src/terminalThemes.ts', 'nothing', 'It is plain data the renderer and the hub share, so it pulls in neither Node nor the browser.'),
+      allow: [],
+    }),
+  ],
 
   // src/packageInfo.ts: a leaf every Node layer may import.
-  ['src/packageInfo.ts', policiesFor(area('package-info'), {
-    message: only('src/packageInfo.ts', 'node', 'Every Node layer imports it, so it imports no layer.'),
-    allow: [NODE],
-  })],
+  [
+    'src/packageInfo.ts',
+    policiesFor(area('package-info'), {
+      message: only('src/packageInfo.ts', 'node', 'Every Node layer imports it, so it imports no layer.'),
+      allow: [NODE],
+    }),
+  ],
 
   // src/mcpIntroduction.ts: what the MCP server says of itself, plain data the server and the shim share.
-  ['src/mcpIntroduction.ts', policiesFor(area('mcp-introduction'), {
-    message: only('src/mcpIntroduction.ts', 'nothing', 'It is plain data src/mcp/ and the shim share, so the shim answers server/discover without loading MCP code.'),
-    allow: [],
-  })],
+  [
+    'src/mcpIntroduction.ts',
+    policiesFor(area('mcp-introduction'), {
+      message: only(
+        'src/mcpIntroduction.ts',
+        'nothing',
+        'It is plain data src/mcp/ and the shim share, so the shim answers server/discover without loading MCP code.',
+      ),
+      allow: [],
+    }),
+  ],
 
   // src/hub/: rooms in one order, the composition root, the one entry.
   [
@@ -254,9 +317,16 @@ const LAYERS = [
   ...HUB_ROOMS.filter((name) => name !== 'common').map((name, index) => [
     `src/hub/${name}/**`,
     policiesFor(hubRoom(name), {
-      message: only(`src/hub/${name}/`, 'its own files, the rooms of src/hub/ below it, src/core/index.ts, src/mcp/, src/policy/, src/sandbox/, src/ui-protocol/index.ts, src/packageInfo.ts, src/terminalThemes.ts, node and packages', `Room order, top to bottom: ${HUB_ROOMS.join(' → ')}.`),
+      message: only(
+        `src/hub/${name}/`,
+        'its own files, the rooms of src/hub/ below it, src/core/index.ts, src/mcp/, src/policy/, src/sandbox/, src/ui-protocol/index.ts, src/packageInfo.ts, src/terminalThemes.ts, node and packages',
+        `Room order, top to bottom: ${HUB_ROOMS.join(' → ')}.`,
+      ),
       refuse: [
-        [area('hub-room'), `${RULE}: src/hub/${name}/ may import only its own files and the rooms below it (${HUB_ROOMS.slice(index + 1).join(', ')}); ${WHAT} is not one. Room order, top to bottom: ${HUB_ROOMS.join(' → ')}; move the shared piece down, or declare an interface here that the composition root fills.`],
+        [
+          area('hub-room'),
+          `${RULE}: src/hub/${name}/ may import only its own files and the rooms below it (${HUB_ROOMS.slice(index + 1).join(', ')}); ${WHAT} is not one. Room order, top to bottom: ${HUB_ROOMS.join(' → ')}; move the shared piece down, or declare an interface here that the composition root fills.`,
+        ],
         [area('hub-root', 'hub-entry'), M.hubComposes],
         [DEEP_CORE, M.deepCore],
         [area('ui-protocol'), M.deepProtocol],
@@ -267,94 +337,186 @@ const LAYERS = [
         NODE,
         ANY_PACKAGE,
       ],
-      refuseAfterAllow: [[ELECTRON, M.electron], [NODE_PTY, M.nodePty]],
+      refuseAfterAllow: [
+        [ELECTRON, M.electron],
+        [NODE_PTY, M.nodePty],
+      ],
     }),
   ]),
-  ['src/hub/common/**', policiesFor(hubRoom('common'), {
-    message: M.hubCommon,
-    allow: [hubRoom('common'), NODE],
-  })],
-  ['src/hub/hub.ts', policiesFor(area('hub-root'), {
-    message: only('src/hub/hub.ts', "the hub's rooms, src/core/index.ts, src/mcp/, src/policy/, src/sandbox/, src/ui-protocol/index.ts, src/packageInfo.ts, src/terminalThemes.ts, node and packages", 'Nothing in src/ imports src/commands/, src/cli.ts, main/ or renderer/: they depend on the hub.'),
-    refuse: [[DEEP_CORE, M.deepCore], [area('ui-protocol'), M.deepProtocol], [area('hub-entry'), M.hubComposes]],
-    allow: [area('hub-room', 'mcp', 'policy', 'sandbox', 'core-entry', 'ui-protocol-entry', 'package-info', 'terminal-themes'), NODE, ANY_PACKAGE],
-    refuseAfterAllow: [[ELECTRON, M.electron], [NODE_PTY, M.nodePty]],
-  })],
-  ['src/hub/index.ts', policiesFor(area('hub-entry'), {
-    message: only('src/hub/index.ts', 'src/hub/hub.ts and the rooms of src/hub/', 'It only re-exports the public surface of the hub.'),
-    allow: [area('hub-root', 'hub-room')],
-  })],
+  [
+    'src/hub/common/**',
+    policiesFor(hubRoom('common'), {
+      message: M.hubCommon,
+      allow: [hubRoom('common'), NODE],
+    }),
+  ],
+  [
+    'src/hub/hub.ts',
+    policiesFor(area('hub-root'), {
+      message: only(
+        'src/hub/hub.ts',
+        "the hub's rooms, src/core/index.ts, src/mcp/, src/policy/, src/sandbox/, src/ui-protocol/index.ts, src/packageInfo.ts, src/terminalThemes.ts, node and packages",
+        'Nothing in src/ imports src/commands/, src/cli.ts, main/ or renderer/: they depend on the hub.',
+      ),
+      refuse: [
+        [DEEP_CORE, M.deepCore],
+        [area('ui-protocol'), M.deepProtocol],
+        [area('hub-entry'), M.hubComposes],
+      ],
+      allow: [area('hub-room', 'mcp', 'policy', 'sandbox', 'core-entry', 'ui-protocol-entry', 'package-info', 'terminal-themes'), NODE, ANY_PACKAGE],
+      refuseAfterAllow: [
+        [ELECTRON, M.electron],
+        [NODE_PTY, M.nodePty],
+      ],
+    }),
+  ],
+  [
+    'src/hub/index.ts',
+    policiesFor(area('hub-entry'), {
+      message: only('src/hub/index.ts', 'src/hub/hub.ts and the rooms of src/hub/', 'It only re-exports the public surface of the hub.'),
+      allow: [area('hub-root', 'hub-room')],
+    }),
+  ],
 
   // src/shim/: a thin forwarder (docs/design.md §4.4).
-  ['src/shim/**', policiesFor(area('shim'), {
-    message: only('src/shim/', 'node, src/packageInfo.ts, src/mcpIntroduction.ts and src/hub/common/', 'It forwards JSON-RPC lines to the hub and loads nothing else.'),
-    refuse: [
-      [area('hub'), M.shimHub],
-      [area('core-entry', 'core-room', 'core-shared', 'mcp', 'policy', 'sandbox'), M.shimCore],
-      [MCP_SDK, M.shimCore],
-      [ELECTRON, M.electron],
-    ],
-    allow: [area('shim', 'hub-common', 'package-info', 'mcp-introduction'), NODE],
-  })],
+  [
+    'src/shim/**',
+    policiesFor(area('shim'), {
+      message: only(
+        'src/shim/',
+        'node, src/packageInfo.ts, src/mcpIntroduction.ts and src/hub/common/',
+        'It forwards JSON-RPC lines to the hub and loads nothing else.',
+      ),
+      refuse: [
+        [area('hub'), M.shimHub],
+        [area('core-entry', 'core-room', 'core-shared', 'mcp', 'policy', 'sandbox'), M.shimCore],
+        [MCP_SDK, M.shimCore],
+        [ELECTRON, M.electron],
+      ],
+      allow: [area('shim', 'hub-common', 'package-info', 'mcp-introduction'), NODE],
+    }),
+  ],
 
   // src/commands/ and src/cli.ts: the command line.
-  ['src/commands/**', policiesFor(area('commands'), {
-    message: only('src/commands/', 'src/hub/index.ts (and the light rooms src/hub/common/ and src/hub/hostConfig/), src/mcp/, src/shim/, src/core/index.ts, src/packageInfo.ts, node and packages', 'src/cli.ts dispatches to the commands, not the other way.'),
-    refuse: [[DEEP_CORE, M.deepCore], [area('hub'), M.deepHub]],
-    allow: [area('commands', 'hub-entry', 'mcp', 'shim', 'core-entry', 'package-info'), hubRoom('common', 'hostConfig'), NODE, ANY_PACKAGE],
-    refuseAfterAllow: [[ELECTRON, M.electron], [NODE_PTY, M.nodePty]],
-  })],
+  [
+    'src/commands/**',
+    policiesFor(area('commands'), {
+      message: only(
+        'src/commands/',
+        'src/hub/index.ts (and the light rooms src/hub/common/ and src/hub/hostConfig/), src/mcp/, src/shim/, src/core/index.ts, src/packageInfo.ts, node and packages',
+        'src/cli.ts dispatches to the commands, not the other way.',
+      ),
+      refuse: [
+        [DEEP_CORE, M.deepCore],
+        [area('hub'), M.deepHub],
+      ],
+      allow: [area('commands', 'hub-entry', 'mcp', 'shim', 'core-entry', 'package-info'), hubRoom('common', 'hostConfig'), NODE, ANY_PACKAGE],
+      refuseAfterAllow: [
+        [ELECTRON, M.electron],
+        [NODE_PTY, M.nodePty],
+      ],
+    }),
+  ],
   // The shim's command loads what the shim loads: of src/hub/ only its common/ room.
-  ['src/commands/mcp.ts', policiesFor(area('commands'), {
-    message: only('src/commands/mcp.ts', 'src/shim/, src/hub/common/, src/packageInfo.ts and node', 'It runs the shim, which forwards lines and loads nothing else.'),
-    refuse: [[area('hub'), M.mcpCommandHub], [area('core-entry', 'core-room', 'core-shared', 'mcp', 'policy', 'sandbox'), M.shimCore], [MCP_SDK, M.shimCore], [ELECTRON, M.electron]],
-    allow: [area('shim', 'hub-common', 'package-info'), NODE],
-  })],
-  ['src/cli.ts', policiesFor(area('cli'), {
-    message: only('src/cli.ts', 'src/commands/, src/hub/index.ts, src/mcp/, src/shim/, src/core/index.ts, src/packageInfo.ts, node and packages', 'It is the outermost entry point.'),
-    refuse: [[DEEP_CORE, M.deepCore], [area('hub'), M.deepHub]],
-    allow: [area('commands', 'hub-entry', 'mcp', 'shim', 'core-entry', 'package-info'), NODE, ANY_PACKAGE],
-    refuseAfterAllow: [[ELECTRON, M.electron], [NODE_PTY, M.nodePty]],
-  })],
+  [
+    'src/commands/mcp.ts',
+    policiesFor(area('commands'), {
+      message: only(
+        'src/commands/mcp.ts',
+        'src/shim/, src/hub/common/, src/packageInfo.ts and node',
+        'It runs the shim, which forwards lines and loads nothing else.',
+      ),
+      refuse: [
+        [area('hub'), M.mcpCommandHub],
+        [area('core-entry', 'core-room', 'core-shared', 'mcp', 'policy', 'sandbox'), M.shimCore],
+        [MCP_SDK, M.shimCore],
+        [ELECTRON, M.electron],
+      ],
+      allow: [area('shim', 'hub-common', 'package-info'), NODE],
+    }),
+  ],
+  [
+    'src/cli.ts',
+    policiesFor(area('cli'), {
+      message: only(
+        'src/cli.ts',
+        'src/commands/, src/hub/index.ts, src/mcp/, src/shim/, src/core/index.ts, src/packageInfo.ts, node and packages',
+        'It is the outermost entry point.',
+      ),
+      refuse: [
+        [DEEP_CORE, M.deepCore],
+        [area('hub'), M.deepHub],
+      ],
+      allow: [area('commands', 'hub-entry', 'mcp', 'shim', 'core-entry', 'package-info'), NODE, ANY_PACKAGE],
+      refuseAfterAllow: [
+        [ELECTRON, M.electron],
+        [NODE_PTY, M.nodePty],
+      ],
+    }),
+  ],
 
   // main/: Electron only; reaches the core through the hub.
-  ['main/**', policiesFor(area('main'), {
-    message: only('main/', 'src/hub/index.ts, src/ui-protocol/index.ts, src/packageInfo.ts, node, electron, electron-store and zod', 'main/ holds no business logic: it reaches the core through src/hub/index.ts (and never imports src/cli.ts, src/commands/ or renderer/).'),
-    refuse: [[area('ui-protocol'), M.deepProtocol], [area('hub'), M.deepHub]],
-    allow: [area('main', 'hub-entry', 'ui-protocol-entry', 'package-info'), NODE, pkg('electron', 'electron-store', 'zod')],
-  })],
+  [
+    'main/**',
+    policiesFor(area('main'), {
+      message: only(
+        'main/',
+        'src/hub/index.ts, src/ui-protocol/index.ts, src/packageInfo.ts, node, electron, electron-store and zod',
+        'main/ holds no business logic: it reaches the core through src/hub/index.ts (and never imports src/cli.ts, src/commands/ or renderer/).',
+      ),
+      refuse: [
+        [area('ui-protocol'), M.deepProtocol],
+        [area('hub'), M.deepHub],
+      ],
+      allow: [area('main', 'hub-entry', 'ui-protocol-entry', 'package-info'), NODE, pkg('electron', 'electron-store', 'zod')],
+    }),
+  ],
 
   // renderer/: browser only.
-  ['renderer/**', policiesFor(area('renderer'), {
-    message: only('renderer/', 'src/ui-protocol/index.ts, src/terminalThemes.ts and browser packages (@xterm/*, lit-html, zod)', 'It talks to the hub through a Bridge.'),
-    refuse: [
-      [NODE, M.rendererNode],
-      [ELECTRON, M.rendererElectron],
-      [NODE_PTY, M.rendererNode],
-      [area('main'), M.rendererMain],
-      [{ file: { path: 'src/**' } }, M.rendererSrc],
-      [area('ui-protocol'), M.deepProtocol],
-    ],
-    allow: [area('renderer', 'ui-protocol-entry', 'terminal-themes'), pkg('@xterm/*', 'lit-html', 'zod')],
-  })],
+  [
+    'renderer/**',
+    policiesFor(area('renderer'), {
+      message: only(
+        'renderer/',
+        'src/ui-protocol/index.ts, src/terminalThemes.ts and browser packages (@xterm/*, lit-html, zod)',
+        'It talks to the hub through a Bridge.',
+      ),
+      refuse: [
+        [NODE, M.rendererNode],
+        [ELECTRON, M.rendererElectron],
+        [NODE_PTY, M.rendererNode],
+        [area('main'), M.rendererMain],
+        [{ file: { path: 'src/**' } }, M.rendererSrc],
+        [area('ui-protocol'), M.deepProtocol],
+      ],
+      allow: [area('renderer', 'ui-protocol-entry', 'terminal-themes'), pkg('@xterm/*', 'lit-html', 'zod')],
+    }),
+  ],
 
   // apps/: MCP Apps (docs/design.md §3.7), browser only, each built into one HTML document.
-  ['apps/**', [
-    ...policiesFor(area('app'), {
-      message: only('apps/', 'src/terminalThemes.ts, @xterm/xterm and the types of @modelcontextprotocol/ext-apps', 'An app reaches the hub only through its host.'),
-      refuse: [
-        [NODE, M.appNode],
-        [ELECTRON, M.appNode],
-        [NODE_PTY, M.appNode],
-        [area('main', 'renderer'), M.appUi],
-        [{ file: { path: 'src/**' } }, M.appSrc],
-        [pkg('@modelcontextprotocol/*'), M.appSdk],
-      ],
-      allow: [area('app', 'terminal-themes'), pkg('@xterm/xterm')],
-    }),
-    // The spec's message types, checked at compile time and gone from the bundle.
-    { from: area('app'), allow: { to: pkg('@modelcontextprotocol/ext-apps'), dependency: { kind: 'type' } } },
-  ]],
+  [
+    'apps/**',
+    [
+      ...policiesFor(area('app'), {
+        message: only(
+          'apps/',
+          'src/terminalThemes.ts, @xterm/xterm and the types of @modelcontextprotocol/ext-apps',
+          'An app reaches the hub only through its host.',
+        ),
+        refuse: [
+          [NODE, M.appNode],
+          [ELECTRON, M.appNode],
+          [NODE_PTY, M.appNode],
+          [area('main', 'renderer'), M.appUi],
+          [{ file: { path: 'src/**' } }, M.appSrc],
+          [pkg('@modelcontextprotocol/*'), M.appSdk],
+        ],
+        allow: [area('app', 'terminal-themes'), pkg('@xterm/xterm')],
+      }),
+      // The spec's message types, checked at compile time and gone from the bundle.
+      { from: area('app'), allow: { to: pkg('@modelcontextprotocol/ext-apps'), dependency: { kind: 'type' } } },
+    ],
+  ],
 ];
 
 export default defineConfig([

@@ -95,7 +95,12 @@ function change(a: number[], b: number[]): string {
 const tables: string[] = [];
 
 function table(title: string, rows: [metric: string, a: number[], b: number[], format: (value: number) => string][]): void {
-  const lines = [`### ${title}`, '', `| metric | ${sides[0].name} | ${sides[1].name} | ${sides[1].name} vs ${sides[0].name} (medians) |`, '| --- | --- | --- | --- |'];
+  const lines = [
+    `### ${title}`,
+    '',
+    `| metric | ${sides[0].name} | ${sides[1].name} | ${sides[1].name} vs ${sides[0].name} (medians) |`,
+    '| --- | --- | --- | --- |',
+  ];
   for (const [metric, a, b, format] of rows) lines.push(`| ${metric} | ${spread(a, format)} | ${spread(b, format)} | ${change(a, b)} |`);
   tables.push(lines.join('\n'));
 }
@@ -113,7 +118,15 @@ async function sustained(): Promise<void> {
   try {
     for (const side of sides) hubs.push(await startHub({ ...transcriptCap(flood.size, 1 + turns), ...side.env }, [], side.root, side.node));
     const sessions: [CatSession, CatSession] = [await openCatSession(hubs[0]!), await openCatSession(hubs[1]!)];
-    const by = sides.map(() => ({ ratio: [] as number[], rate: [] as number[], bare: [] as number[], main: [] as number[], process: [] as number[], lost: 0, paired: [] as number[] }));
+    const by = sides.map(() => ({
+      ratio: [] as number[],
+      rate: [] as number[],
+      bare: [] as number[],
+      main: [] as number[],
+      process: [] as number[],
+      lost: 0,
+      paired: [] as number[],
+    }));
     for (let turn = 0; turn <= turns; turn++) {
       const ratios: number[] = [0, 0];
       for (const index of order(turn)) {
@@ -122,7 +135,9 @@ async function sustained(): Promise<void> {
         const run = await sessions[index]!.cat(flood.file, flood.size, flood.expected);
         const lost = Math.max(0, flood.expected - run.kept);
         ratios[index] = run.rate / bareRate;
-        log(`sustained turn ${turn}${turn === 0 ? ' (uncounted)' : ''} ${sides[index]!.name}: ${mibs(run.rate)} vs ${mibs(bareRate)} alone = ${ratios[index]!.toFixed(2)}×, main ${run.mainCpuMs} ms, process ${run.processCpuMs} ms${lost > 0 ? `, LOST ${lost}` : ''}`);
+        log(
+          `sustained turn ${turn}${turn === 0 ? ' (uncounted)' : ''} ${sides[index]!.name}: ${mibs(run.rate)} vs ${mibs(bareRate)} alone = ${ratios[index]!.toFixed(2)}×, main ${run.mainCpuMs} ms, process ${run.processCpuMs} ms${lost > 0 ? `, LOST ${lost}` : ''}`,
+        );
         const into = by[index]!;
         into.lost += lost;
         if (turn === 0) continue;
@@ -204,7 +219,12 @@ async function floodRss(side: Side): Promise<FloodRun> {
       const start = now();
       let result;
       try {
-        result = await tool(agent, 'execute', { session, command: `head -c ${floodMb}M /dev/zero | tr '\\0' a | fold -w 100`, timeout_ms: 600_000, max_lines: 4 }, 660_000);
+        result = await tool(
+          agent,
+          'execute',
+          { session, command: `head -c ${floodMb}M /dev/zero | tr '\\0' a | fold -w 100`, timeout_ms: 600_000, max_lines: 4 },
+          660_000,
+        );
       } finally {
         clearInterval(sampler);
       }
@@ -214,7 +234,13 @@ async function floodRss(side: Side): Promise<FloodRun> {
       peak = Math.max(peak, rss(hub.pid));
       await collectGarbage(hub);
       await sleep(1_000);
-      return { before, peak, collected: rss(hub.pid), rate: (floodMb * MiB) / (elapsed / 1000), cpu: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore };
+      return {
+        before,
+        peak,
+        collected: rss(hub.pid),
+        rate: (floodMb * MiB) / (elapsed / 1000),
+        cpu: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
+      };
     } finally {
       await agent.close();
     }
@@ -224,7 +250,14 @@ async function floodRss(side: Side): Promise<FloodRun> {
 }
 
 async function flood(): Promise<void> {
-  const by = sides.map(() => ({ before: [] as number[], peak: [] as number[], growth: [] as number[], collected: [] as number[], rate: [] as number[], cpu: [] as number[] }));
+  const by = sides.map(() => ({
+    before: [] as number[],
+    peak: [] as number[],
+    growth: [] as number[],
+    collected: [] as number[],
+    rate: [] as number[],
+    cpu: [] as number[],
+  }));
   for (let turn = 0; turn < turns; turn++) {
     for (const index of order(turn)) {
       const run = await floodRss(sides[index]!);
@@ -235,7 +268,9 @@ async function flood(): Promise<void> {
       into.collected.push(run.collected);
       into.rate.push(run.rate);
       if (run.cpu !== null) into.cpu.push(run.cpu);
-      log(`flood turn ${turn} ${sides[index]!.name}: before ${mebi(run.before)}, peak ${mebi(run.peak)}, after GC ${mebi(run.collected)}, ${mibs(run.rate)}, CPU ${run.cpu} ms`);
+      log(
+        `flood turn ${turn} ${sides[index]!.name}: before ${mebi(run.before)}, peak ${mebi(run.peak)}, after GC ${mebi(run.collected)}, ${mibs(run.rate)}, CPU ${run.cpu} ms`,
+      );
     }
   }
   const [a, b] = by as [(typeof by)[0], (typeof by)[0]];
@@ -285,7 +320,9 @@ async function execute(): Promise<void> {
       ["each turn's median", ...medians, millis2],
       ["each turn's p95", ...p95s, millis2],
     ]);
-    tables.push(`all calls: ${sides[0].name} median ${millis2(median(all[0]))} p95 ${millis2(percentile(all[0], 95))}; ${sides[1].name} median ${millis2(median(all[1]))} p95 ${millis2(percentile(all[1], 95))}`);
+    tables.push(
+      `all calls: ${sides[0].name} median ${millis2(median(all[0]))} p95 ${millis2(percentile(all[0], 95))}; ${sides[1].name} median ${millis2(median(all[1]))} p95 ${millis2(percentile(all[1], 95))}`,
+    );
   } finally {
     await Promise.all(clients.map((client) => client.close()));
     await Promise.all(hubs.map((hub) => hub.stop()));
@@ -293,7 +330,14 @@ async function execute(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const describe = (side: Side): string => `${side.name}: ${side.root}${side.node === process.execPath ? '' : ` on ${side.node}`}${Object.keys(side.env).length > 0 ? ` with ${Object.entries(side.env).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}`;
+  const describe = (side: Side): string =>
+    `${side.name}: ${side.root}${side.node === process.execPath ? '' : ` on ${side.node}`}${
+      Object.keys(side.env).length > 0
+        ? ` with ${Object.entries(side.env)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(' ')}`
+        : ''
+    }`;
   const header = `A/B ${new Date().toISOString().slice(0, 16)} · ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'} · ${os.platform()} ${os.release()} · Node ${process.version}\n${describe(sides[0])}\n${describe(sides[1])}`;
   log(header);
   const run: Record<string, () => Promise<void>> = { sustained, scrollback, flood, execute };

@@ -17,7 +17,18 @@ import { HistoryIndex } from '../src/hub/history/historyIndex.js';
 import { shimClient, startHub, tool } from './hubProcess.js';
 import { median, ms, now, percentile, ratio, type Row } from './stats.js';
 
-const COMMANDS = ['npm test', 'npm run build', 'git status', 'git commit -m "wip"', 'ls -la', 'cargo build --release', 'pytest -x tests/', 'make -j4', 'docker compose up -d', 'grep -rn TODO src/'];
+const COMMANDS = [
+  'npm test',
+  'npm run build',
+  'git status',
+  'git commit -m "wip"',
+  'ls -la',
+  'cargo build --release',
+  'pytest -x tests/',
+  'make -j4',
+  'docker compose up -d',
+  'grep -rn TODO src/',
+];
 const PROJECTS = 50;
 
 function record(seq: number, startedAt: number, i: number): CommandRecord {
@@ -93,7 +104,9 @@ export async function historyAtScale(rows: Row[], sessions: number, perSession: 
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const rebuilt = now() - started;
-    const size = fs.statSync(path.join(home, 'history.db')).size + (fs.existsSync(path.join(home, 'history.db-wal')) ? fs.statSync(path.join(home, 'history.db-wal')).size : 0);
+    const size =
+      fs.statSync(path.join(home, 'history.db')).size +
+      (fs.existsSync(path.join(home, 'history.db-wal')) ? fs.statSync(path.join(home, 'history.db-wal')).size : 0);
 
     const cases: [string, Record<string, unknown>][] = [
       ['text (`npm test`, 10 % match)', { query: 'npm test' }],
@@ -134,12 +147,21 @@ export async function historyAtScale(rows: Row[], sessions: number, perSession: 
 async function writeCost(rows: Row[], count: number): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bench-historywrite-'));
   try {
-    const index = new HistoryIndex({ stateDir: dir, store: new SessionStore(path.join(dir, 'sessions')), logger: { warn: () => undefined, info: () => undefined } });
+    const index = new HistoryIndex({
+      stateDir: dir,
+      store: new SessionStore(path.join(dir, 'sessions')),
+      logger: { warn: () => undefined, info: () => undefined },
+    });
     const flush = (index as unknown as { flush(): void }).flush.bind(index);
     const samples: number[] = [];
     const start = now();
     for (let i = 0; i < count; i++) {
-      const finished: FinishedCommand = { session: `w${i % 20}`, name: null, creator: { kind: 'agent', client: 'bench 1.0' }, record: record(Math.floor(i / 20) + 1, Date.now(), i) };
+      const finished: FinishedCommand = {
+        session: `w${i % 20}`,
+        name: null,
+        creator: { kind: 'agent', client: 'bench 1.0' },
+        record: record(Math.floor(i / 20) + 1, Date.now(), i),
+      };
       const t = now();
       index.add(finished);
       flush();
@@ -155,7 +177,20 @@ async function writeCost(rows: Row[], count: number): Promise<void> {
     const direct: number[] = [];
     for (let i = 0; i < Math.min(count, 5_000); i++) {
       const r = record(i + 1, Date.now(), i);
-      const row: HistoryRow = { session: 'd', session_name: null, seq: r.seq, command: r.command, cwd: r.cwd, exit_code: r.exit_code, started_at: r.started_at, duration_ms: 1_200, creator: 'bench 1.0', output_head: r.output_head!, output_start_byte: 0, output_end_byte: 1 };
+      const row: HistoryRow = {
+        session: 'd',
+        session_name: null,
+        seq: r.seq,
+        command: r.command,
+        cwd: r.cwd,
+        exit_code: r.exit_code,
+        started_at: r.started_at,
+        duration_ms: 1_200,
+        creator: 'bench 1.0',
+        output_head: r.output_head!,
+        output_start_byte: 0,
+        output_end_byte: 1,
+      };
       const t = now();
       db.add([row]);
       direct.push(now() - t);

@@ -32,7 +32,11 @@ const WAITING: Waiting[] = [
   { name: 'bash `read -s` (password)', command: "read -s -p 'pw: ' x", kind: 'secret' },
   { name: 'python3 `input()`', command: `python3 -c 'input("name? ")'`, kind: 'line' },
   { name: 'python3 REPL', command: 'python3', kind: 'line' },
-  { name: 'node readline question', command: `node -e 'require("readline").createInterface({input:process.stdin,output:process.stdout}).question("node? ",()=>process.exit(0))'`, kind: 'line' },
+  {
+    name: 'node readline question',
+    command: `node -e 'require("readline").createInterface({input:process.stdin,output:process.stdout}).question("node? ",()=>process.exit(0))'`,
+    kind: 'line',
+  },
   { name: 'node REPL', command: 'node', kind: 'line' },
   { name: 'nested `bash --norc`', command: 'bash --norc', kind: 'line' },
   { name: 'vim', command: 'vim -n -u NONE bench-vim.txt', kind: 'screen' },

@@ -51,9 +51,18 @@ export async function interruptUnderFlood(rows: Row[], runs: number, floodMs: nu
         if (answer.ended_by !== 'SIGINT') throw new Error(`kill SIGINT did not end ${command}: ${JSON.stringify(answer).slice(0, 300)}`);
       }
     }
-    const vsQuiet = (name: string, value: number, base: number): Row => ({ case: name, value: ms(value), baseline: `${ms(base)} (the same on a quiet sleep)`, ratio: ratio(value, base) });
+    const vsQuiet = (name: string, value: number, base: number): Row => ({
+      case: name,
+      value: ms(value),
+      baseline: `${ms(base)} (the same on a quiet sleep)`,
+      ratio: ratio(value, base),
+    });
     rows.push(
-      vsQuiet(`\`send\` ctrl+c with wait.exit, answered, ${floodMs / 1000} s into \`base64 /dev/urandom\`, median (n=${runs})`, median(ctrlC.flood), median(ctrlC.quiet)),
+      vsQuiet(
+        `\`send\` ctrl+c with wait.exit, answered, ${floodMs / 1000} s into \`base64 /dev/urandom\`, median (n=${runs})`,
+        median(ctrlC.flood),
+        median(ctrlC.quiet),
+      ),
       vsQuiet(`\`kill\` SIGINT, answered, ${floodMs / 1000} s into \`yes\`, median (n=${runs})`, median(kill.flood), median(kill.quiet)),
     );
     await agent.close();

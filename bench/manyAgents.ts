@@ -159,11 +159,20 @@ export async function manyAgents(rows: Row[], rounds: number): Promise<void> {
     lap('saturated, flood');
 
     const n = quiet.execute.length;
-    const vsQuiet = (name: string, value: number, base: number): Row => ({ case: name, value: ms(value), baseline: `${ms(base)} (same calls, no flood)`, ratio: ratio(value, base) });
+    const vsQuiet = (name: string, value: number, base: number): Row => ({
+      case: name,
+      value: ms(value),
+      baseline: `${ms(base)} (same calls, no flood)`,
+      ratio: ratio(value, base),
+    });
     const loudSamples = loud.value;
     const perSecond = (samples: Samples): number => samples.calls / (samples.ms / 1000);
     rows.push(
-      vsQuiet(`${AGENTS} agents × ${SESSIONS} sessions (${SHIM_AGENTS} via shim, ${AGENTS - SHIM_AGENTS} via HTTP, mixed commands, ${THINK_MIN_MS}–${THINK_MAX_MS} ms between calls) during a \`yes\` flood: \`list\` p50 (n=${n})`, percentile(loudSamples.list, 50), percentile(quiet.list, 50)),
+      vsQuiet(
+        `${AGENTS} agents × ${SESSIONS} sessions (${SHIM_AGENTS} via shim, ${AGENTS - SHIM_AGENTS} via HTTP, mixed commands, ${THINK_MIN_MS}–${THINK_MAX_MS} ms between calls) during a \`yes\` flood: \`list\` p50 (n=${n})`,
+        percentile(loudSamples.list, 50),
+        percentile(quiet.list, 50),
+      ),
       vsQuiet('… `list` p99', percentile(loudSamples.list, 99), percentile(quiet.list, 99)),
       vsQuiet(`… \`execute echo\` p50 (n=${n})`, percentile(loudSamples.execute, 50), percentile(quiet.execute, 50)),
       vsQuiet('… `execute echo` p99', percentile(loudSamples.execute, 99), percentile(quiet.execute, 99)),
@@ -182,7 +191,11 @@ export async function manyAgents(rows: Row[], rounds: number): Promise<void> {
         baseline: `${perSecond(saturated).toFixed(0)}/s (no flood)`,
         ratio: ratio(perSecond(saturatedLoud.value), perSecond(saturated)),
       },
-      vsQuiet('… `execute echo` p99 at saturation (queueing behind the other agents)', percentile(saturatedLoud.value.execute, 99), percentile(saturated.execute, 99)),
+      vsQuiet(
+        '… `execute echo` p99 at saturation (queueing behind the other agents)',
+        percentile(saturatedLoud.value.execute, 99),
+        percentile(saturated.execute, 99),
+      ),
     );
   } finally {
     const stopping = now();

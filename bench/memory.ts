@@ -116,7 +116,12 @@ export async function memory(rows: Row[], floodMiB: number, settleSeconds: numbe
       const start = now();
       let result;
       try {
-        result = await tool(agent, 'execute', { session: flood, command: `head -c ${floodMiB}M /dev/zero | tr '\\0' a | fold -w 100`, timeout_ms: 600_000, max_lines: 4 }, 660_000);
+        result = await tool(
+          agent,
+          'execute',
+          { session: flood, command: `head -c ${floodMiB}M /dev/zero | tr '\\0' a | fold -w 100`, timeout_ms: 600_000, max_lines: 4 },
+          660_000,
+        );
       } finally {
         clearInterval(sampler);
       }
@@ -133,14 +138,24 @@ export async function memory(rows: Row[], floodMiB: number, settleSeconds: numbe
       const perFull = (withFull - warm) / SESSIONS;
       rows.push(
         { case: 'hub RSS, idle (`switchboard serve`, no client yet)', value: mib(idle), baseline: `${mib(bare)} (bare \`node -e\`)`, ratio: ratio(idle, bare) },
-        { case: 'hub RSS, one MCP client connected (HTTP), no session', value: mib(connected), baseline: `${mib(idle)} (idle hub)`, ratio: ratio(connected, idle) },
+        {
+          case: 'hub RSS, one MCP client connected (HTTP), no session',
+          value: mib(connected),
+          baseline: `${mib(idle)} (idle hub)`,
+          ratio: ratio(connected, idle),
+        },
         {
           case: "hub RSS after its first session, opened and closed (one-time: xterm's module)",
           value: mib(warm),
           baseline: `${mib(connected)} (hub, client connected)`,
           ratio: ratio(warm, connected),
         },
-        { case: `RSS per idle shell session (${SESSIONS} open, delta / ${SESSIONS} over the warm hub)`, value: mib(perIdle), baseline: `${mib(warm)} (hub after its first session)`, ratio: ratio(perIdle, warm) },
+        {
+          case: `RSS per idle shell session (${SESSIONS} open, delta / ${SESSIONS} over the warm hub)`,
+          value: mib(perIdle),
+          baseline: `${mib(warm)} (hub after its first session)`,
+          ratio: ratio(perIdle, warm),
+        },
         {
           case: `RSS per agent session with full default scrollback (agentScrollback; \`seq 1 ${FILL_LINES}\` in each, delta / ${SESSIONS})`,
           value: mib(perFull),
@@ -160,7 +175,12 @@ export async function memory(rows: Row[], floodMiB: number, settleSeconds: numbe
           baseline: `${mib(withFull)} (before the flood)`,
           ratio: ratio(settled.value, withFull),
         },
-        { case: '… after a full GC (what the hub still holds)', value: mib(collected), baseline: `${mib(withFull)} (before the flood)`, ratio: ratio(collected, withFull) },
+        {
+          case: '… after a full GC (what the hub still holds)',
+          value: mib(collected),
+          baseline: `${mib(withFull)} (before the flood)`,
+          ratio: ratio(collected, withFull),
+        },
       );
     } finally {
       await agent.close();

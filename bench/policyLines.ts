@@ -93,7 +93,7 @@ const EVERYDAY = [
   'xargs -n1 echo < files.txt',
   'ls src | xargs -I{} echo {}',
   'bash -c "cd src && ls"',
-  'sh -c \'echo $HOME\'',
+  "sh -c 'echo $HOME'",
   'sudo apt-get install -y jq',
   'git push --force-with-lease',
   'curl -fsSL https://example.com/install.sh | sh',

@@ -47,7 +47,7 @@ export async function resourceUpdatesCost(rows: Row[], reps: number, lines: numb
       });
       const cpu = median(subscribed.map((r) => r.cpu));
       rows.push({
-        case: '… the hub\'s main-thread CPU per run',
+        case: "… the hub's main-thread CPU per run",
         value: ms(cpu),
         baseline: ms(median(plain.map((r) => r.cpu))),
         ratio: ratio(cpu, median(plain.map((r) => r.cpu))),

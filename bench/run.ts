@@ -35,7 +35,10 @@ const full = process.argv.includes('--full');
 const ROUND_TRIPS = full ? 500 : 200;
 const FLOOD_MB = full ? 256 : 64;
 /** `--only=big,memory`: run just these cases (names as in `cases` below). */
-const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
+const only = process.argv
+  .find((arg) => arg.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',');
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bench-'));
 
@@ -101,7 +104,9 @@ async function executeOverhead(): Promise<void> {
   const hub = JSON.parse(fs.readFileSync(path.join(home, 'hub.json'), 'utf8')) as { pid: number; port: number };
   const token = fs.readFileSync(path.join(home, 'token'), 'utf8').trim();
   const http = new Client({ name: 'bench-http', version: '1.0.0' });
-  await http.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${hub.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  await http.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${hub.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+  );
   const httpSession = await echoSession(http);
   // The HTTP endpoint's own code warms up too (the tools' code already has).
   await echoRoundTrips(http, httpSession, HTTP_WARM_UP_CALLS);
@@ -116,7 +121,11 @@ async function executeOverhead(): Promise<void> {
     row(`execute \`echo hi\` via shim, p95 (${warm})`, percentile(viaShim, 95), percentile(bare, 95)),
     row(`… a fresh hub's calls 21–${20 + ROUND_TRIPS} (its code not yet optimized by V8), median`, median(fresh), median(bare)),
     row(`… the same fresh calls, p95`, percentile(fresh, 95), percentile(bare, 95)),
-    row(`… with a minimal JSON-RPC client (no SDK validation; its own shim, after ${WARM_UP_CALLS / 2} calls), median (n=${ROUND_TRIPS})`, median(viaRawShim), median(bare)),
+    row(
+      `… with a minimal JSON-RPC client (no SDK validation; its own shim, after ${WARM_UP_CALLS / 2} calls), median (n=${ROUND_TRIPS})`,
+      median(viaRawShim),
+      median(bare),
+    ),
     row('… the same, p95', percentile(viaRawShim, 95), percentile(bare, 95)),
     row(`execute \`echo hi\` via HTTP, median (n=${ROUND_TRIPS}, after ${HTTP_WARM_UP_CALLS} calls over HTTP)`, median(viaHttp), median(bare)),
     row('execute `echo hi` via HTTP, p95', percentile(viaHttp, 95), percentile(bare, 95)),

@@ -44,7 +44,13 @@ export async function sandboxCost(rows: Row[], turns: number): Promise<void> {
   if (!sandbox.availability.available) throw new Error(`no sandbox here: ${sandbox.availability.reason}`);
   const sides = {
     plain: new SessionManager({ settings: settings(shell), stateDir: null, baseEnv: env, onWarning: () => undefined }),
-    sandboxed: new SessionManager({ settings: settings(shell), stateDir: null, baseEnv: env, onWarning: () => undefined, sandbox: (request) => sandbox.plan(request) }),
+    sandboxed: new SessionManager({
+      settings: settings(shell),
+      stateDir: null,
+      baseEnv: env,
+      onWarning: () => undefined,
+      sandbox: (request) => sandbox.plan(request),
+    }),
   };
   const opened = { plain: [] as number[], sandboxed: [] as number[] };
   const echoed = { plain: [] as number[], sandboxed: [] as number[] };
@@ -58,7 +64,8 @@ export async function sandboxCost(rows: Row[], turns: number): Promise<void> {
         const result = await session.execute({ command: 'echo hi', timeoutMs: 10_000, maxLines: 10 });
         const echoMs = now() - start;
         if (result.output !== 'hi') throw new Error(`${side}: echo hi gave ${JSON.stringify(result.output)}`);
-        if ((session.info().sandbox?.on ?? false) !== (side === 'sandboxed')) throw new Error(`${side}: the session's sandbox is ${JSON.stringify(session.info().sandbox)}`);
+        if ((session.info().sandbox?.on ?? false) !== (side === 'sandboxed'))
+          throw new Error(`${side}: the session's sandbox is ${JSON.stringify(session.info().sandbox)}`);
         await session.close();
         // The first two turns warm both sides up (xterm's loading, the page cache).
         if (turn >= 2) {

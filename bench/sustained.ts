@@ -179,7 +179,12 @@ async function measure(rows: Row[], flood: { file: string; size: number; expecte
       baseline: `${mib(median(pairs.map((pair) => pair.bare)))}/s (node-pty alone)`,
       ratio: `${median(ratios).toFixed(2)}×`,
     });
-    rows.push({ case: '… ratio of each run to the baseline run just before it', value: ratios.map((r) => `${r.toFixed(2)}×`).join(', '), baseline: '—', ratio: '—' });
+    rows.push({
+      case: '… ratio of each run to the baseline run just before it',
+      value: ratios.map((r) => `${r.toFixed(2)}×`).join(', '),
+      baseline: '—',
+      ratio: '—',
+    });
     rows.push({
       case: "… the fresh hub's first `cat` before them (not in the median)",
       value: `${mib(fresh.hub)}/s${fresh.hubCpu === null ? '' : `, main thread ${Math.round(fresh.hubCpu)} ms`}`,

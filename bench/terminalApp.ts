@@ -91,7 +91,12 @@ export async function terminalAppCost(rows: Row[], turns: number, reps: number, 
       for (let i = 0; i < 50; i++) await Promise.all([tool(client, 'screen_updates', cursor), tool(client, 'list', {})]);
       const idle = await timed(turns, () => tool(client, 'screen_updates', cursor));
       const list = await timed(turns, () => tool(client, 'list', {}));
-      rows.push({ case: `terminal app: \`screen_updates\` with nothing new, via HTTP (median of ${turns})`, value: ms(idle), baseline: `${ms(list)}: \`list\``, ratio: ratio(idle, list) });
+      rows.push({
+        case: `terminal app: \`screen_updates\` with nothing new, via HTTP (median of ${turns})`,
+        value: ms(idle),
+        baseline: `${ms(list)}: \`list\``,
+        ratio: ratio(idle, list),
+      });
       const screen = await timed(turns, () => tool(client, 'screen_updates', { session }));
       const read = await timed(turns, () => tool(client, 'read', { session, view: 'screen', format: 'ansi' }));
       rows.push({

@@ -106,10 +106,14 @@ async function keyLatencies(page: Page, count: number, label: string): Promise<n
       samples.push(await page.evaluate(() => window.__bench!.result));
     }
     await page.keyboard.press('Control+u');
-    await page.waitForFunction((line) => !(document.querySelector('.term-host:not([hidden]) .xterm-rows')?.textContent ?? '').replace(/\u00a0/g, ' ').includes(line), typed, {
-      timeout: 10_000,
-      polling: 'raf',
-    });
+    await page.waitForFunction(
+      (line) => !(document.querySelector('.term-host:not([hidden]) .xterm-rows')?.textContent ?? '').replace(/\u00a0/g, ' ').includes(line),
+      typed,
+      {
+        timeout: 10_000,
+        polling: 'raf',
+      },
+    );
   }
   return samples;
 }
@@ -129,7 +133,15 @@ export async function viewerUnderFlood(rows: Row[], keys: number): Promise<void>
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       timeout: 30_000,
-      args: ['--no-sandbox', '--headless', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--headless',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     const url = `http://127.0.0.1:${hub.port}/?key=${hub.uiKey}`;
     const watcherContext = await browser.newContext({ viewport: { width: 1360, height: 820 }, colorScheme: 'dark' });
@@ -150,7 +162,9 @@ export async function viewerUnderFlood(rows: Row[], keys: number): Promise<void>
     // The person's own terminal, in front in their window (the agent's tab stays open behind it).
     await person.locator('#new-terminal').click();
     await person.locator('.tab.user.active').waitFor();
-    await person.waitForFunction(() => (window as unknown as { switchboard?: { inspect(): { view(): { mode: string } | null } } }).switchboard?.inspect().view()?.mode === 'fit');
+    await person.waitForFunction(
+      () => (window as unknown as { switchboard?: { inspect(): { view(): { mode: string } | null } } }).switchboard?.inspect().view()?.mode === 'fit',
+    );
     await person.locator('.term-host:not([hidden]) .xterm').click();
     await person.keyboard.type('echo ready-$((6*7))');
     await person.keyboard.press('Enter');
@@ -186,10 +200,17 @@ export async function viewerUnderFlood(rows: Row[], keys: number): Promise<void>
 
     if (process.env.BENCH_VIEWER_SAMPLES) {
       for (const [name, run] of Object.entries({ quiet, loud, closed })) {
-        process.stderr.write(`viewer ${name}: ${run.keys.map((value) => value.toFixed(0)).join(' ')} | fps ${run.watcherFps.toFixed(0)}/${run.personFps.toFixed(0)}\n`);
+        process.stderr.write(
+          `viewer ${name}: ${run.keys.map((value) => value.toFixed(0)).join(' ')} | fps ${run.watcherFps.toFixed(0)}/${run.personFps.toFixed(0)}\n`,
+        );
       }
     }
-    const fpsRow = (name: string, value: number, base: number): Row => ({ case: name, value: `${value.toFixed(0)} fps`, baseline: `${base.toFixed(0)} fps (no flood)`, ratio: ratio(value, base) });
+    const fpsRow = (name: string, value: number, base: number): Row => ({
+      case: name,
+      value: `${value.toFixed(0)} fps`,
+      baseline: `${base.toFixed(0)} fps (no flood)`,
+      ratio: ratio(value, base),
+    });
     rows.push(
       {
         case: `viewer: key → echo on screen in the person's own terminal while an agent tab floods (\`yes\`), p95 (n=${keys})`,

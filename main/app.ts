@@ -82,7 +82,13 @@ export class SwitchboardApp {
     const logger = options.logger;
     serveApp(protocol, options.rendererDir ?? defaultRendererDir());
     this.window = new MainWindow({ preload: options.preload ?? preloadPath(), logger, platform: this.platform });
-    this.ipc = new IpcBridge({ ipcMain, host: hub.ui, windowContents: () => this.window.contents, logger, notificationSettings: notificationSettingsOf(preferences) });
+    this.ipc = new IpcBridge({
+      ipcMain,
+      host: hub.ui,
+      windowContents: () => this.window.contents,
+      logger,
+      notificationSettings: notificationSettingsOf(preferences),
+    });
 
     this.trayBridge = hub.ui.createBridge({ send: (message) => this.trayReply(message), channel: 'menu' });
     this.trayBridge.receive({ type: 'hello', protocol: UI_PROTOCOL_VERSION });

@@ -34,7 +34,6 @@ export const APP_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-
 const NOT_BUILT_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Switchboard</title></head>
 <body><h1>Switchboard</h1><p>The UI is not built: run <code>npm run build</code>.</p></body></html>

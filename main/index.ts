@@ -44,9 +44,7 @@ let phase: 'running' | 'stopping' | 'stopped' = 'running';
 
 if (!app.requestSingleInstanceLock()) {
   const holder = readHubInfo(stateDir);
-  logger.warn(
-    `another Switchboard app${holder ? ` (pid ${holder.pid})` : ''} already runs for ${stateDir}; it opens its window instead. Exiting.`,
-  );
+  logger.warn(`another Switchboard app${holder ? ` (pid ${holder.pid})` : ''} already runs for ${stateDir}; it opens its window instead. Exiting.`);
   app.exit(1);
 } else {
   if (process.platform === 'darwin') app.dock?.hide();

@@ -51,7 +51,12 @@ class NotificationPolicy {
       const took = before.runningSince === null ? null : now - before.runningSince;
       const exit = session.last_exit_code;
       if (exit !== null && exit !== 0) {
-        return { kind: 'failed', session: session.id, title: `Command failed (exit ${exit})`, body: `${command} — ${who}${took === null ? '' : `, after ${formatDuration(took)}`}` };
+        return {
+          kind: 'failed',
+          session: session.id,
+          title: `Command failed (exit ${exit})`,
+          body: `${command} — ${who}${took === null ? '' : `, after ${formatDuration(took)}`}`,
+        };
       }
       if (took !== null && took >= this.longCommandMs()) {
         return { kind: 'finished', session: session.id, title: 'Command finished', body: `${command} — ${who}, after ${formatDuration(took)}` };

@@ -72,7 +72,8 @@ export class AppPreferencesStore {
   update(patch: Partial<Record<keyof AppPreferences, unknown>>): AppPreferences {
     const next = this.raw();
     for (const [key, value] of Object.entries(patch)) {
-      if (!Object.hasOwn(AppPreferencesSchema.shape, key)) throw new Error(`"${key}" is not a preference of the app's (${PREFERENCE_KEYS.join(', ')}); the hub's settings are changed through the hub.`);
+      if (!Object.hasOwn(AppPreferencesSchema.shape, key))
+        throw new Error(`"${key}" is not a preference of the app's (${PREFERENCE_KEYS.join(', ')}); the hub's settings are changed through the hub.`);
       if (value === undefined) delete next[key];
       else next[key] = value;
     }
@@ -118,7 +119,10 @@ export function moveLegacyPreferences(
     if (!Object.hasOwn(found, key)) continue;
     const parsed = AppPreferencesSchema.partial().safeParse({ [key]: found[key] });
     if (parsed.success) movable[key] = found[key];
-    else logger.warn(`preferences: ${key} in ${SETTINGS_FILE} was not moved (${describeSettingsIssues(parsed.error.issues)}); the default applies until it is set on the settings page`);
+    else
+      logger.warn(
+        `preferences: ${key} in ${SETTINGS_FILE} was not moved (${describeSettingsIssues(parsed.error.issues)}); the default applies until it is set on the settings page`,
+      );
   }
   const keys = Object.keys(movable);
   if (keys.length === 0) return;

@@ -218,7 +218,13 @@ function sessionSubmenu(session: UiSession): MenuItemModel[] {
 /** Allow once, Allow for 30 min, Deny for one approval; `key` makes the items' ids (a session's id, or the approval's). */
 function approvalAnswers(approval: UiApproval, key: string): MenuItemModel[] {
   return [
-    { kind: 'item', id: `allowOnce:${key}`, label: 'Allow once', enabled: true, action: { type: 'answerApproval', approval: approval.id, answer: 'allow_once' } },
+    {
+      kind: 'item',
+      id: `allowOnce:${key}`,
+      label: 'Allow once',
+      enabled: true,
+      action: { type: 'answerApproval', approval: approval.id, answer: 'allow_once' },
+    },
     {
       kind: 'item',
       id: `allow30m:${key}`,
@@ -291,13 +297,21 @@ function sessionItem(session: UiSession): MenuItemModel {
     label: sessionLabel(session),
     enabled: true,
     submenu: sessionSubmenu(session),
-    toolTip: session.approval ? approvalToolTip(session.approval) : [session.cwd, session.command].filter((x): x is string => Boolean(x)).join(' — ') || session.id,
+    toolTip: session.approval
+      ? approvalToolTip(session.approval)
+      : [session.cwd, session.command].filter((x): x is string => Boolean(x)).join(' — ') || session.id,
   };
 }
 
 /** A machine's heading: this one, or a remote and how its link is (why it is down). */
 function machineHeading(name: string, remote: UiRemote | undefined): MenuItemModel {
-  const state = !remote ? '' : remote.state === 'connected' ? ' — connected' : remote.state === 'connecting' ? ' — connecting…' : ` — disconnected${remote.problem ? `: ${truncate(remote.problem.message, 48)}` : ''}`;
+  const state = !remote
+    ? ''
+    : remote.state === 'connected'
+      ? ' — connected'
+      : remote.state === 'connecting'
+        ? ' — connecting…'
+        : ` — disconnected${remote.problem ? `: ${truncate(remote.problem.message, 48)}` : ''}`;
   return {
     kind: 'item',
     id: `machine:${name}`,
@@ -326,7 +340,8 @@ function sessionsByMachine(ordered: readonly UiSession[], remotes: readonly UiRe
     }
     items.push(...stopClientItems(machine.sessions, name || undefined));
   }
-  if (ordered.length > max) items.push({ kind: 'item', id: 'more-sessions', label: `… and ${ordered.length - max} more (Open Switchboard)`, enabled: true, action: { type: 'open' } });
+  if (ordered.length > max)
+    items.push({ kind: 'item', id: 'more-sessions', label: `… and ${ordered.length - max} more (Open Switchboard)`, enabled: true, action: { type: 'open' } });
   return items;
 }
 
@@ -337,7 +352,14 @@ export function buildTrayMenu(sessions: readonly UiSession[], options: TrayMenuO
   const menu: MenuModel = [{ kind: 'item', id: 'open', label: 'Open Switchboard', enabled: true, action: { type: 'open' } }];
   const waiting = options.settingsWaiting ?? [];
   if (waiting.length > 0) {
-    menu.push({ kind: 'item', id: 'settingsWaiting', label: 'Settings change waiting — review…', enabled: true, action: { type: 'settings' }, toolTip: waiting.join('; ') });
+    menu.push({
+      kind: 'item',
+      id: 'settingsWaiting',
+      label: 'Settings change waiting — review…',
+      enabled: true,
+      action: { type: 'settings' },
+      toolTip: waiting.join('; '),
+    });
   }
   menu.push({ kind: 'separator' });
   menu.push(...newApprovalItems(options.approvals ?? []));

@@ -73,7 +73,8 @@ const appCss = [
 if (/<\/script/i.test(js)) throw new Error('apps/terminal: the bundle contains "</script", which would end the inline script');
 if (/<\/style/i.test(appCss)) throw new Error('apps/terminal: the styles contain "</style", which would end the inline style');
 const template = await readFile(path.join(APP_SOURCE, 'index.html'), 'utf8');
-if (!template.includes('/*@APP_JS@*/') || !template.includes('/*@APP_CSS@*/')) throw new Error('apps/terminal/index.html lacks its /*@APP_JS@*/ or /*@APP_CSS@*/ slot');
+if (!template.includes('/*@APP_JS@*/') || !template.includes('/*@APP_CSS@*/'))
+  throw new Error('apps/terminal/index.html lacks its /*@APP_JS@*/ or /*@APP_CSS@*/ slot');
 // Functions as replacements: `$` in the code is not a replacement pattern.
 const html = template.replace('/*@APP_CSS@*/', () => appCss).replace('/*@APP_JS@*/', () => js.trimEnd());
 await mkdir(APP_OUT, { recursive: true });

@@ -47,8 +47,7 @@ const STROKE = 1.3;
 
 const insideWindowOutline = (px, py) => Math.abs(roundedRectDistance(px, py, WINDOW.x, WINDOW.y, WINDOW.w, WINDOW.h, WINDOW.r)) <= STROKE / 2;
 const insideWindowFill = (px, py) => roundedRectDistance(px, py, WINDOW.x, WINDOW.y, WINDOW.w, WINDOW.h, WINDOW.r) <= 0;
-const chevron = (px, py) =>
-  segmentDistance(px, py, 4, 6, 6.5, 8.25) <= STROKE / 2 || segmentDistance(px, py, 6.5, 8.25, 4, 10.5) <= STROKE / 2;
+const chevron = (px, py) => segmentDistance(px, py, 4, 6, 6.5, 8.25) <= STROKE / 2 || segmentDistance(px, py, 6.5, 8.25, 4, 10.5) <= STROKE / 2;
 const underscore = (px, py) => segmentDistance(px, py, 8, 10.5, 11.5, 10.5) <= STROKE / 2;
 const badge = (px, py) => Math.hypot(px - 11.25, py - 8.25) <= 2.1;
 const exclamation = (px, py) => segmentDistance(px, py, 8, 5.2, 8, 8.8) <= 0.9 || Math.hypot(px - 8, py - 11) <= 0.95;

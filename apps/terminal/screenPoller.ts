@@ -107,7 +107,8 @@ export class ScreenPoller {
       await this.events.answer(answer);
       this.since = answer.seq;
       this.resizes = answer.resizes;
-      if (answer.state === 'exited') return this.stop(`exited${answer.exit_code !== null && answer.exit_code !== undefined ? ` (code ${answer.exit_code})` : ''}`, false);
+      if (answer.state === 'exited')
+        return this.stop(`exited${answer.exit_code !== null && answer.exit_code !== undefined ? ` (code ${answer.exit_code})` : ''}`, false);
     } catch (error) {
       // The host refuses the tool (it did not declare MCP Apps to the hub, or blocks app calls): no live view.
       if (error instanceof HostError) return this.stop(`live view unavailable: ${error.message}`, true);

@@ -40,7 +40,10 @@ export class TitleBar {
   }
 
   show(facts: TitleFacts): void {
-    const state = facts.state === 'exited' && facts.exit_code !== null && facts.exit_code !== undefined ? `exited ${facts.exit_code}` : (STATE_LABELS[facts.state] ?? facts.state);
+    const state =
+      facts.state === 'exited' && facts.exit_code !== null && facts.exit_code !== undefined
+        ? `exited ${facts.exit_code}`
+        : (STATE_LABELS[facts.state] ?? facts.state);
     this.state.textContent = state;
     this.state.dataset.state = facts.state;
     this.label.textContent = facts.name ? `${facts.name} · ${facts.session}` : facts.session;

@@ -366,7 +366,14 @@ export class App {
   private settingsProps(): SettingsProps {
     const { welcome, notificationSettings, hubSettings, hubSettingsError, remotes } = this.state;
     const { fontSize, groupMode, confirmTakeOver } = this.prefs;
-    return { values: { theme: this.theme.preference, fontSize, groupMode, confirmTakeOver }, welcome, notifications: notificationSettings, hub: hubSettings, hubError: hubSettingsError, remotes };
+    return {
+      values: { theme: this.theme.preference, fontSize, groupMode, confirmTakeOver },
+      welcome,
+      notifications: notificationSettings,
+      hub: hubSettings,
+      hubError: hubSettingsError,
+      remotes,
+    };
   }
 
   private renderTopbar(): void {
@@ -421,7 +428,8 @@ export class App {
       onToggleTimeline: () => this.setPrefs({ timelineOpen: !this.prefs.timelineOpen }),
       onSearchAll: (query) => this.history.show(query),
     });
-    const onAnswer = (id: string, answer: ApprovalAnswer, reason?: string): void => this.bridge.send({ type: 'answerApproval', id, answer, ...(reason !== undefined ? { reason } : {}) });
+    const onAnswer = (id: string, answer: ApprovalAnswer, reason?: string): void =>
+      this.bridge.send({ type: 'answerApproval', id, answer, ...(reason !== undefined ? { reason } : {}) });
     renderNewApprovals(this.el.newApprovals, this.state.newApprovals, { onAnswer });
     renderBanner(this.el.banner, entry, {
       onTakeOver: (id) => this.takeOver(id),

@@ -39,7 +39,11 @@ async function sendAnswer(answer: ApprovalAnswer, reason?: string): Promise<void
   if (busy) return;
   busy = true;
   try {
-    const response = await fetch('answer', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ answer, ...(reason ? { reason } : {}) }) });
+    const response = await fetch('answer', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ answer, ...(reason ? { reason } : {}) }),
+    });
     const body = (await response.json()) as Record<string, unknown>;
     const parsed = ApprovalPageStateSchema.safeParse(body);
     if (response.ok && parsed.success) return show(parsed.data, ANSWERED[answer]);

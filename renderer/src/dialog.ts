@@ -38,9 +38,22 @@ export function confirmDialog(options: ConfirmOptions): Promise<{ ok: boolean; r
       }
     };
     render(
-      html`<div class="dialog" role="dialog" aria-modal="true" aria-label=${options.title}><h2 class="dialog-title">${options.title}</h2><p class="dialog-body">${options.body}</p><div class="dialog-actions">${
-        options.rememberLabel ? html`<label class="dialog-remember" for="dialog-remember"><input type="checkbox" id="dialog-remember">${options.rememberLabel}</label>` : html`<span></span>`
-      }<span class="dialog-buttons"><button class="btn" type="button" data-dialog="cancel" @click=${() => finish(false)}>${options.cancel ?? 'Cancel'}</button><button class=${`btn ${options.danger ? 'danger' : 'primary'}`} type="button" data-dialog="confirm" @click=${() => finish(true)}>${options.confirm}</button></span></div></div>`,
+      html`<div class="dialog" role="dialog" aria-modal="true" aria-label=${options.title}>
+        <h2 class="dialog-title">${options.title}</h2>
+        <p class="dialog-body">${options.body}</p>
+        <div class="dialog-actions">
+          ${
+            options.rememberLabel
+              ? html`<label class="dialog-remember" for="dialog-remember"><input type="checkbox" id="dialog-remember" />${options.rememberLabel}</label>`
+              : html`<span></span>`
+          }<span class="dialog-buttons"
+            ><button class="btn" type="button" data-dialog="cancel" @click=${() => finish(false)}>${options.cancel ?? 'Cancel'}</button
+            ><button class=${`btn ${options.danger ? 'danger' : 'primary'}`} type="button" data-dialog="confirm" @click=${() => finish(true)}>
+              ${options.confirm}
+            </button></span
+          >
+        </div>
+      </div>`,
       backdrop,
     );
     backdrop.addEventListener('mousedown', (event) => {

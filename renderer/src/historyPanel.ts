@@ -35,7 +35,19 @@ interface HistoryPanelOptions {
 type Output = Extract<HubMessage, { type: 'commandOutputResult' }>;
 
 export class HistoryPanel {
-  private model: HistoryViewModel = { query: '', failedOnly: false, results: [], total: 0, selected: 0, loading: false, mode: 'list', output: null, targets: [], target: 0, now: Date.now() };
+  private model: HistoryViewModel = {
+    query: '',
+    failedOnly: false,
+    results: [],
+    total: 0,
+    selected: 0,
+    loading: false,
+    mode: 'list',
+    output: null,
+    targets: [],
+    target: 0,
+    now: Date.now(),
+  };
   private nextReq = FIRST_REQ;
   private searchReq = -1;
   private outputReq = -1;
@@ -76,7 +88,10 @@ export class HistoryPanel {
     if (message.type === 'commandOutputResult' && message.req === this.outputReq && this.model.output) {
       const earlier = this.model.output.page;
       const text = earlier && message.offset > 0 ? `${earlier.text}\n${message.text}` : message.text;
-      this.model = { ...this.model, output: { ...this.model.output, page: { ...message, text, lines: message.offset + message.lines } as Output, error: undefined } };
+      this.model = {
+        ...this.model,
+        output: { ...this.model.output, page: { ...message, text, lines: message.offset + message.lines } as Output, error: undefined },
+      };
       this.draw();
       return true;
     }
@@ -116,7 +131,13 @@ export class HistoryPanel {
     this.searchReq = this.nextReq++;
     this.model = { ...this.model, loading: true };
     const query = this.model.query.trim();
-    this.options.send({ type: 'searchHistory', ...(query ? { query } : {}), status: this.model.failedOnly ? 'failed' : 'any', limit: PAGE, req: this.searchReq });
+    this.options.send({
+      type: 'searchHistory',
+      ...(query ? { query } : {}),
+      status: this.model.failedOnly ? 'failed' : 'any',
+      limit: PAGE,
+      req: this.searchReq,
+    });
   }
 
   /** Enter: a live session's command in its tab; anything else read only, here. */
@@ -141,7 +162,13 @@ export class HistoryPanel {
 
   private pick(row: UiHistoryEntry | undefined): void {
     if (!row) return;
-    this.model = { ...this.model, mode: 'pick', output: this.model.output?.row === row ? this.model.output : { row, page: null }, targets: this.targets(row), target: 0 };
+    this.model = {
+      ...this.model,
+      mode: 'pick',
+      output: this.model.output?.row === row ? this.model.output : { row, page: null },
+      targets: this.targets(row),
+      target: 0,
+    };
     this.draw();
     this.options.host.querySelector<HTMLElement>('.hp-targets')?.focus();
   }
@@ -185,7 +212,11 @@ export class HistoryPanel {
       event.preventDefault();
       event.stopPropagation();
       if (mode === 'list') return this.hide();
-      this.model = { ...this.model, mode: mode === 'pick' && this.model.output?.page ? 'output' : 'list', ...(mode === 'output' || !this.model.output?.page ? { output: null } : {}) };
+      this.model = {
+        ...this.model,
+        mode: mode === 'pick' && this.model.output?.page ? 'output' : 'list',
+        ...(mode === 'output' || !this.model.output?.page ? { output: null } : {}),
+      };
       this.draw();
       if (this.model.mode === 'list') this.input()?.focus();
       return;

@@ -58,7 +58,11 @@ export class ScreenshotSaver {
 export function screenshotFileName(name: string, at: Date): string {
   const two = (value: number): string => String(value).padStart(2, '0');
   const stamp = `${at.getFullYear()}${two(at.getMonth() + 1)}${two(at.getDate())}-${two(at.getHours())}${two(at.getMinutes())}${two(at.getSeconds())}`;
-  const safe = name.replace(/[^\p{L}\p{N}._-]+/gu, '_').replace(/^[._]+/, '').slice(0, 80) || 'session';
+  const safe =
+    name
+      .replace(/[^\p{L}\p{N}._-]+/gu, '_')
+      .replace(/^[._]+/, '')
+      .slice(0, 80) || 'session';
   return `${safe}-${stamp}.png`;
 }
 

@@ -9,7 +9,17 @@
  * The terminals' streams (snapshot, frame, behind) are not state: the tabs' views take them
  * (terminalTabs.ts). Here a frame only marks a tab behind another one as active.
  */
-import type { AppCommand, ClientMessage, HeldSettings, HubMessage, NotificationSettings, UiCommandRecord, UiNewApproval, UiRemote, UiSession } from '../../src/ui-protocol/index.js';
+import type {
+  AppCommand,
+  ClientMessage,
+  HeldSettings,
+  HubMessage,
+  NotificationSettings,
+  UiCommandRecord,
+  UiNewApproval,
+  UiRemote,
+  UiSession,
+} from '../../src/ui-protocol/index.js';
 import { UI_PROTOCOL_VERSION } from '../../src/ui-protocol/index.js';
 import type { ConnectionStatus } from './bridge.js';
 import type { SessionEntry } from './sessionFormat.js';
@@ -227,7 +237,10 @@ class Step {
       case 'screenshotTaken': // saved by the page (screenshotSaver.ts)
         break;
       case 'commands':
-        this.setRecords(message.session, [...message.records].sort((a, b) => a.seq - b.seq));
+        this.setRecords(
+          message.session,
+          [...message.records].sort((a, b) => a.seq - b.seq),
+        );
         break;
       case 'command': {
         const list = [...(this.state.records.get(message.session) ?? [])];

@@ -80,7 +80,15 @@ export class TerminalView {
     this.term.attachCustomKeyEventHandler((event) => this.handleKey(event));
     this.term.open(this.inner);
 
-    this.geometry = new TerminalGeometry({ sessionId: options.sessionId, term: this.term, fitAddon: this.fitAddon, element: this.element, inner: this.inner, fontSize: options.fontSize, send: options.send });
+    this.geometry = new TerminalGeometry({
+      sessionId: options.sessionId,
+      term: this.term,
+      fitAddon: this.fitAddon,
+      element: this.element,
+      inner: this.inner,
+      fontSize: options.fontSize,
+      send: options.send,
+    });
     this.marks = new CommandMarks(this.term);
     this.feed = new FrameFeed({
       sessionId: options.sessionId,

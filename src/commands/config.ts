@@ -83,7 +83,14 @@ export function installHostEntry(host: HostName, env: NodeJS.ProcessEnv = proces
   const edit =
     format.syntax === 'toml'
       ? setTomlEntry(body, { table: format.key, name: SERVER_NAME, entry, launchKeys: format.launchKeys })
-      : setJsonEntry(body, { comments: format.comments, trailingCommas: format.trailingCommas, key: format.key, name: SERVER_NAME, entry, launchKeys: format.launchKeys });
+      : setJsonEntry(body, {
+          comments: format.comments,
+          trailingCommas: format.trailingCommas,
+          key: format.key,
+          name: SERVER_NAME,
+          entry,
+          launchKeys: format.launchKeys,
+        });
   if (edit.outcome !== 'unchanged') writeAtomically(target, bom + edit.text, mode);
   return edit.outcome;
 }

@@ -37,15 +37,21 @@ export async function run(argv: string[]): Promise<number> {
   const store = new SessionStore(path.join(stateDir, 'sessions'));
   const meta = store.find(ref);
   if (!meta) {
-    process.stderr.write(`switchboard export: there is no session "${ref}" in ${stateDir} (looked for it by id and by name); it may never have existed or retention removed it.\n`);
+    process.stderr.write(
+      `switchboard export: there is no session "${ref}" in ${stateDir} (looked for it by id and by name); it may never have existed or retention removed it.\n`,
+    );
     return 1;
   }
   const sessionDir = store.sessionDir(meta.id);
   if (meta.transcript_truncated_at !== undefined) {
-    process.stderr.write(`switchboard export: note: session ${meta.id}'s transcript stopped at ${meta.transcript_truncated_at} bytes (setting transcriptMaxBytes); the recording ends there.\n`);
+    process.stderr.write(
+      `switchboard export: note: session ${meta.id}'s transcript stopped at ${meta.transcript_truncated_at} bytes (setting transcriptMaxBytes); the recording ends there.\n`,
+    );
   }
   if (meta.transcript_failed_at !== undefined) {
-    process.stderr.write(`switchboard export: note: writing session ${meta.id}'s transcript failed at ${meta.transcript_failed_at} bytes (${meta.transcript_error ?? 'error'}); the recording ends there.\n`);
+    process.stderr.write(
+      `switchboard export: note: writing session ${meta.id}'s transcript failed at ${meta.transcript_failed_at} bytes (${meta.transcript_error ?? 'error'}); the recording ends there.\n`,
+    );
   }
 
   if (target === '-') {

@@ -14,7 +14,14 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { readHubInfo } from '../hub/common/hubInfo.js';
-import { HANDSHAKE_TIMEOUT_MS, MAX_HANDSHAKE_BYTES, SOCKET_FILE, UI_KEY_FILE, type DeniedMessage, type LinkHelloMessage } from '../hub/common/socketProtocol.js';
+import {
+  HANDSHAKE_TIMEOUT_MS,
+  MAX_HANDSHAKE_BYTES,
+  SOCKET_FILE,
+  UI_KEY_FILE,
+  type DeniedMessage,
+  type LinkHelloMessage,
+} from '../hub/common/socketProtocol.js';
 import { defaultStateDir, ensureStateDir } from '../hub/common/stateDir.js';
 import { packageVersion } from '../packageInfo.js';
 import { connectToHub } from '../shim/hubConnector.js';
@@ -92,7 +99,7 @@ function readHello(input: NodeJS.ReadableStream): Promise<{ hello: LinkHelloMess
       try {
         hello = JSON.parse(buffered.subarray(0, newline).toString('utf8')) as Partial<LinkHelloMessage>;
       } catch {
-        return done(new Error('the first line on stdin is not JSON: switchboard link is run by another machine\'s hub, not by hand'));
+        return done(new Error("the first line on stdin is not JSON: switchboard link is run by another machine's hub, not by hand"));
       }
       if (hello?.type !== 'link') return done(new Error('the first line on stdin is not a link line'));
       done(null, { hello: hello as LinkHelloMessage, rest: buffered.subarray(newline + 1) });

@@ -84,21 +84,34 @@ async function add(stateDir: string, argv: string[]): Promise<number> {
   const parsed = RemoteEntrySchema.safeParse({ name: words[0], destination: words[1], ...options });
   if (!parsed.success) return usage(describeSettingsIssues(parsed.error.issues));
   const entry = parsed.data;
-  const outcome = await change(stateDir, (remotes) => {
-    if (remotes.some((remote) => remote.name === entry.name)) throw new Error(`there is a remote named ${entry.name} already (${remotes.find((remote) => remote.name === entry.name)!.destination}); remove it first, or pick another name`);
-    return [...remotes, entry];
-  }, entry.name);
+  const outcome = await change(
+    stateDir,
+    (remotes) => {
+      if (remotes.some((remote) => remote.name === entry.name))
+        throw new Error(
+          `there is a remote named ${entry.name} already (${remotes.find((remote) => remote.name === entry.name)!.destination}); remove it first, or pick another name`,
+        );
+      return [...remotes, entry];
+    },
+    entry.name,
+  );
   if (!outcome.hub) {
-    process.stderr.write(`Added ${entry.name} (${entry.destination}). No hub runs now: it connects when one starts (switchboard serve, the app, or an agent's first call).\n`);
+    process.stderr.write(
+      `Added ${entry.name} (${entry.destination}). No hub runs now: it connects when one starts (switchboard serve, the app, or an agent's first call).\n`,
+    );
     return 0;
   }
   const status = outcome.status;
   if (status?.state === 'connected') {
-    process.stderr.write(`Added ${entry.name}: connected (Switchboard ${status.version ?? '?'} there). Its sessions show in the window; agents reach it with open {"host":"${entry.name}"}.\n`);
+    process.stderr.write(
+      `Added ${entry.name}: connected (Switchboard ${status.version ?? '?'} there). Its sessions show in the window; agents reach it with open {"host":"${entry.name}"}.\n`,
+    );
     return 0;
   }
   if (status?.state === 'disconnected') {
-    process.stderr.write(`Added ${entry.name}, but it cannot connect: ${status.problem?.message ?? 'unknown reason'}\nIt keeps trying; switchboard remote list shows how it is doing.\n`);
+    process.stderr.write(
+      `Added ${entry.name}, but it cannot connect: ${status.problem?.message ?? 'unknown reason'}\nIt keeps trying; switchboard remote list shows how it is doing.\n`,
+    );
     return 1;
   }
   process.stderr.write(`Added ${entry.name}; still connecting after ${CONNECT_WAIT_MS / 1000} s. switchboard remote list shows how it is doing.\n`);
@@ -109,7 +122,8 @@ async function remove(stateDir: string, argv: string[]): Promise<number> {
   if (argv.length !== 1) return usage('remote remove takes a NAME');
   const name = argv[0]!;
   await change(stateDir, (remotes) => {
-    if (!remotes.some((remote) => remote.name === name)) throw new Error(`there is no remote named ${name}${remotes.length > 0 ? ` (the remotes: ${remotes.map((remote) => remote.name).join(', ')})` : ''}`);
+    if (!remotes.some((remote) => remote.name === name))
+      throw new Error(`there is no remote named ${name}${remotes.length > 0 ? ` (the remotes: ${remotes.map((remote) => remote.name).join(', ')})` : ''}`);
     return remotes.filter((remote) => remote.name !== name);
   });
   process.stderr.write(`Removed ${name}. Its sessions go on running there; they are no longer shown here.\n`);
@@ -150,12 +164,14 @@ function describe(status: HubRemoteInfo | undefined, running: boolean): string {
  */
 async function change(stateDir: string, edit: (remotes: RemoteEntry[]) => RemoteEntry[], watch?: string): Promise<{ hub: boolean; status?: HubRemoteInfo }> {
   const info = readHubInfo(stateDir);
-  if (info && processAlive(info.pid)) return { hub: true, ...(await changeRemotesThroughHub(stateDir, info.socket ?? path.join(stateDir, SOCKET_FILE), edit, watch, CONNECT_WAIT_MS)) };
+  if (info && processAlive(info.pid))
+    return { hub: true, ...(await changeRemotesThroughHub(stateDir, info.socket ?? path.join(stateDir, SOCKET_FILE), edit, watch, CONNECT_WAIT_MS)) };
   let lock;
   try {
     lock = acquireHubLock(stateDir);
   } catch (error) {
-    if (error instanceof HubLockedError) return { hub: true, ...(await changeRemotesThroughHub(stateDir, path.join(stateDir, SOCKET_FILE), edit, watch, CONNECT_WAIT_MS)) };
+    if (error instanceof HubLockedError)
+      return { hub: true, ...(await changeRemotesThroughHub(stateDir, path.join(stateDir, SOCKET_FILE), edit, watch, CONNECT_WAIT_MS)) };
     throw error;
   }
   try {

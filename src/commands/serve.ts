@@ -139,13 +139,14 @@ function printBanner(hub: Hub): void {
   const lines = [`${LISTENING_PREFIX} (pid ${process.pid}, port ${hub.port ?? 'none'}, socket ${hub.socketPath ?? 'none'})`, `  state dir: ${hub.stateDir}`];
   if (hub.port !== null && hub.uiKey) {
     const ui = terminal === process.stderr ? uiLink(hub) : uiHint(hub);
-    lines.push(
-      `  UI:        ${ui}`,
-      `  MCP HTTP:  http://127.0.0.1:${hub.port}/mcp  (header "Authorization: Bearer <contents of ${hub.stateDir}/token>")`,
-    );
+    lines.push(`  UI:        ${ui}`, `  MCP HTTP:  http://127.0.0.1:${hub.port}/mcp  (header "Authorization: Bearer <contents of ${hub.stateDir}/token>")`);
   }
   lines.push('  MCP hosts (stdio; `switchboard config <host> --install` writes it):');
-  lines.push(...JSON.stringify(configSnippet('cursor'), null, 2).split('\n').map((line) => `    ${line}`));
+  lines.push(
+    ...JSON.stringify(configSnippet('cursor'), null, 2)
+      .split('\n')
+      .map((line) => `    ${line}`),
+  );
   lines.push('  Stop with Ctrl-C.');
   process.stderr.write(`${lines.join('\n')}\n`);
   // stderr is a file or pipe but stdout is the terminal (`serve 2>serve.log`): the link goes there.

@@ -49,7 +49,9 @@ export async function run(argv: string[]): Promise<number> {
   }
   const key = readUiKey(stateDir);
   if (!key || !info.socket) {
-    process.stderr.write(`switchboard ui: cannot reach the hub (pid ${info.pid}): ${!key ? `no valid UI key in ${stateDir}/ui-key` : 'it listens on no socket'}. Restart it.\n`);
+    process.stderr.write(
+      `switchboard ui: cannot reach the hub (pid ${info.pid}): ${!key ? `no valid UI key in ${stateDir}/ui-key` : 'it listens on no socket'}. Restart it.\n`,
+    );
     return 1;
   }
   let url: string;
@@ -69,7 +71,7 @@ export async function run(argv: string[]): Promise<number> {
   if (!opened.ok) {
     process.stderr.write(
       `switchboard ui: could not open a browser (${opened.reason}).\n` +
-        'Set $BROWSER to your browser\'s command, or run `switchboard ui --print` and open the link it prints within a minute.\n',
+        "Set $BROWSER to your browser's command, or run `switchboard ui --print` and open the link it prints within a minute.\n",
     );
     return 1;
   }

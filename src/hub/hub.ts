@@ -1,8 +1,25 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ErrorCode, EventEmitter, SessionManager, SwitchboardError, type CoreSettings, type SandboxRequest, type SessionSandbox, type SessionSandboxPlan } from '../core/index.js';
+import {
+  ErrorCode,
+  EventEmitter,
+  SessionManager,
+  SwitchboardError,
+  type CoreSettings,
+  type SandboxRequest,
+  type SessionSandbox,
+  type SessionSandboxPlan,
+} from '../core/index.js';
 import { AgentSandbox, SandboxRefusal } from '../sandbox/index.js';
-import { createMcpServer, packageVersion, SCREEN_UPDATES_TOOL, type McpConnection, type Screenshot, type ScreenshotRequest, type ToolAuditEvent } from '../mcp/server.js';
+import {
+  createMcpServer,
+  packageVersion,
+  SCREEN_UPDATES_TOOL,
+  type McpConnection,
+  type Screenshot,
+  type ScreenshotRequest,
+  type ToolAuditEvent,
+} from '../mcp/server.js';
 import { ScreenChangeWatches } from '../mcp/screenChangeWatches.js';
 import { screenSource } from '../mcp/sessionScreens.js';
 import { ApprovalBook } from './gate/approvals.js';
@@ -152,8 +169,14 @@ export class Hub {
     this.history = new HistoryIndex({ stateDir: this.stateDir, store: this.manager.store!, logger: this.logger });
     this.own('records', () => this.history.dispose());
     // Records stage: the sessions' last commands, finished as they close, still reach the history.
-    this.ownDisposable('records', this.manager.onDidFinishCommand((finished) => this.history.add(finished)));
-    this.ownDisposable('records', this.manager.onDidRemoveTranscripts((ids) => this.history.remove(ids)));
+    this.ownDisposable(
+      'records',
+      this.manager.onDidFinishCommand((finished) => this.history.add(finished)),
+    );
+    this.ownDisposable(
+      'records',
+      this.manager.onDidRemoveTranscripts((ids) => this.history.remove(ids)),
+    );
     this.auditLog = new AuditLog(this.stateDir, this.logger);
     this.own('records', () => this.auditLog.flush());
     this.screenWatches = new ScreenChangeWatches(screenSource(this));
@@ -166,7 +189,10 @@ export class Hub {
     this.gate = new PolicyGate({ settings: () => this.settings, book: this.approvals, audit: (event) => this.auditLog.policy(event), logger: this.logger });
     this.approvalLinks = new ApprovalLinks(this.approvals, options.clock);
     // An approval answered anywhere, or withdrawn: its link stops working.
-    this.ownDisposable('records', this.approvals.onDidChange(() => this.approvalLinks.prune()));
+    this.ownDisposable(
+      'records',
+      this.approvals.onDidChange(() => this.approvalLinks.prune()),
+    );
     // Closing a session withdraws the approval it waits for (records stage: sessions close as the hub stops too).
     this.ownDisposable(
       'records',
@@ -177,8 +203,17 @@ export class Hub {
     this.remotes = new Remotes({ entries: this.settings.remotes, localName: localMachineName(), version: packageVersion(), logger: this.logger, env });
     // Released after the UI (registered later in the same stage) and before the sessions.
     this.ownDisposable('endpoints', this.remotes);
-    this.ownDisposable('intake', this.remotes.onDidChangeStatus(() => this.writeRemotes()));
-    const settingsEditor = new SettingsEditor({ stateDir: this.stateDir, env, inForce: () => this.settings, loaded: settings, apply: (saved) => this.applySettings(saved, env) });
+    this.ownDisposable(
+      'intake',
+      this.remotes.onDidChangeStatus(() => this.writeRemotes()),
+    );
+    const settingsEditor = new SettingsEditor({
+      stateDir: this.stateDir,
+      env,
+      inForce: () => this.settings,
+      loaded: settings,
+      apply: (saved) => this.applySettings(saved, env),
+    });
     this.settingsEditor = settingsEditor;
     this.ownDisposable('records', settingsEditor);
     this.ui = new UiHost({
@@ -200,7 +235,10 @@ export class Hub {
     const settingsWatch = settingsEditor.watch(
       (result) => {
         if (!result.applied) this.logger.warn(`${settingsEditor.file} changed but was not applied: ${result.problem}`);
-        else if (result.held) this.logger.warn(`${settingsEditor.file} changed; not in force until the person confirms it in the window: ${result.held.changes.map((change) => change.text).join('; ')}`);
+        else if (result.held)
+          this.logger.warn(
+            `${settingsEditor.file} changed; not in force until the person confirms it in the window: ${result.held.changes.map((change) => change.text).join('; ')}`,
+          );
         else this.logger.info(`${settingsEditor.file} changed: applied (settings read per session or per call now, the endpoints' at the next start)`);
         this.ui.settingsChanged();
       },
@@ -298,7 +336,8 @@ export class Hub {
     try {
       return await this.sandbox.plan(request);
     } catch (error) {
-      if (error instanceof SandboxRefusal) throw new SwitchboardError(error.code === 'SPAWN_FAILED' ? ErrorCode.SpawnFailed : ErrorCode.InvalidArgument, error.message);
+      if (error instanceof SandboxRefusal)
+        throw new SwitchboardError(error.code === 'SPAWN_FAILED' ? ErrorCode.SpawnFailed : ErrorCode.InvalidArgument, error.message);
       throw error;
     }
   }
@@ -403,12 +442,10 @@ export class Hub {
         logger: this.logger,
         stallMs: this.settings.httpStallMs,
         loginCodes: this.loginCodes,
-      }).catch(
-        async (error: unknown) => {
-          await mcp.close();
-          throw error;
-        },
-      );
+      }).catch(async (error: unknown) => {
+        await mcp.close();
+        throw error;
+      });
       const httpServer = this.httpServer;
       this.own('endpoints', () => httpServer.close());
     }
@@ -447,8 +484,14 @@ export class Hub {
     const waiting = this.settingsEditor.heldChange();
     if (!waiting) return;
     const discarded = this.settingsEditor.discardHeld();
-    if (discarded.ok) this.logger.warn(`${this.settingsEditor.file}: the change that waited for the person (${discarded.settings.join(', ')}) was discarded as the hub stopped; the file holds what was in force`);
-    else this.logger.warn(`${this.settingsEditor.file}: the change that waited for the person (${waiting.settings.join(', ')}) could not be discarded as the hub stopped (${discarded.reason}); the next start reads the file as it is`);
+    if (discarded.ok)
+      this.logger.warn(
+        `${this.settingsEditor.file}: the change that waited for the person (${discarded.settings.join(', ')}) was discarded as the hub stopped; the file holds what was in force`,
+      );
+    else
+      this.logger.warn(
+        `${this.settingsEditor.file}: the change that waited for the person (${waiting.settings.join(', ')}) could not be discarded as the hub stopped (${discarded.reason}); the next start reads the file as it is`,
+      );
   }
 
   /**
@@ -494,7 +537,11 @@ export function coreSettings(settings: Settings, env: NodeJS.ProcessEnv): Requir
 
 /** This machine, as a remote's audit names where a link came from: its host name (the first label). */
 function localMachineName(): string {
-  const name = os.hostname().split('.')[0]?.replace(/[^A-Za-z0-9._-]/g, '') ?? '';
+  const name =
+    os
+      .hostname()
+      .split('.')[0]
+      ?.replace(/[^A-Za-z0-9._-]/g, '') ?? '';
   return name || 'unknown-host';
 }
 

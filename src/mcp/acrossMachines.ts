@@ -19,7 +19,13 @@ export function includesLocal(host: string | undefined): boolean {
 }
 
 /** `tool` with `args` on every connected remote, or the one `host` names; none for `local`. */
-export async function askRemotes(deps: ToolDeps, ctx: ServerContext, host: string | undefined, tool: string, args: Record<string, unknown>): Promise<MachineAnswer[]> {
+export async function askRemotes(
+  deps: ToolDeps,
+  ctx: ServerContext,
+  host: string | undefined,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<MachineAnswer[]> {
   const remotes = deps.host.remotes;
   if (!remotes || host === LOCAL_HOST) return [];
   const names = host === undefined ? remotes.names() : [host];

@@ -52,7 +52,10 @@ function elicitApproval(deps: ToolDeps, ctx: ServerContext): { onAsk?: (approval
       ctx.mcpReq
         // As long as the link lives: the SDK's default (60 s) would cancel the host's prompt while the link
         // still works; once the approval ended, the prompt is withdrawn.
-        .elicitInput({ mode: 'url', elicitationId, url: link.url, message: approvalMessage(approval, client) }, { timeout: link.expiresInMs, signal: answered.signal })
+        .elicitInput(
+          { mode: 'url', elicitationId, url: link.url, message: approvalMessage(approval, client) },
+          { timeout: link.expiresInMs, signal: answered.signal },
+        )
         .then(
           // Logged, never acted on: the page is where the person answers.
           (result) => host.logger.info?.(`approval ${approval.id}: ${client} answered its elicitation with ${result.action}; that answers nothing`),
@@ -128,7 +131,10 @@ export function approvalRound(deps: ToolDeps, ctx: ServerContext, tool: string):
       const token = Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
       deferredCalls.set(token, { tool, approval: approval.id, session: approval.session, typed: holder });
       while (deferredCalls.size > DEFERRED_KEPT) deferredCalls.delete(deferredCalls.keys().next().value as string);
-      return inputRequired({ inputRequests: { approval: inputRequired.elicitUrl({ message: approvalMessage(approval, client), url: link.url }) }, requestState: token });
+      return inputRequired({
+        inputRequests: { approval: inputRequired.elicitUrl({ message: approvalMessage(approval, client), url: link.url }) },
+        requestState: token,
+      });
     },
   };
 }

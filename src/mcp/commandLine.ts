@@ -30,7 +30,14 @@ export function assertTypable(command: string): void {
   if (!match) return;
   const char = match[0];
   const code = char.charCodeAt(0);
-  const name = char === '\t' ? 'a tab' : char === '\r' ? 'a carriage return' : code === 0x7f ? 'a DEL (backspace)' : `ctrl+${String.fromCharCode(code + 0x60)} (U+${code.toString(16).toUpperCase().padStart(4, '0')})`;
+  const name =
+    char === '\t'
+      ? 'a tab'
+      : char === '\r'
+        ? 'a carriage return'
+        : code === 0x7f
+          ? 'a DEL (backspace)'
+          : `ctrl+${String.fromCharCode(code + 0x60)} (U+${code.toString(16).toUpperCase().padStart(4, '0')})`;
   throw new SwitchboardError(
     ErrorCode.InvalidArgument,
     `command: holds ${name} at character ${match.index + 1}, which the shell's line editor would act on as a key rather than run as written; write it as an escape the command decodes ($'\\t', printf '\\r'), use spaces, or send keys with send.`,

@@ -51,10 +51,14 @@ export function parseSince(value: string, now: number): number {
 /** `cwd`: absolute (or `~`, which the hub expands); a relative path means nothing across sessions. */
 function parseCwd(value: string): string {
   if (!(value.startsWith('/') || value === '~' || value.startsWith('~/'))) {
-    throw new SwitchboardError(ErrorCode.InvalidArgument, `cwd: "${value.slice(0, 200)}" is not an absolute folder; pass one such as /home/me/project (~ works).`, {
-      parameter: 'cwd',
-      allowed: 'an absolute folder',
-    });
+    throw new SwitchboardError(
+      ErrorCode.InvalidArgument,
+      `cwd: "${value.slice(0, 200)}" is not an absolute folder; pass one such as /home/me/project (~ works).`,
+      {
+        parameter: 'cwd',
+        allowed: 'an absolute folder',
+      },
+    );
   }
   return value;
 }

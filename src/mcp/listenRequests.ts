@@ -90,7 +90,12 @@ export function followListens(listens: ListenRequests, screens: ScreenChangeWatc
       watch.dispose();
       watches.delete(uri);
     }
-    for (const uri of wanted) if (!watches.has(uri)) watches.set(uri, screens.watch(uri, () => notify(uri)));
+    for (const uri of wanted)
+      if (!watches.has(uri))
+        watches.set(
+          uri,
+          screens.watch(uri, () => notify(uri)),
+        );
   };
   const subscription = listens.onDidChange(sync);
   sync();

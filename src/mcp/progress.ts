@@ -82,9 +82,7 @@ export function startProgress(ctx: ServerContext, host: ProgressHost, label: str
     const elapsedMs = Date.now() - startedAt;
     last = Math.max(last + 1, elapsedMs);
     const message = progressMessage({ label, elapsedMs, ...facts });
-    ctx.mcpReq
-      .notify({ method: 'notifications/progress', params: { progressToken: token, progress: last, message } })
-      .catch(() => undefined); // The client went away: the call goes on regardless.
+    ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: last, message } }).catch(() => undefined); // The client went away: the call goes on regardless.
   };
   /** The session as it is now; read only when a message goes out. */
   const current = (): Omit<ProgressFacts, 'label' | 'elapsedMs'> => {
@@ -108,9 +106,11 @@ export function startProgress(ctx: ServerContext, host: ProgressHost, label: str
       subscriptions.push(watched.onDidAwaitInput(() => send()));
       const gate = host.gate;
       if (gate?.onDidChange) {
-        subscriptions.push(gate.onDidChange((id) => {
-          if (id === watched.id && gate.pending(id)) send();
-        }));
+        subscriptions.push(
+          gate.onDidChange((id) => {
+            if (id === watched.id && gate.pending(id)) send();
+          }),
+        );
       }
     },
     dispose,

@@ -35,7 +35,9 @@ export function routedToRemotes(tool: string, handler: Handler, host: ToolHost &
       ...(token !== undefined ? { progressToken: token } : {}),
       progress: (progress, message) => {
         if (token === undefined) return;
-        void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress, ...(message !== undefined ? { message } : {}) } }).catch(() => undefined);
+        void ctx.mcpReq
+          .notify({ method: 'notifications/progress', params: { progressToken: token, progress, ...(message !== undefined ? { message } : {}) } })
+          .catch(() => undefined);
       },
     };
     try {

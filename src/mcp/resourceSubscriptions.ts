@@ -45,9 +45,11 @@ export function serveResourceSubscriptions(server: McpServer, host: ResourceHost
   if (connection.era === 'modern' && listens) {
     // Connected already (no initialize on 2026-07-28); the SDK drops what no stream asked for.
     store.add(followListens(listens, host.screens, sendUpdated));
-    store.add(host.onDidChangeLive(() => {
-      if (listens.wantsListChanged) sendListChanged();
-    }));
+    store.add(
+      host.onDidChangeLive(() => {
+        if (listens.wantsListChanged) sendListChanged();
+      }),
+    );
   } else {
     const subscriptions = new Map<string, Disposable>();
     store.add({ dispose: () => [...subscriptions.values()].forEach((subscription) => subscription.dispose()) });
@@ -56,7 +58,11 @@ export function serveResourceSubscriptions(server: McpServer, host: ResourceHost
       const ref = sessionOfScreenUri(uri);
       // Only screens change; another resource of this server (static) is subscribed to and never updated.
       if (ref !== undefined && !host.knows(ref)) throw notFound(uri, `there is no session "${ref}", live or ended`);
-      if (!subscriptions.has(uri)) subscriptions.set(uri, host.screens.watch(uri, () => sendUpdated(uri)));
+      if (!subscriptions.has(uri))
+        subscriptions.set(
+          uri,
+          host.screens.watch(uri, () => sendUpdated(uri)),
+        );
       return {};
     });
     server.server.setRequestHandler('resources/unsubscribe', (request) => {

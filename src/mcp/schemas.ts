@@ -40,9 +40,7 @@ export interface InputSpec<Shape extends z.ZodRawShape> {
   nested?: Partial<Record<keyof Shape & string, { aliases?: Record<string, string | Alias> }>>;
 }
 
-type ParsedInput<T> =
-  | { ok: true; value: T; warnings: string[] }
-  | { ok: false; error: SwitchboardError; warnings: string[] };
+type ParsedInput<T> = { ok: true; value: T; warnings: string[] } | { ok: false; error: SwitchboardError; warnings: string[] };
 
 /**
  * The schema handed to `registerTool`: the model sees `schema`'s JSON Schema; validation is
@@ -134,10 +132,7 @@ interface Level {
 }
 
 /** Normalizes and validates raw tool arguments against `spec` (see the file comment). */
-export function parseInput<Shape extends z.ZodRawShape>(
-  spec: InputSpec<Shape>,
-  raw: unknown,
-): ParsedInput<z.output<z.ZodObject<Shape>>> {
+export function parseInput<Shape extends z.ZodRawShape>(spec: InputSpec<Shape>, raw: unknown): ParsedInput<z.output<z.ZodObject<Shape>>> {
   const warnings: string[] = [];
   const fail = (error: SwitchboardError): ParsedInput<never> => ({ ok: false, error, warnings });
   if (raw === undefined || raw === null) raw = {};
@@ -196,7 +191,13 @@ function namesOf(level: Level): Map<string, { to: string; scale?: number }> {
   return byName;
 }
 
-function normalizeLevel(level: Level, raw: Record<string, unknown>, prefix: string, warnings: string[], trace: Trace): Record<string, unknown> | SwitchboardError {
+function normalizeLevel(
+  level: Level,
+  raw: Record<string, unknown>,
+  prefix: string,
+  warnings: string[],
+  trace: Trace,
+): Record<string, unknown> | SwitchboardError {
   const { shape } = level;
   const byName = namesOf(level);
 
@@ -269,11 +270,11 @@ function nameKey(name: string): string {
 }
 
 function invalid(param: string, value: unknown, allowed: string, note = ''): SwitchboardError {
-  return new SwitchboardError(
-    ErrorCode.InvalidArgument,
-    `${param}: ${show(value)}${note} is not allowed; use ${allowed}.`,
-    { parameter: param, value: jsonSafe(value), allowed },
-  );
+  return new SwitchboardError(ErrorCode.InvalidArgument, `${param}: ${show(value)}${note} is not allowed; use ${allowed}.`, {
+    parameter: param,
+    value: jsonSafe(value),
+    allowed,
+  });
 }
 
 /** Strings that are plainly numbers or booleans become them; numbers become strings where a string is wanted. */

@@ -35,7 +35,20 @@ import { INSTRUCTIONS, SERVER_CAPABILITIES, SERVER_NAME } from '../mcpIntroducti
 import type { McpConnection } from './resourceSubscriptions.js';
 import { serveSessionResources } from './sessionResources.js';
 
-export type { CommandGate, GateNewPass, GateNewRequest, GatePass, GateRequest, GateRule, PendingApproval, Screenshot, ScreenshotRequest, ToolAuditEvent, ToolDeps, ToolHost } from './toolHost.js';
+export type {
+  CommandGate,
+  GateNewPass,
+  GateNewRequest,
+  GatePass,
+  GateRequest,
+  GateRule,
+  PendingApproval,
+  Screenshot,
+  ScreenshotRequest,
+  ToolAuditEvent,
+  ToolDeps,
+  ToolHost,
+} from './toolHost.js';
 export type { McpConnection } from './resourceSubscriptions.js';
 
 /** Serial numbers of MCP connections in this process (one McpServer per connection). */
@@ -89,7 +102,15 @@ export function createMcpServer(host: ToolHost, entry: McpConnection = {}): McpS
   if (remotes) {
     const routedHost = { ...host, remotes } as ToolHost & { remotes: NonNullable<ToolHost['remotes']> };
     for (const [tool, registered] of Object.entries(tools)) {
-      if (tool === 'open' || ROUTED_BY_SESSION.has(tool)) registered.update({ callback: routedToRemotes(tool, registered.handler as unknown as ToolHandler, routedHost, callerOf) as unknown as ToolCallback<StandardSchemaWithJSON> });
+      if (tool === 'open' || ROUTED_BY_SESSION.has(tool))
+        registered.update({
+          callback: routedToRemotes(
+            tool,
+            registered.handler as unknown as ToolHandler,
+            routedHost,
+            callerOf,
+          ) as unknown as ToolCallback<StandardSchemaWithJSON>,
+        });
     }
     // `host` is listed while there are remotes: a remote added or removed changes the listing.
     let names: Disposable | undefined;
@@ -109,7 +130,10 @@ export function createMcpServer(host: ToolHost, entry: McpConnection = {}): McpS
     };
   }
   if (prefix) {
-    for (const registered of Object.values(tools)) registered.update({ callback: showingIdsInErrors(registered.handler as unknown as ToolHandler, prefix) as unknown as ToolCallback<StandardSchemaWithJSON> });
+    for (const registered of Object.values(tools))
+      registered.update({
+        callback: showingIdsInErrors(registered.handler as unknown as ToolHandler, prefix) as unknown as ToolCallback<StandardSchemaWithJSON>,
+      });
   }
   if (host.audit) {
     for (const [tool, registered] of Object.entries(tools)) registered.update({ callback: audited(tool, registered, host, name, prefix) });
@@ -140,7 +164,13 @@ type ToolHandler = (args: unknown, ctx: ServerContext) => Promise<CallToolResult
  * The one place tool calls are audited: wraps a registered tool's handler so that every call,
  * whatever its outcome, becomes one `ToolAuditEvent`. Records no argument text.
  */
-function audited(tool: string, registered: RegisteredTool, host: ToolHost, clientName: (ctx: ServerContext) => string, prefix?: string): ToolCallback<StandardSchemaWithJSON> {
+function audited(
+  tool: string,
+  registered: RegisteredTool,
+  host: ToolHost,
+  clientName: (ctx: ServerContext) => string,
+  prefix?: string,
+): ToolCallback<StandardSchemaWithJSON> {
   const handler = registered.handler as unknown as ToolHandler;
   // Over a link results show `<name>:<id>`; this machine's audit names its own sessions.
   const own = (id: string): string => (prefix && id.startsWith(`${prefix}:`) ? id.slice(prefix.length + 1) : id);
@@ -198,7 +228,14 @@ function showingIdsInErrors(handler: ToolHandler, prefix: string): ToolHandler {
     return {
       ...result,
       content: result.content.map((item) =>
-        item.type === 'text' ? { ...item, text: item.text.replace(SESSION_IN_ERROR, (all, word: string, quoted: string | undefined, id: string | undefined) => (quoted !== undefined ? `${word} "${prefix}:${quoted}"` : id !== undefined ? `${word} ${prefix}:${id}` : all)) } : item,
+        item.type === 'text'
+          ? {
+              ...item,
+              text: item.text.replace(SESSION_IN_ERROR, (all, word: string, quoted: string | undefined, id: string | undefined) =>
+                quoted !== undefined ? `${word} "${prefix}:${quoted}"` : id !== undefined ? `${word} ${prefix}:${id}` : all,
+              ),
+            }
+          : item,
       ),
     };
   };

@@ -48,7 +48,8 @@ export function registerSessionScreens(server: McpServer, host: Pick<ToolHost, '
     template,
     {
       title: 'Terminal screen',
-      description: 'A terminal session\'s screen as text, then its cursor and state; live sessions are listed, ended ones can still be read. Subscribe to follow it.',
+      description:
+        "A terminal session's screen as text, then its cursor and state; live sessions are listed, ended ones can still be read. Subscribe to follow it.",
       mimeType: MIME_TYPE,
     },
     async (uri) => {
@@ -57,7 +58,8 @@ export function registerSessionScreens(server: McpServer, host: Pick<ToolHost, '
       try {
         return { contents: [{ uri: uri.href, mimeType: MIME_TYPE, text: await renderScreen(host, ref) }] };
       } catch (error) {
-        if (isSwitchboardError(error) && error.code === ErrorCode.SessionNotFound) throw notFound(uri.href, `there is no session "${ref}", live or ended (retention may have removed it)`);
+        if (isSwitchboardError(error) && error.code === ErrorCode.SessionNotFound)
+          throw notFound(uri.href, `there is no session "${ref}", live or ended (retention may have removed it)`);
         host.logger.error(`resources/read ${uri.href}: ${(error as Error).stack ?? String(error)}`);
         throw new Error(`Could not read the screen of session "${ref}"; try the read tool with view "screen".`);
       }
@@ -82,14 +84,17 @@ export function screenSource(host: Pick<ToolHost, 'manager' | 'logger'>): Screen
 
 /** The spec's resource-not-found (-32602 with `data.uri`), saying what to do. */
 export function notFound(uri: string, why: string): ResourceNotFoundError {
-  return new ResourceNotFoundError(uri, `Resource ${uri} not found: ${why}. resources/list names the live sessions; the list tool with include_closed names ended ones too.`);
+  return new ResourceNotFoundError(
+    uri,
+    `Resource ${uri} not found: ${why}. resources/list names the live sessions; the list tool with include_closed names ended ones too.`,
+  );
 }
 
 /** A live session as `resources/list` shows it: what runs there, its state and folder. */
 function listed(info: SessionInfo): { uri: string; name: string; title: string; description: string; mimeType: string } {
   const label = info.name ?? info.id;
   const program = info.program.split('/').pop() || info.program;
-  const who = info.creator.kind === 'agent' ? `opened by ${info.creator.client}` : 'the person\'s own';
+  const who = info.creator.kind === 'agent' ? `opened by ${info.creator.client}` : "the person's own";
   const doing = info.command ? `${info.state}: ${info.command}` : info.state;
   return {
     uri: screenUri(info.id),

@@ -165,10 +165,7 @@ interface GateCaller {
  * `send` (the gate asks the session what reads them, docs/design.md §2.9).
  */
 export type GateRequest = GateCaller &
-  (
-    | { tool: 'execute'; session: TerminalSession; command: string }
-    | { tool: 'send'; session: TerminalSession; bytes: string; bracketedPaste: boolean }
-  );
+  ({ tool: 'execute'; session: TerminalSession; command: string } | { tool: 'send'; session: TerminalSession; bytes: string; bracketedPaste: boolean });
 
 /**
  * Something that would start a session: `open`'s program and arguments as a command line, or an
@@ -183,9 +180,7 @@ export type GateNewRequest = GateCaller & { tool: 'open' | 'execute'; command: s
  * `awaiting` the person (the command is typed by `later` if they allow it). A deny, by a rule or
  * the person, is thrown as COMMAND_DENIED.
  */
-export type GatePass =
-  | { outcome: 'allowed'; ran(typing: Promise<unknown>): void }
-  | { outcome: 'awaiting'; approval: PendingApproval };
+export type GatePass = { outcome: 'allowed'; ran(typing: Promise<unknown>): void } | { outcome: 'awaiting'; approval: PendingApproval };
 
 /**
  * What a request that starts a session gets: `allowed` (start it now), `awaiting` the person

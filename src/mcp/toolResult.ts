@@ -78,7 +78,11 @@ export function errorResult(error: unknown, logger: ErrorLogger, tool: string, w
   const detail = error instanceof Error ? ((debug ? error.stack : undefined) ?? `${error.name}: ${error.message}`) : String(error);
   logger.error(`${tool}: unexpected error: ${detail}`);
   return withWarnings(
-    failure(INTERNAL_ERROR, `Switchboard hit an unexpected error running ${tool} (details are in its log). Call list to check the session's state, then retry.`, extra),
+    failure(
+      INTERNAL_ERROR,
+      `Switchboard hit an unexpected error running ${tool} (details are in its log). Call list to check the session's state, then retry.`,
+      extra,
+    ),
     warnings,
   );
 }

@@ -10,7 +10,23 @@ import type { Word } from './words.js';
  */
 
 /** Options whose value is the next word (awk, gawk, mawk, busybox awk). */
-const VALUE_OPTIONS = new Set(['-F', '-v', '-f', '-e', '-i', '-l', '-E', '-W', '--field-separator', '--assign', '--file', '--source', '--include', '--load', '--exec']);
+const VALUE_OPTIONS = new Set([
+  '-F',
+  '-v',
+  '-f',
+  '-e',
+  '-i',
+  '-l',
+  '-E',
+  '-W',
+  '--field-separator',
+  '--assign',
+  '--file',
+  '--source',
+  '--include',
+  '--load',
+  '--exec',
+]);
 /** Options whose value is program text rather than a file. */
 const SOURCE_OPTIONS = new Set(['-e', '--source']);
 const FILE_OPTIONS = new Set(['-f', '--file', '-E', '--exec', '-i', '--include', '-l', '--load']);
@@ -43,7 +59,9 @@ export function awkRuns(program: string, args: readonly Word[]): Inner[] {
     if (!programText) return [];
     texts.push(programText.value);
   }
-  return texts.flatMap((text) => (text === null ? [{ kind: 'hidden' as const, reason: `${program}'s program is known only when the line runs` }] : awkProgramRuns(program, text)));
+  return texts.flatMap((text) =>
+    text === null ? [{ kind: 'hidden' as const, reason: `${program}'s program is known only when the line runs` }] : awkProgramRuns(program, text),
+  );
 }
 
 type Token = { kind: 'string'; value: string } | { kind: 'name'; value: string } | { kind: 'op'; value: string } | { kind: 'operand' } | { kind: 'end' };
@@ -59,12 +77,19 @@ function awkProgramRuns(program: string, text: string): Inner[] {
   // A token that ends an expression: nothing is concatenated to the string before or after it.
   const ends = (at: number): boolean => {
     const token = tokens[at];
-    return !token || token.kind === 'end' || (token.kind === 'op' && [';', '}', ')', ',', '{', '(', '||', '&&', '>', '>>', '=', '!', '?', ':'].includes(token.value));
+    return (
+      !token || token.kind === 'end' || (token.kind === 'op' && [';', '}', ')', ',', '{', '(', '||', '&&', '>', '>>', '=', '!', '?', ':'].includes(token.value))
+    );
   };
   for (let at = 0; at < tokens.length; at++) {
     const token = tokens[at] as Token;
     if (token.kind === 'name' && token.value === 'system') {
-      const literal = tokens[at + 1]?.kind === 'op' && (tokens[at + 1] as { value: string }).value === '(' && isString(at + 2) && tokens[at + 3]?.kind === 'op' && (tokens[at + 3] as { value: string }).value === ')';
+      const literal =
+        tokens[at + 1]?.kind === 'op' &&
+        (tokens[at + 1] as { value: string }).value === '(' &&
+        isString(at + 2) &&
+        tokens[at + 3]?.kind === 'op' &&
+        (tokens[at + 3] as { value: string }).value === ')';
       if (literal) inners.push(runsLine(`${program} system()`, stringAt(at + 2), ''));
       else hidden('runs a command with system()');
     } else if (token.kind === 'name' && (token.value === '@load' || token.value === '@include')) {

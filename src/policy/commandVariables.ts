@@ -9,9 +9,26 @@ import { runsLine, type Inner } from './inner.js';
  * command substitutions in them. A value known only when the line runs hides what runs.
  */
 const LINE_VARIABLES = new Set([
-  'PROMPT_COMMAND', 'BASH_ENV', 'ENV',
-  'GIT_SSH_COMMAND', 'GIT_SSH', 'GIT_PAGER', 'GIT_EDITOR', 'GIT_SEQUENCE_EDITOR', 'GIT_EXTERNAL_DIFF', 'GIT_PROXY_COMMAND', 'GIT_ASKPASS',
-  'SSH_ASKPASS', 'PAGER', 'MANPAGER', 'SYSTEMD_PAGER', 'EDITOR', 'VISUAL', 'BROWSER', 'LESSOPEN', 'LESSCLOSE',
+  'PROMPT_COMMAND',
+  'BASH_ENV',
+  'ENV',
+  'GIT_SSH_COMMAND',
+  'GIT_SSH',
+  'GIT_PAGER',
+  'GIT_EDITOR',
+  'GIT_SEQUENCE_EDITOR',
+  'GIT_EXTERNAL_DIFF',
+  'GIT_PROXY_COMMAND',
+  'GIT_ASKPASS',
+  'SSH_ASKPASS',
+  'PAGER',
+  'MANPAGER',
+  'SYSTEMD_PAGER',
+  'EDITOR',
+  'VISUAL',
+  'BROWSER',
+  'LESSOPEN',
+  'LESSCLOSE',
 ]);
 const PROMPT_VARIABLES = new Set(['PS0', 'PS1', 'PS2', 'PS4', 'PROMPT', 'PROMPT2', 'RPROMPT', 'RPS1', 'PROMPT4']);
 /** git reads configuration from these: any key, commands included. */
@@ -25,13 +42,15 @@ export function assignmentRuns(name: string, value: string | null): Inner[] {
     return [runsLine(how, value === null ? null : value.replace(/^\|+/, ''), `${name} is set to a value known only when the line runs, and that value runs`)];
   }
   if (PROMPT_VARIABLES.has(name)) {
-    if (value === null) return [{ kind: 'hidden', reason: `${name} is set to a value known only when the line runs; its command substitutions run at every prompt` }];
+    if (value === null)
+      return [{ kind: 'hidden', reason: `${name} is set to a value known only when the line runs; its command substitutions run at every prompt` }];
     if (!/\$\(|`/.test(value)) return [];
     // The prompt is expanded as a double-quoted string: its substitutions run.
     return [runsLine(how, `: "${value.replace(/"/g, '\\"')}"`, '')];
   }
   if (GIT_CONFIG_ENV.test(name)) return [{ kind: 'hidden', reason: `${name} hands git configuration, which may set commands it runs` }];
-  if (name === 'histchars') return [{ kind: 'hidden', reason: 'histchars changes the history expansion character, after which lines recall history the engine cannot see' }];
+  if (name === 'histchars')
+    return [{ kind: 'hidden', reason: 'histchars changes the history expansion character, after which lines recall history the engine cannot see' }];
   return [];
 }
 

@@ -124,7 +124,8 @@ class Collector {
     const id = ++this.pipes;
     for (const child of node.namedChildren) if (child && child !== redirect) this.walk(child, { ...context, pipe: { id, stage: 0 }, inOrder: false });
     for (const child of redirect.namedChildren) if (child && child !== piped) this.walk(child, { ...context, pipe: undefined, inOrder: false });
-    const stages = (pipeline: SyntaxNode): SyntaxNode[] => pipeline.namedChildren.flatMap((child) => (!child ? [] : child.type === 'pipeline' ? stages(child) : [child]));
+    const stages = (pipeline: SyntaxNode): SyntaxNode[] =>
+      pipeline.namedChildren.flatMap((child) => (!child ? [] : child.type === 'pipeline' ? stages(child) : [child]));
     stages(piped).forEach((stage, index) => this.walk(stage, { ...context, pipe: { id, stage: index + 1 }, inOrder: false }));
     return true;
   }
@@ -191,7 +192,12 @@ class Collector {
         }
         const via = [...command.via, inner.how];
         const cwds = inner.cwdChanged ? null : command.cwds;
-        this.add({ words: inner.words, text: inner.words.map((word) => word.text).join(' '), via, cwds, ...(command.pipe ? { pipe: command.pipe } : {}) }, stdin, context, wrappers + 1);
+        this.add(
+          { words: inner.words, text: inner.words.map((word) => word.text).join(' '), via, cwds, ...(command.pipe ? { pipe: command.pipe } : {}) },
+          stdin,
+          context,
+          wrappers + 1,
+        );
       } else {
         this.inner(inner, command, context);
       }
@@ -208,7 +214,14 @@ class Collector {
       // Its commands read what the wrapper reads: they stay in the wrapper's pipeline stage.
       this.line(
         inner.text,
-        { depth: context.depth + 1, via: [...owner.via, inner.how], inOrder: false, nesting: 0, ...(owner.pipe ? { pipe: owner.pipe } : {}), ...(inner.stdin ? { stdin: inner.stdin } : {}) },
+        {
+          depth: context.depth + 1,
+          via: [...owner.via, inner.how],
+          inOrder: false,
+          nesting: 0,
+          ...(owner.pipe ? { pipe: owner.pipe } : {}),
+          ...(inner.stdin ? { stdin: inner.stdin } : {}),
+        },
         owner,
       );
     }
@@ -242,7 +255,16 @@ class Collector {
   private followCd(name: string, command: SeenCommand, context: Context): void {
     if (name !== 'cd' && name !== 'pushd' && name !== 'popd') return;
     const target = command.words.slice(1).find((word) => word.value === null || !word.value.startsWith('-') || word.value === '-');
-    if (name === 'popd' || !context.inOrder || context.depth > 0 || this.cwds === null || !target || target.value === null || target.glob || /^[~-]/.test(target.value)) {
+    if (
+      name === 'popd' ||
+      !context.inOrder ||
+      context.depth > 0 ||
+      this.cwds === null ||
+      !target ||
+      target.value === null ||
+      target.glob ||
+      /^[~-]/.test(target.value)
+    ) {
       this.cwds = null;
       return;
     }

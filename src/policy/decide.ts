@@ -90,7 +90,8 @@ export async function decide(input: PolicyInput, rules: readonly PolicyRule[], f
   if (unparsable !== undefined && (!decision || decision.action === 'allow')) {
     return { action: stricter('ask', fallback), reason: `${unparsable}: the engine cannot tell what it runs`, commands: judged };
   }
-  if (!decision && input.unsandboxed) return { action: 'ask', reason: `the line runs no program, and it was asked to run outside the sandbox`, commands: judged };
+  if (!decision && input.unsandboxed)
+    return { action: 'ask', reason: `the line runs no program, and it was asked to run outside the sandbox`, commands: judged };
   return decision ?? { action: fallback, reason: `the line runs no program; policyDefault is ${fallback}`, commands: judged };
 }
 
@@ -122,7 +123,12 @@ function judge(command: SeenCommand, rules: readonly CompiledRule[], fallback: P
       const found = firstRule(inner, rules, input, stages);
       if (!found || found.rule.rule.action === 'allow') continue;
       const ref = { index: found.rule.index, match: found.rule.rule.match };
-      judged = { ...seen, action: 'ask', rule: ref, reason: `${command.text} may run \`${inner.text}\`, which rule ${ref.index} (${ref.match}) would ${found.rule.rule.action === 'deny' ? 'deny' : 'ask about'}; the engine does not know ${inner.via.at(-1) ?? 'the program'}` };
+      judged = {
+        ...seen,
+        action: 'ask',
+        rule: ref,
+        reason: `${command.text} may run \`${inner.text}\`, which rule ${ref.index} (${ref.match}) would ${found.rule.rule.action === 'deny' ? 'deny' : 'ask about'}; the engine does not know ${inner.via.at(-1) ?? 'the program'}`,
+      };
       break;
     }
   }
@@ -134,7 +140,12 @@ function judge(command: SeenCommand, rules: readonly CompiledRule[], fallback: P
 }
 
 /** The first rule that applies to a command, and how surely. */
-function firstRule(command: SeenCommand, rules: readonly CompiledRule[], input: PolicyInput, stages: Stages): { rule: CompiledRule; certainty: Certainty } | undefined {
+function firstRule(
+  command: SeenCommand,
+  rules: readonly CompiledRule[],
+  input: PolicyInput,
+  stages: Stages,
+): { rule: CompiledRule; certainty: Certainty } | undefined {
   for (const rule of rules) {
     if (rule.rule.outsideSandbox && !input.unsandboxed) continue;
     const certainty = both(
@@ -150,14 +161,21 @@ function firstRule(command: SeenCommand, rules: readonly CompiledRule[], input: 
 }
 
 /** The command's own answer: the first rule that matches it, else what its hidden part or policyDefault says. */
-function answerFor(command: SeenCommand, rules: readonly CompiledRule[], fallback: PolicyAction, input: PolicyInput, stages: Stages): { command: Pick<PolicyCommand, 'action' | 'rule' | 'reason'>; outsideSandbox: boolean } {
+function answerFor(
+  command: SeenCommand,
+  rules: readonly CompiledRule[],
+  fallback: PolicyAction,
+  input: PolicyInput,
+  stages: Stages,
+): { command: Pick<PolicyCommand, 'action' | 'rule' | 'reason'>; outsideSandbox: boolean } {
   const found = firstRule(command, rules, input, stages);
   if (found) {
     const { rule, certainty } = found;
     const action = certainty === 'certain' ? rule.rule.action : 'ask';
     const ref = { index: rule.index, match: rule.rule.match };
     const why = rule.rule.reason ?? `rule ${rule.index} (${rule.rule.match})`;
-    const hedge = certainty === 'possible' ? ` may match rule ${rule.index} (${rule.rule.match}): it depends on what the line computes when it runs` : `: ${why}`;
+    const hedge =
+      certainty === 'possible' ? ` may match rule ${rule.index} (${rule.rule.match}): it depends on what the line computes when it runs` : `: ${why}`;
     return { command: { action, rule: ref, reason: `${command.text}${hedge}` }, outsideSandbox: rule.rule.outsideSandbox === true };
   }
   if (command.hidden) return { command: { action: stricter('ask', fallback), reason: `${command.text}: ${command.hidden}` }, outsideSandbox: false };
@@ -249,4 +267,3 @@ function wordsOf(command: SeenCommand): { program: string | null; args: SeenComm
   const program = command.words[0];
   return { program: command.hidden && (program?.value === null || program?.glob) ? null : (program?.value ?? null), args: command.words.slice(1) };
 }
-

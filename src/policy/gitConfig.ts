@@ -12,12 +12,46 @@ import type { Word } from './words.js';
 
 /** Keys whose value git runs as a line of shell (section and name lower-case; `*` a subsection). */
 const SHELL_KEYS = [
-  'core.pager', 'core.editor', 'core.sshcommand', 'core.askpass', 'core.fsmonitor', 'core.gitproxy', 'core.alternaterefscommand',
-  'sequence.editor', 'diff.external', 'diff.*.command', 'diff.*.textconv', 'merge.*.driver', 'mergetool.*.cmd', 'difftool.*.cmd',
-  'filter.*.clean', 'filter.*.smudge', 'filter.*.process', 'gpg.program', 'gpg.*.program', 'pager.*', 'interactive.difffilter',
-  'uploadpack.packobjectshook', 'remote.*.receivepack', 'remote.*.uploadpack', 'web.browser', 'browser.*.cmd', 'browser.*.path',
-  'man.viewer', 'man.*.cmd', 'man.*.path', 'instaweb.httpd', 'trailer.*.command', 'trailer.*.cmd', 'sendemail.smtpserver', 'sendemail.tocmd',
-  'sendemail.cccmd', 'sendemail.*.smtpserver', 'credential.helper', 'credential.*.helper', 'submodule.*.update',
+  'core.pager',
+  'core.editor',
+  'core.sshcommand',
+  'core.askpass',
+  'core.fsmonitor',
+  'core.gitproxy',
+  'core.alternaterefscommand',
+  'sequence.editor',
+  'diff.external',
+  'diff.*.command',
+  'diff.*.textconv',
+  'merge.*.driver',
+  'mergetool.*.cmd',
+  'difftool.*.cmd',
+  'filter.*.clean',
+  'filter.*.smudge',
+  'filter.*.process',
+  'gpg.program',
+  'gpg.*.program',
+  'pager.*',
+  'interactive.difffilter',
+  'uploadpack.packobjectshook',
+  'remote.*.receivepack',
+  'remote.*.uploadpack',
+  'web.browser',
+  'browser.*.cmd',
+  'browser.*.path',
+  'man.viewer',
+  'man.*.cmd',
+  'man.*.path',
+  'instaweb.httpd',
+  'trailer.*.command',
+  'trailer.*.cmd',
+  'sendemail.smtpserver',
+  'sendemail.tocmd',
+  'sendemail.cccmd',
+  'sendemail.*.smtpserver',
+  'credential.helper',
+  'credential.*.helper',
+  'submodule.*.update',
 ].map(keyPattern);
 /** Keys that make git read files or run programs the engine cannot see. */
 const HIDDEN_KEYS = ['include.path', 'includeif.*.path', 'core.hookspath', 'remote.*.vcs'].map(keyPattern);
@@ -48,14 +82,18 @@ export function gitRuns(args: readonly Word[]): Inner[] {
       inners.push(...configPair(pair, value === '-c' ? 'value' : 'environment', aliases));
     } else if (value === '--exec-path' || value.startsWith('--exec-path=')) {
       // git runs its subcommands from that folder: programs the engine cannot see.
-      if (value === '--exec-path' ? args[index + 1] !== undefined : true) inners.push({ kind: 'hidden', reason: 'git --exec-path runs its commands from a folder the line names' });
+      if (value === '--exec-path' ? args[index + 1] !== undefined : true)
+        inners.push({ kind: 'hidden', reason: 'git --exec-path runs its commands from a folder the line names' });
       if (value === '--exec-path') index++;
     } else if (GLOBAL_VALUE_OPTIONS.has(value)) index++;
   }
   const subcommand = args[index];
   if (!subcommand) return inners;
   const rest = args.slice(index + 1);
-  if (subcommand.value === null) return aliases.size > 0 ? [...inners, { kind: 'hidden', reason: `git runs ${subcommand.text}, known only when the line runs, with aliases the line sets` }] : inners;
+  if (subcommand.value === null)
+    return aliases.size > 0
+      ? [...inners, { kind: 'hidden', reason: `git runs ${subcommand.text}, known only when the line runs, with aliases the line sets` }]
+      : inners;
   const alias = aliases.get(subcommand.value.toLowerCase());
   if (alias !== undefined) inners.push(aliasRuns(subcommand.value, alias, args.slice(0, index), rest));
   else if (subcommand.value === 'config') inners.push(...configSet(rest));
@@ -77,7 +115,8 @@ function configPair(pair: string | null, source: 'value' | 'environment', aliase
 
 /** What a config key set to `value` (null: unknown) makes git run. */
 function keyRuns(key: string, value: string | null, how: string): Inner[] {
-  if (HIDDEN_KEYS.some((pattern) => pattern.test(key))) return [{ kind: 'hidden', reason: `${how} ${key} makes git run what files hold, which the engine cannot see` }];
+  if (HIDDEN_KEYS.some((pattern) => pattern.test(key)))
+    return [{ kind: 'hidden', reason: `${how} ${key} makes git run what files hold, which the engine cannot see` }];
   if (!SHELL_KEYS.some((pattern) => pattern.test(key))) return [];
   if (value === null) return [{ kind: 'hidden', reason: `${how} ${key} sets a command known only when the line runs` }];
   if (BOOLEAN.test(value) && (key.startsWith('pager.') || key === 'core.fsmonitor')) return [];

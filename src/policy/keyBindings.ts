@@ -25,7 +25,17 @@ export function bindRuns(program: string, args: readonly Word[]): Inner[] {
   }
   // bash: `"keys": function-or-"macro"`; fish: `bind KEYS command…`.
   if (operands.some((word) => word.value === null || word.value.includes(':'))) inners.push(...operands.map((word) => bindingRuns(word, false)));
-  else if (operands.length >= 2) inners.push(runsLine('fish bind', operands.slice(1).map((word) => word.value).join(' '), ''));
+  else if (operands.length >= 2)
+    inners.push(
+      runsLine(
+        'fish bind',
+        operands
+          .slice(1)
+          .map((word) => word.value)
+          .join(' '),
+        '',
+      ),
+    );
   return inners;
 }
 

@@ -200,7 +200,11 @@ export function exampleCommands(stage: StagePattern): CommandWords[] {
   const alternatives = /^\{([^{}]*)\}$/.exec(stage.program.source)?.[1]?.split(',') ?? [stage.program.source];
   const args: Word[] = [
     ...stage.flags.map((flag) => ({ value: flag.literal ? flag.source : flag.source.replace(/[*?]|\[[^\]]*\]/g, ''), text: flag.source, glob: false })),
-    ...stage.operands.map((operand) => (operand !== 'any' && operand.literal ? { value: operand.source, text: operand.source, glob: false } : { value: null, text: operand === 'any' ? '*' : operand.source, glob: false })),
+    ...stage.operands.map((operand) =>
+      operand !== 'any' && operand.literal
+        ? { value: operand.source, text: operand.source, glob: false }
+        : { value: null, text: operand === 'any' ? '*' : operand.source, glob: false },
+    ),
   ];
   return alternatives.map((program) => ({ program, args }));
 }
@@ -269,7 +273,13 @@ function hasFlag(flag: Glob, shape: Shape): boolean {
   const wanted = canonicalFlag(shape.program, flag.source);
   if (shape.atoms.has(wanted) || shape.afterDashes.has(flag.source)) return true;
   // `-rf` in a rule: every letter, in whatever cluster or form.
-  return !flag.source.startsWith('--') && flag.source.length > 2 && atomsOf(flag.source).slice(1).every((atom) => shape.atoms.has(canonicalFlag(shape.program, atom)));
+  return (
+    !flag.source.startsWith('--') &&
+    flag.source.length > 2 &&
+    atomsOf(flag.source)
+      .slice(1)
+      .every((atom) => shape.atoms.has(canonicalFlag(shape.program, atom)))
+  );
 }
 
 /** An exact pattern accounts for a flag the command has: named whole, or each of its letters named. */
@@ -280,7 +290,13 @@ function explains(flags: readonly Glob[], program: string, word: string): boolea
     for (const atom of atomsOf(flag.source)) named.add(canonicalFlag(program, atom));
   }
   if (named.has(word)) return true;
-  return !word.startsWith('--') && word.length > 2 && atomsOf(word).slice(1).every((atom) => named.has(canonicalFlag(program, atom)));
+  return (
+    !word.startsWith('--') &&
+    word.length > 2 &&
+    atomsOf(word)
+      .slice(1)
+      .every((atom) => named.has(canonicalFlag(program, atom)))
+  );
 }
 
 function matchOperands(tokens: readonly (Glob | 'any')[], operands: readonly (string | null)[], open: boolean, possibly: boolean): boolean {

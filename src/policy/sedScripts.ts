@@ -52,13 +52,15 @@ export function sedRuns(args: readonly Word[]): Inner[] {
     if (name === '-f' || name === '--file') fromFile = true;
   }
   if (scripts.length === 0 && !fromFile && firstOperand) scripts.push(firstOperand.value);
-  return scripts.flatMap((script) => (script === null ? [{ kind: 'hidden' as const, reason: "sed's script is known only when the line runs" }] : sedScriptRuns(script)));
+  return scripts.flatMap((script) =>
+    script === null ? [{ kind: 'hidden' as const, reason: "sed's script is known only when the line runs" }] : sedScriptRuns(script),
+  );
 }
 
 /** The lines one sed script runs. */
 function sedScriptRuns(script: string): Inner[] {
   const inners: Inner[] = [];
-  const unreadable = (): Inner[] => [{ kind: 'hidden', reason: 'sed\'s script cannot be read, so what its `e` commands run is not known' }];
+  const unreadable = (): Inner[] => [{ kind: 'hidden', reason: "sed's script cannot be read, so what its `e` commands run is not known" }];
   let at = 0;
   const peek = (): string => script[at] ?? '';
   const skipBlanks = (): void => {
@@ -137,22 +139,47 @@ function sedScriptRuns(script: string): Inner[] {
       case '{':
       case '}':
       case '=':
-      case 'd': case 'D': case 'g': case 'G': case 'h': case 'H': case 'n': case 'N':
-      case 'p': case 'P': case 'x': case 'z': case 'F':
+      case 'd':
+      case 'D':
+      case 'g':
+      case 'G':
+      case 'h':
+      case 'H':
+      case 'n':
+      case 'N':
+      case 'p':
+      case 'P':
+      case 'x':
+      case 'z':
+      case 'F':
         break;
-      case 'a': case 'i': case 'c':
-      case 'r': case 'R': case 'w': case 'W':
+      case 'a':
+      case 'i':
+      case 'c':
+      case 'r':
+      case 'R':
+      case 'w':
+      case 'W':
         toLineEnd();
         break;
-      case ':': case 'b': case 't': case 'T': case 'v':
-      case 'q': case 'Q': case 'l': case 'L':
+      case ':':
+      case 'b':
+      case 't':
+      case 'T':
+      case 'v':
+      case 'q':
+      case 'Q':
+      case 'l':
+      case 'L':
         while (at < script.length && !/[;\n}]/.test(peek())) at++;
         break;
       case 'e': {
         skipBlanks();
         const line = toLineEnd().trim();
         // `e` alone runs the pattern space: a line only the input tells.
-        inners.push(line ? runsLine('sed e', line, '') : { kind: 'hidden', reason: 'sed\'s `e` runs the pattern space as a command, which only the input tells' });
+        inners.push(
+          line ? runsLine('sed e', line, '') : { kind: 'hidden', reason: "sed's `e` runs the pattern space as a command, which only the input tells" },
+        );
         break;
       }
       case 's': {
@@ -167,7 +194,7 @@ function sedScriptRuns(script: string): Inner[] {
             toLineEnd();
             break;
           }
-          if (flag === 'e') inners.push({ kind: 'hidden', reason: 'sed\'s s///e runs the pattern space as a command, which only the input tells' });
+          if (flag === 'e') inners.push({ kind: 'hidden', reason: "sed's s///e runs the pattern space as a command, which only the input tells" });
           else if (!/[gpiImM0-9 \t]/.test(flag)) return unreadable();
           at++;
         }

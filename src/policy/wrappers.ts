@@ -24,7 +24,28 @@ interface OptionSpec {
 
 const PREFIX_WRAPPERS: Readonly<Record<string, OptionSpec>> = {
   sudo: {
-    value: ['-u', '-g', '-h', '-p', '-C', '-D', '-r', '-t', '-U', '-T', '--user', '--group', '--host', '--prompt', '--close-from', '--chdir', '--role', '--type', '--other-user', '--command-timeout'],
+    value: [
+      '-u',
+      '-g',
+      '-h',
+      '-p',
+      '-C',
+      '-D',
+      '-r',
+      '-t',
+      '-U',
+      '-T',
+      '--user',
+      '--group',
+      '--host',
+      '--prompt',
+      '--close-from',
+      '--chdir',
+      '--role',
+      '--type',
+      '--other-user',
+      '--command-timeout',
+    ],
     assignments: true,
     noCommand: ['-l', '-v', '-e', '-V', '--list', '--validate', '--edit', '--version'],
     chdir: ['-D', '--chdir'],
@@ -40,7 +61,10 @@ const PREFIX_WRAPPERS: Readonly<Record<string, OptionSpec>> = {
   builtin: {},
   exec: { value: ['-a'] },
   stdbuf: { value: ['-i', '-o', '-e', '--input', '--output', '--error'] },
-  ionice: { value: ['-c', '--class', '-n', '--classdata', '-p', '--pid', '-P', '--pgid', '-u', '--uid'], noCommand: ['-p', '--pid', '-P', '--pgid', '-u', '--uid'] },
+  ionice: {
+    value: ['-c', '--class', '-n', '--classdata', '-p', '--pid', '-P', '--pgid', '-u', '--uid'],
+    noCommand: ['-p', '--pid', '-P', '--pgid', '-u', '--uid'],
+  },
   setsid: {},
   chroot: { value: ['--groups', '--userspec'], skip: 1 },
   coproc: {},
@@ -50,30 +74,94 @@ const PREFIX_WRAPPERS: Readonly<Record<string, OptionSpec>> = {
   chrt: { value: ['-T', '-P', '-D', '--sched-runtime', '--sched-period', '--sched-deadline'], noCommand: ['-p', '--pid', '-m', '--max'], skip: 1 },
   flock: { value: ['-w', '--wait', '--timeout', '-E', '--conflict-exit-code'], skip: 1 },
   unbuffer: {},
-  script: { value: ['-E', '--echo', '-I', '--log-in', '-O', '--log-out', '-B', '--log-io', '-T', '--log-timing', '-m', '--logging-format', '-o', '--output-limit'], script: ['-c', '--command'] },
+  script: {
+    value: ['-E', '--echo', '-I', '--log-in', '-O', '--log-out', '-B', '--log-io', '-T', '--log-timing', '-m', '--logging-format', '-o', '--output-limit'],
+    script: ['-c', '--command'],
+  },
   'systemd-run': {
     value: [
-      '-u', '--unit', '-p', '--property', '--description', '--slice', '-E', '--setenv', '--uid', '--gid', '-M', '--machine', '-H', '--host',
-      '--working-directory', '--nice', '--service-type', '--on-active', '--on-boot', '--on-startup', '--on-unit-active', '--on-unit-inactive',
-      '--on-calendar', '--on-timezone-change', '--on-clock-change', '--timer-property', '--path-property', '--socket-property', '--expand-environment',
+      '-u',
+      '--unit',
+      '-p',
+      '--property',
+      '--description',
+      '--slice',
+      '-E',
+      '--setenv',
+      '--uid',
+      '--gid',
+      '-M',
+      '--machine',
+      '-H',
+      '--host',
+      '--working-directory',
+      '--nice',
+      '--service-type',
+      '--on-active',
+      '--on-boot',
+      '--on-startup',
+      '--on-unit-active',
+      '--on-unit-inactive',
+      '--on-calendar',
+      '--on-timezone-change',
+      '--on-clock-change',
+      '--timer-property',
+      '--path-property',
+      '--socket-property',
+      '--expand-environment',
     ],
     chdir: ['--working-directory'],
   },
   npx: { value: ['-p', '--package', '-w', '--workspace', '--prefix'], script: ['-c', '--call'] },
   pnpx: { value: ['--package'], script: ['-c', '--shell-mode'] },
   bunx: { value: ['-p', '--package'] },
-  uvx: { value: ['--from', '--with', '--with-requirements', '--python', '-p', '--index', '--index-url', '--extra-index-url', '--directory', '--project', '--env-file'] },
+  uvx: {
+    value: [
+      '--from',
+      '--with',
+      '--with-requirements',
+      '--python',
+      '-p',
+      '--index',
+      '--index-url',
+      '--extra-index-url',
+      '--directory',
+      '--project',
+      '--env-file',
+    ],
+  },
 };
 
 /** `npm exec cmd`: a subcommand that runs its arguments, with its own options. */
 const SUBCOMMAND_RUNNERS: Readonly<Record<string, Readonly<Record<string, OptionSpec>>>> = {
   npm: { exec: PREFIX_WRAPPERS.npx as OptionSpec, x: PREFIX_WRAPPERS.npx as OptionSpec },
-  pnpm: { dlx: PREFIX_WRAPPERS.pnpx as OptionSpec, exec: { value: ['--filter', '-F', '-C', '--dir', '--workspace-concurrency'], script: ['-c', '--shell-mode'] } },
+  pnpm: {
+    dlx: PREFIX_WRAPPERS.pnpx as OptionSpec,
+    exec: { value: ['--filter', '-F', '-C', '--dir', '--workspace-concurrency'], script: ['-c', '--shell-mode'] },
+  },
   yarn: { dlx: { value: ['-p', '--package'] }, exec: {} },
   bun: { x: PREFIX_WRAPPERS.bunx as OptionSpec },
   uv: {
     run: {
-      value: ['--with', '--with-editable', '--with-requirements', '--python', '-p', '--directory', '--project', '--env-file', '--extra', '--group', '--only-group', '--package', '--index', '--index-url', '--extra-index-url', '--find-links', '-f'],
+      value: [
+        '--with',
+        '--with-editable',
+        '--with-requirements',
+        '--python',
+        '-p',
+        '--directory',
+        '--project',
+        '--env-file',
+        '--extra',
+        '--group',
+        '--only-group',
+        '--package',
+        '--index',
+        '--index-url',
+        '--extra-index-url',
+        '--find-links',
+        '-f',
+      ],
       chdir: ['--directory'],
     },
     tool: {},
@@ -81,14 +169,58 @@ const SUBCOMMAND_RUNNERS: Readonly<Record<string, Readonly<Record<string, Option
 };
 
 const XARGS: OptionSpec = {
-  value: ['-a', '--arg-file', '-d', '--delimiter', '-E', '-I', '-L', '-n', '--max-args', '-P', '--max-procs', '-s', '--max-chars', '--process-slot-var', '--max-lines'],
+  value: [
+    '-a',
+    '--arg-file',
+    '-d',
+    '--delimiter',
+    '-E',
+    '-I',
+    '-L',
+    '-n',
+    '--max-args',
+    '-P',
+    '--max-procs',
+    '-s',
+    '--max-chars',
+    '--process-slot-var',
+    '--max-lines',
+  ],
 };
 const WATCH: OptionSpec = { value: ['-n', '--interval', '-q', '--equexit'] };
-const SU: OptionSpec = { value: ['-s', '--shell', '-g', '--group', '-G', '--supp-group', '-w', '--whitelist-environment', '-u', '--user'], script: ['-c', '--command', '--session-command'] };
+const SU: OptionSpec = {
+  value: ['-s', '--shell', '-g', '--group', '-G', '--supp-group', '-w', '--whitelist-environment', '-u', '--user'],
+  script: ['-c', '--command', '--session-command'],
+};
 const PARALLEL: OptionSpec = {
   value: [
-    '-j', '--jobs', '-P', '--max-procs', '-S', '--sshlogin', '--colsep', '-C', '-d', '--delimiter', '-a', '--arg-file', '-I', '--joblog', '--results',
-    '--tmpdir', '--timeout', '--delay', '-n', '--max-args', '-N', '--max-replace-args', '-L', '--max-lines', '--header', '--tag-string', '--env',
+    '-j',
+    '--jobs',
+    '-P',
+    '--max-procs',
+    '-S',
+    '--sshlogin',
+    '--colsep',
+    '-C',
+    '-d',
+    '--delimiter',
+    '-a',
+    '--arg-file',
+    '-I',
+    '--joblog',
+    '--results',
+    '--tmpdir',
+    '--timeout',
+    '--delay',
+    '-n',
+    '--max-args',
+    '-N',
+    '--max-replace-args',
+    '-L',
+    '--max-lines',
+    '--header',
+    '--tag-string',
+    '--env',
   ],
 };
 
@@ -103,8 +235,27 @@ const SHELLS: ReadonlySet<string> = new Set(['sh', 'bash', 'rbash', 'zsh', 'dash
 export const WRAPPER_NAMES: ReadonlySet<string> = new Set([
   ...Object.keys(PREFIX_WRAPPERS),
   ...SHELLS,
-  'xargs', 'watch', 'find', 'eval', 'source', '.', 'trap', 'alias', 'su', 'runuser', 'sg', 'parallel', 'fc',
-  'awk', 'gawk', 'mawk', 'nawk', 'sed', 'git', 'bind', 'bindkey',
+  'xargs',
+  'watch',
+  'find',
+  'eval',
+  'source',
+  '.',
+  'trap',
+  'alias',
+  'su',
+  'runuser',
+  'sg',
+  'parallel',
+  'fc',
+  'awk',
+  'gawk',
+  'mawk',
+  'nawk',
+  'sed',
+  'git',
+  'bind',
+  'bindkey',
 ]);
 
 /**
@@ -132,7 +283,8 @@ export function unwrap(program: string, args: readonly Word[], stdin: Stdin): In
     case 'watch': {
       const found = afterOptions(program, args, WATCH);
       if ('hidden' in found) return [found.hidden];
-      if (found.options.some((option) => option === '-x' || option === '--exec')) return found.rest.length > 0 ? [{ kind: 'command', words: found.rest, how: 'watch' }] : [];
+      if (found.options.some((option) => option === '-x' || option === '--exec'))
+        return found.rest.length > 0 ? [{ kind: 'command', words: found.rest, how: 'watch' }] : [];
       return joined('watch', found.rest);
     }
     case 'eval':
@@ -163,7 +315,9 @@ export function unwrap(program: string, args: readonly Word[], stdin: Stdin): In
       return parallel(args);
     case 'fc':
       // `fc` (without -l) edits and runs lines from the shell's history, which the engine cannot see.
-      return args.some((arg) => arg.value === null || /^-[a-zA-Z]*l/.test(arg.value)) ? [] : [{ kind: 'hidden', reason: 'fc runs lines from the shell history, which the engine cannot see' }];
+      return args.some((arg) => arg.value === null || /^-[a-zA-Z]*l/.test(arg.value))
+        ? []
+        : [{ kind: 'hidden', reason: 'fc runs lines from the shell history, which the engine cannot see' }];
     case 'awk':
     case 'gawk':
     case 'mawk':
@@ -188,7 +342,10 @@ function prefixWrapper(program: string, args: readonly Word[], spec: OptionSpec)
   if (found.options.some((option) => spec.noCommand?.includes(option))) return [];
   if (program === 'env') {
     const split = found.splitString;
-    if (split !== undefined) return split === null ? [{ kind: 'hidden', reason: 'env -S splits a string known only when the line runs' }] : joined('env -S', [literalWord(split), ...found.rest]);
+    if (split !== undefined)
+      return split === null
+        ? [{ kind: 'hidden', reason: 'env -S splits a string known only when the line runs' }]
+        : joined('env -S', [literalWord(split), ...found.rest]);
   }
   if (program === 'flock' && (found.rest[0]?.value === '-c' || found.rest[0]?.value === '--command')) return joined('flock -c', found.rest.slice(1, 2));
   if (found.rest.length === 0) return [];
@@ -228,7 +385,8 @@ function afterOptions(program: string, args: readonly Word[], spec: OptionSpec):
   while (index < args.length) {
     const word = args[index] as Word;
     const value = word.value;
-    if (value === null) return { hidden: { kind: 'hidden', reason: `${word.text} after ${program} is known only when the line runs, so what ${program} runs is not known` } };
+    if (value === null)
+      return { hidden: { kind: 'hidden', reason: `${word.text} after ${program} is known only when the line runs, so what ${program} runs is not known` } };
     if (value === '--') {
       index++;
       break;
@@ -298,11 +456,14 @@ function shell(program: string, args: readonly Word[], stdin: Stdin): Inner[] {
       break;
     }
     if (value.startsWith('--')) {
-      if (value.startsWith('--command=') || value.startsWith('--init-command=')) return [{ kind: 'script', text: value.slice(value.indexOf('=') + 1), how: `${program} ${value.slice(0, value.indexOf('='))}` }];
+      if (value.startsWith('--command=') || value.startsWith('--init-command='))
+        return [{ kind: 'script', text: value.slice(value.indexOf('=') + 1), how: `${program} ${value.slice(0, value.indexOf('='))}` }];
       index += value === '--rcfile' || value === '--init-file' || value === '--command' || value === '--init-command' ? 2 : 1;
       if (value === '--command' || value === '--init-command') {
         const text = args[index - 1];
-        return text?.value == null ? [{ kind: 'hidden', reason: `${program} ${value} runs a string known only when the line runs` }] : [{ kind: 'script', text: text.value, how: `${program} ${value}` }];
+        return text?.value == null
+          ? [{ kind: 'hidden', reason: `${program} ${value} runs a string known only when the line runs` }]
+          : [{ kind: 'script', text: text.value, how: `${program} ${value}` }];
       }
       continue;
     }
@@ -320,14 +481,17 @@ function shell(program: string, args: readonly Word[], stdin: Stdin): Inner[] {
   if (command) {
     const text = rest[0];
     if (!text) return [];
-    return text.value === null ? [{ kind: 'hidden', reason: `${how} runs ${text.text}, known only when the line runs` }] : [{ kind: 'script', text: text.value, how }];
+    return text.value === null
+      ? [{ kind: 'hidden', reason: `${how} runs ${text.text}, known only when the line runs` }]
+      : [{ kind: 'script', text: text.value, how }];
   }
   const script = rest[0];
   if (script && !fromStdin) {
     if (script.value === null) return [{ kind: 'hidden', reason: `${program} runs the script ${script.text}, which the engine cannot see` }];
     // `bash /dev/stdin <<< '…'` reads its here-string; any other descriptor is not seen.
     if (STDIN_FILES.test(script.value)) return fromStandardInput(program, stdin);
-    if (DESCRIPTOR_FILES.test(script.value)) return [{ kind: 'hidden', reason: `${program} runs what it reads from ${script.value}, which the engine cannot see` }];
+    if (DESCRIPTOR_FILES.test(script.value))
+      return [{ kind: 'hidden', reason: `${program} runs what it reads from ${script.value}, which the engine cannot see` }];
     // A script file runs unread, as `./script.sh` would.
     return [];
   }
@@ -338,19 +502,24 @@ function shell(program: string, args: readonly Word[], stdin: Stdin): Inner[] {
 
 /** A shell or `source` reading its commands from standard input: a here-string or heredoc is read; a pipe is not. */
 function fromStandardInput(how: string, stdin: Stdin): Inner[] {
-  if (stdin === undefined) return [{ kind: 'hidden', reason: `${how} reads its commands from the terminal or whatever the line connects, which the engine cannot see` }];
+  if (stdin === undefined)
+    return [{ kind: 'hidden', reason: `${how} reads its commands from the terminal or whatever the line connects, which the engine cannot see` }];
   if ('pipe' in stdin) return [{ kind: 'hidden', reason: `${how} runs the commands piped into it, which the engine cannot see` }];
   if ('file' in stdin) return [{ kind: 'hidden', reason: `${how} runs the commands of a file, which the engine cannot see` }];
-  return stdin.text === null ? [{ kind: 'hidden', reason: `${how} reads a here-document with substitutions the engine cannot see` }] : [{ kind: 'script', text: stdin.text, how: `${how} <<` }];
+  return stdin.text === null
+    ? [{ kind: 'hidden', reason: `${how} reads a here-document with substitutions the engine cannot see` }]
+    : [{ kind: 'script', text: stdin.text, how: `${how} <<` }];
 }
 
 /** `source file`, `. /dev/stdin <<< '…'`. */
 function sourced(program: string, args: readonly Word[], stdin: Stdin): Inner[] {
   const file = args[0]?.value === '--' ? args[1] : args[0];
   if (!file) return [];
-  if (file.value === null || file.text.startsWith('<(')) return [{ kind: 'hidden', reason: `it reads shell code from ${file.text}, which the engine cannot see` }];
+  if (file.value === null || file.text.startsWith('<('))
+    return [{ kind: 'hidden', reason: `it reads shell code from ${file.text}, which the engine cannot see` }];
   if (STDIN_FILES.test(file.value)) return fromStandardInput(program, stdin);
-  if (DESCRIPTOR_FILES.test(file.value) || file.value === '/dev/tty') return [{ kind: 'hidden', reason: `it reads shell code from ${file.value}, which the engine cannot see` }];
+  if (DESCRIPTOR_FILES.test(file.value) || file.value === '/dev/tty')
+    return [{ kind: 'hidden', reason: `it reads shell code from ${file.value}, which the engine cannot see` }];
   return [];
 }
 

@@ -86,7 +86,8 @@ export class AgentSandbox {
   /** One line for `switchboard status` and the window: whether agents' sessions get a sandbox. */
   status(): { available: boolean; summary: string } {
     const availability = this.availability;
-    if (availability.available) return { available: true, summary: `agent sessions run in a sandbox (${availability.platform === 'linux' ? 'bubblewrap' : 'Seatbelt'})` };
+    if (availability.available)
+      return { available: true, summary: `agent sessions run in a sandbox (${availability.platform === 'linux' ? 'bubblewrap' : 'Seatbelt'})` };
     const required = this.options.settings().required;
     return { available: false, summary: `${notSandboxed(availability)}${required ? ' (sandbox.required is on: agents cannot open sessions)' : ''}` };
   }
@@ -98,14 +99,21 @@ export class AgentSandbox {
     const settings = this.options.settings();
     const availability = this.availability;
     if (!availability.available) {
-      if (settings.required) throw new SandboxRefusal('SPAWN_FAILED', `No sandbox can start here and the setting sandbox.required is on, so agent sessions are refused: ${availability.reason}. To fix it: ${availability.fix}.`);
+      if (settings.required)
+        throw new SandboxRefusal(
+          'SPAWN_FAILED',
+          `No sandbox can start here and the setting sandbox.required is on, so agent sessions are refused: ${availability.reason}. To fix it: ${availability.fix}.`,
+        );
       return { info: { on: false, off: 'unavailable', summary: notSandboxed(availability) } };
     }
     const cwd = realpathOr(request.cwd);
     const denied = this.denied(settings);
     const inDenied = denied.find((entry) => isInside(cwd, entry.path));
     if (inDenied) {
-      throw new SandboxRefusal('INVALID_ARGUMENT', `cwd: "${request.cwd}" is inside ${inDenied.path}, which agents' sessions may not read (${inDenied.path === this.stateDir() ? "the hub's state folder" : 'setting sandbox.denied'}); choose another folder.`);
+      throw new SandboxRefusal(
+        'INVALID_ARGUMENT',
+        `cwd: "${request.cwd}" is inside ${inDenied.path}, which agents' sessions may not read (${inDenied.path === this.stateDir() ? "the hub's state folder" : 'setting sandbox.denied'}); choose another folder.`,
+      );
     }
     const tmp = this.tmp();
     const project = settings.filesystem === 'project' ? projectFolder(cwd, this.home) : undefined;
@@ -161,10 +169,12 @@ export class AgentSandbox {
     const target = path.join(realpathOr(path.dirname(file)), path.basename(file));
     const settings = this.options.settings();
     const denied = this.denied(settings).find((entry) => isInside(target, entry.path));
-    if (denied) return `${denied.path} is ${denied.path === this.stateDir() ? "the hub's state folder" : 'a path of setting sandbox.denied'}, which agents may not write`;
+    if (denied)
+      return `${denied.path} is ${denied.path === this.stateDir() ? "the hub's state folder" : 'a path of setting sandbox.denied'}, which agents may not write`;
     if (!info.on || info.filesystem === 'off') return null;
     if (info.filesystem === 'read-only') return 'this session runs in a read-only sandbox (setting sandbox.filesystem), which writes nothing lasting';
-    if (target.split(path.sep).includes('.git')) return 'a git folder stays read-only for sandboxed sessions (its hooks and config would run outside the sandbox)';
+    if (target.split(path.sep).includes('.git'))
+      return 'a git folder stays read-only for sandboxed sessions (its hooks and config would run outside the sandbox)';
     const project = info.project ? projectFolder(info.project, this.home) : { root: null, gitDirs: [], gitProtected: [] };
     const { folders } = this.writable(settings, project, this.tmp());
     if (folders.some((folder) => isInside(target, folder))) return null;
@@ -213,11 +223,17 @@ export class AgentSandbox {
     return { folders: [...folders], caches: folders.size - own };
   }
 
-  private async network(settings: SandboxSettings, availability: Extract<SandboxAvailability, { available: true }>): Promise<{ setting: 'on' | 'off' | string[]; words: string; proxy?: DomainProxy }> {
+  private async network(
+    settings: SandboxSettings,
+    availability: Extract<SandboxAvailability, { available: true }>,
+  ): Promise<{ setting: 'on' | 'off' | string[]; words: string; proxy?: DomainProxy }> {
     if (settings.network === 'on') return { setting: 'on', words: 'network on' };
     if (settings.network === 'off') return { setting: 'off', words: 'network off' };
     if (availability.platform === 'linux' && availability.socat === null) {
-      return { setting: 'off', words: `network off: the list of domains needs socat, which is not installed (to fix it: ${installCommand('socat', this.options.env)})` };
+      return {
+        setting: 'off',
+        words: `network off: the list of domains needs socat, which is not installed (to fix it: ${installCommand('socat', this.options.env)})`,
+      };
     }
     this.lastDomains = settings.network;
     try {

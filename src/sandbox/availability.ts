@@ -36,7 +36,8 @@ const PROBE_TIMEOUT_MS = 5_000;
 export function probeSandbox(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): SandboxAvailability {
   if (platform === 'darwin') {
     const sandboxExec = '/usr/bin/sandbox-exec';
-    if (!isExecutable(sandboxExec)) return { available: false, reason: `${sandboxExec} is missing`, fix: 'reinstall or update macOS: sandbox-exec is part of it' };
+    if (!isExecutable(sandboxExec))
+      return { available: false, reason: `${sandboxExec} is missing`, fix: 'reinstall or update macOS: sandbox-exec is part of it' };
     return { available: true, platform: 'darwin', sandboxExec };
   }
   if (platform !== 'linux') return { available: false, reason: `Switchboard has no sandbox for ${platform}`, fix: 'run the agent in a container or a VM' };
@@ -45,11 +46,15 @@ export function probeSandbox(env: NodeJS.ProcessEnv = process.env, platform: Nod
   const bash = which('bash', env);
   if (!bash) return { available: false, reason: 'bash is not installed (the sandbox starts programs through it)', fix: installCommand('bash', env) };
   const trial = (extra: string[]): string | undefined => {
-    const run = spawnSync(bwrap, ['--unshare-user', '--unshare-pid', '--unshare-ipc', ...extra, '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--', bash, '-c', 'exit 0'], {
-      env: { PATH: env.PATH ?? '' },
-      timeout: PROBE_TIMEOUT_MS,
-      encoding: 'utf8',
-    });
+    const run = spawnSync(
+      bwrap,
+      ['--unshare-user', '--unshare-pid', '--unshare-ipc', ...extra, '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--', bash, '-c', 'exit 0'],
+      {
+        env: { PATH: env.PATH ?? '' },
+        timeout: PROBE_TIMEOUT_MS,
+        encoding: 'utf8',
+      },
+    );
     if (run.error) return run.error.message;
     if (run.status !== 0) return (run.stderr || `exit ${run.status ?? run.signal}`).trim().split('\n')[0];
     return undefined;
@@ -89,10 +94,16 @@ function userNamespaceTrouble(message: string, bwrap: string): { reason: string;
     };
   }
   if (sysctl('kernel.unprivileged_userns_clone') === '0') {
-    return { reason: `${said}: unprivileged user namespaces are off (kernel.unprivileged_userns_clone=0)`, fix: "echo 'kernel.unprivileged_userns_clone=1' | sudo tee /etc/sysctl.d/60-userns.conf && sudo sysctl --system" };
+    return {
+      reason: `${said}: unprivileged user namespaces are off (kernel.unprivileged_userns_clone=0)`,
+      fix: "echo 'kernel.unprivileged_userns_clone=1' | sudo tee /etc/sysctl.d/60-userns.conf && sudo sysctl --system",
+    };
   }
   if (sysctl('user.max_user_namespaces') === '0') {
-    return { reason: `${said}: user namespaces are off (user.max_user_namespaces=0)`, fix: "echo 'user.max_user_namespaces=15000' | sudo tee /etc/sysctl.d/60-userns.conf && sudo sysctl --system" };
+    return {
+      reason: `${said}: user namespaces are off (user.max_user_namespaces=0)`,
+      fix: "echo 'user.max_user_namespaces=15000' | sudo tee /etc/sysctl.d/60-userns.conf && sudo sysctl --system",
+    };
   }
   return { reason: said, fix: `run ${bwrap} --unshare-user --unshare-pid --ro-bind / / true to see why, and fix what it says` };
 }

@@ -53,7 +53,10 @@ export const SandboxSettingsSchema = z
     /** `project`: writes only in the session's project folder, temp and `writable`; `read-only`: nowhere lasting; `off`: anywhere but `denied`. */
     filesystem: z.enum(FILESYSTEM_MODES).default('project'),
     /** More folders agents' sessions may write (absolute or `~/…`); default: the package managers' caches. */
-    writable: z.array(pathEntry).max(1_000).default(() => defaultWritable()),
+    writable: z
+      .array(pathEntry)
+      .max(1_000)
+      .default(() => defaultWritable()),
     /** Paths agents' sessions may neither read nor write (`~/.ssh`, `~/.aws`); the hub's state folder always is. */
     denied: z.array(pathEntry).max(1_000).default([]),
     /** `on`, `off`, or the domains they may reach (through a filtering proxy). */

@@ -26,7 +26,11 @@ export function answerDiscover(request: JsonRpcRequest, version: string): JsonRp
     return {
       jsonrpc: '2.0',
       id: request.id,
-      error: { code: UNSUPPORTED_PROTOCOL_VERSION, message: `Unsupported protocol version: ${requested}`, data: { supported: [...MODERN_PROTOCOL_VERSIONS], requested } },
+      error: {
+        code: UNSUPPORTED_PROTOCOL_VERSION,
+        message: `Unsupported protocol version: ${requested}`,
+        data: { supported: [...MODERN_PROTOCOL_VERSIONS], requested },
+      },
     };
   }
   if (!objectOrUndefined(meta?.[CLIENT_INFO_KEY]) || !objectOrUndefined(meta?.[CLIENT_CAPABILITIES_KEY])) return undefined;

@@ -234,7 +234,11 @@ export class ShimForwarder {
     if (this.queue.length >= MAX_QUEUED_MESSAGES || this.queuedBytes + message.bytes > MAX_QUEUED_BYTES) {
       if (message.id !== undefined) {
         this.reply(
-          errorResponse(message.id, HUB_UNAVAILABLE, 'Switchboard hub is not connected and too many calls are waiting for it; this call was not sent. Retry shortly.'),
+          errorResponse(
+            message.id,
+            HUB_UNAVAILABLE,
+            'Switchboard hub is not connected and too many calls are waiting for it; this call was not sent. Retry shortly.',
+          ),
         );
       }
       return;
@@ -322,9 +326,7 @@ export class ShimForwarder {
     const id = recoverId(line.head, line.tail);
     this.options.logger.warn(`the hub sent a ${line.bytes}-byte message; dropped it`);
     if (id === null || !this.inFlight.delete(idKey(id))) return;
-    this.reply(
-      errorResponse(id, HUB_UNAVAILABLE, `The answer to this call was ${line.bytes} bytes, too large to pass on; ask for less (max_lines, limit).`),
-    );
+    this.reply(errorResponse(id, HUB_UNAVAILABLE, `The answer to this call was ${line.bytes} bytes, too large to pass on; ask for less (max_lines, limit).`));
   }
 
   private write(line: string): void {

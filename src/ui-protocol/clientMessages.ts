@@ -47,12 +47,21 @@ export const ClientMessageSchema = z.discriminatedUnion('type', [
     limit: z.number().int().min(1).max(200).optional(),
     req,
   }),
-  z.object({ type: z.literal('commandOutput'), session: sessionRef, seq: z.number().int().min(1), offset: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(MAX_COMMAND_OUTPUT_LINES).optional(), req }),
+  z.object({
+    type: z.literal('commandOutput'),
+    session: sessionRef,
+    seq: z.number().int().min(1),
+    offset: z.number().int().min(0).optional(),
+    limit: z.number().int().min(1).max(MAX_COMMAND_OUTPUT_LINES).optional(),
+    req,
+  }),
   z.object({ type: z.literal('rerun'), session: sessionRef, from: z.object({ session: sessionRef, seq: z.number().int().min(1) }), req }),
   z.object({
     type: z.literal('setSettings'),
     // Values are checked by the hub against its settings schema (src/hub/settings/settings.ts).
-    changes: z.record(z.string().min(1).max(64), z.unknown()).refine((changes) => Object.keys(changes).length > 0 && Object.keys(changes).length <= MAX_SETTING_CHANGES, `Send 1 to ${MAX_SETTING_CHANGES} settings.`),
+    changes: z
+      .record(z.string().min(1).max(64), z.unknown())
+      .refine((changes) => Object.keys(changes).length > 0 && Object.keys(changes).length <= MAX_SETTING_CHANGES, `Send 1 to ${MAX_SETTING_CHANGES} settings.`),
     req,
   }),
 ]);

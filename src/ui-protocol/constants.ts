@@ -44,6 +44,5 @@ export const UiErrorCode = {
   Internal: 'INTERNAL',
 } as const;
 
-
 /** Lines of one `commandOutput` answer at most (page with `offset`). */
 export const MAX_COMMAND_OUTPUT_LINES = 5_000;

@@ -32,7 +32,13 @@ export const HubMessageSchema = z.discriminatedUnion('type', [
     through: z.number(),
   }),
   /** `data`: UTF-8, whole characters (see above). */
-  z.object({ type: z.literal('frame'), session: z.string(), seq: z.number().int(), end: z.number(), data: z.custom<Uint8Array>((value) => value instanceof Uint8Array, 'Expected bytes (a Uint8Array)') }),
+  z.object({
+    type: z.literal('frame'),
+    session: z.string(),
+    seq: z.number().int(),
+    end: z.number(),
+    data: z.custom<Uint8Array>((value) => value instanceof Uint8Array, 'Expected bytes (a Uint8Array)'),
+  }),
   /** This viewer fell behind: frames stop until it acks; a fresh snapshot follows. */
   z.object({ type: z.literal('behind'), session: z.string() }),
   z.object({ type: z.literal('commands'), session: z.string(), records: z.array(UiCommandRecordSchema) }),

@@ -120,7 +120,18 @@
  * `req` (optional, any client message) is echoed in `done` and `error` to pair replies.
  * `subscribe`, `unsubscribe`, `input`, `resize` and `ack` get no `done`, only an `error` on failure.
  */
-export { FLOW_ACK_EVERY, FLOW_HIGH_WATERMARK, FLOW_LOW_WATERMARK, FRAME_BATCH_MS, MAX_COMMAND_OUTPUT_LINES, MAX_INPUT_CHARS, MAX_SCREENSHOT_BYTES, MAX_SETTING_CHANGES, UI_PROTOCOL_VERSION, UiErrorCode } from './constants.js';
+export {
+  FLOW_ACK_EVERY,
+  FLOW_HIGH_WATERMARK,
+  FLOW_LOW_WATERMARK,
+  FRAME_BATCH_MS,
+  MAX_COMMAND_OUTPUT_LINES,
+  MAX_INPUT_CHARS,
+  MAX_SCREENSHOT_BYTES,
+  MAX_SETTING_CHANGES,
+  UI_PROTOCOL_VERSION,
+  UiErrorCode,
+} from './constants.js';
 export {
   APPROVAL_ANSWERS,
   CreatorSchema,

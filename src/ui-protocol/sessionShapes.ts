@@ -28,10 +28,7 @@ export type UiApproval = z.infer<typeof UiApprovalSchema>;
 export const UiNewApprovalSchema = UiApprovalSchema.extend({ tool: z.enum(['open', 'execute']), host: z.string().optional() });
 export type UiNewApproval = z.infer<typeof UiNewApprovalSchema>;
 
-export const CreatorSchema = z.union([
-  z.object({ kind: z.literal('agent'), client: z.string() }),
-  z.object({ kind: z.literal('user') }),
-]);
+export const CreatorSchema = z.union([z.object({ kind: z.literal('agent'), client: z.string() }), z.object({ kind: z.literal('user') })]);
 
 export const SessionStateSchema = z.enum(['idle', 'running', 'awaiting_input', 'exited']);
 

@@ -241,7 +241,9 @@ describe('a program that cannot run', () => {
     writeFileSync(path.join(bin, 'sb-own-prog'), '#!/bin/sh\necho own-prog-ran\nread line\n', { mode: 0o755 });
     const opened = await http.ok('open', { program: 'sb-own-prog', cwd: work, env: { PATH: `${bin}:/usr/bin:/bin` } });
     expect(opened.program).toBe('sb-own-prog');
-    expect(await http.ok('read', { session: opened.session, view: 'screen', wait: { pattern: 'own-prog-ran', timeout_ms: 10_000 } })).toMatchObject({ waited: 'pattern' });
+    expect(await http.ok('read', { session: opened.session, view: 'screen', wait: { pattern: 'own-prog-ran', timeout_ms: 10_000 } })).toMatchObject({
+      waited: 'pattern',
+    });
     await http.ok('kill', { session: opened.session, close: true });
     await fine();
   });
@@ -262,7 +264,12 @@ describe('bytes through send', () => {
       'open(sys.argv[1], "wb").write(b[:-7])',
     ].join('\n');
     writeFileSync(path.join(work, 'reader.py'), program);
-    const sent = await http.ok('send', { session, text: `python3 ${path.join(work, 'reader.py')} ${file}`, keys: ['enter'], wait: { pattern: 'READY', timeout_ms: 10_000 } });
+    const sent = await http.ok('send', {
+      session,
+      text: `python3 ${path.join(work, 'reader.py')} ${file}`,
+      keys: ['enter'],
+      wait: { pattern: 'READY', timeout_ms: 10_000 },
+    });
     expect(String(sent.screen)).toContain('READY');
   }
 
@@ -310,7 +317,7 @@ describe('bytes through send', () => {
 });
 
 describe('a catastrophic wait pattern', () => {
-  it('against 1 MB of output: cut off by the matcher\'s budget with INVALID_ARGUMENT, not by the wait\'s timeout; another session answers meanwhile', async () => {
+  it("against 1 MB of output: cut off by the matcher's budget with INVALID_ARGUMENT, not by the wait's timeout; another session answers meanwhile", async () => {
     const { session } = await http.ok('open', { cwd: work });
     await http.ok('execute', { session, command: "head -c 1000000 /dev/zero | tr '\\0' a; echo", max_lines: 5 });
     const [read, other] = await Promise.all([
@@ -329,7 +336,8 @@ describe('a catastrophic wait pattern', () => {
 
 describe('broken text in output', () => {
   it('invalid UTF-8 becomes U+FFFD and a character split across writes is rejoined; no crash', async () => {
-    const command = "printf 'euro:\\xe2\\x82'; sleep 0.1; printf '\\xac:ok\\n'; printf 'bad:\\xff\\xfe\\xc3:end\\n'; printf 'cut:\\xf0\\x9f'; sleep 0.1; printf '\\x98\\x80.\\n'";
+    const command =
+      "printf 'euro:\\xe2\\x82'; sleep 0.1; printf '\\xac:ok\\n'; printf 'bad:\\xff\\xfe\\xc3:end\\n'; printf 'cut:\\xf0\\x9f'; sleep 0.1; printf '\\x98\\x80.\\n'";
     const r = await http.ok('execute', { command, cwd: work });
     const output = String(r.output);
     expect(output).toContain('euro:€:ok');

@@ -116,7 +116,7 @@ describe('programs that resist', () => {
       'nohup sleep 1002 >/dev/null 2>&1 &',
       'setsid sleep 1003 >/dev/null 2>&1 &',
       "(trap '' HUP; sleep 1004 &) &",
-      "bash -c 'setsid bash -c \"sleep 1005 & \" &' &",
+      'bash -c \'setsid bash -c "sleep 1005 & " &\' &',
       'echo spawned',
     ].join('\n');
     expect(await http.ok('execute', { session, command })).toMatchObject({ status: 'completed' });

@@ -77,7 +77,7 @@ describe('a flood', () => {
   // runs and RSS follows what is retained; a leak shows as growth or kills the hub.
   const hub = hubFor(HEAP_CEILING);
 
-  it('base64 /dev/urandom for 60 s: hub memory bounded and flat, another session answers throughout, far-apart readers are told what they lost; Ctrl-C ends it (exit 130, well before the wait\'s 10 s)', async () => {
+  it("base64 /dev/urandom for 60 s: hub memory bounded and flat, another session answers throughout, far-apart readers are told what they lost; Ctrl-C ends it (exit 130, well before the wait's 10 s)", async () => {
     const agent = await new RawHttp(hub()).initialize('flood-agent');
     const bystander = await new RawHttp(hub()).initialize('flood-bystander');
     // Two more agents read the flooding session rarely: one in ansi (exact characters), one plain.
@@ -298,7 +298,9 @@ describe('offset reads during a flood', () => {
       if (got !== want) {
         let at = 0;
         while (got[at] === want[at]) at++;
-        throw new Error(`read text at offset ${from + at} differs: got ${JSON.stringify(got.slice(at, at + 40))}, expected ${JSON.stringify(want.slice(at, at + 40))}`);
+        throw new Error(
+          `read text at offset ${from + at} differs: got ${JSON.stringify(got.slice(at, at + 40))}, expected ${JSON.stringify(want.slice(at, at + 40))}`,
+        );
       }
       seen += to - from;
     }
@@ -309,7 +311,11 @@ describe('offset reads during a flood', () => {
     // and has text, each read after a large one was told exactly what it lost (checked above).
     kinds.forEach((kind, i) => {
       const read = reads[i + 1]!;
-      if (kind === 'small') expect({ truncated: read.truncated, empty: String(read.content).length === 0 }, `read after burst ${i + 1}`).toEqual({ truncated: false, empty: false });
+      if (kind === 'small')
+        expect({ truncated: read.truncated, empty: String(read.content).length === 0 }, `read after burst ${i + 1}`).toEqual({
+          truncated: false,
+          empty: false,
+        });
       else expect(read.truncated, `read after burst ${i + 1}`).toBe(true);
     });
     expect(gaps.length).toBeGreaterThanOrEqual(BURSTS.filter((n) => n >= 100_000).length);
@@ -327,7 +333,11 @@ function stalledRequest(client: RawHttp, method: 'POST' | 'GET', body = ''): net
   const socket = net.connect({ host: '127.0.0.1', port: client.hub.port });
   socket.pause();
   socket.on('error', () => undefined);
-  const headers = { ...client.headers(method === 'GET' ? { Accept: 'text/event-stream' } : {}), Host: `127.0.0.1:${client.hub.port}`, 'Content-Length': String(Buffer.byteLength(body)) };
+  const headers = {
+    ...client.headers(method === 'GET' ? { Accept: 'text/event-stream' } : {}),
+    Host: `127.0.0.1:${client.hub.port}`,
+    'Content-Length': String(Buffer.byteLength(body)),
+  };
   const head = Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
@@ -393,7 +403,8 @@ describe('an MCP-over-HTTP client that stops reading', () => {
 
     // The staller's standalone GET stream, unread too: it carries nothing, so it is never dropped.
     const idleStream = stalledRequest(staller, 'GET');
-    const body = (id: number): string => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'read', arguments: { session, view: 'history', limit: 100_000 } } });
+    const body = (id: number): string =>
+      JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'read', arguments: { session, view: 'history', limit: 100_000 } } });
     const stalled = Array.from({ length: STALLED }, (_, i) => stalledRequest(staller, 'POST', body(1_000 + i)));
     const sentAt = Date.now();
 
@@ -403,14 +414,26 @@ describe('an MCP-over-HTTP client that stops reading', () => {
     for (let n = 0; dropped < STALLED; n++) {
       if (Date.now() - sentAt > STALL_MS + 30_000) throw new Error(`only ${dropped} of ${STALLED} stalled answers dropped; hub stderr:\n${hub().stderr()}`);
       const before = Date.now();
-      const answer = await within(other.ok('execute', { session: otherSession.session, command: `echo still-${n}` }), 30_000, `another client's call #${n} while answers stall`);
+      const answer = await within(
+        other.ok('execute', { session: otherSession.session, command: `echo still-${n}` }),
+        30_000,
+        `another client's call #${n} while answers stall`,
+      );
       expect(answer).toMatchObject({ output: `still-${n}` });
       latencies.push(Date.now() - before);
       dropped = hub().stderr().match(DROPPED)?.length ?? 0;
     }
     const droppedMs = Date.now() - sentAt;
     rss.stop();
-    console.log(JSON.stringify({ droppedMs, baselineMiB: Math.round(baseline / MiB), peakMiB: Math.round(peak(rss.samples) / MiB), calls: latencies.length, maxCallMs: Math.max(...latencies) }));
+    console.log(
+      JSON.stringify({
+        droppedMs,
+        baselineMiB: Math.round(baseline / MiB),
+        peakMiB: Math.round(peak(rss.samples) / MiB),
+        calls: latencies.length,
+        maxCallMs: Math.max(...latencies),
+      }),
+    );
     // Each answer was dropped once it had not moved for the stall time, never before (the hub's
     // own measure; how late after it a busy event loop gets to it is logged, not asserted).
     for (const [, stuckMs] of hub().stderr().matchAll(DROPPED)) expect(Number(stuckMs)).toBeGreaterThanOrEqual(STALL_MS);

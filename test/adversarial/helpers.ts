@@ -24,13 +24,16 @@ export function request(port: number, options: { path?: string; method?: string;
   return new Promise((resolve, reject) => {
     // Say which request failed: a bare ECONNRESET names no call.
     const what = `${options.method ?? 'POST'} ${options.path ?? '/mcp'} ${String(options.body ?? '').slice(0, 120)}`;
-    const req = http.request({ host: '127.0.0.1', port, path: options.path ?? '/mcp', method: options.method ?? 'POST', headers: options.headers, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      res.on('error', (error) => reject(new Error(`${what} (answer cut off after ${body.length} chars): ${error.message}`, { cause: error })));
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, path: options.path ?? '/mcp', method: options.method ?? 'POST', headers: options.headers, agent: false },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+        res.on('error', (error) => reject(new Error(`${what} (answer cut off after ${body.length} chars): ${error.message}`, { cause: error })));
+      },
+    );
     req.on('error', (error) => reject(new Error(`${what}: ${error.message}`, { cause: error })));
     req.end(options.body);
   });
@@ -82,7 +85,12 @@ export class RawHttp {
   async initialize(name = 'adversarial-raw'): Promise<this> {
     const answer = await request(this.hub.port, {
       headers: this.headers(),
-      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name, version: '1.0.0' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name, version: '1.0.0' } },
+      }),
     });
     if (answer.status !== 200) throw new Error(`initialize: ${answer.status} ${answer.body}`);
     this.sessionId = String(answer.headers['mcp-session-id'] ?? '');

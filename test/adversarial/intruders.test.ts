@@ -47,7 +47,12 @@ describe('a page on another origin, in a real browser', () => {
     const markers = [path.join(work, `cors-${randomBytes(4).toString('hex')}`), path.join(work, `nocors-${randomBytes(4).toString('hex')}`)];
     const call = (id: number, marker: string): string =>
       JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'execute', arguments: { command: `touch ${marker}` } } });
-    const init = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'evil', version: '1' } } });
+    const init = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'evil', version: '1' } },
+    });
     const target = `http://127.0.0.1:${hub.port}/mcp`;
     const script = `
       window.outcome = (async () => {
@@ -68,7 +73,10 @@ describe('a page on another origin, in a real browser', () => {
     });
     await new Promise<void>((resolve) => evil!.listen(0, '127.0.0.1', resolve));
     const evilPort = (evil.address() as net.AddressInfo).port;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--headless', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    });
     const page = await browser.newPage();
     await page.goto(`http://127.0.0.1:${evilPort}/`);
     const outcome = (await page.evaluate('window.outcome')) as string[];

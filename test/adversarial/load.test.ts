@@ -113,13 +113,19 @@ describe('10 agents writing into one session at once, with read and kill mixed i
       const { session } = await owner.ok('open', { cwd: work });
       // `cat` in cooked mode: the line discipline hands it whole lines; a mixed-up send would show.
       expect(await owner.ok('execute', { session, command: `cat > ${file}`, timeout_ms: 500 })).toMatchObject({ status: 'running' });
-      const fileLines = (): string[] => readFileSync(file, 'utf8').split('\n').filter((l) => l !== '');
+      const fileLines = (): string[] =>
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .filter((l) => l !== '');
 
       // Phase 1: 10 agents × 3 lines, each agent in order, all agents at once, reads interleaved.
       await Promise.all(
         agents.map(async (agent, a) => {
           for (let k = 0; k < 3; k++) {
-            const [sent] = await Promise.all([agent.call('send', { session, text: lineOf(a, k), keys: ['enter'] }), agent.call('read', { session, view: 'new' })]);
+            const [sent] = await Promise.all([
+              agent.call('send', { session, text: lineOf(a, k), keys: ['enter'] }),
+              agent.call('read', { session, view: 'new' }),
+            ]);
             expect(sent.isError, sent.text).toBe(false);
           }
         }),
@@ -127,7 +133,10 @@ describe('10 agents writing into one session at once, with read and kill mixed i
       await until(() => fileLines().length >= 30, 5_000, 'the 30 lines in the file');
 
       // Phase 2: one more line from each agent racing a kill (SIGINT) from the owner.
-      const [killed, ...late] = await Promise.all([owner.call('kill', { session, signal: 'SIGINT' }), ...agents.map((agent, a) => agent.call('send', { session, text: lineOf(a, 3), keys: ['enter'] }))]);
+      const [killed, ...late] = await Promise.all([
+        owner.call('kill', { session, signal: 'SIGINT' }),
+        ...agents.map((agent, a) => agent.call('send', { session, text: lineOf(a, 3), keys: ['enter'] })),
+      ]);
       expect(killed.isError, killed.text).toBe(false);
       // A send never fails for racing a kill: it lands either in cat (before) or in the shell (after).
       for (const r of late) expect(r.isError, r.text).toBe(false);

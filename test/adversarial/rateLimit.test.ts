@@ -35,7 +35,13 @@ function classify(message: Message, method: string): { kind: Kind; retryAfterMs?
     const { isError, error, text } = toolAnswer(message.result);
     if (!isError) return { kind: 'ok' };
     const retry = error?.retry_after_ms;
-    if (error?.code === 'LIMIT_REACHED' && typeof retry === 'number' && retry > 0 && text.startsWith('LIMIT_REACHED: ') && text.includes(`retry after ${retry} ms`)) {
+    if (
+      error?.code === 'LIMIT_REACHED' &&
+      typeof retry === 'number' &&
+      retry > 0 &&
+      text.startsWith('LIMIT_REACHED: ') &&
+      text.includes(`retry after ${retry} ms`)
+    ) {
       return { kind: 'limited', retryAfterMs: retry };
     }
     return { kind: 'other' };
@@ -43,7 +49,13 @@ function classify(message: Message, method: string): { kind: Kind; retryAfterMs?
   if (message.result) return { kind: 'ok' };
   const error = message.error as { code: number; message: string; data?: { code?: string; retry_after_ms?: number } } | undefined;
   const retry = error?.data?.retry_after_ms;
-  if (error?.code === RATE_LIMITED && error.data?.code === 'LIMIT_REACHED' && typeof retry === 'number' && retry > 0 && error.message.includes(`retry after ${retry} ms`)) {
+  if (
+    error?.code === RATE_LIMITED &&
+    error.data?.code === 'LIMIT_REACHED' &&
+    typeof retry === 'number' &&
+    retry > 0 &&
+    error.message.includes(`retry after ${retry} ms`)
+  ) {
     return { kind: 'limited', retryAfterMs: retry };
   }
   return { kind: 'other' };
@@ -132,7 +144,12 @@ describe('one client firing 10 000 calls as fast as it can (default limits)', ()
 
       // A refused call did nothing: only the served executes wrote their line, and only the served
       // lists are in the audit log (the audit wrapper records every call that reached a tool).
-      const written = existsSync(marker) ? readFileSync(marker, 'utf8').split('\n').filter((l) => l !== '').map(Number) : [];
+      const written = existsSync(marker)
+        ? readFileSync(marker, 'utf8')
+            .split('\n')
+            .filter((l) => l !== '')
+            .map(Number)
+        : [];
       expect(written.sort((a, b) => a - b)).toEqual(okExecutes.sort((a, b) => a - b));
       const audited = readFileSync(path.join(hub().home, 'audit.jsonl'), 'utf8')
         .split('\n')
@@ -166,7 +183,9 @@ describe('over HTTP, with a small limit (SWITCHBOARD_RATE_LIMIT_PER_SECOND=2, _B
     const other = await new RawHttp(hub()).initialize('http-other');
     try {
       const started = Date.now();
-      const calls: [string, unknown][] = Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? ['tools/call', { name: 'list', arguments: {} }] : ['ping', undefined]));
+      const calls: [string, unknown][] = Array.from({ length: 40 }, (_, i) =>
+        i % 2 === 0 ? ['tools/call', { name: 'list', arguments: {} }] : ['ping', undefined],
+      );
       const answers = await Promise.all(calls.map(([method, params]) => flooder.request(method, params)));
       const elapsedS = (Date.now() - started) / 1_000;
       const kinds = answers.map((m, i) => classify(m, calls[i]![0]));
@@ -205,7 +224,9 @@ describe('over HTTP, with a small limit (SWITCHBOARD_RATE_LIMIT_PER_SECOND=2, _B
 /** The official client speaking the 2026-era protocol (per-request envelope, no session). */
 async function modernClient(hub: { port: number; token: string }, name: string): Promise<Client> {
   const client = new Client({ name, version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${hub.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${hub.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }),
+  );
   expect(client.getProtocolEra()).toBe('modern');
   return client;
 }
@@ -231,14 +252,19 @@ describe('2026-era HTTP requests (no session), with a small limit (2 a second, b
       expect(served.length).toBeLessThanOrEqual(5 + Math.ceil(2 * elapsedS));
       for (const c of refused) expect(c.retry_after_ms).toBeGreaterThan(0);
       // A refused execute ran nothing: one line per served one.
-      expect(readFileSync(marker, 'utf8').split('\n').filter((l) => l !== '')).toHaveLength(served.length);
+      expect(
+        readFileSync(marker, 'utf8')
+          .split('\n')
+          .filter((l) => l !== ''),
+      ).toHaveLength(served.length);
 
       // Another client (by its name in `_meta`) is served at once.
       expect((await other.callTool({ name: 'list', arguments: {} })).isError).not.toBe(true);
 
       // The hint is honest: after waiting it (what is under test, not a synchronisation), served.
       // (Calls until one is refused: on a slow machine a token may have come back meanwhile.)
-      const hintOf = async (): Promise<number | undefined> => toolAnswer(await flooder.callTool({ name: 'list', arguments: {} })).error?.retry_after_ms as number | undefined;
+      const hintOf = async (): Promise<number | undefined> =>
+        toolAnswer(await flooder.callTool({ name: 'list', arguments: {} })).error?.retry_after_ms as number | undefined;
       let hint = await hintOf();
       for (let i = 0; i < 10 && hint === undefined; i++) hint = await hintOf();
       expect(hint).toBeGreaterThan(0);

@@ -112,7 +112,12 @@ beforeAll(async () => {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first (npm run test:app does).`);
   home = tempHome('sb-app-');
   // SWITCHBOARD_LOG=info: the app logs "app: hub ready" once the tray and window are wired.
-  app = await _electron.launch({ args: [MAIN], cwd: ROOT, env: appEnv({ SWITCHBOARD_HOME: home, SWITCHBOARD_PORT: '0', SWITCHBOARD_LOG: 'info' }), timeout: 30_000 });
+  app = await _electron.launch({
+    args: [MAIN],
+    cwd: ROOT,
+    env: appEnv({ SWITCHBOARD_HOME: home, SWITCHBOARD_PORT: '0', SWITCHBOARD_LOG: 'info' }),
+    timeout: 30_000,
+  });
   const log = path.join(home, 'hub.log');
   await whenFile(log, () => readFileSync(log, 'utf8').includes('app: hub ready'), 'the app to report its hub ready', 30_000).catch((error: Error) => {
     // A hub that could not start says why in the log (and shows the attention tray).
@@ -209,7 +214,12 @@ describe('the real Electron app', () => {
     await page.waitForLoadState('domcontentloaded');
     expect(page.url()).toMatch(/^switchboard:\/\/ui\//);
     // The page has the preload's bridge and no Node: everything goes through IPC.
-    expect(await page.evaluate(() => ({ bridge: typeof (window as unknown as { switchboardBridge?: unknown }).switchboardBridge, require: typeof (window as unknown as { require?: unknown }).require }))).toEqual({
+    expect(
+      await page.evaluate(() => ({
+        bridge: typeof (window as unknown as { switchboardBridge?: unknown }).switchboardBridge,
+        require: typeof (window as unknown as { require?: unknown }).require,
+      })),
+    ).toEqual({
       bridge: 'object',
       require: 'undefined',
     });

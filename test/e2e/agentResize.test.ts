@@ -56,7 +56,13 @@ describe('an agent resizes a session the person watches', () => {
     const note = page.locator('#statusline .resized-by');
     expect(await note.count()).toBe(0);
 
-    const sent = await ok('send', { session, resize: { rows: 20, cols: 64 }, text: 'stty size', keys: ['enter'], wait: { pattern: '^20 64$', timeout_ms: 10_000 } });
+    const sent = await ok('send', {
+      session,
+      resize: { rows: 20, cols: 64 },
+      text: 'stty size',
+      keys: ['enter'],
+      wait: { pattern: '^20 64$', timeout_ms: 10_000 },
+    });
     expect(sent.waited).toBe('pattern');
     await note.waitFor({ timeout: 10_000 });
     expect(await note.textContent()).toBe('resized by resize-e2e-agent to 64×20');

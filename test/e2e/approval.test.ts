@@ -34,7 +34,9 @@ beforeAll(async () => {
   hub = await startHub({ env: { SHELL: shellPath('bash'), SWITCHBOARD_POLICY: POLICY } });
   page = await openPage(browser);
   agent = new Client({ name: 'approval-e2e-agent', version: '1.4.0' });
-  await agent.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: cleanEnv({ SWITCHBOARD_HOME: hub.home }), cwd: ROOT, stderr: 'pipe' }));
+  await agent.connect(
+    new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: cleanEnv({ SWITCHBOARD_HOME: hub.home }), cwd: ROOT, stderr: 'pipe' }),
+  );
   await agent.listTools(); // as hosts do: the 1.x client checks every result against these schemas
 }, 30_000);
 
@@ -68,9 +70,12 @@ describe('an agent blocked on the person’s approval', () => {
     await banner.locator('[data-action="approval-allow-once"]').click();
     const allowed = await running;
     expect(allowed.sc).toMatchObject({ status: 'completed', exit_code: 0, output: 'approve-me from-chromium' });
-    await page.locator('#banner[data-banner="approval"]').waitFor({ state: 'detached', timeout: 10_000 }).catch(async () => {
-      expect(await page.locator('#banner').getAttribute('data-banner')).not.toBe('approval');
-    });
+    await page
+      .locator('#banner[data-banner="approval"]')
+      .waitFor({ state: 'detached', timeout: 10_000 })
+      .catch(async () => {
+        expect(await page.locator('#banner').getAttribute('data-banner')).not.toBe('approval');
+      });
     await waitForRow(page, 'approve-me from-chromium');
 
     const refused = call('execute', { session, command: 'echo approve-me again', timeout_ms: 60_000 });

@@ -135,7 +135,13 @@ const touch = (name: string): string => `touch ${marker(name)}`;
 const audit = (): Record<string, unknown>[] => {
   (hub as unknown as { auditLog: { flush(): void } }).auditLog.flush();
   const file = path.join(stateDir, 'audit.jsonl');
-  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>) : [];
+  return fs.existsSync(file)
+    ? fs
+        .readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+    : [];
 };
 
 const approvalOf = (link: string): string => /\/approval\/(ap-[0-9a-f]{8})\//.exec(link)![1]!;
@@ -201,7 +207,9 @@ describe('a client that declares URL elicitation', () => {
     expect(host.methods.filter((method) => method === 'elicitation/create')).toHaveLength(1);
     // The host may close its prompt: the elicitation is complete (MCP 2025-11-25).
     await host.sentMethod('notifications/elicitation/complete');
-    expect(audit()).toContainEqual(expect.objectContaining({ actor: 'person', action: 'answer_approval', channel: 'link', approval: approvalOf(sent.url!), answer: 'allow_once' }));
+    expect(audit()).toContainEqual(
+      expect.objectContaining({ actor: 'person', action: 'answer_approval', channel: 'link', approval: approvalOf(sent.url!), answer: 'allow_once' }),
+    );
     await page.context().close();
   }, 60_000);
 
@@ -296,9 +304,13 @@ describe('the link', () => {
     expect(await first.locator('#banner').isHidden()).toBe(true);
     expect((await running).sc).toMatchObject({ status: 'completed', exit_code: 0 });
     // An answer the page sends now is refused: whichever answered first won.
-    const late = await first.evaluate(async () => (await fetch('answer', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"answer":"deny"}' })).status);
+    const late = await first.evaluate(
+      async () => (await fetch('answer', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"answer":"deny"}' })).status,
+    );
     expect(late).toBe(409);
-    expect(audit().filter((line) => line.action === 'answer_approval' && line.approval === id)).toEqual([expect.objectContaining({ channel: 'window', answer: 'allow_once' })]);
+    expect(audit().filter((line) => line.action === 'answer_approval' && line.approval === id)).toEqual([
+      expect.objectContaining({ channel: 'window', answer: 'allow_once' }),
+    ]);
     await first.context().close();
   }, 60_000);
 
@@ -314,7 +326,11 @@ describe('the link', () => {
     expect(signIn.headers.get('set-cookie')).toContain(`Path=/approval/${id}/`);
     const origin = `http://127.0.0.1:${hub.port}`;
     const post = (headers: Record<string, string>, to = id): Promise<Response> =>
-      fetch(`${origin}/approval/${to}/answer`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: '{"answer":"allow_once"}' });
+      fetch(`${origin}/approval/${to}/answer`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...headers },
+        body: '{"answer":"allow_once"}',
+      });
     // A form or script from another site, or none at all, is no answer.
     expect((await post({ Cookie: cookie })).status).toBe(403);
     expect((await post({ Cookie: cookie, Origin: 'http://evil.example' })).status).toBe(403);
@@ -327,10 +343,12 @@ describe('the link', () => {
     // A DNS-rebinding Host is refused before anything else.
     // (node:http: fetch will not send another Host.)
     const rebound = await new Promise<number>((resolve, reject) => {
-      http.get({ host: '127.0.0.1', port: hub.port, path: `/approval/${id}/state`, headers: { Cookie: cookie, Host: 'attacker.example' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      }).on('error', reject);
+      http
+        .get({ host: '127.0.0.1', port: hub.port, path: `/approval/${id}/state`, headers: { Cookie: cookie, Host: 'attacker.example' } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        })
+        .on('error', reject);
     });
     expect(rebound).toBe(403);
     expect(hub.approvals.get(id)).toBeDefined();
@@ -366,7 +384,7 @@ describe('the link', () => {
 });
 
 describe('a 2.x client pinned to 2026-07-28 (input_required)', () => {
-  it('is told through the call\'s input_required; Allow once on the page: the retried call returns the command\'s result', async () => {
+  it("is told through the call's input_required; Allow once on the page: the retried call returns the command's result", async () => {
     const modern = await agent('modern-host', true, '2026-07-28');
     const elicitation = modern.nextElicitation();
     const running = modern.call('execute', { command: touch('modern-allowed'), timeout_ms: 60_000 });
@@ -417,7 +435,9 @@ describe('a 2.x client pinned to 2026-07-28 (input_required)', () => {
     const result = await running;
     expect(result.error).toMatchObject({ code: 'COMMAND_DENIED', by: 'person', reason: 'not now' });
     expect(fs.existsSync(marker('modern-open'))).toBe(false);
-    expect(audit()).toContainEqual(expect.objectContaining({ action: 'answer_approval', channel: 'link', approval: approvalOf(sent.url!), answer: 'deny', reason: true }));
+    expect(audit()).toContainEqual(
+      expect.objectContaining({ action: 'answer_approval', channel: 'link', approval: approvalOf(sent.url!), answer: 'deny', reason: true }),
+    );
     await page.context().close();
   }, 60_000);
 });

@@ -28,7 +28,9 @@ export async function launchChromium(): Promise<Browser> {
 /** The official MCP client as an agent, over the hub's HTTP endpoint with its token. */
 export async function agentOverHttp(port: number, token: string, info: { name: string; version: string }): Promise<Client> {
   const agent = new Client(info);
-  await agent.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  await agent.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+  );
   return agent;
 }
 
@@ -46,7 +48,10 @@ export function screenOf(page: Page): Promise<string> {
  */
 export async function waitForRow(page: Page, text: string, timeout = 10_000): Promise<void> {
   await page.waitForFunction(
-    (needle) => Array.from(document.querySelectorAll('.term-host:not([hidden]) .xterm-rows > div')).some((row) => (row.textContent ?? '').replace(/\u00a0/g, ' ').trim() === needle),
+    (needle) =>
+      Array.from(document.querySelectorAll('.term-host:not([hidden]) .xterm-rows > div')).some(
+        (row) => (row.textContent ?? '').replace(/\u00a0/g, ' ').trim() === needle,
+      ),
     text,
     { timeout, polling: 'raf' },
   );

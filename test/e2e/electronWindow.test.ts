@@ -94,7 +94,9 @@ let held: [string, unknown][] | null = null;
 function toPage(channel: string, value: unknown): void {
   if (held && channel === IPC_CHANNELS.message) return void held.push([channel, value]);
   const args = [channel, cloned(value)] as const;
-  delivery = delivery.then(() => page.evaluate(([c, v]) => (window as unknown as { __ipcFromMain(c: string, v: unknown): void }).__ipcFromMain(c, v), args)).catch(() => undefined);
+  delivery = delivery
+    .then(() => page.evaluate(([c, v]) => (window as unknown as { __ipcFromMain(c: string, v: unknown): void }).__ipcFromMain(c, v), args))
+    .catch(() => undefined);
 }
 function holdMessages(): () => void {
   held = [];
@@ -246,7 +248,8 @@ describe('the Electron window’s page over the preload and main’s IpcBridge',
 
   it('the settings page turns notifications on and sets what a long command is, in app-preferences.json', async () => {
     const preferencesFile = path.join(stateDir, 'app-preferences.json');
-    const onDisk = (): Record<string, unknown> => (existsSync(preferencesFile) ? (JSON.parse(readFileSync(preferencesFile, 'utf8')) as Record<string, unknown>) : {});
+    const onDisk = (): Record<string, unknown> =>
+      existsSync(preferencesFile) ? (JSON.parse(readFileSync(preferencesFile, 'utf8')) as Record<string, unknown>) : {};
     contents.send(IPC_CHANNELS.command, { type: 'settings' });
     const notify = page.locator('.settings-page [data-setting="notifications"]');
     await notify.waitFor();
@@ -279,7 +282,9 @@ describe('the Electron window’s page over the preload and main’s IpcBridge',
     // Main (electron-store) writes the app's file only; settings.json stays as the hub wrote it.
     const written = readFileSync(settingsFile, 'utf8');
     await page.locator('.settings-page [data-setting="notifications"]').uncheck();
-    await page.waitForFunction(() => (document.querySelector('.settings-page select[data-setting="notifyAfterMs"]') as HTMLSelectElement | null)?.disabled === true);
+    await page.waitForFunction(
+      () => (document.querySelector('.settings-page select[data-setting="notifyAfterMs"]') as HTMLSelectElement | null)?.disabled === true,
+    );
     expect(preferences()).toEqual({ notifications: false, notifyAfterMs: 300_000 });
     expect(readFileSync(settingsFile, 'utf8')).toBe(written);
     expect(loadSettings(stateDir, {}).executeTimeoutMs).toBe(45_000);

@@ -55,7 +55,7 @@ afterAll(async () => {
 });
 
 describe('History in the window', () => {
-  it('finds both sessions\' commands (the failed one red), opens a closed one\'s output, runs it again in a new terminal', async () => {
+  it("finds both sessions' commands (the failed one red), opens a closed one's output, runs it again in a new terminal", async () => {
     // Beside the hub's state folder: the agent's sandboxed session may not work in it.
     const project = path.join(`${hub.home}-work`, 'project');
     mkdirSync(project, { recursive: true });
@@ -74,7 +74,9 @@ describe('History in the window', () => {
     expect(await query.evaluate((element) => element === document.activeElement)).toBe(true);
     await page.keyboard.type('histe2e');
     const rows = page.locator('.hp-row');
-    await page.waitForFunction(() => document.querySelectorAll('.hp-row').length === 2 && document.querySelector('.hp-count')?.textContent === '2', undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => document.querySelectorAll('.hp-row').length === 2 && document.querySelector('.hp-count')?.textContent === '2', undefined, {
+      timeout: 10_000,
+    });
     const [beta, alpha] = [rows.nth(0), rows.nth(1)];
     expect(await beta.getAttribute('data-session')).toBe(failing.session);
     expect(await alpha.getAttribute('data-session')).toBe(closed.session);
@@ -103,7 +105,11 @@ describe('History in the window', () => {
     expect(await alpha.getAttribute('aria-selected')).toBe('true');
     await page.keyboard.press('Enter');
     const output = page.locator('[data-role="command-output"]');
-    await page.waitForFunction(() => document.querySelector('[data-role="command-output"]')?.textContent === 'alpha-out-1\nalpha-out-2\nalpha-out-3', undefined, { timeout: 10_000 });
+    await page.waitForFunction(
+      () => document.querySelector('[data-role="command-output"]')?.textContent === 'alpha-out-1\nalpha-out-2\nalpha-out-3',
+      undefined,
+      { timeout: 10_000 },
+    );
     expect(await output.evaluate((element) => (element as HTMLElement).isContentEditable)).toBe(false);
     await screenshot('history-output');
 

@@ -79,7 +79,12 @@ describe('the policy on the settings page', () => {
     await rule(3).locator('input[name="client"]').fill('claude*');
     await rule(3).locator('input[name="client"]').press('Enter');
     settings = await savedWhen((s) => (s.policy as { client?: string }[] | undefined)?.[3]?.client === 'claude*', 'rule 3 narrowed to a client');
-    expect((settings.policy as unknown[])[3]).toEqual({ match: 'git push --force-with-lease*', action: 'ask', client: 'claude*', reason: DEFAULT_POLICY[3]?.reason });
+    expect((settings.policy as unknown[])[3]).toEqual({
+      match: 'git push --force-with-lease*',
+      action: 'ask',
+      client: 'claude*',
+      reason: DEFAULT_POLICY[3]?.reason,
+    });
 
     // Add a rule: kept on the page until it has a pattern, then saved at the end; then deny it.
     await page.locator('[data-action="add-rule"]').click();
@@ -96,8 +101,16 @@ describe('the policy on the settings page', () => {
     await added.locator('[data-rule-move="up"]').click();
     await savedWhen((s) => matches(s).at(-2) === 'npm publish*', 'the added rule moved up');
     // The page draws on its next animation frame, which may come after the file is written.
-    await expect.poll(() => rule(DEFAULT_POLICY.length - 1).locator('input[name="match"]').inputValue()).toBe('npm publish*');
-    await rule(DEFAULT_POLICY.length - 1).locator('[data-rule-remove]').click();
+    await expect
+      .poll(() =>
+        rule(DEFAULT_POLICY.length - 1)
+          .locator('input[name="match"]')
+          .inputValue(),
+      )
+      .toBe('npm publish*');
+    await rule(DEFAULT_POLICY.length - 1)
+      .locator('[data-rule-remove]')
+      .click();
     settings = await savedWhen((s) => !matches(s).includes('npm publish*'), 'the added rule removed');
     expect(matches(settings)).toEqual(DEFAULT_POLICY.map((entry, index) => (index === 3 ? 'git push --force-with-lease*' : entry.match)));
     await rules().nth(DEFAULT_POLICY.length).waitFor({ state: 'detached' });

@@ -42,7 +42,9 @@ async function screenshot(name: string): Promise<void> {
 
 function savedRemotes(): string[] {
   try {
-    return ((JSON.parse(readFileSync(path.join(hub.home, 'settings.json'), 'utf8')) as { remotes?: { name: string }[] }).remotes ?? []).map((remote) => remote.name);
+    return ((JSON.parse(readFileSync(path.join(hub.home, 'settings.json'), 'utf8')) as { remotes?: { name: string }[] }).remotes ?? []).map(
+      (remote) => remote.name,
+    );
   } catch {
     return [];
   }
@@ -67,7 +69,9 @@ beforeAll(async () => {
   page.setDefaultTimeout(20_000);
   page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
   agent = new Client({ name: 'remote-ui-agent', version: '1.0.0' });
-  await agent.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: cleanEnv({ SWITCHBOARD_HOME: hub.home }), cwd: ROOT, stderr: 'pipe' }));
+  await agent.connect(
+    new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: cleanEnv({ SWITCHBOARD_HOME: hub.home }), cwd: ROOT, stderr: 'pipe' }),
+  );
 }, 60_000);
 
 afterAll(async () => {

@@ -62,7 +62,8 @@ describe('the sandbox in the window', () => {
       expect(await editor.locator('textarea[name="sandbox.writable"]').inputValue()).toContain('~/.npm');
       await editor.evaluate((element) => element.previousElementSibling?.scrollIntoView({ block: 'start' }));
       const settingsFile = path.join(hub.home, 'settings.json');
-      const saved = (): { sandbox?: Record<string, unknown> } => (existsSync(settingsFile) ? (JSON.parse(readFileSync(settingsFile, 'utf8')) as { sandbox?: Record<string, unknown> }) : {});
+      const saved = (): { sandbox?: Record<string, unknown> } =>
+        existsSync(settingsFile) ? (JSON.parse(readFileSync(settingsFile, 'utf8')) as { sandbox?: Record<string, unknown> }) : {};
 
       await editor.locator('textarea[name="sandbox.denied"]').fill('~/.ssh\n~/.aws');
       await editor.locator('textarea[name="sandbox.denied"]').blur();
@@ -75,7 +76,12 @@ describe('the sandbox in the window', () => {
       await whenFile(settingsFile, () => JSON.stringify(saved().sandbox?.network) === '["registry.npmjs.org","*.github.com"]', 'the domains saved');
       await editor.locator('input[name="sandbox.required"]').check();
       await whenFile(settingsFile, () => saved().sandbox?.required === true, 'required saved');
-      expect(saved().sandbox).toMatchObject({ filesystem: 'project', denied: ['~/.ssh', '~/.aws'], network: ['registry.npmjs.org', '*.github.com'], required: true });
+      expect(saved().sandbox).toMatchObject({
+        filesystem: 'project',
+        denied: ['~/.ssh', '~/.aws'],
+        network: ['registry.npmjs.org', '*.github.com'],
+        required: true,
+      });
       await screenshot(page, 'sandbox-settings');
       // A path the hub refuses: its words on top of the page, nothing saved.
       await editor.locator('textarea[name="sandbox.denied"]').fill('relative/path');
@@ -95,7 +101,8 @@ describe('the sandbox in the window', () => {
     mkdirSync(dir);
     for (const entry of (process.env.PATH ?? '').split(':')) {
       if (!entry.startsWith('/') || !existsSync(entry)) continue;
-      for (const file of readdirSync(entry)) if (file !== 'bwrap' && !existsSync(path.join(dir, file))) symlinkSync(path.join(entry, file), path.join(dir, file));
+      for (const file of readdirSync(entry))
+        if (file !== 'bwrap' && !existsSync(path.join(dir, file))) symlinkSync(path.join(entry, file), path.join(dir, file));
     }
     const hub = await startHub({ env: { SHELL: shellPath('bash'), PATH: dir } });
     const agent = await agentOverHttp(hub.port, hub.token, { name: 'sandbox-e2e', version: '1.0' });

@@ -141,7 +141,10 @@ describe('the terminal app in a host', () => {
     await routeHostPages();
     hostConfig = {
       declareApps: true,
-      call: { name: 'execute', arguments: { command: "printf '\\033[1;32m✓\\033[0m build ok in \\033[1m2.4 s\\033[0m\\n'; ls --color=always -d /usr/share/* | head -n 8" } },
+      call: {
+        name: 'execute',
+        arguments: { command: "printf '\\033[1;32m✓\\033[0m build ok in \\033[1m2.4 s\\033[0m\\n'; ls --color=always -d /usr/share/* | head -n 8" },
+      },
     };
     await page.goto(hostUrl());
     await waitForViewText('build ok in 2.4 s');
@@ -185,7 +188,8 @@ describe('the terminal app in a host', () => {
     expect(requests.filter((request) => request.frame === frame).map((request) => request.url)).toEqual([]);
     // The host's page, the sandbox page and the host's own MCP calls (and the browser's favicon); nothing else.
     const others = requests.filter(
-      (request) => !/\/__test__\/(chat|sandbox)\.html/.test(request.url) && !request.url.endsWith('/favicon.ico') && request.url !== `http://127.0.0.1:${hub.port}/mcp`,
+      (request) =>
+        !/\/__test__\/(chat|sandbox)\.html/.test(request.url) && !request.url.endsWith('/favicon.ico') && request.url !== `http://127.0.0.1:${hub.port}/mcp`,
     );
     expect(others.map((request) => request.url)).toEqual([]);
     expect(cspViolations).toEqual([]);

@@ -63,7 +63,11 @@ async function agentScreen(): Promise<string> {
 
 /** Two renderings of a screen are the same, row for row, ignoring trailing blanks. */
 function sameScreen(a: string, b: string): boolean {
-  const rows = (text: string): string[] => text.replace(/\s+$/, '').split('\n').map((row) => row.trimEnd());
+  const rows = (text: string): string[] =>
+    text
+      .replace(/\s+$/, '')
+      .split('\n')
+      .map((row) => row.trimEnd());
   return JSON.stringify(rows(a)) === JSON.stringify(rows(b));
 }
 
@@ -137,7 +141,9 @@ describe('the UI in a browser against switchboard serve', () => {
     await waitForScreen(page, 'end|');
     const hubScreen = await agentScreen();
     expect(hubScreen).toContain('wide 界😀 é|界|bad \ufffd\ufffd end|');
-    await expect.poll(async () => sameScreen(await page.evaluate(() => window.switchboard?.inspect().screen() ?? ''), hubScreen), { timeout: 5_000 }).toBe(true);
+    await expect
+      .poll(async () => sameScreen(await page.evaluate(() => window.switchboard?.inspect().screen() ?? ''), hubScreen), { timeout: 5_000 })
+      .toBe(true);
   });
 
   it('never resizes the agent’s session when the browser window changes size', async () => {
@@ -194,10 +200,12 @@ describe('the UI in a browser against switchboard serve', () => {
     expect(String(seen.sc.content)).toContain('typed-42');
     await waitForScreen(page, 'typed-42');
     const view = await page.evaluate(() => window.switchboard?.inspect().view() ?? null);
-    await expect.poll(async () => {
-      const info = await listed(session);
-      return { cols: info.cols, rows: info.rows };
-    }).toEqual({ cols: view?.cols, rows: view?.rows });
+    await expect
+      .poll(async () => {
+        const info = await listed(session);
+        return { cols: info.cols, rows: info.rows };
+      })
+      .toEqual({ cols: view?.cols, rows: view?.rows });
     await screenshot('taken-over');
 
     await page.locator('.banner [data-action="banner-hand-back"]').click();
@@ -290,7 +298,9 @@ describe('the UI in a browser against switchboard serve', () => {
     // page shows new output is bench/viewer.ts's figure (key echo during a flood, same-run idle).
     await Promise.all([waitForScreen(page, 'after-flood', 10_000), waitForScreen(second, 'after-flood', 10_000)]);
     for (const viewer of [page, second]) {
-      await expect.poll(async () => sameScreen(await viewer.evaluate(() => window.switchboard?.inspect().screen() ?? ''), await agentScreen()), { timeout: 5_000 }).toBe(true);
+      await expect
+        .poll(async () => sameScreen(await viewer.evaluate(() => window.switchboard?.inspect().screen() ?? ''), await agentScreen()), { timeout: 5_000 })
+        .toBe(true);
       expect(await viewer.evaluate(() => window.switchboard?.inspect().view()?.behind)).toBe(false);
     }
     await secondContext.close();
@@ -328,7 +338,9 @@ describe('the UI in a browser against switchboard serve', () => {
     await execute({ session, command: 'echo flood-over-$((3*3))' });
     await waitForScreen(page, 'flood-over-9');
     // What the person sees is the session's screen, row for row (the hub's emulator is the truth).
-    await expect.poll(async () => sameScreen(await page.evaluate(() => window.switchboard?.inspect().screen() ?? ''), await agentScreen()), { timeout: 5_000 }).toBe(true);
+    await expect
+      .poll(async () => sameScreen(await page.evaluate(() => window.switchboard?.inspect().screen() ?? ''), await agentScreen()), { timeout: 5_000 })
+      .toBe(true);
     expect(await page.evaluate(() => window.switchboard?.inspect().view()?.behind)).toBe(false);
     await screenshot('flood-watched-after');
     // Drawing went on during the flood.
@@ -346,17 +358,19 @@ describe('the UI in a browser against switchboard serve', () => {
     const flood = await execute({ session, command: 'yes hidden-line | head -n 200000; echo hidden-done-$((2+5))', timeout_ms: 60_000, max_lines: 2 });
     expect(flood.status).toBe('completed');
     // The hidden view acknowledged the flood's frames without writing them into xterm.
-    await page.waitForFunction(
-      ([id, before]) => (window.switchboard?.inspect().view(id)?.skippedFrames ?? 0) > before,
-      [session, hiddenBefore!.skippedFrames] as const,
-    );
+    await page.waitForFunction(([id, before]) => (window.switchboard?.inspect().view(id)?.skippedFrames ?? 0) > before, [
+      session,
+      hiddenBefore!.skippedFrames,
+    ] as const);
     const hiddenAfter = await page.evaluate((id) => window.switchboard?.inspect().view(id) ?? null, session);
     expect(hiddenAfter?.renderedFrames).toBe(hiddenBefore!.renderedFrames);
     await screenshot('flood-behind-another-tab');
 
     await page.locator(`.tab[data-tab="${session}"]`).click();
     await waitForScreen(page, 'hidden-done-7');
-    await expect.poll(async () => sameScreen(await page.evaluate(() => window.switchboard?.inspect().screen() ?? ''), await agentScreen()), { timeout: 5_000 }).toBe(true);
+    await expect
+      .poll(async () => sameScreen(await page.evaluate(() => window.switchboard?.inspect().screen() ?? ''), await agentScreen()), { timeout: 5_000 })
+      .toBe(true);
     expect(await screenOf(page)).not.toContain('catching up');
     await screenshot('hidden-tab-shown-again');
 
@@ -369,11 +383,16 @@ describe('the UI in a browser against switchboard serve', () => {
     await page.locator(`.tab.active[data-tab="${mine}"]`).waitFor();
     const before = await page.evaluate((id) => window.switchboard?.inspect().view(id) ?? null, session);
     await execute({ session, command: 'echo small-while-hidden-$((5*5))' });
-    await page.waitForFunction(([id, skipped]) => (window.switchboard?.inspect().view(id)?.skippedFrames ?? 0) > skipped, [session, before!.skippedFrames] as const);
+    await page.waitForFunction(([id, skipped]) => (window.switchboard?.inspect().view(id)?.skippedFrames ?? 0) > skipped, [
+      session,
+      before!.skippedFrames,
+    ] as const);
     expect((await page.evaluate((id) => window.switchboard?.inspect().view(id) ?? null, session))?.renderedFrames).toBe(before!.renderedFrames);
     await page.locator(`.tab[data-tab="${session}"]`).click();
     await waitForScreen(page, 'small-while-hidden-25');
-    await expect.poll(async () => sameScreen(await page.evaluate(() => window.switchboard?.inspect().screen() ?? ''), await agentScreen()), { timeout: 5_000 }).toBe(true);
+    await expect
+      .poll(async () => sameScreen(await page.evaluate(() => window.switchboard?.inspect().screen() ?? ''), await agentScreen()), { timeout: 5_000 })
+      .toBe(true);
 
     // Leave as found: the person's terminal closed, the agent's tab in front.
     await page.locator(`.tab[data-tab="${mine}"]`).click();
@@ -433,7 +452,11 @@ describe('the UI in a browser against switchboard serve', () => {
     // The command line is recorded (transcript, commands.jsonl), so it spells the secret in two
     // pieces: only the person's keystrokes carry it whole, and those must be recorded nowhere.
     const [head, tail] = [SECRET.slice(0, 6), SECRET.slice(6)];
-    const asked = await call('execute', { session, command: `python3 -c 'import getpass; print(getpass.getpass() == "${head}" + "${tail}")'`, timeout_ms: 15_000 });
+    const asked = await call('execute', {
+      session,
+      command: `python3 -c 'import getpass; print(getpass.getpass() == "${head}" + "${tail}")'`,
+      timeout_ms: 15_000,
+    });
     expect(asked.isError, asked.text).toBe(false);
     expect(asked.sc).toMatchObject({ status: 'awaiting_input', secret: true });
     await page.locator(`.session-row[data-session="${session}"][data-state="needs_you"]`).waitFor();
@@ -634,7 +657,9 @@ declare global {
       inspect(): {
         active: string | null;
         screen(id?: string): string;
-        view(id?: string): { cols: number; rows: number; mode: string; fontSize: number; renderedFrames: number; skippedFrames: number; behind: boolean } | null;
+        view(
+          id?: string,
+        ): { cols: number; rows: number; mode: string; fontSize: number; renderedFrames: number; skippedFrames: number; behind: boolean } | null;
         session(id: string): { cwd: string | null } | null;
       };
     };

@@ -47,7 +47,11 @@ describe('the person saves a screenshot of a tab', () => {
     await page.locator('.conn.conn-open').waitFor({ timeout: 10_000 });
     const opened = await call('open', { name: 'colours' });
     const session = String(opened.sc.session);
-    await call('execute', { session, command: "printf '\\033[31mred\\033[0m \\033[42;30m green-bg \\033[0m \\033[1;34mbold-blue\\033[0m \\033[38;5;208m256-orange\\033[0m \\033[38;2;200;100;255mtrue-violet\\033[0m\\n'; ls --color=always / /dev | head -n 12" });
+    await call('execute', {
+      session,
+      command:
+        "printf '\\033[31mred\\033[0m \\033[42;30m green-bg \\033[0m \\033[1;34mbold-blue\\033[0m \\033[38;5;208m256-orange\\033[0m \\033[38;2;200;100;255mtrue-violet\\033[0m\\n'; ls --color=always / /dev | head -n 12",
+    });
     await page.locator(`.tab[data-tab="${session}"]`).click();
     await waitForRow(page, 'red  green-bg  bold-blue 256-orange true-violet');
     expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('light');

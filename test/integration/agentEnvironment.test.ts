@@ -63,12 +63,17 @@ function repository(name: string, commits: number): string {
 
 beforeAll(async () => {
   // The person's editor and pager, everywhere a person sets them.
-  writeFileSync(path.join(person, '.gitconfig'), '[user]\n\tname = Person\n\temail = person@example.com\n[core]\n\teditor = vim\n\tpager = less\n[sequence]\n\teditor = vim\n[advice]\n\tdetachedHead = false\n');
+  writeFileSync(
+    path.join(person, '.gitconfig'),
+    '[user]\n\tname = Person\n\temail = person@example.com\n[core]\n\teditor = vim\n\tpager = less\n[sequence]\n\teditor = vim\n[advice]\n\tdetachedHead = false\n',
+  );
   writeFileSync(path.join(person, '.bash_profile'), 'export PAGER=less\n');
   const hubEnv: Record<string, string> = { HOME: person, GIT_CONFIG_NOSYSTEM: '1', EDITOR: 'vim', VISUAL: 'vim' };
   hub = await startHub({ env: hubEnv, without: Object.keys(process.env).filter((key) => INHERITED.test(key)) });
   agent = new Client({ name: 'agent-env-test', version: '1.0.0' });
-  await agent.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${hub.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }));
+  await agent.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${hub.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }),
+  );
 });
 
 afterAll(async () => {
@@ -83,7 +88,7 @@ afterAll(async () => {
 });
 
 describe("agents' sessions: no editor or pager waits on the agent", () => {
-  it('get the defaults over the person\'s editor and pager (login environment and ~/.bash_profile alike for the git variables)', async () => {
+  it("get the defaults over the person's editor and pager (login environment and ~/.bash_profile alike for the git variables)", async () => {
     const { session } = await ok('open', { cwd: work });
     const shown = await ok('execute', {
       session,
@@ -95,7 +100,7 @@ describe("agents' sessions: no editor or pager waits on the agent", () => {
     expect((await ok('execute', { session, command: 'echo "pager=$PAGER"' })).output).toBe('pager=less');
   });
 
-  it('`git commit` without -m ends at once, non-zero, with git\'s message about the empty message; nothing is committed', async () => {
+  it("`git commit` without -m ends at once, non-zero, with git's message about the empty message; nothing is committed", async () => {
     const repo = repository('commit', 1);
     writeFileSync(path.join(repo, 'staged.txt'), 'staged\n');
     git(repo, 'add', 'staged.txt');
@@ -129,7 +134,7 @@ describe("agents' sessions: no editor or pager waits on the agent", () => {
     expect(git(repo, 'status', '--porcelain').trim()).toBe('');
   });
 
-  it('`git merge` of a diverged branch commits with git\'s default message, no editor', async () => {
+  it("`git merge` of a diverged branch commits with git's default message, no editor", async () => {
     const repo = repository('merge', 1);
     git(repo, 'checkout', '-q', '-b', 'feature');
     writeFileSync(path.join(repo, 'feature.txt'), 'feature\n');
@@ -171,12 +176,16 @@ describe("the person's sessions and the person's say", () => {
     ui.send({ type: 'subscribe', session: id });
     await ui.waitFor((m: HubMessage) => m.type === 'snapshot' && m.session === id, 'snapshot', { from });
     // The marker is printed, not typed: the echo of the command line cannot match it.
-    ui.send({ type: 'input', session: id, data: `printf '<%s>' "\${GIT_EDITOR-unset}" "\${GIT_PAGER-unset}" "\${GIT_SEQUENCE_EDITOR-unset}" "$EDITOR" "$VISUAL"; printf '%s\\n' ' person-env'\r` });
+    ui.send({
+      type: 'input',
+      session: id,
+      data: `printf '<%s>' "\${GIT_EDITOR-unset}" "\${GIT_PAGER-unset}" "\${GIT_SEQUENCE_EDITOR-unset}" "$EDITOR" "$VISUAL"; printf '%s\\n' ' person-env'\r`,
+    });
     await ui.waitForText(id, '<unset><unset><unset><vim><vim> person-env', from);
     expect(await ui.request({ type: 'close', session: id })).toMatchObject({ type: 'done' });
   });
 
-  it('the agentEnv setting goes over the defaults (NAME=value sets, NAME alone keeps the person\'s value), and an agent\'s own open env over both; a wrong entry is refused, saying why', async () => {
+  it("the agentEnv setting goes over the defaults (NAME=value sets, NAME alone keeps the person's value), and an agent's own open env over both; a wrong entry is refused, saying why", async () => {
     const ui = await UiClient.connect(hub, await personCookie(hub));
     uis.push(ui);
     for (const [entry, says] of [
@@ -187,7 +196,9 @@ describe("the person's sessions and the person's say", () => {
       expect(refused).toMatchObject({ type: 'error', code: 'INVALID_ARGUMENT' });
       expect(refused.type === 'error' ? refused.message : '').toMatch(says);
     }
-    expect(await ui.request({ type: 'setSettings', changes: { agentEnv: ['GIT_PAGER=less -R', 'EDITOR', 'FROM_SETTING=a=b'] } })).toMatchObject({ type: 'done' });
+    expect(await ui.request({ type: 'setSettings', changes: { agentEnv: ['GIT_PAGER=less -R', 'EDITOR', 'FROM_SETTING=a=b'] } })).toMatchObject({
+      type: 'done',
+    });
     try {
       const { session } = await ok('open', { cwd: work });
       const shown = await ok('execute', { session, command: `printf '[%s]' "$GIT_PAGER" "$EDITOR" "$VISUAL" "$GIT_EDITOR" "$FROM_SETTING"; echo` });

@@ -73,7 +73,13 @@ async function pendingApproval(session: string): Promise<NonNullable<UiSession['
 const audit = (): Record<string, unknown>[] => {
   hubFlush();
   const file = path.join(stateDir, 'audit.jsonl');
-  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>) : [];
+  return fs.existsSync(file)
+    ? fs
+        .readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+    : [];
 };
 const hubFlush = (): void => (hub as unknown as { auditLog: { flush(): void } }).auditLog.flush();
 
@@ -116,10 +122,27 @@ describe('execute asks the person', () => {
     expect(result.sc).toMatchObject({ status: 'completed', exit_code: 0, output: 'approve-me once' });
     await pollUntil(() => seen(session)?.approval === undefined && seen(session) !== undefined, 'the banner gone from the window');
     // Answered once: a second answer is refused, clearly.
-    expect(await answer(approval.id, 'deny')).toMatchObject({ type: 'error', code: 'UNKNOWN_APPROVAL', message: expect.stringContaining('already answered (allow_once)') });
-    expect(await answer('ap-nothere', 'deny')).toMatchObject({ type: 'error', code: 'UNKNOWN_APPROVAL', message: expect.stringContaining('There is no approval ap-nothere') });
+    expect(await answer(approval.id, 'deny')).toMatchObject({
+      type: 'error',
+      code: 'UNKNOWN_APPROVAL',
+      message: expect.stringContaining('already answered (allow_once)'),
+    });
+    expect(await answer('ap-nothere', 'deny')).toMatchObject({
+      type: 'error',
+      code: 'UNKNOWN_APPROVAL',
+      message: expect.stringContaining('There is no approval ap-nothere'),
+    });
     const lines = audit();
-    expect(lines).toContainEqual(expect.objectContaining({ actor: 'policy', tool: 'execute', session, decision: 'ask', rule: { index: 0, match: 'echo approve-me*' }, approval: approval.id }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        actor: 'policy',
+        tool: 'execute',
+        session,
+        decision: 'ask',
+        rule: { index: 0, match: 'echo approve-me*' },
+        approval: approval.id,
+      }),
+    );
     expect(lines).toContainEqual(expect.objectContaining({ actor: 'person', action: 'answer_approval', session, approval: approval.id, answer: 'allow_once' }));
     // Never the command line.
     expect(JSON.stringify(lines)).not.toContain('approve-me once');
@@ -134,7 +157,12 @@ describe('execute asks the person', () => {
     expect(result.isError).toBe(true);
     expect(result.error?.code).toBe('COMMAND_DENIED');
     expect(result.text).toMatch(/^COMMAND_DENIED: The person denied `echo approve-me never`: not on a Friday\./);
-    expect(hub.manager.get(session).commands().some((c) => c.command.includes('approve-me never'))).toBe(false);
+    expect(
+      hub.manager
+        .get(session)
+        .commands()
+        .some((c) => c.command.includes('approve-me never')),
+    ).toBe(false);
     expect(audit()).toContainEqual(expect.objectContaining({ actor: 'person', action: 'answer_approval', answer: 'deny', reason: true }));
     expect(JSON.stringify(audit())).not.toContain('Friday');
   });

@@ -55,7 +55,9 @@ beforeAll(async () => {
   mkdirSync(path.join(work, 'home'));
   hub = await startHub({ env: { HOME: path.join(work, 'home') } });
   client = new Client({ name: 'awaiting-input-test', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: cleanEnv({ SWITCHBOARD_HOME: hub.home }), cwd: ROOT, stderr: 'pipe' }));
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: cleanEnv({ SWITCHBOARD_HOME: hub.home }), cwd: ROOT, stderr: 'pipe' }),
+  );
 }, 30_000);
 
 afterAll(async () => {
@@ -76,10 +78,10 @@ interface WaitingRow {
 }
 
 const WAITING: WaitingRow[] = [
-  { name: 'bash read -p', command: "read -p 'name? ' x; echo \"got:$x\"", kind: 'line', end: { text: 'ada', keys: ['enter'] } },
+  { name: 'bash read -p', command: 'read -p \'name? \' x; echo "got:$x"', kind: 'line', end: { text: 'ada', keys: ['enter'] } },
   { name: 'bash read -s -p (secret)', command: "read -s -p 'pw: ' x", kind: 'secret', end: 'kill' },
   { name: 'a [Y/n] question via read', command: "read -p 'Continue? [Y/n] ' a", kind: 'line', end: { text: 'y', keys: ['enter'] } },
-  { name: 'python3 input()', command: "python3 -c 'print(input(\"name? \"))'", kind: 'line', end: { text: 'ada', keys: ['enter'] } },
+  { name: 'python3 input()', command: 'python3 -c \'print(input("name? "))\'', kind: 'line', end: { text: 'ada', keys: ['enter'] } },
   { name: 'python3 getpass (secret)', command: "python3 -c 'import getpass; getpass.getpass()'", kind: 'secret', end: 'kill' },
   { name: 'python3 REPL', command: 'python3', kind: 'line', end: { text: 'exit()', keys: ['enter'] }, atItsPrompt: true },
   {
@@ -112,47 +114,51 @@ const WAITING: WaitingRow[] = [
 ];
 
 describe.concurrent('a program waiting for the terminal is awaiting_input with its input_kind, before the timeout', () => {
-  it.each(WAITING)('$name', async (row) => {
-    const session = await shell();
-    const asked = await ok('execute', { session, command: row.command, timeout_ms: WAITING_TIMEOUT_MS });
-    expect(asked, row.name).toMatchObject({ status: 'awaiting_input', input_kind: row.kind, secret: row.kind === 'secret', exit_code: null });
-    const seq = asked.command_seq;
-    const next = asked.next as string;
-    if (row.kind === 'line') expect(next).toContain(`send {"session":"${session}","text":"…","keys":["enter"]}`);
-    if (row.kind === 'screen') expect(next).toContain(`read {"session":"${session}","view":"screen"}`);
-    if (row.kind === 'secret') expect(next).toMatch(/ask the person/);
+  it.each(WAITING)(
+    '$name',
+    async (row) => {
+      const session = await shell();
+      const asked = await ok('execute', { session, command: row.command, timeout_ms: WAITING_TIMEOUT_MS });
+      expect(asked, row.name).toMatchObject({ status: 'awaiting_input', input_kind: row.kind, secret: row.kind === 'secret', exit_code: null });
+      const seq = asked.command_seq;
+      const next = asked.next as string;
+      if (row.kind === 'line') expect(next).toContain(`send {"session":"${session}","text":"…","keys":["enter"]}`);
+      if (row.kind === 'screen') expect(next).toContain(`read {"session":"${session}","view":"screen"}`);
+      if (row.kind === 'secret') expect(next).toMatch(/ask the person/);
 
-    // The session says so too: read's status, and list.
-    const state = await ok('read', { session, view: 'screen' });
-    expect(state).toMatchObject({ state: 'awaiting_input', input_kind: row.kind });
-    const listed = (await ok('list', {})).sessions as { id: string; state: string; input_kind?: string }[];
-    expect(listed.find((s) => s.id === session)).toMatchObject({ state: 'awaiting_input', input_kind: row.kind });
+      // The session says so too: read's status, and list.
+      const state = await ok('read', { session, view: 'screen' });
+      expect(state).toMatchObject({ state: 'awaiting_input', input_kind: row.kind });
+      const listed = (await ok('list', {})).sessions as { id: string; state: string; input_kind?: string }[];
+      expect(listed.find((s) => s.id === session)).toMatchObject({ state: 'awaiting_input', input_kind: row.kind });
 
-    if (row.kind === 'screen') {
-      // A full-screen program's wait stands through its redraws (htop's meters redraw every 1.5 s):
-      // a read waiting a while sees no new wait begin, only its own timeout.
-      const later = await ok('read', { session, view: 'screen', wait: { timeout_ms: 2_500 } });
-      expect(later).toMatchObject({ waited: 'timeout', state: 'awaiting_input', input_kind: 'screen' });
-    }
+      if (row.kind === 'screen') {
+        // A full-screen program's wait stands through its redraws (htop's meters redraw every 1.5 s):
+        // a read waiting a while sees no new wait begin, only its own timeout.
+        const later = await ok('read', { session, view: 'screen', wait: { timeout_ms: 2_500 } });
+        expect(later).toMatchObject({ waited: 'timeout', state: 'awaiting_input', input_kind: 'screen' });
+      }
 
-    if (row.atItsPrompt) {
-      // Item 5: a later execute is not typed into the program, and is not SESSION_BUSY forever.
-      const again = await ok('execute', { session, command: 'echo not typed', timeout_ms: WAITING_TIMEOUT_MS });
-      expect(again).toMatchObject({ status: 'awaiting_input', input_kind: 'line', not_run: true, command_seq: seq });
-      expect(again.next).toMatch(/^your command was not run: /);
-      expect(again.next).toContain(`send {"session":"${session}","text":"…","keys":["enter"]}`);
-      // Answering it: the program prints, and is back at its prompt, waiting again.
-      const probe = row.command === 'python3' ? 'print(6*7)' : row.command === 'node' ? '6*7' : 'echo $((6*7))';
-      const answered = await ok('send', { session, text: probe, keys: ['enter'], wait: { timeout_ms: WAITING_TIMEOUT_MS } });
-      expect(answered).toMatchObject({ waited: 'awaiting_input', state: 'awaiting_input', input_kind: 'line' });
-      expect(answered.output).toMatch(/^42$/m);
-    }
+      if (row.atItsPrompt) {
+        // Item 5: a later execute is not typed into the program, and is not SESSION_BUSY forever.
+        const again = await ok('execute', { session, command: 'echo not typed', timeout_ms: WAITING_TIMEOUT_MS });
+        expect(again).toMatchObject({ status: 'awaiting_input', input_kind: 'line', not_run: true, command_seq: seq });
+        expect(again.next).toMatch(/^your command was not run: /);
+        expect(again.next).toContain(`send {"session":"${session}","text":"…","keys":["enter"]}`);
+        // Answering it: the program prints, and is back at its prompt, waiting again.
+        const probe = row.command === 'python3' ? 'print(6*7)' : row.command === 'node' ? '6*7' : 'echo $((6*7))';
+        const answered = await ok('send', { session, text: probe, keys: ['enter'], wait: { timeout_ms: WAITING_TIMEOUT_MS } });
+        expect(answered).toMatchObject({ waited: 'awaiting_input', state: 'awaiting_input', input_kind: 'line' });
+        expect(answered.output).toMatch(/^42$/m);
+      }
 
-    if (row.end === 'kill') await ok('kill', { session });
-    else await ok('send', { session, ...row.end, wait: { exit: true, timeout_ms: 10_000 } });
-    await usable(session);
-    await ok('kill', { session, close: true });
-  }, ROW_TIMEOUT_MS);
+      if (row.end === 'kill') await ok('kill', { session });
+      else await ok('send', { session, ...row.end, wait: { exit: true, timeout_ms: 10_000 } });
+      await usable(session);
+      await ok('kill', { session, close: true });
+    },
+    ROW_TIMEOUT_MS,
+  );
 });
 
 interface QuietRow {
@@ -169,21 +175,25 @@ const QUIET: QuietRow[] = [
 ];
 
 describe.concurrent('a process waiting on anything else stays running (no false alarm)', () => {
-  it.each(QUIET)('$name', async (row) => {
-    writeFileSync(path.join(work, 'tailed.log'), 'first\n');
-    const session = await shell();
-    const started = await ok('execute', { session, command: row.command(work), timeout_ms: QUIET_TIMEOUT_MS });
-    expect(started, row.name).toMatchObject({ status: 'running', exit_code: null });
-    expect(started.input_kind).toBeUndefined();
-    const listed = (await ok('list', {})).sessions as { id: string; state: string }[];
-    expect(listed.find((s) => s.id === session)?.state).toBe('running');
-    // A genuinely running command still answers SESSION_BUSY, naming it.
-    const busy = await call('execute', { session, command: 'echo too soon' });
-    expect(busy.error?.code, busy.text).toBe('SESSION_BUSY');
-    expect(busy.text).toContain(row.command(work));
+  it.each(QUIET)(
+    '$name',
+    async (row) => {
+      writeFileSync(path.join(work, 'tailed.log'), 'first\n');
+      const session = await shell();
+      const started = await ok('execute', { session, command: row.command(work), timeout_ms: QUIET_TIMEOUT_MS });
+      expect(started, row.name).toMatchObject({ status: 'running', exit_code: null });
+      expect(started.input_kind).toBeUndefined();
+      const listed = (await ok('list', {})).sessions as { id: string; state: string }[];
+      expect(listed.find((s) => s.id === session)?.state).toBe('running');
+      // A genuinely running command still answers SESSION_BUSY, naming it.
+      const busy = await call('execute', { session, command: 'echo too soon' });
+      expect(busy.error?.code, busy.text).toBe('SESSION_BUSY');
+      expect(busy.text).toContain(row.command(work));
 
-    await ok('kill', { session });
-    await usable(session);
-    await ok('kill', { session, close: true });
-  }, ROW_TIMEOUT_MS);
+      await ok('kill', { session });
+      await usable(session);
+      await ok('kill', { session, close: true });
+    },
+    ROW_TIMEOUT_MS,
+  );
 });

@@ -98,7 +98,9 @@ describe('switchboard config', () => {
     const HOME = home();
     const env = { HOME, ...NO_HOST_VARIABLES };
     const claudeFile = path.join(HOME, '.claude.json');
-    writeFileSync(claudeFile, JSON.stringify({ numStartups: 3, projects: { '/x': { mcpServers: {} } }, mcpServers: { other: { command: 'other' } } }), { mode: 0o600 });
+    writeFileSync(claudeFile, JSON.stringify({ numStartups: 3, projects: { '/x': { mcpServers: {} } }, mcpServers: { other: { command: 'other' } } }), {
+      mode: 0o600,
+    });
     const installed = await switchboard(['config', 'claude-code', '--install'], env);
     expect(installed.code, installed.stderr).toBe(0);
     expect(installed.stdout).toBe('');
@@ -116,7 +118,10 @@ describe('switchboard config', () => {
     expect((await switchboard(['config', 'cursor', '--install'], env)).code).toBe(0);
     expect(JSON.parse(readFileSync(path.join(HOME, '.cursor', 'mcp.json'), 'utf8'))).toEqual({ mcpServers: { switchboard: shim } });
     expect((await switchboard(['config', 'vscode', '--install'], env)).code).toBe(0);
-    const vscodeFile = process.platform === 'darwin' ? path.join(HOME, 'Library', 'Application Support', 'Code', 'User', 'mcp.json') : path.join(HOME, '.config', 'Code', 'User', 'mcp.json');
+    const vscodeFile =
+      process.platform === 'darwin'
+        ? path.join(HOME, 'Library', 'Application Support', 'Code', 'User', 'mcp.json')
+        : path.join(HOME, '.config', 'Code', 'User', 'mcp.json');
     expect(JSON.parse(readFileSync(vscodeFile, 'utf8'))).toEqual({ servers: { switchboard: { type: 'stdio', ...shim } } });
     expect((await switchboard(['config', 'claude-desktop', '--install'], env)).code).toBe(0);
     const desktopFile =
@@ -153,7 +158,11 @@ describe('switchboard config', () => {
     mkdirSync(path.dirname(zedFile), { recursive: true });
     const twice = '{\n  // mine\n  "context_servers": {},\n  "context_servers": { "a": { "command": "a", "args": [] }, },\n}\n';
     writeFileSync(zedFile, twice);
-    const zed = await switchboard(['config', 'zed', '--install'], { HOME, ...NO_HOST_VARIABLES, ...(linux ? { XDG_CONFIG_HOME: path.join(HOME, 'xdg') } : {}) });
+    const zed = await switchboard(['config', 'zed', '--install'], {
+      HOME,
+      ...NO_HOST_VARIABLES,
+      ...(linux ? { XDG_CONFIG_HOME: path.join(HOME, 'xdg') } : {}),
+    });
     expect(zed.code).toBe(1);
     expect(zed.stderr).toContain(`not touching ${zedFile}: line 4: "context_servers" appears a second time`);
     expect(readFileSync(zedFile, 'utf8')).toBe(twice);
@@ -166,7 +175,9 @@ describe('switchboard config', () => {
 
 /** Python's tomllib: a TOML 1.0 parser other than the one `--install` uses, strict as Codex's. */
 function parseTomlAsCodex(file: string): Record<string, unknown> {
-  const python = spawnSync('python3', ['-c', 'import json, sys, tomllib; print(json.dumps(tomllib.load(open(sys.argv[1], "rb")), default=str))', file], { encoding: 'utf8' });
+  const python = spawnSync('python3', ['-c', 'import json, sys, tomllib; print(json.dumps(tomllib.load(open(sys.argv[1], "rb")), default=str))', file], {
+    encoding: 'utf8',
+  });
   if (python.status !== 0) throw new Error(`tomllib refused ${file}: ${python.stderr}`);
   return JSON.parse(python.stdout);
 }
@@ -311,7 +322,8 @@ command = "docs-server"
     env: () => ({}),
     file: (home) => path.join(home, '.codeium', 'windsurf', 'mcp_config.json'),
     key: 'mcpServers',
-    fresh: '{\n    "mcpServers": {\n        "github": {\n            "command": "npx",\n            "args": ["-y", "@modelcontextprotocol/server-github"],\n            "env": { "GITHUB_PERSONAL_ACCESS_TOKEN": "<token>" }\n        }\n    }\n}\n',
+    fresh:
+      '{\n    "mcpServers": {\n        "github": {\n            "command": "npx",\n            "args": ["-y", "@modelcontextprotocol/server-github"],\n            "env": { "GITHUB_PERSONAL_ACCESS_TOKEN": "<token>" }\n        }\n    }\n}\n',
     older: `{"mcpServers": {"switchboard": {"command": "${OLD.command}", "args": ["${OLD.args[0]}", "mcp"], "disabled": false}}}`,
     personsKey: { disabled: false },
     olderTail: '}}',
@@ -428,7 +440,10 @@ describe('switchboard status', () => {
     const none = await switchboard(['status'], { SWITCHBOARD_HOME: state });
     expect(none.code).toBe(3);
     expect(none.stdout).toContain('No Switchboard hub is running');
-    writeFileSync(path.join(state, 'hub.json'), JSON.stringify({ pid: 2 ** 22 + 12345, started_at: 'x', socket: path.join(state, 'hub.sock'), port: 1, version: '0' }));
+    writeFileSync(
+      path.join(state, 'hub.json'),
+      JSON.stringify({ pid: 2 ** 22 + 12345, started_at: 'x', socket: path.join(state, 'hub.sock'), port: 1, version: '0' }),
+    );
     const stale = await switchboard(['status', '--json'], { SWITCHBOARD_HOME: state });
     expect(stale.code).toBe(3);
     expect(JSON.parse(stale.stdout)).toMatchObject({ running: false, reason: expect.stringContaining('not running') });

@@ -223,7 +223,11 @@ function expectStandsAlone(tool: string, answer: ToolAnswer): void {
 }
 
 /** Progress notes as they arrive, and a bounded wait for one that shows something. */
-function progressLog(): { notes: ProgressNote[]; onProgress: (note: ProgressNote) => void; until(check: (message: string) => boolean, what: string): Promise<number> } {
+function progressLog(): {
+  notes: ProgressNote[];
+  onProgress: (note: ProgressNote) => void;
+  until(check: (message: string) => boolean, what: string): Promise<number>;
+} {
   const notes: ProgressNote[] = [];
   const listeners = new Set<() => void>();
   return {
@@ -288,9 +292,16 @@ describe.each(VARIANTS)('the agent scenarios through the $name', (variant) => {
     work = mkdtempSync(path.join(tmpdir(), 'sb-matrix-'));
     // The person's policy: harmless lines only (`true` ignores its words), one denied and one
     // asked about (docs/design.md §2.9); no rule is about echo, which the suite's other lines use.
-    const policy = [{ match: 'true deny-me*', action: 'deny', reason: 'the matrix says no' }, { match: 'true approve-me*', action: 'ask' }];
+    const policy = [
+      { match: 'true deny-me*', action: 'deny', reason: 'the matrix says no' },
+      { match: 'true approve-me*', action: 'ask' },
+    ];
     hub = await startHub({
-      env: { SWITCHBOARD_MAX_SESSIONS: String(MAX_SESSIONS), SWITCHBOARD_POLICY: JSON.stringify(policy), SWITCHBOARD_PROGRESS_INTERVAL_MS: String(PROGRESS_INTERVAL_MS) },
+      env: {
+        SWITCHBOARD_MAX_SESSIONS: String(MAX_SESSIONS),
+        SWITCHBOARD_POLICY: JSON.stringify(policy),
+        SWITCHBOARD_PROGRESS_INTERVAL_MS: String(PROGRESS_INTERVAL_MS),
+      },
     });
     agent = await variant.connect(hub);
     // As every host does before calling: the 1.x client keeps the output schemas it lists.
@@ -351,7 +362,7 @@ describe.each(VARIANTS)('the agent scenarios through the $name', (variant) => {
     expect(command).toMatchObject({ content: 'Name? ada\nhello ada', exit_code: 0 });
   });
 
-  it('a password prompt is the person\'s: SECRET_PROMPT for the agent, and kill ends it', async () => {
+  it("a password prompt is the person's: SECRET_PROMPT for the agent, and kill ends it", async () => {
     const asked = await ok('execute', { command: 'read -s -p "Password: " pw', cwd: work });
     expect(asked).toMatchObject({ status: 'awaiting_input', input_kind: 'secret', secret: true });
     const session = asked.session as string;
@@ -434,7 +445,7 @@ describe.each(VARIANTS)('the agent scenarios through the $name', (variant) => {
   });
 
   it('history finds an earlier command and names the read call that returns its whole output', async () => {
-    const found = await ok('history', { query: "printf alpha", cwd: work });
+    const found = await ok('history', { query: 'printf alpha', cwd: work });
     const commands = found.commands as { session: string; seq: number; command: string; exit_code: number; output_head: string; next: string }[];
     expect(found.total).toBe(1);
     expect(commands[0]).toMatchObject({ command: "printf 'alpha\\nbeta\\n'", exit_code: 0, output_head: 'alpha\nbeta' });
@@ -577,7 +588,10 @@ describe.each(VARIANTS)('the agent scenarios through the $name', (variant) => {
     const again = await openFile(fifo, 'w');
     try {
       await again.write('src/c.test.ts\n');
-      await reading.until((note) => note.startsWith(`${named} · `) && note.endsWith(' s · PASS src/c.test.ts'), 'a note of the read quoting PASS src/c.test.ts');
+      await reading.until(
+        (note) => note.startsWith(`${named} · `) && note.endsWith(' s · PASS src/c.test.ts'),
+        'a note of the read quoting PASS src/c.test.ts',
+      );
       await again.write('end\n');
     } finally {
       await again.close();
@@ -590,7 +604,9 @@ describe.each(VARIANTS)('the agent scenarios through the $name', (variant) => {
     // The call waits for the person for half an interval: no tick falls between the ask and the result.
     const order: string[] = [];
     const session = (await ok('open', { cwd: work })).session;
-    const approval = await agent.callWithProgress('execute', { command: 'true approve-me progress', session, timeout_ms: PROGRESS_INTERVAL_MS / 2 }, (note) => order.push(note.message ?? ''));
+    const approval = await agent.callWithProgress('execute', { command: 'true approve-me progress', session, timeout_ms: PROGRESS_INTERVAL_MS / 2 }, (note) =>
+      order.push(note.message ?? ''),
+    );
     order.push('result');
     expect(approval.sc.status).toBe('awaiting_approval');
     expect(order.slice(-2).join('\n')).toMatch(/^awaiting approval · \d+ s · rule 1 true approve-me\*\nresult$/);

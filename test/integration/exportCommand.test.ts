@@ -55,7 +55,10 @@ function cli(args: string[], cwd = work): { status: number | null; stdout: strin
 }
 
 function checkCast(text: string): void {
-  const lines = text.trimEnd().split('\n').map((line) => JSON.parse(line) as unknown);
+  const lines = text
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as unknown);
   expect(lines[0]).toMatchObject({ version: 2, width: 88, height: 22, title: 'to-export' });
   const played = (lines.slice(1) as [number, string, string][]).map(([, , data]) => data).join('');
   expect(played).toBe(fs.readFileSync(path.join(stateDir, 'sessions', sessionId, OUTPUT_LOG), 'utf8'));

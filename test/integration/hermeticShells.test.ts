@@ -86,14 +86,14 @@ async function openEachShell(hub: HubProcess): Promise<void> {
 }
 
 describe('hermetic test shells', () => {
-  it('this test process runs in a home of its own with no rc file, without the machine\'s shell setup', () => {
+  it("this test process runs in a home of its own with no rc file, without the machine's shell setup", () => {
     expect(process.env.HOME).toMatch(new RegExp(`^${tmpdir()}/sb-test-home-`));
     expect(readdirSync(process.env.HOME!).filter((name) => name !== '.local')).toEqual([]);
     for (const name of ['ZDOTDIR', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'ENV', 'BASH_ENV', 'PROMPT_COMMAND']) expect(process.env[name], name).toBeUndefined();
     expect(process.env.SHELL).toBe(shellPath('bash'));
   });
 
-  it('the suite\'s environment made from a machine whose every rc file sleeps a second: bash, zsh, fish and sh open and run commands, and no rc file ran', async () => {
+  it("the suite's environment made from a machine whose every rc file sleeps a second: bash, zsh, fish and sh open and run commands, and no rc file ran", async () => {
     const marks = mkdtempSync(path.join(machine, 'marks-'));
     const env = poison(marks);
     const made = applyHermeticHome(env, 'sb-hermetic-probe-');
@@ -107,7 +107,7 @@ describe('hermetic test shells', () => {
     }
   });
 
-  it('control: that machine\'s environment taken as it is makes the same shells run those files', async () => {
+  it("control: that machine's environment taken as it is makes the same shells run those files", async () => {
     const marks = mkdtempSync(path.join(machine, 'marks-'));
     const hub = await startHub({ baseEnv: poison(marks) });
     hubs.push(hub);

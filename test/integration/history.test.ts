@@ -48,7 +48,9 @@ async function stop(hub: HubProcess): Promise<void> {
 
 async function connect(hub: HubProcess, name = 'history-test'): Promise<Agent> {
   const client = new Client({ name, version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: cleanEnv({ SWITCHBOARD_HOME: hub.home }), cwd: ROOT, stderr: 'pipe' }));
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: cleanEnv({ SWITCHBOARD_HOME: hub.home }), cwd: ROOT, stderr: 'pipe' }),
+  );
   const call = async (tool: string, args: Record<string, unknown>): Promise<ToolAnswer> => toolAnswer(await client.callTool({ name: tool, arguments: args }));
   const ok = async (tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>> => {
     const answer = await call(tool, args);
@@ -119,7 +121,7 @@ describe('history', () => {
 
     const all = await agent.history({ query: 'alpha-build' });
     expect(all.total).toBe(3);
-    expect(all.commands.map((c) => c.command)).toEqual(["echo alpha-build three", "sh -c 'echo broke; exit 3' # alpha-build two", 'echo alpha-build one']);
+    expect(all.commands.map((c) => c.command)).toEqual(['echo alpha-build three', "sh -c 'echo broke; exit 3' # alpha-build two", 'echo alpha-build one']);
     const failing = all.commands[1]!;
     expect(failing).toMatchObject({ cwd: nested, exit_code: 3, output_head: 'broke', creator: 'history-test 1.0.0' });
     expect(failing.next).toBe(`read {"session":"${failing.session}","view":"command","seq":${failing.seq}}`);
@@ -156,7 +158,7 @@ describe('history', () => {
     expect((await agent.call('history', { status: 'maybe' })).error?.code).toBe('INVALID_ARGUMENT');
   });
 
-  it('survives a restart: an earlier hub\'s commands, closed session included, answer history and read view command', async () => {
+  it("survives a restart: an earlier hub's commands, closed session included, answer history and read view command", async () => {
     const home = tempHome();
     homes.push(home);
     const first = await hubAt(home);
@@ -266,7 +268,10 @@ describe('history', () => {
     expect(unavailable.note).toMatch(/^The history index is unavailable \(.+\); it catches up once it can be written\./);
     expect(unavailable.text).toContain(unavailable.note);
     await agent.history({ query: 'reach' });
-    const logged = hub.stderr().split('\n').filter((line) => line.includes('history.db is unavailable'));
+    const logged = hub
+      .stderr()
+      .split('\n')
+      .filter((line) => line.includes('history.db is unavailable'));
     expect(logged, hub.stderr()).toHaveLength(1);
 
     fs.rmdirSync(path.join(home, 'history.db'));

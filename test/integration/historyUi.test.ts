@@ -31,7 +31,9 @@ afterEach(async () => {
 
 async function agentOn(hub: HubProcess): Promise<(tool: string, args: Record<string, unknown>) => Promise<Record<string, unknown>>> {
   const client = new Client({ name: 'history-ui-agent', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: cleanEnv({ SWITCHBOARD_HOME: hub.home }), cwd: ROOT, stderr: 'pipe' }));
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: cleanEnv({ SWITCHBOARD_HOME: hub.home }), cwd: ROOT, stderr: 'pipe' }),
+  );
   clients.push(client);
   return async (tool, args) => {
     const answer = toolAnswer(await client.callTool({ name: tool, arguments: args }));
@@ -50,7 +52,7 @@ async function search(ui: UiClient, filters: Record<string, unknown>): Promise<R
 }
 
 describe('history in the window (ui-protocol)', () => {
-  it('searches an earlier hub run\'s closed session, opens a closed command\'s output, and runs a command again audited by its source', async () => {
+  it("searches an earlier hub run's closed session, opens a closed command's output, and runs a command again audited by its source", async () => {
     const home = tempHome();
     homes.push(home);
     // Beside the hub's state folder: the agent's sandboxed session may not work in it.
@@ -99,7 +101,16 @@ describe('history in the window (ui-protocol)', () => {
 
     // A closed command's output, bounded and paged.
     const page = (await ui.ask({ type: 'commandOutput', session: longRow.session, seq: longRow.seq, limit: 100 })) as Output;
-    expect(page).toMatchObject({ type: 'commandOutputResult', session: long.session, seq: long.command_seq, lines: 100, total_lines: 300, truncated: true, exit_code: 0, offset: 0 });
+    expect(page).toMatchObject({
+      type: 'commandOutputResult',
+      session: long.session,
+      seq: long.command_seq,
+      lines: 100,
+      total_lines: 300,
+      truncated: true,
+      exit_code: 0,
+      offset: 0,
+    });
     expect(page.text.split('\n')).toEqual(Array.from({ length: 100 }, (_, i) => String(i + 1)));
     const rest = (await ui.ask({ type: 'commandOutput', session: longRow.session, seq: longRow.seq, offset: 290 })) as Output;
     expect(rest.text.split('\n')).toEqual(Array.from({ length: 10 }, (_, i) => String(291 + i)));
@@ -119,7 +130,7 @@ describe('history in the window (ui-protocol)', () => {
     const mine = (opened as { session: string }).session;
     const from = ui.mark();
     ui.send({ type: 'subscribe', session: mine });
-    await ui.waitFor((m) => m.type === 'snapshot' && m.session === mine, 'the new terminal\'s snapshot', { from });
+    await ui.waitFor((m) => m.type === 'snapshot' && m.session === mine, "the new terminal's snapshot", { from });
     const ran = await ui.request({ type: 'rerun', session: mine, from: { session: longRow.session, seq: longRow.seq } });
     expect(ran).toMatchObject({ type: 'done', for: 'rerun', session: mine });
     await ui.waitForText(mine, /\r\n300\r\n/, from);
@@ -130,8 +141,19 @@ describe('history in the window (ui-protocol)', () => {
     // Audited as the person's rerun, by its source; the command line is nowhere in the audit log.
     const auditFile = path.join(home, 'audit.jsonl');
     let entries: Record<string, unknown>[] = [];
-    await pollUntil(() => (entries = fs.readFileSync(auditFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)).some((e) => e.action === 'rerun'), 'the rerun audit line', { everyMs: 50 });
-    expect(entries.filter((e) => e.action === 'rerun')).toEqual([{ time: expect.any(String), actor: 'person', action: 'rerun', channel: 'window', session: mine, from: { session: long.session, seq: long.command_seq } }]);
+    await pollUntil(
+      () =>
+        (entries = fs
+          .readFileSync(auditFile, 'utf8')
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as Record<string, unknown>)).some((e) => e.action === 'rerun'),
+      'the rerun audit line',
+      { everyMs: 50 },
+    );
+    expect(entries.filter((e) => e.action === 'rerun')).toEqual([
+      { time: expect.any(String), actor: 'person', action: 'rerun', channel: 'window', session: mine, from: { session: long.session, seq: long.command_seq } },
+    ]);
     expect(fs.readFileSync(auditFile, 'utf8')).not.toContain('histui');
   });
 });

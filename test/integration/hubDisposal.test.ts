@@ -25,7 +25,8 @@ import { personCookie, UiClient } from './helpers/uiClient.js';
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
 
 /** The kinds of handle a hub makes: timers, servers and sockets (TCP and unix), watchers, children, terminals. */
-const HUB_KINDS = /^(Timeout|Immediate|TCPServerWrap|TCPSocketWrap|TCPWrap|PipeServerWrap|PipeWrap|PipeConnectWrap|TCPConnectWrap|FSEventWrap|StatWatcher|ProcessWrap|TTYWrap|FSReqCallback|FileHandle|MessagePort|Worker)$/;
+const HUB_KINDS =
+  /^(Timeout|Immediate|TCPServerWrap|TCPSocketWrap|TCPWrap|PipeServerWrap|PipeWrap|PipeConnectWrap|TCPConnectWrap|FSEventWrap|StatWatcher|ProcessWrap|TTYWrap|FSReqCallback|FileHandle|MessagePort|Worker)$/;
 
 function handles(): Map<string, number> {
   const counts = new Map<string, number>();
@@ -90,7 +91,9 @@ describe('a stopped hub', () => {
       const port = hub.port!;
       // An MCP agent over Streamable HTTP: two sessions, one left busy with a command.
       const mcp = new Client({ name: 'disposal-test', version: '1.0.0' });
-      await mcp.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }));
+      await mcp.connect(
+        new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }),
+      );
       const busy = await mcp.callTool({ name: 'execute', arguments: { command: 'sleep 600', background: true } });
       expect(busy.isError).toBeFalsy();
       const done = await mcp.callTool({ name: 'execute', arguments: { command: 'echo one' } });

@@ -22,7 +22,10 @@ interface Answer {
 }
 
 /** One raw HTTP request; `body` may be a Buffer of any size. */
-function request(port: number, options: { path?: string; method?: string; headers?: Record<string, string>; body?: string | Buffer; host?: string }): Promise<Answer> {
+function request(
+  port: number,
+  options: { path?: string; method?: string; headers?: Record<string, string>; body?: string | Buffer; host?: string },
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       { host: options.host ?? '127.0.0.1', port, path: options.path ?? '/mcp', method: options.method ?? 'POST', headers: options.headers, agent: false },
@@ -152,12 +155,22 @@ describe('switchboard serve: one shared hub', () => {
       expect((await request(hub.port, { headers: mcpHeaders(hub, { Authorization: `Bearer ${wrong}` }), body: INIT })).status).toBe(401);
       expect((await request(hub.port, { headers: mcpHeaders(hub, { Authorization: 'Bearer short' }), body: INIT })).status).toBe(401);
       expect((await request(hub.port, { headers: mcpHeaders(hub, { Authorization: `Bearer ${hub.token}x` }), body: INIT })).status).toBe(401);
-      const query = await request(hub.port, { path: `/mcp?token=${hub.token}`, headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: INIT });
+      const query = await request(hub.port, {
+        path: `/mcp?token=${hub.token}`,
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+        body: INIT,
+      });
       expect(query.status).toBe(401);
     });
 
     it('refuses foreign, other-port and null Origins and foreign Hosts with 403', async () => {
-      for (const origin of ['https://evil.example', `http://127.0.0.1:${hub.port + 1}`, `http://localhost:${hub.port + 1}`, 'null', `https://127.0.0.1:${hub.port}`]) {
+      for (const origin of [
+        'https://evil.example',
+        `http://127.0.0.1:${hub.port + 1}`,
+        `http://localhost:${hub.port + 1}`,
+        'null',
+        `https://127.0.0.1:${hub.port}`,
+      ]) {
         const answer = await request(hub.port, { headers: mcpHeaders(hub, { Origin: origin }), body: INIT });
         expect(answer.status, origin).toBe(403);
       }
@@ -289,7 +302,7 @@ describe('switchboard serve: one shared hub', () => {
         const session = String(opened.session);
         await initializeRaw(raw, 'socket-agent');
         const listed = await raw.request('tools/call', { name: 'list', arguments: {} });
-        const sessions = ((listed.result as { structuredContent: { sessions: { id: string; creator: unknown }[] } }).structuredContent).sessions;
+        const sessions = (listed.result as { structuredContent: { sessions: { id: string; creator: unknown }[] } }).structuredContent.sessions;
         expect(sessions.find((s) => s.id === session)?.creator).toMatchObject({ kind: 'agent', client: expect.stringContaining('web-agent') });
         const used = await raw.request('tools/call', { name: 'execute', arguments: { session, command: 'echo $SHARED' } });
         expect((used.result as { structuredContent: unknown }).structuredContent).toMatchObject({ status: 'completed', output: 'from-http', session });
@@ -327,7 +340,7 @@ describe('switchboard serve: one shared hub', () => {
       return { ports, dispose: () => diagnostics.unsubscribe('undici:client:sendHeaders', onHeaders) };
     }
 
-    it('a fetch client whose event loop was busy past Node\'s old 5 s keep-alive reuses its idle connection, and is answered', async () => {
+    it("a fetch client whose event loop was busy past Node's old 5 s keep-alive reuses its idle connection, and is answered", async () => {
       // The flake this replaces: a test's synchronous setup (120 git commits) kept its loop busy
       // for seconds, so undici's keep-alive timer (the advertised timeout less 2 s) could not
       // retire the idle socket, and the next request went into the one the hub had just closed
@@ -347,7 +360,7 @@ describe('switchboard serve: one shared hub', () => {
         expect(second.status).toBe(404);
         await second.text();
         expect(connections.ports).toHaveLength(2);
-        expect(connections.ports[1], 'the second request went out on the first one\'s connection').toBe(connections.ports[0]);
+        expect(connections.ports[1], "the second request went out on the first one's connection").toBe(connections.ports[0]);
       } finally {
         connections.dispose();
       }

@@ -187,7 +187,7 @@ describe('read views', () => {
   it('rejects an invalid regex and cuts off a catastrophic one', async () => {
     const session = await manager().manager.open({ creator: agent });
     await expect(read(session, { view: 'screen', wait: { pattern: '(unclosed' } })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
-    await session.execute({ command: "python3 -c \"print('a' * 30000)\"", timeoutMs: 5_000, maxLines: 10 });
+    await session.execute({ command: 'python3 -c "print(\'a\' * 30000)"', timeoutMs: 5_000, maxLines: 10 });
     // The wait's own timeout would answer `waited: timeout`, not reject: the rejection naming
     // catastrophic backtracking is the matcher's time budget cutting the pattern off.
     await expect(read(session, { view: 'screen', wait: { pattern: '(a+)+c', timeout_ms: 5_000 } })).rejects.toMatchObject({

@@ -84,7 +84,15 @@ beforeAll(async () => {
     env: { HOME: home, SWITCHBOARD_POLICY: JSON.stringify(HOLE_RULES), SWITCHBOARD_POLICY_DEFAULT: 'allow', SWITCHBOARD_EXECUTE_TIMEOUT_MS: '500' },
   });
   client = new Client({ name: 'bypass-agent', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: cleanEnv({ SWITCHBOARD_HOME: hub.home, HOME: home }), cwd: ROOT, stderr: 'pipe' }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp'],
+      env: cleanEnv({ SWITCHBOARD_HOME: hub.home, HOME: home }),
+      cwd: ROOT,
+      stderr: 'pipe',
+    }),
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -122,8 +130,16 @@ describe('live bypass table: open', () => {
     { name: 'program bash with -lc', args: (folder) => ({ program: 'bash', args: ['-lc', holeLine(LINE, folder)] }), expect: 'deny' },
     { name: 'program sh with -c', args: (folder) => ({ program: 'sh', args: ['-c', holeLine(LINE, folder)] }), expect: 'deny' },
     { name: 'program env running rm', args: (folder) => ({ program: 'env', args: ['rm', '-rf', folder] }), expect: 'deny' },
-    { name: 'program git with an alias that runs it', args: (folder) => ({ program: 'git', args: ['-c', `alias.x=!${holeLine(LINE, folder)}`, 'x'] }), expect: 'deny' },
-    { name: 'GIT_SSH_COMMAND in env', args: (folder) => ({ program: 'git', args: ['ls-remote', 'ssh://x/y'], env: { GIT_SSH_COMMAND: holeLine(LINE, folder) } }), expect: 'deny' },
+    {
+      name: 'program git with an alias that runs it',
+      args: (folder) => ({ program: 'git', args: ['-c', `alias.x=!${holeLine(LINE, folder)}`, 'x'] }),
+      expect: 'deny',
+    },
+    {
+      name: 'GIT_SSH_COMMAND in env',
+      args: (folder) => ({ program: 'git', args: ['ls-remote', 'ssh://x/y'], env: { GIT_SSH_COMMAND: holeLine(LINE, folder) } }),
+      expect: 'deny',
+    },
     { name: 'an unknown program running it', args: (folder) => ({ program: 'setarch', args: ['x86_64', 'rm', '-rf', folder] }), expect: 'ask' },
     { name: 'a shell outside the sandbox', args: () => ({ sandbox: false }), expect: 'ask' },
   ];
@@ -152,7 +168,10 @@ describe('live bypass table: open', () => {
 describe('live bypass table: send', () => {
   /** Each submitting key after the line; two-step rows type the line first, then submit it alone. */
   const SUBMITS: { name: string; sends: Record<string, unknown>[] }[] = [
-    ...['enter', 'return', 'ctrl+m', 'ctrl+j', 'ctrl+o', 'shift+enter', 'alt+enter', '\r', '\n'].map((key) => ({ name: `key ${JSON.stringify(key)}`, sends: [{ text: LINE, keys: [key] }] })),
+    ...['enter', 'return', 'ctrl+m', 'ctrl+j', 'ctrl+o', 'shift+enter', 'alt+enter', '\r', '\n'].map((key) => ({
+      name: `key ${JSON.stringify(key)}`,
+      sends: [{ text: LINE, keys: [key] }],
+    })),
     { name: 'text ending in a newline', sends: [{ text: `${LINE}\n` }] },
     { name: 'a carriage return in the text', sends: [{ text: `${LINE}\r` }] },
     { name: 'typed, then enter alone', sends: [{ text: LINE }, { keys: ['enter'] }] },

@@ -166,7 +166,10 @@ describe('the tools through the shim', () => {
     await a.ok('read', { session });
     await b.ok('read', { session });
     await a.ok('execute', { command: "printf 'L%s\\n' 1 2 3", session });
-    const count = (text: unknown): number => String(text).split('\n').filter((line) => line === 'L2').length;
+    const count = (text: unknown): number =>
+      String(text)
+        .split('\n')
+        .filter((line) => line === 'L2').length;
     const firstA = await a.ok('read', { session, view: 'new' });
     expect(count(firstA.content)).toBe(1);
     expect(count((await a.ok('read', { session, view: 'new' })).content)).toBe(0);
@@ -250,19 +253,30 @@ describe('the tools through the shim', () => {
     // The call ends on the abort (its wait has 60 s to go: an answer would be `waited: timeout`).
     await expect(pending).rejects.toThrow(/abort/i);
     // The hub's side stopped too: the read is audited as cancelled, well before its 60 s timeout.
-    await whenAudited(() => auditLines().some((l) => l.tool === 'read' && l.session === session && l.outcome === 'cancelled'), 'the cancelled read in the audit log', 20_000);
+    await whenAudited(
+      () => auditLines().some((l) => l.tool === 'read' && l.session === session && l.outcome === 'cancelled'),
+      'the cancelled read in the audit log',
+      20_000,
+    );
   });
 
   it('cancelling an execute interrupts the command; the shell is usable right after', async () => {
     const { session } = await a.ok('open', { cwd: work });
     const controller = new AbortController();
     callCount++;
-    const pending = a.client.callTool({ name: 'execute', arguments: { command: 'echo cancel-$((1+1))-started; sleep 100', session } }, { signal: controller.signal });
+    const pending = a.client.callTool(
+      { name: 'execute', arguments: { command: 'echo cancel-$((1+1))-started; sleep 100', session } },
+      { signal: controller.signal },
+    );
     // Running once its first line is out (the echoed command line reads "$((1+1))", not "2").
     await a.ok('read', { session, wait: { pattern: 'cancel-2-started', timeout_ms: 10_000 } });
     controller.abort();
     await expect(pending).rejects.toThrow();
-    await whenAudited(() => auditLines().some((l) => l.tool === 'execute' && l.session === session && l.outcome === 'cancelled'), 'the cancelled execute', 20_000);
+    await whenAudited(
+      () => auditLines().some((l) => l.tool === 'execute' && l.session === session && l.outcome === 'cancelled'),
+      'the cancelled execute',
+      20_000,
+    );
     // sleep 100 ended, within the read's 5 s, only because it was interrupted.
     const waited = await a.ok('read', { session, view: 'command', wait: { exit: true, timeout_ms: 5_000 } });
     expect(waited).toMatchObject({ waited: 'exit', state: 'idle' });
@@ -276,16 +290,35 @@ describe('the tools through the shim', () => {
     expect(lines.length).toBe(callCount);
     expect(statSync(path.join(home, 'audit.jsonl')).mode & 0o777).toBe(0o600);
     for (const line of lines) {
-      expect(line).toMatchObject({ time: expect.any(String), client: `${CLIENT.name} ${CLIENT.version}`, tool: expect.any(String), duration_ms: expect.any(Number) });
+      expect(line).toMatchObject({
+        time: expect.any(String),
+        client: `${CLIENT.name} ${CLIENT.version}`,
+        tool: expect.any(String),
+        duration_ms: expect.any(Number),
+      });
       expect(['ok', 'error', 'cancelled']).toContain(line.outcome);
     }
     expect(lines.find((l) => l.tool === 'send' && l.code === 'SECRET_PROMPT')).toMatchObject({ code: 'SECRET_PROMPT', bytes: 7, keys: 1 });
     expect(lines.find((l) => l.tool === 'open' && l.outcome === 'error')).toMatchObject({ code: 'INVALID_ARGUMENT', session: null });
     // A mouse send names its action, never where.
-    expect(lines.find((l) => l.tool === 'send' && l.mouse !== undefined)).toEqual({ time: expect.any(String), actor: 'agent', client: expect.any(String), tool: 'send', session: expect.any(String), outcome: 'ok', duration_ms: expect.any(Number), bytes: 0, keys: 0, mouse: 'click' });
+    expect(lines.find((l) => l.tool === 'send' && l.mouse !== undefined)).toEqual({
+      time: expect.any(String),
+      actor: 'agent',
+      client: expect.any(String),
+      tool: 'send',
+      session: expect.any(String),
+      outcome: 'ok',
+      duration_ms: expect.any(Number),
+      bytes: 0,
+      keys: 0,
+      mouse: 'click',
+    });
     const raw = readFileSync(path.join(home, 'audit.jsonl'), 'utf8');
     // Each checked command line has its policy decision beside it (docs/design.md §4.6), never the line.
-    const decisions = raw.split('\n').filter((l) => l.includes('"actor":"policy"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const decisions = raw
+      .split('\n')
+      .filter((l) => l.includes('"actor":"policy"'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(decisions.length).toBeGreaterThan(0);
     for (const decision of decisions) expect(decision).toMatchObject({ decision: 'allow' });
     for (const secret of ['hunter2', 'getpass', 'got:', '6*7', 'seq 1', 'added by agent', 'never-shows-up']) expect(raw).not.toContain(secret);

@@ -47,7 +47,9 @@ function auditLines(): Record<string, unknown>[] {
 beforeAll(async () => {
   hub = await startHub();
   agent = new Client(AGENT);
-  await agent.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${hub.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }));
+  await agent.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${hub.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }),
+  );
   ui = await UiClient.connect(hub, await personCookie(hub));
 }, 30_000);
 
@@ -65,7 +67,13 @@ describe('send resize through MCP', () => {
     const { session } = await ok('open', { rows: 24, cols: 80 });
     const id = String(session);
     const from = ui.mark();
-    const sent = await ok('send', { session: id, resize: { rows: 33, cols: 111 }, text: 'stty size', keys: ['enter'], wait: { pattern: '^33 111$', timeout_ms: 10_000 } });
+    const sent = await ok('send', {
+      session: id,
+      resize: { rows: 33, cols: 111 },
+      text: 'stty size',
+      keys: ['enter'],
+      wait: { pattern: '^33 111$', timeout_ms: 10_000 },
+    });
     expect(sent.waited).toBe('pattern');
     expect(await listed(id)).toMatchObject({ rows: 33, cols: 111 });
     const screen = await ok('read', { session: id, view: 'screen' });
@@ -85,7 +93,12 @@ describe('send resize through MCP', () => {
   });
 
   it('vim redraws at the size given as "100x30"', async () => {
-    const { session } = await ok('open', { program: 'vim', args: ['-N', '-u', 'NONE', '-i', 'NONE', '-n', '-c', 'set ruler laststatus=0'], rows: 24, cols: 80 });
+    const { session } = await ok('open', {
+      program: 'vim',
+      args: ['-N', '-u', 'NONE', '-i', 'NONE', '-n', '-c', 'set ruler laststatus=0'],
+      rows: 24,
+      cols: 80,
+    });
     const id = String(session);
     await ok('read', { session: id, view: 'screen', wait: { pattern: '0,0-1', timeout_ms: 10_000 } });
     // Vim draws its ruler on the last row, 18 columns from the right edge: both move with the size.
@@ -148,7 +161,7 @@ describe('wait.absent through MCP', () => {
   });
 
   it('a runaway absent regex is INVALID_ARGUMENT', async () => {
-    const { session } = await ok('execute', { command: "python3 -c \"print('a' * 3000)\"" });
+    const { session } = await ok('execute', { command: 'python3 -c "print(\'a\' * 3000)"' });
     const refused = await call('read', { session, view: 'screen', wait: { absent: '(a+)+c', timeout_ms: 5_000 } });
     expect(refused.error?.code).toBe('INVALID_ARGUMENT');
     expect(refused.text).toMatch(/^INVALID_ARGUMENT: wait\.absent: .*catastrophic backtracking/);

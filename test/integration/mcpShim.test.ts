@@ -258,7 +258,8 @@ describe('the MCP contract through the shim (bash)', () => {
    * the first never sees the rest and is still `running` at its timeout: what is asserted is
    * that they overlapped, not how long they took.
    */
-  const barrier = (dir: string, i: number, count: number): string => `touch ${dir}/${i}; until [ $(ls ${dir} | wc -l) -ge ${count} ]; do sleep 0.05; done; echo ${i}`;
+  const barrier = (dir: string, i: number, count: number): string =>
+    `touch ${dir}/${i}; until [ $(ls ${dir} | wc -l) -ge ${count} ]; do sleep 0.05; done; echo ${i}`;
 
   it('five executes on five sessions run in parallel', async () => {
     const sessions: string[] = [];

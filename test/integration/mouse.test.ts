@@ -39,7 +39,13 @@ async function vim(lines: number, term?: string): Promise<TerminalSession> {
   const { manager: m, home } = manager();
   const file = numberedFile(home, lines);
   const args = ['-N', '-u', 'NONE', '-i', 'NONE', '-n', '-c', 'set mouse=a', file];
-  const session = await m.open({ creator: agent, ...(term ? { program: 'env', args: [`TERM=${term}`, 'vim', ...args] } : { program: 'vim', args }), cwd: home, rows: 24, cols: 80 });
+  const session = await m.open({
+    creator: agent,
+    ...(term ? { program: 'env', args: [`TERM=${term}`, 'vim', ...args] } : { program: 'vim', args }),
+    cwd: home,
+    rows: 24,
+    cols: 80,
+  });
   await screenWith(session, 'line 001 alpha');
   // vim takes input that comes right after start-up for answers to its terminal queries, which
   // this terminal does not answer: a command that runs shows it has stopped waiting.
@@ -220,19 +226,31 @@ async function rawReports(modes: string): Promise<TerminalSession> {
 describe('send mouse, motion', () => {
   it('a drag with button tracking (1002): the press, motion through each cell on the way, the release', async () => {
     const session = await rawReports('1002;1006');
-    const sent = await session.send({ clientId: 'test', mouse: { action: 'drag', row: 3, col: 2, to_row: 5, to_col: 5, modifiers: ['shift'] }, wait: { pattern: '\\[<4;5;5m', timeout_ms: 10_000 } });
+    const sent = await session.send({
+      clientId: 'test',
+      mouse: { action: 'drag', row: 3, col: 2, to_row: 5, to_col: 5, modifiers: ['shift'] },
+      wait: { pattern: '\\[<4;5;5m', timeout_ms: 10_000 },
+    });
     expect(sent.screen.split('\n').slice(1)).toEqual(['^[[<4;2;3M', '^[[<36;3;4M', '^[[<36;4;4M', '^[[<36;5;5M', '^[[<4;5;5m']);
   });
 
   it('normal tracking (1000) reports no motion: a drag is the press at the start and the release at the end', async () => {
     const session = await rawReports('1000;1006');
-    const sent = await session.send({ clientId: 'test', mouse: { action: 'drag', row: 3, col: 2, to_row: 5, to_col: 5 }, wait: { pattern: '\\[<0;5;5m', timeout_ms: 10_000 } });
+    const sent = await session.send({
+      clientId: 'test',
+      mouse: { action: 'drag', row: 3, col: 2, to_row: 5, to_col: 5 },
+      wait: { pattern: '\\[<0;5;5m', timeout_ms: 10_000 },
+    });
     expect(sent.screen.split('\n').slice(1)).toEqual(['^[[<0;2;3M', '^[[<0;5;5m']);
   });
 
   it('X10 tracking (9) reports presses only, without modifiers: a click is one press', async () => {
     const session = await rawReports('9');
-    const sent = await session.send({ clientId: 'test', mouse: { action: 'click', row: 3, col: 2, modifiers: ['ctrl'] }, wait: { pattern: 'M "#', timeout_ms: 10_000 } });
+    const sent = await session.send({
+      clientId: 'test',
+      mouse: { action: 'click', row: 3, col: 2, modifiers: ['ctrl'] },
+      wait: { pattern: 'M "#', timeout_ms: 10_000 },
+    });
     expect(sent.screen.split('\n').slice(1)).toEqual(['^[[M "#']); // button 0, column 2, row 3: bytes 32, 34, 35
   });
 });

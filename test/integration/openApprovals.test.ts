@@ -56,14 +56,23 @@ async function answer(id: string, how: 'allow_once' | 'allow_30m' | 'deny'): Pro
   const req = ++person.req;
   person.bridge.receive({ type: 'answerApproval', id, answer: how, req });
   let reply: HubMessage | undefined;
-  await pollUntil(() => Boolean((reply = person.messages.find((m) => (m.type === 'done' || m.type === 'error') && m.req === req))), 'the answer to answerApproval');
+  await pollUntil(
+    () => Boolean((reply = person.messages.find((m) => (m.type === 'done' || m.type === 'error') && m.req === req))),
+    'the answer to answerApproval',
+  );
   return reply!;
 }
 
 const audit = (): Record<string, unknown>[] => {
   (hub as unknown as { auditLog: { flush(): void } }).auditLog.flush();
   const file = path.join(stateDir, 'audit.jsonl');
-  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>) : [];
+  return fs.existsSync(file)
+    ? fs
+        .readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+    : [];
 };
 
 beforeAll(async () => {
@@ -122,7 +131,9 @@ describe('open asks the person about the command line it runs', () => {
     await answer((third.sc.approval as { id: string }).id, 'deny');
 
     const lines = audit();
-    expect(lines).toContainEqual(expect.objectContaining({ actor: 'policy', tool: 'open', session: null, decision: 'ask', approval: id, rule: { index: 0, match: 'echo approve-me*' } }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ actor: 'policy', tool: 'open', session: null, decision: 'ask', approval: id, rule: { index: 0, match: 'echo approve-me*' } }),
+    );
     const answered = lines.find((line) => line.action === 'answer_approval' && line.approval === id);
     expect(answered).toMatchObject({ actor: 'person', answer: 'allow_once' });
     expect(answered).not.toHaveProperty('session');
@@ -172,7 +183,16 @@ describe('sandbox: false always goes to the person', () => {
     await call('read', { session, wait: { exit: true, timeout_ms: 100 } }); // hears the denial
     const preApproved = await ok('execute', { session, command: 'echo outside-ok fine', timeout_ms: 10_000 });
     expect(preApproved).toMatchObject({ status: 'completed', output: 'outside-ok fine' });
-    expect(audit()).toContainEqual(expect.objectContaining({ actor: 'policy', tool: 'execute', session, decision: 'allow', outside_sandbox: true, rule: { index: 2, match: 'echo outside-ok*' } }));
+    expect(audit()).toContainEqual(
+      expect.objectContaining({
+        actor: 'policy',
+        tool: 'execute',
+        session,
+        decision: 'allow',
+        outside_sandbox: true,
+        rule: { index: 2, match: 'echo outside-ok*' },
+      }),
+    );
     await ok('kill', { session, close: true });
   });
 

@@ -85,7 +85,9 @@ beforeAll(async () => {
   marker = path.join(folder, 'ran');
   hub = await startHub({ env: { SWITCHBOARD_POLICY: POLICY } });
   agent = new Client({ name: 'token-holding-agent', version: '1.0.0' });
-  await agent.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${hub.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }));
+  await agent.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${hub.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }),
+  );
   const waiting = await call('execute', { command: `touch ${marker}`, timeout_ms: 300 });
   expect(waiting.sc.status, waiting.text).toBe('awaiting_approval');
   session = waiting.sc.session as string;
@@ -122,7 +124,9 @@ describe('an agent holding the token', () => {
     for (const attempt of attempts) {
       const answer = await ui.request(attempt);
       expect(answer, attempt.type).toMatchObject({ type: 'error', code: 'PERSON_ONLY', for: attempt.type });
-      expect((answer as Extract<HubMessage, { type: 'error' }>).message).toContain('this connection signed in with the bearer token, which agents hold. Nothing changed.');
+      expect((answer as Extract<HubMessage, { type: 'error' }>).message).toContain(
+        'this connection signed in with the bearer token, which agents hold. Nothing changed.',
+      );
     }
     const refusal = (await ui.request({ type: 'answerApproval', id: approvalId, answer: 'allow_once' })) as Extract<HubMessage, { type: 'error' }>;
     expect(refusal.message).toBe(
@@ -171,14 +175,24 @@ describe('an agent holding the token', () => {
   it('the person answers in the window over the UI cookie: the command runs, and the audit line says channel "window"', async () => {
     const person = await UiClient.connect(hub, await personCookie(hub));
     clients.push(person);
-    expect(await person.request({ type: 'answerApproval', id: approvalId, answer: 'allow_once' })).toMatchObject({ type: 'done', for: 'answerApproval', session });
+    expect(await person.request({ type: 'answerApproval', id: approvalId, answer: 'allow_once' })).toMatchObject({
+      type: 'done',
+      for: 'answerApproval',
+      session,
+    });
     const ran = await call('read', { session, view: 'command', wait: { exit: true, timeout_ms: 15_000 } });
     expect(ran.sc, ran.text).toMatchObject({ exit_code: 0 });
     expect(existsSync(marker)).toBe(true);
     const answered = (): Record<string, unknown>[] => auditLines().filter((line) => line.action === 'answer_approval');
     await whenFile(path.join(hub.home, 'audit.jsonl'), () => answered().length > 0, 'the answer in audit.jsonl');
-    expect(answered()).toEqual([{ time: expect.any(String), actor: 'person', action: 'answer_approval', channel: 'window', session, approval: approvalId, answer: 'allow_once' }]);
+    expect(answered()).toEqual([
+      { time: expect.any(String), actor: 'person', action: 'answer_approval', channel: 'window', session, approval: approvalId, answer: 'allow_once' },
+    ]);
     // The bearer connection's refused attempts changed nothing, so they left no person line.
-    expect(auditLines().filter((line) => line.actor === 'person' && line.channel === 'token').map((line) => line.action)).toEqual(['interrupt']);
+    expect(
+      auditLines()
+        .filter((line) => line.actor === 'person' && line.channel === 'token')
+        .map((line) => line.action),
+    ).toEqual(['interrupt']);
   });
 });

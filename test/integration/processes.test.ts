@@ -315,7 +315,6 @@ describe.runIf(linux)('processes (checked through /proc: Linux only)', () => {
       expect(pids).not.toContain(process.ppid);
     });
 
-
     it("does not take the hub's terminal or session for the session's", async () => {
       // Same session and tty as the test runner: only the process itself may come back.
       const child = spawnChild('sleep', ['1000'], { stdio: 'ignore' });
@@ -387,7 +386,13 @@ describe.runIf(linux)('processes (checked through /proc: Linux only)', () => {
       const shell = await openShell();
       // Someone else's shell, started after the session's, on another terminal: its number
       // stands for the session's once that is closed and the number handed out again.
-      const other = pty.spawn('bash', ['--norc', '--noprofile', '-i'], { name: 'xterm-256color', cols: 80, rows: 24, cwd: tmpdir(), env: { ...process.env, PS1: '$ ' } });
+      const other = pty.spawn('bash', ['--norc', '--noprofile', '-i'], {
+        name: 'xterm-256color',
+        cols: 80,
+        rows: 24,
+        cwd: tmpdir(),
+        env: { ...process.env, PS1: '$ ' },
+      });
       try {
         const ttyNr = await eventually(() => {
           const text = readOr(`/proc/${other.pid}/stat`);
@@ -398,7 +403,7 @@ describe.runIf(linux)('processes (checked through /proc: Linux only)', () => {
 
         await terminateSession(shell.id, shell.ptyPid, { graceMs: 200, ttyNr, ttyOpen: () => false });
         expect(alive(shell.pid)).toBe(false);
-        expect(alive(other.pid), 'the other terminal\'s shell').toBe(true);
+        expect(alive(other.pid), "the other terminal's shell").toBe(true);
       } finally {
         other.kill('SIGKILL');
       }

@@ -35,6 +35,9 @@ describe('PTY output', () => {
     const got = Buffer.concat(chunks).toString('latin1');
     let at = 0;
     while (at < expected.length && got[at] === expected[at]) at++;
-    expect({ length: got.length, firstDifference: at < expected.length ? JSON.stringify(got.slice(at, at + 40)) : null }).toEqual({ length: expected.length, firstDifference: null });
+    expect({ length: got.length, firstDifference: at < expected.length ? JSON.stringify(got.slice(at, at + 40)) : null }).toEqual({
+      length: expected.length,
+      firstDifference: null,
+    });
   });
 });

@@ -42,7 +42,11 @@ function remoteOf(name: string): UiRemote | undefined {
 }
 
 async function remoteState(name: string, state: UiRemote['state'], from = 0, timeoutMs = 30_000): Promise<UiRemote> {
-  const message = await ui.waitFor((m) => m.type === 'remotes' && m.remotes.some((remote) => remote.name === name && remote.state === state), `${name} ${state}`, { from, timeoutMs });
+  const message = await ui.waitFor(
+    (m) => m.type === 'remotes' && m.remotes.some((remote) => remote.name === name && remote.state === state),
+    `${name} ${state}`,
+    { from, timeoutMs },
+  );
   return (message as Extract<typeof message, { type: 'remotes' }>).remotes.find((remote) => remote.name === name)!;
 }
 
@@ -62,11 +66,19 @@ function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: st
 async function auditLine(stateDir: string, found: (line: Record<string, unknown>) => boolean, what: string): Promise<Record<string, unknown>> {
   const file = path.join(stateDir, 'audit.jsonl');
   let line: Record<string, unknown> | undefined;
-  await pollUntil(() => {
-    if (!existsSync(file)) return false;
-    line = readFileSync(file, 'utf8').trim().split('\n').map((text) => JSON.parse(text) as Record<string, unknown>).find(found);
-    return line !== undefined;
-  }, what, { timeoutMs: 10_000 });
+  await pollUntil(
+    () => {
+      if (!existsSync(file)) return false;
+      line = readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((text) => JSON.parse(text) as Record<string, unknown>)
+        .find(found);
+      return line !== undefined;
+    },
+    what,
+    { timeoutMs: 10_000 },
+  );
   return line!;
 }
 
@@ -88,12 +100,28 @@ beforeAll(async () => {
   );
   // An older Switchboard there, which has no `link` command: what its cli says to one it does not know.
   const older = path.join(ssh.dir, 'older-switchboard.mjs');
-  writeFileSync(older, "process.stderr.write('switchboard: unknown command \"' + process.argv[2] + '\"\\n\\nUsage: switchboard <command>\\n');\nprocess.exitCode = 2;\n");
+  writeFileSync(
+    older,
+    "process.stderr.write('switchboard: unknown command \"' + process.argv[2] + '\"\\n\\nUsage: switchboard <command>\\n');\nprocess.exitCode = 2;\n",
+  );
   const settings = JSON.parse(readFileSync(path.join(home, 'settings.json'), 'utf8')) as { remotes: unknown[] };
   settings.remotes.push({ name: 'older', destination: ssh.host, command: `${process.execPath} ${older}`, sshConfig: ssh.clientConfig });
   // A machine that does not answer: port 1 on loopback refuses; its own ssh config, nothing of ~/.ssh read.
   const closedConfig = path.join(ssh.dir, 'ssh_config_closed');
-  writeFileSync(closedConfig, ['Host sbremote-closed', '  HostName 127.0.0.1', '  Port 1', '  IdentityFile /dev/null', '  IdentitiesOnly yes', '  IdentityAgent none', '  UserKnownHostsFile /dev/null', '  GlobalKnownHostsFile /dev/null', ''].join('\n'));
+  writeFileSync(
+    closedConfig,
+    [
+      'Host sbremote-closed',
+      '  HostName 127.0.0.1',
+      '  Port 1',
+      '  IdentityFile /dev/null',
+      '  IdentitiesOnly yes',
+      '  IdentityAgent none',
+      '  UserKnownHostsFile /dev/null',
+      '  GlobalKnownHostsFile /dev/null',
+      '',
+    ].join('\n'),
+  );
   settings.remotes.push({ name: 'closed', destination: 'sbremote-closed', command: REMOTE_COMMAND, sshConfig: closedConfig });
   writeFileSync(path.join(home, 'settings.json'), JSON.stringify(settings));
   hub = await startHub({ home });
@@ -101,7 +129,9 @@ beforeAll(async () => {
   agentHome = mkdtempSync(path.join(tmpdir(), 'sb-agent-'));
   mkdirSync(path.join(agentHome, 'project'));
   agent = new Client({ name: 'remote-test-agent', version: '1.2.0' });
-  await agent.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: cleanEnv({ SWITCHBOARD_HOME: hub.home }), cwd: ROOT, stderr: 'pipe' }));
+  await agent.connect(
+    new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: cleanEnv({ SWITCHBOARD_HOME: hub.home }), cwd: ROOT, stderr: 'pipe' }),
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -122,7 +152,7 @@ describe('a remote over ssh', () => {
     expect(remoteHub.pid).not.toBe(hub.pid);
   }, 40_000);
 
-  it('tools/list names open\'s host while there are remotes, and stays under 10 000 characters with it', async () => {
+  it("tools/list names open's host while there are remotes, and stays under 10 000 characters with it", async () => {
     const listed = await agent.listTools();
     const size = JSON.stringify(listed).length;
     console.info(`tools/list with remotes: ${size} characters of JSON`);
@@ -155,9 +185,17 @@ describe('a remote over ssh', () => {
     expect((local.sc.sessions as { id: string }[]).some((s) => s.id === session)).toBe(false);
     // Both audits: here the agent's call on devbox:…, there the same call from "… via <this machine>" on its own id.
     const remoteId = session.slice('devbox:'.length);
-    const here = await auditLine(hub.home, (line) => line.actor === 'agent' && line.tool === 'execute' && line.session === session, 'the execute in this audit');
+    const here = await auditLine(
+      hub.home,
+      (line) => line.actor === 'agent' && line.tool === 'execute' && line.session === session,
+      'the execute in this audit',
+    );
     expect(here).toMatchObject({ client: 'remote-test-agent 1.2.0', outcome: 'ok' });
-    const there = await auditLine(ssh.remoteState, (line) => line.actor === 'agent' && line.tool === 'execute' && line.session === remoteId, 'the execute in the remote audit');
+    const there = await auditLine(
+      ssh.remoteState,
+      (line) => line.actor === 'agent' && line.tool === 'execute' && line.session === remoteId,
+      'the execute in the remote audit',
+    );
     expect(String(there.client)).toMatch(/^remote-test-agent 1\.2\.0 via /);
   }, 60_000);
 
@@ -185,8 +223,13 @@ describe('a remote over ssh', () => {
   it('the window lists the remote session under its machine, and watches it live', async () => {
     const opened = await call('open', { host: 'devbox' });
     const session = String(opened.sc.session);
-    const listed = await ui.waitFor((m) => (m.type === 'sessionChanged' && m.session.id === session) || (m.type === 'sessions' && m.sessions.some((s) => s.id === session)), 'the remote session in the window');
-    const info = (listed.type === 'sessionChanged' ? listed.session : (listed as Extract<typeof listed, { type: 'sessions' }>).sessions.find((s) => s.id === session)) as UiSession;
+    const listed = await ui.waitFor(
+      (m) => (m.type === 'sessionChanged' && m.session.id === session) || (m.type === 'sessions' && m.sessions.some((s) => s.id === session)),
+      'the remote session in the window',
+    );
+    const info = (
+      listed.type === 'sessionChanged' ? listed.session : (listed as Extract<typeof listed, { type: 'sessions' }>).sessions.find((s) => s.id === session)
+    ) as UiSession;
     expect(info.host).toBe('devbox');
     const from = ui.mark();
     ui.send({ type: 'subscribe', session });
@@ -196,11 +239,15 @@ describe('a remote over ssh', () => {
     // Save screenshot in the window: drawn by the remote hub, named here by the remote's id; audited here with host.
     const shot = await ui.ask({ type: 'screenshot', session });
     expect(shot).toMatchObject({ type: 'screenshotTaken', session });
-    expect(Buffer.from((shot as { png: string }).png, 'base64').subarray(1, 4).toString('latin1')).toBe('PNG');
+    expect(
+      Buffer.from((shot as { png: string }).png, 'base64')
+        .subarray(1, 4)
+        .toString('latin1'),
+    ).toBe('PNG');
     await auditLine(hub.home, (line) => line.action === 'screenshot' && line.session === session && line.host === 'devbox', 'the screenshot in this audit');
   }, 60_000);
 
-  it('an agent\'s screenshot of a remote session is drawn there and comes back as an image', async () => {
+  it("an agent's screenshot of a remote session is drawn there and comes back as an image", async () => {
     const session = String((await call('open', { host: 'devbox' })).sc.session);
     await call('execute', { session, command: 'echo shot-$((40+1))' });
     const shot = await agent.callTool({ name: 'screenshot', arguments: { session } }, undefined, { timeout: 60_000 });
@@ -232,11 +279,15 @@ describe('a remote over ssh', () => {
     expect(asked.text).toContain('host key');
   }, 60_000);
 
-  it('a command the remote\'s policy asks about waits for the person, who answers in this window; both audits say who and from where', async () => {
+  it("a command the remote's policy asks about waits for the person, who answers in this window; both audits say who and from where", async () => {
     const session = String((await call('open', { host: 'devbox' })).sc.session);
     const from = ui.mark();
     const running = call('execute', { session, command: 'printf ask-over-link-41', timeout_ms: 30_000 });
-    const asked = await ui.waitFor((m) => m.type === 'sessionChanged' && m.session.id === session && m.session.approval !== undefined, 'the remote approval in this window', { from });
+    const asked = await ui.waitFor(
+      (m) => m.type === 'sessionChanged' && m.session.id === session && m.session.approval !== undefined,
+      'the remote approval in this window',
+      { from },
+    );
     const approval = (asked as Extract<typeof asked, { type: 'sessionChanged' }>).session.approval!;
     expect(approval.id).toMatch(/^devbox:/);
     expect(approval.command).toBe('printf ask-over-link-41');
@@ -254,13 +305,17 @@ describe('a remote over ssh', () => {
     expect(here).toMatchObject({ actor: 'person', channel: 'window', approval: approval.id, answer: 'allow_once' });
   }, 60_000);
 
-  it('an agent\'s /ws signed in with the token cannot answer a remote approval either', async () => {
+  it("an agent's /ws signed in with the token cannot answer a remote approval either", async () => {
     const session = String((await call('open', { host: 'devbox' })).sc.session);
     const agentUi = await UiClient.connectWith(hub, { Authorization: `Bearer ${hub.token}` });
     try {
       const from = ui.mark();
       const running = call('execute', { session, command: 'printf ask-over-link-denied', timeout_ms: 30_000 });
-      const asked = await ui.waitFor((m) => m.type === 'sessionChanged' && m.session.id === session && m.session.approval !== undefined, 'the remote approval', { from });
+      const asked = await ui.waitFor(
+        (m) => m.type === 'sessionChanged' && m.session.id === session && m.session.approval !== undefined,
+        'the remote approval',
+        { from },
+      );
       const approval = (asked as Extract<typeof asked, { type: 'sessionChanged' }>).session.approval!;
       expect(await agentUi.request({ type: 'answerApproval', id: approval.id, answer: 'allow_once' })).toMatchObject({ type: 'error', code: 'PERSON_ONLY' });
       expect(await ui.request({ type: 'answerApproval', id: approval.id, answer: 'deny', reason: 'not now' })).toMatchObject({ type: 'done' });
@@ -281,7 +336,11 @@ describe('a remote over ssh', () => {
       const from = ui.mark();
       const answer = await agentUi.request({ type: 'setSettings', changes: { remotes: [...remotes, sneaky] } });
       expect(answer).toMatchObject({ type: 'error', code: 'HELD_FOR_PERSON' });
-      const held = await ui.waitFor((m) => m.type === 'heldSettings' && m.held !== null && m.held.settings.includes('remotes'), 'the held change in the window', { from });
+      const held = await ui.waitFor(
+        (m) => m.type === 'heldSettings' && m.held !== null && m.held.settings.includes('remotes'),
+        'the held change in the window',
+        { from },
+      );
       expect(remoteOf('sneaky')).toBeUndefined();
       const id = (held as Extract<typeof held, { type: 'heldSettings' }>).held!.id;
       expect(await ui.request({ type: 'discardSettings', id })).toMatchObject({ type: 'done' });
@@ -305,7 +364,10 @@ describe('a remote over ssh', () => {
     const listed = await cli(['remote', 'list']);
     expect(listed.stdout).toMatch(/^second\tsbremote\tconnected/m);
     expect(listed.stdout).toMatch(/^changed\tsbremote-wrongkey\tdisconnected: .*host key/m);
-    const json = JSON.parse((await cli(['remote', 'list', '--json'])).stdout) as { hub_running: boolean; remotes: { name: string; status?: { state: string } }[] };
+    const json = JSON.parse((await cli(['remote', 'list', '--json'])).stdout) as {
+      hub_running: boolean;
+      remotes: { name: string; status?: { state: string } }[];
+    };
     expect(json.hub_running).toBe(true);
     expect(json.remotes.find((remote) => remote.name === 'second')?.status?.state).toBe('connected');
     const twice = await cli(['remote', 'add', 'second', ssh.host]);
@@ -318,7 +380,14 @@ describe('a remote over ssh', () => {
     const removed = await cli(['remote', 'remove', 'second']);
     expect(removed.code, removed.stderr).toBe(0);
     await ui.waitFor((m) => m.type === 'remotes' && !m.remotes.some((remote) => remote.name === 'second'), 'second gone from the window', { from });
-    expect(JSON.parse(readFileSync(path.join(hub.home, 'settings.json'), 'utf8')).remotes.map((remote: { name: string }) => remote.name)).toEqual(['devbox', 'changed', 'refused', 'bare', 'older', 'closed']);
+    expect(JSON.parse(readFileSync(path.join(hub.home, 'settings.json'), 'utf8')).remotes.map((remote: { name: string }) => remote.name)).toEqual([
+      'devbox',
+      'changed',
+      'refused',
+      'bare',
+      'older',
+      'closed',
+    ]);
     const unknown = await cli(['remote', 'remove', 'second']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('there is no remote named second');
@@ -352,7 +421,7 @@ describe('a remote over ssh', () => {
     expect(read.text).toContain('cut-41-end');
   }, 90_000);
 
-  it('an approval pending when the link drops reappears once it is back, and the person\'s answer then runs the command there', async () => {
+  it("an approval pending when the link drops reappears once it is back, and the person's answer then runs the command there", async () => {
     const session = String((await call('open', { host: 'devbox' })).sc.session);
     let from = ui.mark();
     const running = call('execute', { session, command: 'printf ask-over-link-drop-$((40+1))', timeout_ms: 60_000 });
@@ -364,7 +433,9 @@ describe('a remote over ssh', () => {
     await remoteState('devbox', 'disconnected', from);
     await remoteState('devbox', 'connected', from);
     const back = await ui.waitFor(
-      (m) => (m.type === 'sessionChanged' && m.session.id === session && m.session.approval !== undefined) || (m.type === 'sessions' && m.sessions.some((s) => s.id === session && s.approval !== undefined)),
+      (m) =>
+        (m.type === 'sessionChanged' && m.session.id === session && m.session.approval !== undefined) ||
+        (m.type === 'sessions' && m.sessions.some((s) => s.id === session && s.approval !== undefined)),
       'the approval back in the window',
       { from },
     );
@@ -376,10 +447,14 @@ describe('a remote over ssh', () => {
     await ui.waitForText(session, 'ask-over-link-drop-41', from);
   }, 90_000);
 
-  it('an open the remote\'s policy asks about is a banner of its own here (host devbox), and the person\'s answer opens it there', async () => {
+  it("an open the remote's policy asks about is a banner of its own here (host devbox), and the person's answer opens it there", async () => {
     const from = ui.mark();
     const opening = call('open', { host: 'devbox', program: 'printf', args: ['ask-over-link-open'] });
-    const asked = await ui.waitFor((m) => m.type === 'approvals' && m.approvals.some((approval) => approval.host === 'devbox'), 'the remote open in the window', { from });
+    const asked = await ui.waitFor(
+      (m) => m.type === 'approvals' && m.approvals.some((approval) => approval.host === 'devbox'),
+      'the remote open in the window',
+      { from },
+    );
     const approval = (asked as Extract<typeof asked, { type: 'approvals' }>).approvals.find((entry) => entry.host === 'devbox')!;
     expect(approval).toMatchObject({ tool: 'open', id: expect.stringMatching(/^devbox:/), client: expect.stringMatching(/^remote-test-agent 1\.2\.0 via /) });
     expect(await ui.request({ type: 'answerApproval', id: approval.id, answer: 'allow_once' })).toMatchObject({ type: 'done' });
@@ -407,11 +482,19 @@ describe('a remote over ssh', () => {
     expect(killed.sc.exit_code, JSON.stringify(killed.sc)).not.toBe(0);
     const from = ui.mark();
     expect(await ui.request({ type: 'close', session })).toMatchObject({ type: 'done', session });
-    await ui.waitFor((m) => (m.type === 'sessionChanged' && m.session.id === session && m.session.state === 'exited') || (m.type === 'sessionRemoved' && m.id === session), 'the remote session closed', { from });
+    await ui.waitFor(
+      (m) => (m.type === 'sessionChanged' && m.session.id === session && m.session.state === 'exited') || (m.type === 'sessionRemoved' && m.id === session),
+      'the remote session closed',
+      { from },
+    );
     const gone = await call('execute', { session, command: 'echo after-close' });
     expect(gone.isError).toBe(true);
     for (const action of ['interrupt', 'kill', 'close']) {
-      await auditLine(hub.home, (line) => line.action === action && line.session === session && line.host === 'devbox' && line.channel === 'window', `${action} in this audit`);
+      await auditLine(
+        hub.home,
+        (line) => line.action === action && line.session === session && line.host === 'devbox' && line.channel === 'window',
+        `${action} in this audit`,
+      );
     }
   }, 90_000);
 

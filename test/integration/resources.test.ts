@@ -399,7 +399,7 @@ describe.each(VARIANTS)('sessions as resources through the $name', (variant) => 
     await client.close();
     await pollUntil(
       () => hub.screenWatches.subscriberCount === before.subscribers && hub.screenWatches.watchedSessions === before.sessions,
-      'the hub to let go of a gone client\'s subscription',
+      "the hub to let go of a gone client's subscription",
     );
   });
 });

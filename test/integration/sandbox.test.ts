@@ -27,7 +27,10 @@ async function sandboxHub(options: Parameters<typeof startSandboxHub>[0] = {}): 
 }
 
 /** Runs `command` in `session` (or a new session in `cwd`), expecting it to finish. */
-async function run(h: SandboxHub, args: { command: string; session?: string; cwd?: string; timeout_ms?: number }): Promise<{ exit_code: number; output: string; session: string; warnings?: string[] }> {
+async function run(
+  h: SandboxHub,
+  args: { command: string; session?: string; cwd?: string; timeout_ms?: number },
+): Promise<{ exit_code: number; output: string; session: string; warnings?: string[] }> {
   const sc = await h.ok('execute', { timeout_ms: 20_000, ...args });
   expect(sc.status, JSON.stringify(sc)).toBe('completed');
   return sc as { exit_code: number; output: string; session: string; warnings?: string[] };
@@ -71,7 +74,10 @@ describe('filesystem "project" (the default)', () => {
     git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'first');
     fs.mkdirSync(path.join(h.project, 'sub'));
     const session = await open(h, path.join(h.project, 'sub'));
-    const commit = await run(h, { session, command: 'echo x > ../top.txt && git add ../top.txt && git -c user.email=a@example.com -c user.name=a commit -qm agent && git log --format=%s -1' });
+    const commit = await run(h, {
+      session,
+      command: 'echo x > ../top.txt && git add ../top.txt && git -c user.email=a@example.com -c user.name=a commit -qm agent && git log --format=%s -1',
+    });
     expect(commit.output).toBe('agent');
     const hook = await run(h, { session, command: "echo '#!/bin/sh' > ../.git/hooks/post-commit" });
     expect(hook.output).toContain('Read-only file system');
@@ -159,7 +165,10 @@ describe('what an agent would try against the hub', () => {
     const session = await open(h, h.project);
     // The shell's own descriptors, then a child's (ls lists its own), as `ls -l` shows them: "N -> target".
     const fds = await run(h, { session, command: 'ls -l /proc/$$/fd /proc/self/fd' });
-    const targets = fds.output.split('\n').filter((line) => line.includes(' -> ')).map((line) => line.split(' -> ')[1]);
+    const targets = fds.output
+      .split('\n')
+      .filter((line) => line.includes(' -> '))
+      .map((line) => line.split(' -> ')[1]);
     expect(targets.length).toBeGreaterThanOrEqual(6);
     // The terminal (by its name inside: bash's own handle on it is /dev/console), or ls's handle on the listed folder.
     for (const target of targets) expect(target).toMatch(/^(\/dev\/pts\/\d+|\/dev\/console|\/proc\/\d+\/fd)$/);
@@ -202,7 +211,8 @@ describe('network', () => {
     port = (server.address() as net.AddressInfo).port;
     return () => new Promise<void>((resolve) => server.close(() => resolve()));
   });
-  const fetchLine = (url: string): string => `/usr/bin/python3 -c "import urllib.request as u; print(u.urlopen('${url}', timeout=5).read().decode())" 2>&1 | tail -1`;
+  const fetchLine = (url: string): string =>
+    `/usr/bin/python3 -c "import urllib.request as u; print(u.urlopen('${url}', timeout=5).read().decode())" 2>&1 | tail -1`;
 
   it('on: the machine’s network, loopback included', async () => {
     const h = await sandboxHub();
@@ -243,10 +253,17 @@ describe('package managers work in a sandboxed project', () => {
     fs.mkdirSync(pkg);
     fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'sb-local-pkg', version: '1.0.0', main: 'index.js' }));
     fs.writeFileSync(path.join(pkg, 'index.js'), 'module.exports = 42;\n');
-    const tarball = path.join(h.tmp, execFileSync('npm', ['pack', '--silent', '--pack-destination', h.tmp], { cwd: pkg, encoding: 'utf8', env: { ...process.env, HOME: h.home } }).trim());
+    const tarball = path.join(
+      h.tmp,
+      execFileSync('npm', ['pack', '--silent', '--pack-destination', h.tmp], { cwd: pkg, encoding: 'utf8', env: { ...process.env, HOME: h.home } }).trim(),
+    );
     fs.writeFileSync(path.join(h.project, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true }));
     const session = await open(h, h.project);
-    const installed = await run(h, { session, command: `npm install --no-audit --no-fund --offline ${tarball} >/dev/null 2>&1; echo $?; node -p "require('sb-local-pkg')"`, timeout_ms: 120_000 });
+    const installed = await run(h, {
+      session,
+      command: `npm install --no-audit --no-fund --offline ${tarball} >/dev/null 2>&1; echo $?; node -p "require('sb-local-pkg')"`,
+      timeout_ms: 120_000,
+    });
     expect(installed.output).toBe('0\n42');
     expect(fs.existsSync(path.join(h.project, 'node_modules', 'sb-local-pkg', 'index.js'))).toBe(true);
   });

@@ -108,7 +108,8 @@ describe('screenshot', () => {
     // Somewhere in "subdir"'s cells the blue glyphs are drawn, and nowhere in "notes.txt"'s.
     const colours = (r: number, from: number, to: number): Set<string> => {
       const seen = new Set<string>();
-      for (let c = from; c < to; c++) for (let dx = 0; dx < SCREENSHOT_GEOMETRY.cellWidth; dx++) for (let dy = 0; dy < SCREENSHOT_GEOMETRY.cellHeight; dy++) seen.add(at(c, r, dx, dy));
+      for (let c = from; c < to; c++)
+        for (let dx = 0; dx < SCREENSHOT_GEOMETRY.cellWidth; dx++) for (let dy = 0; dy < SCREENSHOT_GEOMETRY.cellHeight; dy++) seen.add(at(c, r, dx, dy));
       return seen;
     };
     expect(colours(row, 0, 6).has(DARK_TERMINAL.blue)).toBe(true);
@@ -162,7 +163,7 @@ describe('screenshot', () => {
     expect(plain.content as string).toMatch(/^1$/m);
   });
 
-  it('takes a closed session\'s last screen from its transcript', async () => {
+  it("takes a closed session's last screen from its transcript", async () => {
     const { manager: m } = manager();
     const session = await m.open({ creator: agent, program: 'sh', args: ['-c', "printf '\\033[41mlast words\\033[0m\\n'"] });
     await session.read({ clientId: 'test', view: 'screen', format: 'plain', wait: { exit: true, timeout_ms: 10_000 } });
@@ -177,12 +178,18 @@ describe('screenshot', () => {
   it('refuses a relative or unwritable path, and an unknown session, with what to do', async () => {
     const { manager: m, home } = manager();
     const session = await m.open({ creator: agent, program: 'sh', args: ['-c', 'echo hi; exec cat'] });
-    await expect(takeScreenshot(m, session.id, { path: 'shot.png' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(/not absolute/) });
+    await expect(takeScreenshot(m, session.id, { path: 'shot.png' })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringMatching(/not absolute/),
+    });
     await expect(takeScreenshot(m, session.id, { path: path.join(home, 'missing', 'shot.png') })).rejects.toMatchObject({
       code: 'INVALID_ARGUMENT',
       message: expect.stringMatching(/ENOENT: its folder does not exist/),
     });
-    await expect(takeScreenshot(m, session.id, { path: home })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(/will not replace .* \(it is not a file\)/) });
+    await expect(takeScreenshot(m, session.id, { path: home })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringMatching(/will not replace .* \(it is not a file\)/),
+    });
     await expect(takeScreenshot(m, 'nope42', {})).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' });
   });
 });

@@ -39,7 +39,14 @@ describe('send resize', () => {
     const { manager: m, home } = manager();
     const file = path.join(home, 'wide.txt');
     fs.writeFileSync(file, `${'x'.repeat(300)}\nsecond\n`);
-    const vim = await m.open({ creator: agent, program: 'vim', args: ['-N', '-u', 'NONE', '-i', 'NONE', '-n', '-c', 'set nowrap ruler laststatus=0', file], rows: 24, cols: 80, cwd: home });
+    const vim = await m.open({
+      creator: agent,
+      program: 'vim',
+      args: ['-N', '-u', 'NONE', '-i', 'NONE', '-n', '-c', 'set nowrap ruler laststatus=0', file],
+      rows: 24,
+      cols: 80,
+      cwd: home,
+    });
     const before = await read(vim, { wait: { pattern: '1,1', timeout_ms: 10_000 } });
     const rows = (content: string): string[] => content.split('\n');
     expect(rows(before.content as string)[0]).toBe('x'.repeat(80));

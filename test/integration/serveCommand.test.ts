@@ -266,11 +266,19 @@ describe('the UI link on the banner', () => {
     const dir = home();
     const log = path.join(dir, 'hub.log');
     const fd = openSync(log, 'a', 0o600);
-    const child = spawn(process.execPath, [BIN, 'serve'], { env: cleanEnv({ SWITCHBOARD_HOME: dir, SWITCHBOARD_PORT: '0' }), cwd: ROOT, stdio: ['ignore', fd, fd] });
+    const child = spawn(process.execPath, [BIN, 'serve'], {
+      env: cleanEnv({ SWITCHBOARD_HOME: dir, SWITCHBOARD_PORT: '0' }),
+      cwd: ROOT,
+      stdio: ['ignore', fd, fd],
+    });
     closeSync(fd);
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     cleanups.push(() => void (child.exitCode === null && child.kill('SIGKILL')));
-    await whenFile(log, () => readFileSync(log, 'utf8').includes(LISTENING) && readFileSync(log, 'utf8').includes('Stop with Ctrl-C.'), 'the banner in hub.log');
+    await whenFile(
+      log,
+      () => readFileSync(log, 'utf8').includes(LISTENING) && readFileSync(log, 'utf8').includes('Stop with Ctrl-C.'),
+      'the banner in hub.log',
+    );
     child.kill('SIGTERM');
     expect(await within(exited, 20_000, 'serve to exit')).toBe(0);
     const text = readFileSync(log, 'utf8');

@@ -39,7 +39,11 @@ const audit = (): Record<string, unknown>[] =>
 
 /** The person's window is told of a held change (or that none waits) after `from`. */
 function heldAfter(from: number, waiting: boolean): Promise<Held> {
-  return person.waitFor<Held>((m) => m.type === 'heldSettings' && (m.held !== null) === waiting, waiting ? 'a held change in the window' : 'no held change in the window', { from });
+  return person.waitFor<Held>(
+    (m) => m.type === 'heldSettings' && (m.held !== null) === waiting,
+    waiting ? 'a held change in the window' : 'no held change in the window',
+    { from },
+  );
 }
 
 async function expectTouchDenied(): Promise<void> {
@@ -55,7 +59,9 @@ beforeAll(async () => {
   writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ policy: [DENY_TOUCH] }));
   hub = await startHub({ home });
   agent = new Client({ name: 'settings-agent', version: '1.0.0' });
-  await agent.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${hub.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }));
+  await agent.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${hub.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }),
+  );
   person = await UiClient.connect(hub, await personCookie(hub));
   tokenUi = await UiClient.connectWith(hub, { Authorization: `Bearer ${hub.token}` });
   await expectTouchDenied();
@@ -127,7 +133,13 @@ describe('a hand edit of settings.json', () => {
     expect(ran.sc, ran.text).toMatchObject({ status: 'completed', exit_code: 0 });
     expect(existsSync(marker)).toBe(true);
     await whenFile(path.join(hub.home, 'audit.jsonl'), () => audit().some((line) => line.action === 'confirm_settings'), 'the confirm in audit.jsonl');
-    expect(audit().find((line) => line.action === 'confirm_settings')).toEqual({ time: expect.any(String), actor: 'person', action: 'confirm_settings', channel: 'window', settings: ['policy'] });
+    expect(audit().find((line) => line.action === 'confirm_settings')).toEqual({
+      time: expect.any(String),
+      actor: 'person',
+      action: 'confirm_settings',
+      channel: 'window',
+      settings: ['policy'],
+    });
   });
 
   it('that turns the sandbox off waits for the person: agents’ new sessions stay sandboxed until they confirm; discarded, the file is put back', async () => {
@@ -159,7 +171,6 @@ describe('a change from the person’s window', () => {
     expect(existsSync(other)).toBe(true);
     expect(person.messages.slice(from).some((m) => m.type === 'heldSettings')).toBe(false);
   });
-
 });
 
 describe('when the hub stops', () => {

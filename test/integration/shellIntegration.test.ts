@@ -14,12 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { probeTerminalInput } from '../../src/core/processes/inputProbe.js';
 import { slavePath } from '../../src/core/pty/nodePtyInternals.js';
 import { markOptions, OSC_CWD, OSC_FINAL_TERM, OSC_VSCODE, unescapeCommandLine } from '../../src/core/shell/marks.js';
-import {
-  detectShellKind,
-  planShellIntegration,
-  wrapCommand,
-  type ShellIntegrationPlan,
-} from '../../src/core/shell/shellIntegration.js';
+import { detectShellKind, planShellIntegration, wrapCommand, type ShellIntegrationPlan } from '../../src/core/shell/shellIntegration.js';
 import type { ShellKind } from '../../src/core/types.js';
 import { skipFishFirstRun } from './helpers/hermeticEnv.js';
 import { pollUntil } from './helpers/poll.js';
@@ -138,7 +133,11 @@ class ShellUnderTest {
       };
       const timer = setTimeout(() => {
         this.waiters.delete(check);
-        reject(new Error(`timed out; marks so far: ${JSON.stringify(this.marks.slice(from))}\n${this.text()}\nraw tail: ${JSON.stringify(this.raw)}\n${this.processState()}`));
+        reject(
+          new Error(
+            `timed out; marks so far: ${JSON.stringify(this.marks.slice(from))}\n${this.text()}\nraw tail: ${JSON.stringify(this.raw)}\n${this.processState()}`,
+          ),
+        );
       }, timeoutMs);
       if (!check()) this.waiters.add(check);
     });
@@ -307,7 +306,6 @@ afterEach(async () => {
 function kinds(s: ShellUnderTest, marks: Mark[]): string[] {
   return marks.filter((m) => m.kind === 'cwd' || m.nonce === s.nonce).map((m) => m.kind);
 }
-
 
 /**
  * fish's config plus its universal variables marked "initialized": otherwise a first start
@@ -486,12 +484,7 @@ describe.each(cases)('$name integration', ({ name, shell, rc, exit42, hasE }) =>
 });
 
 describe('bash with a real setup', () => {
-  const bashrc = [
-    'set -u',
-    `PROMPT_COMMAND='echo "pc status=$?" >> ~/pc.log'`,
-    `PS1='top-line \\w\\n\\$ '`,
-    '',
-  ].join('\n');
+  const bashrc = ['set -u', `PROMPT_COMMAND='echo "pc status=$?" >> ~/pc.log'`, `PS1='top-line \\w\\n\\$ '`, ''].join('\n');
 
   it('keeps the PROMPT_COMMAND (with the command status), a two-line PS1 and set -u', async () => {
     const home = tempHome({ '.bashrc': bashrc });

@@ -421,9 +421,7 @@ describe('shim: lines it answers itself', () => {
     const before = shim.errorsWithCode(-32600).length;
     // 40 MB with the id last (as the SDKs write it): the error can still name the caller.
     const filler = 'x'.repeat(40 * 1024 * 1024);
-    shim.writeLine(
-      `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"execute","arguments":{"command":"touch ${marker} # ${filler}"}},"id":"huge"}`,
-    );
+    shim.writeLine(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"execute","arguments":{"command":"touch ${marker} # ${filler}"}},"id":"huge"}`);
     const answer = await shim.waitFor((m) => m.id === 'huge', 10_000, 'the answer to the huge line');
     expect(answer.error?.code).toBe(-32600);
     expect(answer.error?.message).toMatch(/limit/);
@@ -545,7 +543,12 @@ describe('shim: the host going away', () => {
     const hubPid = await liveHub(home);
     // A call in flight that would take a minute: the shim must not wait for it.
     const marker = path.join(scratchOf(home), 'in-flight-started');
-    shim.send({ jsonrpc: '2.0', id: 'in-flight', method: 'tools/call', params: { name: 'execute', arguments: { command: `touch ${marker}; sleep 60`, session: opened.session, timeout_ms: 60_000 } } });
+    shim.send({
+      jsonrpc: '2.0',
+      id: 'in-flight',
+      method: 'tools/call',
+      params: { name: 'execute', arguments: { command: `touch ${marker}; sleep 60`, session: opened.session, timeout_ms: 60_000 } },
+    });
     await until(() => existsSync(marker), 10_000, 'the call in flight to run', home);
 
     shim.child.stdin.end();
@@ -623,7 +626,7 @@ describe('shim: server/discover (MCP 2026-07-28)', () => {
     'io.modelcontextprotocol/clientCapabilities': {},
   };
 
-  it('is answered at once while the hub has not answered yet; the rest waits for a hub and goes to it; the answer is the hub\'s own', async () => {
+  it("is answered at once while the hub has not answered yet; the rest waits for a hub and goes to it; the answer is the hub's own", async () => {
     const home = newHome();
     const stalled = new StalledHub(home);
     await stalled.start();
@@ -633,7 +636,11 @@ describe('shim: server/discover (MCP 2026-07-28)', () => {
       // Bounded well under the shim's wait for a hub: only the shim itself can answer in time.
       const discovered = await raw.request('server/discover', { _meta: envelope }, 5_000);
       const unsupported = await raw.request('server/discover', { _meta: { ...envelope, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } }, 5_000);
-      expect(unsupported.error).toEqual({ code: -32022, message: 'Unsupported protocol version: 2099-01-01', data: { supported: ['2026-07-28'], requested: '2099-01-01' } });
+      expect(unsupported.error).toEqual({
+        code: -32022,
+        message: 'Unsupported protocol version: 2099-01-01',
+        data: { supported: ['2026-07-28'], requested: '2099-01-01' },
+      });
       // The shim was talking to the hub, which had said nothing.
       await until(() => stalled.hellos >= 1, 5_000, 'the shim to say hello to the slow hub');
       await raw.close();

@@ -89,7 +89,9 @@ beforeAll(async () => {
   plain = new ClientV1({ name: 'plain-host', version: '1.0.0' });
   await plain.connect(new StdioV1({ command: process.execPath, args: [BIN, 'mcp'], env: cleanEnv({ SWITCHBOARD_HOME: hub.home }), cwd: ROOT, stderr: 'pipe' }));
   host = new ClientV2({ name: 'apps-host', version: '2.0.0' }, { capabilities: APPS });
-  await host.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${hub.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }));
+  await host.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${hub.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }),
+  );
 }, 30_000);
 
 afterAll(async () => {
@@ -266,10 +268,14 @@ describe('the audit log', () => {
     expect(sum('error')).toBe(calls.error);
     // Per session and outcome: the first call alone, then counts (one a minute, and the rest at the stop).
     const firsts = new Map<string, Record<string, unknown>>();
-    for (const line of updates) if (!firsts.has(`${line.session} ${line.outcome} ${line.code}`)) firsts.set(`${line.session} ${line.outcome} ${line.code}`, line);
+    for (const line of updates)
+      if (!firsts.has(`${line.session} ${line.outcome} ${line.code}`)) firsts.set(`${line.session} ${line.outcome} ${line.code}`, line);
     expect([...firsts.values()].every((line) => line.calls === 1)).toBe(true);
     expect(updates.length).toBeLessThan(calls.ok + calls.error);
-    expect(updates.find((line) => line.session === updates[0]!.session && (line.calls as number) > 1), 'a count of the rest').toBeDefined();
+    expect(
+      updates.find((line) => line.session === updates[0]!.session && (line.calls as number) > 1),
+      'a count of the rest',
+    ).toBeDefined();
     expect(updates.find((line) => line.outcome === 'error' && line.code === 'SESSION_NOT_FOUND')).toMatchObject({ session: 'zzzzzz', calls: 1 });
     // The other tools are still a line per call, with no count.
     expect(lines.filter((line) => line.tool === 'execute').every((line) => line.calls === undefined)).toBe(true);

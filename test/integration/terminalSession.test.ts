@@ -148,10 +148,7 @@ describe('queueing and busy sessions', () => {
   it('runs concurrent calls on one session in order', async () => {
     const { manager: m, home } = manager();
     const session = await m.open({ creator: agent, cwd: home });
-    const [first, second] = await Promise.all([
-      run(session, 'sleep 0.3; echo first >> order.txt'),
-      run(session, 'echo second >> order.txt'),
-    ]);
+    const [first, second] = await Promise.all([run(session, 'sleep 0.3; echo first >> order.txt'), run(session, 'echo second >> order.txt')]);
     expect(first.status).toBe('completed');
     expect(second.status).toBe('completed');
     expect(fs.readFileSync(path.join(home, 'order.txt'), 'utf8')).toBe('first\nsecond\n');
@@ -236,7 +233,11 @@ describe('session manager', () => {
     await session.close();
     const dir = path.join(stateDir, 'sessions', session.id);
     expect(fs.readFileSync(path.join(dir, 'output.log'), 'utf8')).toContain('transcript-check');
-    const commands = fs.readFileSync(path.join(dir, 'commands.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { command: string; exit_code: number });
+    const commands = fs
+      .readFileSync(path.join(dir, 'commands.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { command: string; exit_code: number });
     expect(commands.at(-1)).toMatchObject({ command: 'echo transcript-check', exit_code: 0 });
   });
 });
@@ -287,9 +288,15 @@ describe('opening programs', () => {
       return file;
     };
     const missing = script('missing.sh', '#!/no/such/interpreter -x\necho never\n');
-    expect(await refusal(m, missing)).toMatchObject({ code: 'SPAWN_FAILED', message: expect.stringContaining('is a script for /no/such/interpreter, which was not found') });
+    expect(await refusal(m, missing)).toMatchObject({
+      code: 'SPAWN_FAILED',
+      message: expect.stringContaining('is a script for /no/such/interpreter, which was not found'),
+    });
     const viaEnv = script('via-env.sh', '#!/usr/bin/env no-such-interpreter-xyz\necho never\n');
-    expect(await refusal(m, viaEnv)).toMatchObject({ code: 'SPAWN_FAILED', message: expect.stringContaining('no-such-interpreter-xyz (through /usr/bin/env)') });
+    expect(await refusal(m, viaEnv)).toMatchObject({
+      code: 'SPAWN_FAILED',
+      message: expect.stringContaining('no-such-interpreter-xyz (through /usr/bin/env)'),
+    });
     expect(m.list(true)).toHaveLength(0);
 
     const fine = await m.open({ creator: agent, program: script('fine.sh', '#!/usr/bin/env sh\necho ran-fine\nexit 4\n') });

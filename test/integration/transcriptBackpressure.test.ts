@@ -64,7 +64,15 @@ describe('transcript backpressure', () => {
 
     const warnings: string[] = [];
     const transcript = new Transcript(dir, (message) => warnings.push(message));
-    const session = await startBashSession({ id: 'slow01', home, creator: agent, transcript, onWarning: (message) => warnings.push(message), scrollback: 200, headLines: 10 });
+    const session = await startBashSession({
+      id: 'slow01',
+      home,
+      creator: agent,
+      transcript,
+      onWarning: (message) => warnings.push(message),
+      scrollback: 200,
+      headLines: 10,
+    });
     cleanups.push(() => session.close());
 
     // The queue, sampled at every chunk the PTY delivers.

@@ -54,7 +54,10 @@ function writeMeta(stateDir: string, id: string, meta: SessionMeta): void {
 async function castOf(dir: string): Promise<string[]> {
   const lines: string[] = [];
   for await (const line of asciicastLines(dir)) lines.push(line);
-  return lines.join('').split('\n').filter((line) => line.length > 0);
+  return lines
+    .join('')
+    .split('\n')
+    .filter((line) => line.length > 0);
 }
 
 const X_COMMAND = "head -c 100000 /dev/zero | tr '\\0' x";
@@ -150,7 +153,9 @@ describe('transcripts', () => {
     const lastWrite = new Date('2030-01-02T03:04:05.000Z');
     fs.utimesSync(path.join(sessionDir(dirs.stateDir, session.id), OUTPUT_LOG), lastWrite, lastWrite);
 
-    const info = managerOn(dirs).list(true).find((s) => s.id === session.id);
+    const info = managerOn(dirs)
+      .list(true)
+      .find((s) => s.id === session.id);
     expect(info).toMatchObject({ state: 'exited', exit_code: null, closed_at: lastWrite.toISOString() });
   });
 
@@ -223,7 +228,12 @@ describe('transcripts', () => {
       /not on disk: session \w+'s output\.log stops at byte 20000 because it reached the transcriptMaxBytes setting/,
     );
     await session.close();
-    const closed = await readClosedSession(new SessionStore(path.join(dirs.stateDir, 'sessions')), session.id, { clientId: 'test', view: 'command', format: 'plain', seq: 1, offset: 0, limit: 5000 }, 1_000);
+    const closed = await readClosedSession(
+      new SessionStore(path.join(dirs.stateDir, 'sessions')),
+      session.id,
+      { clientId: 'test', view: 'command', format: 'plain', seq: 1, offset: 0, limit: 5000 },
+      1_000,
+    );
     expect(closed.content).toBe(page.content);
   });
 });

@@ -39,7 +39,6 @@ function tryUpgrade(port: number, headers: Record<string, string>, origin?: stri
   });
 }
 
-
 /** Frames after each snapshot are numbered snapshot.seq + 1, + 2, …; stale ones never arrive. */
 function assertNumbered(messages: HubMessage[], session: string): void {
   let expected: number | null = null;
@@ -240,7 +239,9 @@ describe('the UI bridge on /ws', () => {
     const ran = await call('execute', { command: 'echo visible-$((70+7))', session });
     expect(ran.sc.output).toBe('visible-77');
     await ui.waitForText(session, 'visible-77', from);
-    const record = await ui.waitFor((m) => m.type === 'command' && m.session === session && m.record.command.includes('visible'), 'the command record', { from });
+    const record = await ui.waitFor((m) => m.type === 'command' && m.session === session && m.record.command.includes('visible'), 'the command record', {
+      from,
+    });
     expect(record).toMatchObject({ record: { exit_code: 0 } });
     const frames = ui.messages.slice(from).filter((m): m is Frame => m.type === 'frame' && m.session === session);
     expect(frames.length).toBeGreaterThan(0);
@@ -308,7 +309,11 @@ describe('the UI bridge on /ws', () => {
     const asked = await call('execute', { command: "read -rs -p 'pw: ' pw; echo; echo got-${#pw}-chars", session, timeout_ms: 15_000 });
     expect(asked.sc.status).toBe('awaiting_input');
     expect(asked.sc.secret).toBe(true);
-    await ui.waitFor((m) => m.type === 'sessionChanged' && m.session.id === session && m.session.secret === true && m.session.input_kind === 'secret', 'needs you', { from });
+    await ui.waitFor(
+      (m) => m.type === 'sessionChanged' && m.session.id === session && m.session.secret === true && m.session.input_kind === 'secret',
+      'needs you',
+      { from },
+    );
     expect(await ui.request({ type: 'takeOver', session })).toMatchObject({ type: 'done' });
     const typed = ui.mark();
     ui.send({ type: 'input', session, data: 'hunter2-not-logged\r' });
@@ -460,7 +465,7 @@ describe('the UI bridge on /ws', () => {
     expect(slow.invalid).toEqual([]);
   });
 
-  it('opens and closes the person\'s own terminal', async () => {
+  it("opens and closes the person's own terminal", async () => {
     const ui = await connect();
     const opened = await ui.request({ type: 'openTerminal', cols: 100, rows: 30 });
     expect(opened).toMatchObject({ type: 'done', for: 'openTerminal' });
@@ -476,7 +481,7 @@ describe('the UI bridge on /ws', () => {
     await ui.waitFor((m) => m.type === 'sessionRemoved' && m.id === id, 'sessionRemoved', { from });
   });
 
-  it('shows the hub\'s settings and saves a change: maxLines for the agent\'s next execute at once, bodyLimitBytes at the next start; refuses what is invalid, held by the environment or unknown', async () => {
+  it("shows the hub's settings and saves a change: maxLines for the agent's next execute at once, bodyLimitBytes at the next start; refuses what is invalid, held by the environment or unknown", async () => {
     type Settings = Extract<HubMessage, { type: 'hubSettings' }>;
     const ui = await connect();
     const file = path.join(hub.home, 'settings.json');
@@ -507,12 +512,20 @@ describe('the UI bridge on /ws', () => {
     // changed, and the listing names the new default.
     let listChanged!: (tools: Tool[]) => void;
     const relisted = new Promise<Tool[]>((resolve) => (listChanged = resolve));
-    const host = new Client({ name: 'settings-watcher', version: '1.0.0' }, { listChanged: { tools: { onChanged: (error, tools) => (error ? undefined : listChanged(tools ?? [])) } } });
-    await host.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: cleanEnv({ SWITCHBOARD_HOME: hub.home }), cwd: ROOT, stderr: 'ignore' }));
+    const host = new Client(
+      { name: 'settings-watcher', version: '1.0.0' },
+      { listChanged: { tools: { onChanged: (error, tools) => (error ? undefined : listChanged(tools ?? [])) } } },
+    );
+    await host.connect(
+      new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: cleanEnv({ SWITCHBOARD_HOME: hub.home }), cwd: ROOT, stderr: 'ignore' }),
+    );
     const maxLinesText = (tools: Tool[]): string => JSON.stringify(tools.find((tool) => tool.name === 'execute')?.inputSchema.properties?.max_lines);
     expect(maxLinesText((await host.listTools()).tools)).toContain('default 200');
     from = ui.mark();
-    expect(await ui.request({ type: 'setSettings', changes: { maxLines: 4, bodyLimitBytes: 8 * 1024 * 1024 } })).toMatchObject({ type: 'done', for: 'setSettings' });
+    expect(await ui.request({ type: 'setSettings', changes: { maxLines: 4, bodyLimitBytes: 8 * 1024 * 1024 } })).toMatchObject({
+      type: 'done',
+      for: 'setSettings',
+    });
     const told = await Promise.race([relisted, new Promise<null>((resolve) => setTimeout(() => resolve(null), 10_000).unref())]);
     expect(told, 'the connected host was not told the tool list changed within 10 s').not.toBeNull();
     expect(maxLinesText(told ?? [])).toContain('default 4');
@@ -569,7 +582,7 @@ describe('the UI bridge on /ws', () => {
     expect((await call('execute', { command: 'seq 1 10' })).sc).toMatchObject({ total_lines: 10, truncated: false });
   });
 
-  it('writes the person\'s actions to audit.jsonl, typing as byte counts only', async () => {
+  it("writes the person's actions to audit.jsonl, typing as byte counts only", async () => {
     const lines = readFileSync(path.join(hub.home, 'audit.jsonl'), 'utf8')
       .trim()
       .split('\n')
@@ -578,7 +591,13 @@ describe('the UI bridge on /ws', () => {
     const actions = lines.map((entry) => entry.action);
     for (const action of ['take_over', 'hand_back', 'interrupt', 'input', 'open_terminal', 'close', 'change_settings']) expect(actions).toContain(action);
     // Which settings changed, never to what.
-    expect(lines.find((entry) => entry.action === 'change_settings')).toEqual({ time: expect.any(String), actor: 'person', action: 'change_settings', channel: 'window', settings: ['maxLines', 'bodyLimitBytes'] });
+    expect(lines.find((entry) => entry.action === 'change_settings')).toEqual({
+      time: expect.any(String),
+      actor: 'person',
+      action: 'change_settings',
+      channel: 'window',
+      settings: ['maxLines', 'bodyLimitBytes'],
+    });
     const input = lines.find((entry) => entry.action === 'input' && entry.session === session);
     expect(input).toMatchObject({ session, bytes: Buffer.byteLength('echo typed-by-person-$((6*7))\r') });
     for (const entry of lines) expect(typeof entry.time).toBe('string');
@@ -603,7 +622,9 @@ describe('the UI bridge on /ws', () => {
     // A browser page (signed in with the cookie) gets the new UI key to renew its cookie with; never the token.
     expect(rotated.key).toBe(freshKey);
     expect(JSON.stringify(ui.messages.slice(from))).not.toContain(fresh);
-    const settings = await ui.waitFor<Extract<HubMessage, { type: 'hubSettings' }>>((m) => m.type === 'hubSettings', 'the token age on the settings page', { from });
+    const settings = await ui.waitFor<Extract<HubMessage, { type: 'hubSettings' }>>((m) => m.type === 'hubSettings', 'the token age on the settings page', {
+      from,
+    });
     const after = stamp('after-rotation');
     // (The page is sent whole milliseconds; the markers' times have fractions.)
     expect(settings.tokenWrittenAt).toBeGreaterThanOrEqual(Math.floor(before));
@@ -622,7 +643,11 @@ describe('the UI bridge on /ws', () => {
     await hub.waitForStderr('the token and the UI key were replaced; the UI is now at');
     expect(hub.stderr()).not.toContain(fresh);
     expect(hub.stderr()).not.toContain(freshKey);
-    const entry = readFileSync(path.join(hub.home, 'audit.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.action === 'rotate_token');
+    const entry = readFileSync(path.join(hub.home, 'audit.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find((line) => line.action === 'rotate_token');
     expect(entry).toEqual({ time: expect.any(String), actor: 'person', action: 'rotate_token', channel: 'window' });
   });
 });

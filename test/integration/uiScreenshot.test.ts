@@ -37,7 +37,10 @@ async function uiScreenshot(message: Record<string, unknown>): Promise<Taken | F
   const req = nextReq++;
   const from = ui.mark();
   ui.send({ type: 'screenshot', ...message, req });
-  return ui.waitFor<Taken | Failed>((m) => (m.type === 'screenshotTaken' || m.type === 'error') && m.req === req, 'the answer to screenshot', { from, timeoutMs: 20_000 });
+  return ui.waitFor<Taken | Failed>((m) => (m.type === 'screenshotTaken' || m.type === 'error') && m.req === req, 'the answer to screenshot', {
+    from,
+    timeoutMs: 20_000,
+  });
 }
 
 /** The agent's `screenshot` tool's PNG. */
@@ -63,7 +66,9 @@ async function pixelAt(png: Buffer, col: number, row: number): Promise<string> {
 beforeAll(async () => {
   hub = await startHub();
   agent = new Client({ name: 'ui-screenshot-agent', version: '1.0.0' });
-  await agent.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${hub.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }));
+  await agent.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${hub.port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${hub.token}` } } }),
+  );
   // A red block after MARK on a line of its own (the command line shows the escapes as text).
   const ran = await call('execute', { command: "printf 'MARK\\033[41m  \\033[0m \\033[1;32mgreen\\033[0m\\n'; ls --color=always /" });
   expect(ran.isError, ran.text).toBe(false);

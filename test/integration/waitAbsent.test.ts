@@ -31,7 +31,8 @@ time.sleep(600)
 `;
 
 /** The same in bash, overwriting the spinner after a carriage return (no clear-line). */
-const BASH_SPINNER = "s='|/-\\'; i=0; while ! read -rsn1 -t 0.05; do printf '\\rLoading... %s' \"${s:i++%4:1}\"; done; printf '\\rReady, 42 items.\\n'; sleep 600";
+const BASH_SPINNER =
+  "s='|/-\\'; i=0; while ! read -rsn1 -t 0.05; do printf '\\rLoading... %s' \"${s:i++%4:1}\"; done; printf '\\rReady, 42 items.\\n'; sleep 600";
 
 function read(session: TerminalSession, request: Partial<ReadRequest>): ReturnType<TerminalSession['read']> {
   return session.read({ clientId: 'test', view: 'screen', format: 'plain', ...request });
@@ -86,8 +87,11 @@ describe('wait.absent', () => {
 
   it('rejects an invalid regex and cuts off a catastrophic one, naming wait.absent', async () => {
     const session = await manager().manager.open({ creator: agent });
-    await expect(read(session, { wait: { absent: '(unclosed' } })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(/^wait\.absent: /) });
-    await session.execute({ command: "python3 -c \"print('a' * 30000)\"", timeoutMs: 5_000, maxLines: 10 });
+    await expect(read(session, { wait: { absent: '(unclosed' } })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringMatching(/^wait\.absent: /),
+    });
+    await session.execute({ command: 'python3 -c "print(\'a\' * 30000)"', timeoutMs: 5_000, maxLines: 10 });
     await expect(read(session, { wait: { absent: '(a+)+c', timeout_ms: 5_000 } })).rejects.toMatchObject({
       code: 'INVALID_ARGUMENT',
       message: expect.stringMatching(/^wait\.absent: .*catastrophic backtracking/),

@@ -85,7 +85,7 @@ const DEEP_PROTOCOL = 'the UI protocol is imported only through its entry, src/u
 const MAIN_ONLY = 'main/ may import only';
 const RENDERER_NODE = 'never imports a Node module';
 const RENDERER_SRC = 'renderer/ may import from src/ only src/ui-protocol/index.ts';
-const APP_NODE = 'apps/ runs in a host\'s sandboxed frame and never imports a Node module';
+const APP_NODE = "apps/ runs in a host's sandboxed frame and never imports a Node module";
 const APP_SRC = 'apps/ may import from src/ only src/terminalThemes.ts';
 const APP_UI = 'apps/ is built alone into one HTML document and imports neither main/ nor renderer/';
 const APP_SDK = 'apps/ may import only the types of @modelcontextprotocol/ext-apps';
@@ -408,17 +408,13 @@ describe('one-way import rule (docs/design.md §1.2)', () => {
 
   it('classifies by the file an import resolves to, not by the words of the specifier', async () => {
     // A regex over specifiers would read "mcp", "hub" or "src" here; the resolved file decides.
-    expect(await refusals('src/hub/hub.ts', use('../mcp/../core/session/terminalSession.js'))).toEqual([
-      expect.stringContaining(DEEP),
-    ]);
+    expect(await refusals('src/hub/hub.ts', use('../mcp/../core/session/terminalSession.js'))).toEqual([expect.stringContaining(DEEP)]);
     expect(await refusals('main/app.ts', use('../src/hub/../core/index.js'))).toEqual([expect.stringContaining(MAIN_ONLY)]);
     expect(await refusals('src/mcp/tools/execute.ts', use('../../hub/../core/index.js'))).toEqual([]);
     expect(await refusals('src/shim/forwarder.ts', use('../core/../hub/common/logger.js'))).toEqual([]);
     expect(await refusals('renderer/src/app.ts', use('../../src/../src/ui-protocol/index.js'))).toEqual([]);
     // The message names the file the import resolved to.
-    expect(await refusals('src/shim/forwarder.ts', use('../mcp/../hub/hub.js'))).toEqual([
-      expect.stringContaining('(that is src/hub/hub.ts)'),
-    ]);
+    expect(await refusals('src/shim/forwarder.ts', use('../mcp/../hub/hub.js'))).toEqual([expect.stringContaining('(that is src/hub/hub.ts)')]);
   });
 
   it('checks every form: type-only imports, re-exports, import = require, import() types, import() and require()', async () => {
@@ -472,19 +468,13 @@ describe('one-way import rule (docs/design.md §1.2)', () => {
   it('checks JavaScript files too', async () => {
     expect(await refusals('renderer/src/helper.js', use('node:os'))).toEqual([expect.stringContaining(RENDERER_NODE)]);
     expect(await refusals('src/hub/ui/helper.mjs', use('electron'))).toEqual([expect.stringContaining(ELECTRON)]);
-    expect(await refusals('main/helper.cjs', `module.exports = require('../src/core/index.js');\n`)).toEqual([
-      expect.stringContaining(MAIN_ONLY),
-    ]);
+    expect(await refusals('main/helper.cjs', `module.exports = require('../src/core/index.js');\n`)).toEqual([expect.stringContaining(MAIN_ONLY)]);
   });
 
   it('refuses a file or a room it does not know', async () => {
-    expect(await refusals('src/newModule.ts', 'export const x = 1;\n')).toEqual([
-      expect.stringContaining('does not match any file pattern'),
-    ]);
+    expect(await refusals('src/newModule.ts', 'export const x = 1;\n')).toEqual([expect.stringContaining('does not match any file pattern')]);
     expect(await refusals('apps/newApp/main.ts', use('@xterm/xterm'))).toEqual([]);
-    expect(await refusals('src/core/newRoom/thing.ts', use('../errors.js'))).toEqual([
-      expect.stringContaining('src/core/newRoom/ is not in the room order'),
-    ]);
+    expect(await refusals('src/core/newRoom/thing.ts', use('../errors.js'))).toEqual([expect.stringContaining('src/core/newRoom/ is not in the room order')]);
     // The same for src/hub/: a file at its root that is neither hub.ts nor index.ts, or a folder not in the order.
     for (const file of ['src/hub/helper.ts', 'src/hub/newRoom/thing.ts']) {
       expect(await refusals(file, use('node:fs')), file).toEqual([expect.stringContaining(`${file} is neither a room in the order`)]);
@@ -503,9 +493,7 @@ describe('the rooms of src/core/ (docs/design.md §1.2)', () => {
     ['output', 'src/core/output/outputWindow.ts'],
     ['pty', 'src/core/pty/spawnPty.ts'],
   ];
-  const pairs = rooms.flatMap(([upper, upperFile], i) =>
-    rooms.slice(i + 1).map(([lower, lowerFile]) => ({ upper, upperFile, lower, lowerFile })),
-  );
+  const pairs = rooms.flatMap(([upper, upperFile], i) => rooms.slice(i + 1).map(([lower, lowerFile]) => ({ upper, upperFile, lower, lowerFile })));
 
   it.each(pairs)('$upper may import $lower', async ({ upperFile, lowerFile }) => {
     expectReal(upperFile, specifierFrom(upperFile, lowerFile));
@@ -536,9 +524,7 @@ describe('the rooms of src/hub/ (docs/design.md §1.2)', () => {
     ['hostConfig', 'src/hub/hostConfig/hostConfig.ts'],
     ['common', 'src/hub/common/logger.ts'],
   ];
-  const pairs = rooms.flatMap(([upper, upperFile], i) =>
-    rooms.slice(i + 1).map(([lower, lowerFile]) => ({ upper, upperFile, lower, lowerFile })),
-  );
+  const pairs = rooms.flatMap(([upper, upperFile], i) => rooms.slice(i + 1).map(([lower, lowerFile]) => ({ upper, upperFile, lower, lowerFile })));
 
   it.each(pairs)('$upper may import $lower', async ({ upperFile, lowerFile }) => {
     expectReal(upperFile, specifierFrom(upperFile, lowerFile));
@@ -557,9 +543,7 @@ describe('the rooms of src/hub/ (docs/design.md §1.2)', () => {
 
   it.each(rooms)('the composition root may import %s, and the room may not import it', async (_room, file) => {
     expect(await refusals('src/hub/hub.ts', use(specifierFrom('src/hub/hub.ts', file)))).toEqual([]);
-    expect(await refusals(file, use(specifierFrom(file, 'src/hub/hub.ts')))).toEqual([
-      expect.stringContaining(_room === 'common' ? HUB_COMMON : HUB_COMPOSES),
-    ]);
+    expect(await refusals(file, use(specifierFrom(file, 'src/hub/hub.ts')))).toEqual([expect.stringContaining(_room === 'common' ? HUB_COMMON : HUB_COMPOSES)]);
   });
 
   it('the top room (remote/) reaches the core only through its entry', async () => {
@@ -571,9 +555,7 @@ describe('the tree', () => {
   it('lints clean: every file of src/, main/, renderer/ and apps/ is classified and keeps the rule', async () => {
     const results = await eslint.lintFiles(['src', 'main', 'renderer', 'apps']);
     expect(results.length).toBeGreaterThan(100);
-    const problems = results.flatMap((result) =>
-      result.messages.map((m) => `${path.relative(repoRoot, result.filePath)}:${m.line} ${m.ruleId}: ${m.message}`),
-    );
+    const problems = results.flatMap((result) => result.messages.map((m) => `${path.relative(repoRoot, result.filePath)}:${m.line} ${m.ruleId}: ${m.message}`));
     expect(problems).toEqual([]);
   }, 120_000);
 });

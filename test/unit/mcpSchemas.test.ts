@@ -70,7 +70,13 @@ describe("send's mouse (src/mcp/mouseSchema.ts)", () => {
     };
     expect(mouse({ type: 'left-click', x: '7', y: 3 })).toEqual({ action: 'click', row: 3, col: 7 });
     expect(mouse({ action: 'Double-Click', row: 1, column: 2 })).toEqual({ action: 'double_click', row: 1, col: 2 });
-    expect(mouse({ action: 'right_click', row: 1, col: 2, modifier: 'ctrl' })).toEqual({ action: 'click', row: 1, col: 2, button: 'right', modifiers: ['ctrl'] });
+    expect(mouse({ action: 'right_click', row: 1, col: 2, modifier: 'ctrl' })).toEqual({
+      action: 'click',
+      row: 1,
+      col: 2,
+      button: 'right',
+      modifiers: ['ctrl'],
+    });
     expect(mouse({ event: 'wheel', row: 4, col: 5, lines: -3 })).toEqual({ action: 'scroll', row: 4, col: 5, amount: -3 });
     expect(mouse({ action: 'drag', row: 1, col: 1, end_row: 2, to_x: 9 })).toEqual({ action: 'drag', row: 1, col: 1, to_row: 2, to_col: 9 });
     expect(mouse('{"action":"click","row":2,"col":3}')).toEqual({ action: 'click', row: 2, col: 3 });

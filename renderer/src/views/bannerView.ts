@@ -54,9 +54,14 @@ function bannerView(kind: BannerKind, info: UiSession, handlers: BannerHandlers)
     case 'approval':
       return approvalView(info.approval!, handlers, 'wants to run');
     case 'needs-you':
-      return html`<strong>Needs you</strong><span class="banner-text">${info.command ? html`<code title=${info.command}>${clip(info.command, 48)}</code>` : 'The program'} is asking for a password or secret. Take over and type it here — it is never recorded.</span><button class="btn accent small" type="button" data-action="banner-take-over" @click=${() => handlers.onTakeOver(info.id)}>Take over</button>`;
+      return html`<strong>Needs you</strong
+        ><span class="banner-text"
+          >${info.command ? html`<code title=${info.command}>${clip(info.command, 48)}</code>` : 'The program'} is asking for a password or secret. Take over
+          and type it here — it is never recorded.</span
+        ><button class="btn accent small" type="button" data-action="banner-take-over" @click=${() => handlers.onTakeOver(info.id)}>Take over</button>`;
     case 'control':
-      return html`${icon('keyboard')}<span>You control this session — agents’ writes are refused</span><span class="banner-sep">·</span><button class="link-btn" type="button" data-action="banner-hand-back" @click=${() => handlers.onHandBack(info.id)}>Hand back</button>`;
+      return html`${icon('keyboard')}<span>You control this session — agents’ writes are refused</span><span class="banner-sep">·</span
+        ><button class="link-btn" type="button" data-action="banner-hand-back" @click=${() => handlers.onHandBack(info.id)}>Hand back</button>`;
     case 'handed':
       return html`<span>Agents control this session of yours — typing takes it back.</span>`;
     case 'unsandboxed':
@@ -67,7 +72,8 @@ function bannerView(kind: BannerKind, info: UiSession, handlers: BannerHandlers)
 /** "not sandboxed: <reason>; to fix it: <command>", the command set apart to be copied. */
 function unsandboxedView(summary: string): TemplateResult {
   const [reason, fix] = summary.replace(/^not sandboxed: /, '').split('; to fix it: ');
-  return html`<strong>Not sandboxed</strong><span class="banner-text">${reason}${fix ? html`; to fix it: <code class="banner-fix">${fix}</code>` : nothing}</span>`;
+  return html`<strong>Not sandboxed</strong
+    ><span class="banner-text">${reason}${fix ? html`; to fix it: <code class="banner-fix">${fix}</code>` : nothing}</span>`;
 }
 
 /**
@@ -85,7 +91,35 @@ export function approvalView(approval: UiApproval, handlers: Pick<BannerHandlers
     return text ? text : undefined;
   };
   const outside = approval.unsandboxed ? html` <span class="approval-outside">outside the sandbox</span>` : nothing;
-  return html`<strong>Needs you</strong><span class="banner-text approval-text"><span class="approval-line">${approval.client} ${wants}${outside} <code class="approval-command" title=${approval.command}>${clip(approval.command, 120)}</code></span><span class="approval-line approval-detail">in <code>${approval.cwd ?? 'an unknown folder'}</code> · ${rule}: ${approval.reason}</span></span><input class="approval-reason" type="text" placeholder="Reason (optional, for Deny)" aria-label="Reason for denying" maxlength="1000" /><button class="btn accent small" type="button" data-action="approval-allow-once" @click=${() => handlers.onAnswer(approval.id, 'allow_once')}>Allow once</button><button class="btn small" type="button" data-action="approval-allow-30m" ?disabled=${approval.rule === null} title=${approval.rule ? 'This agent, this rule, for 30 minutes' : 'No rule asked: allow it once or deny it'} @click=${() => handlers.onAnswer(approval.id, 'allow_30m')}>Allow for 30 min</button><button class="btn small danger" type="button" data-action="approval-deny" @click=${(event: Event) => handlers.onAnswer(approval.id, 'deny', reasonOf(event))}>Deny</button>`;
+  return html`<strong>Needs you</strong
+    ><span class="banner-text approval-text"
+      ><span class="approval-line"
+        >${approval.client} ${wants}${outside} <code class="approval-command" title=${approval.command}>${clip(approval.command, 120)}</code></span
+      ><span class="approval-line approval-detail">in <code>${approval.cwd ?? 'an unknown folder'}</code> · ${rule}: ${approval.reason}</span></span
+    ><input class="approval-reason" type="text" placeholder="Reason (optional, for Deny)" aria-label="Reason for denying" maxlength="1000" /><button
+      class="btn accent small"
+      type="button"
+      data-action="approval-allow-once"
+      @click=${() => handlers.onAnswer(approval.id, 'allow_once')}
+    >
+      Allow once</button
+    ><button
+      class="btn small"
+      type="button"
+      data-action="approval-allow-30m"
+      ?disabled=${approval.rule === null}
+      title=${approval.rule ? 'This agent, this rule, for 30 minutes' : 'No rule asked: allow it once or deny it'}
+      @click=${() => handlers.onAnswer(approval.id, 'allow_30m')}
+    >
+      Allow for 30 min</button
+    ><button
+      class="btn small danger"
+      type="button"
+      data-action="approval-deny"
+      @click=${(event: Event) => handlers.onAnswer(approval.id, 'deny', reasonOf(event))}
+    >
+      Deny
+    </button>`;
 }
 
 function clip(text: string, max: number): string {

@@ -23,10 +23,34 @@ function newTerminalButton(props: EmptyProps): TemplateResult {
 }
 
 function pickView(props: EmptyProps): TemplateResult {
-  return html`<div class="empty-card"><h1>Pick a session</h1><p>Choose a session on the left to watch it live, or open a terminal of your own.</p>${newTerminalButton(props)}</div>`;
+  return html`<div class="empty-card">
+    <h1>Pick a session</h1>
+    <p>Choose a session on the left to watch it live, or open a terminal of your own.</p>
+    ${newTerminalButton(props)}
+  </div>`;
 }
 
 function noSessionsView(props: EmptyProps): TemplateResult {
-  const hostRow = (host: string, note: string): TemplateResult => html`<li><code>${`switchboard config ${host} --install`}</code><span class="muted">${note}</span></li>`;
-  return html`<div class="empty-card" data-empty="no-sessions"><div class="empty-icon">${icon('terminal')}</div><h1>No sessions yet</h1><p>Agents open real terminals here over MCP. You watch every session live, and can take over, interrupt or stop it at any time.</p><h2>Connect an agent</h2><ol class="steps"><li>Add Switchboard to your MCP host:<pre class="code"><code>switchboard config claude-code --install</code></pre></li><li>Ask the agent to run something — its session appears here as a tab.</li></ol><details class="other-hosts"><summary>Other hosts</summary><ul>${hostRow('cursor', 'Cursor')}${hostRow('claude-desktop', 'Claude Desktop')}${hostRow('vscode', 'VS Code')}</ul></details><div class="empty-actions">${newTerminalButton(props)}<span class="muted">or open a terminal of your own</span></div></div>`;
+  const hostRow = (host: string, note: string): TemplateResult =>
+    html`<li><code>${`switchboard config ${host} --install`}</code><span class="muted">${note}</span></li>`;
+  return html`<div class="empty-card" data-empty="no-sessions">
+    <div class="empty-icon">${icon('terminal')}</div>
+    <h1>No sessions yet</h1>
+    <p>Agents open real terminals here over MCP. You watch every session live, and can take over, interrupt or stop it at any time.</p>
+    <h2>Connect an agent</h2>
+    <ol class="steps">
+      <li>
+        Add Switchboard to your MCP host:
+        <pre class="code"><code>switchboard config claude-code --install</code></pre>
+      </li>
+      <li>Ask the agent to run something — its session appears here as a tab.</li>
+    </ol>
+    <details class="other-hosts">
+      <summary>Other hosts</summary>
+      <ul>
+        ${hostRow('cursor', 'Cursor')}${hostRow('claude-desktop', 'Claude Desktop')}${hostRow('vscode', 'VS Code')}
+      </ul>
+    </details>
+    <div class="empty-actions">${newTerminalButton(props)}<span class="muted">or open a terminal of your own</span></div>
+  </div>`;
 }

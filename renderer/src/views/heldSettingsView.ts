@@ -27,12 +27,22 @@ export function renderHeldSettings(host: HTMLElement, held: HeldSettings | null,
 
 function heldView(held: HeldSettings, handlers: HeldSettingsHandlers): TemplateResult {
   const sources = [...new Set(held.changes.map((change) => change.source))];
-  return html`<strong>Needs you</strong><span class="held-text">${sources.map(
-    (source) =>
-      html`<span class="held-line" data-source=${source}><span class="held-source">${SOURCE_TEXT[source]}:</span> ${held.changes
-        .filter((change) => change.source === source)
-        .map((change, i) => html`${i > 0 ? '; ' : ''}<span class=${change.loosens ? 'held-change loosens' : 'held-change'}>${withCode(change.text)}</span>`)}</span>`,
-  )}<span class="held-line held-note">Not in force: agents run under the settings you confirmed. Confirm to apply it, or discard to put settings.json back.</span></span><button class="btn accent small" type="button" data-action="held-confirm" @click=${() => handlers.onConfirm(held.id)}>Confirm</button><button class="btn small" type="button" data-action="held-discard" @click=${() => handlers.onDiscard(held.id)}>Discard</button>`;
+  return html`<strong>Needs you</strong
+    ><span class="held-text"
+      >${sources.map(
+        (source) =>
+          html`<span class="held-line" data-source=${source}
+            ><span class="held-source">${SOURCE_TEXT[source]}:</span> ${held.changes
+              .filter((change) => change.source === source)
+              .map(
+                (change, i) => html`${i > 0 ? '; ' : ''}<span class=${change.loosens ? 'held-change loosens' : 'held-change'}>${withCode(change.text)}</span>`,
+              )}</span
+          >`,
+      )}<span class="held-line held-note"
+        >Not in force: agents run under the settings you confirmed. Confirm to apply it, or discard to put settings.json back.</span
+      ></span
+    ><button class="btn accent small" type="button" data-action="held-confirm" @click=${() => handlers.onConfirm(held.id)}>Confirm</button
+    ><button class="btn small" type="button" data-action="held-discard" @click=${() => handlers.onDiscard(held.id)}>Discard</button>`;
 }
 
 /** `a \`b\` c` with the backticked parts as code, as the hub writes patterns and values. */

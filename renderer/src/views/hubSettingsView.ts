@@ -39,7 +39,11 @@ const APPLIES: Record<HubSetting['applies'], string> = {
 
 /** `settings`: null until the hub answered; `error`: the hub's last refusal, shown on top. */
 export function hubSettingsSection(settings: HubSettingsMessage | null, error: string | null, handlers: HubSettingsHandlers): TemplateResult {
-  if (!settings) return html`<section class="settings-section hub-settings"><h2>Hub</h2><p class="settings-note">Asking the hub for its settings…</p></section>`;
+  if (!settings)
+    return html`<section class="settings-section hub-settings">
+      <h2>Hub</h2>
+      <p class="settings-note">Asking the hub for its settings…</p>
+    </section>`;
   // The rows, each group's heading before its first one.
   const items: ({ key: string; heading: string } | { key: string; setting: HubSetting })[] = [];
   let group = '';
@@ -50,22 +54,29 @@ export function hubSettingsSection(settings: HubSettingsMessage | null, error: s
     }
     items.push({ key: `setting:${setting.key}`, setting });
   }
-  return html`<section class="settings-section hub-settings"><h2>Hub</h2><p class="settings-note">Saved to <span class="mono">${settings.file}</span>. A change applies to sessions opened and calls made from then on; the endpoints’ settings when the hub next starts.</p>${
-    settings.problem ? html`<p class="settings-note settings-error" data-settings-problem="">${settings.problem}</p>` : nothing
-  }${error ? html`<p class="settings-note settings-error" data-settings-error="">${error}</p>` : nothing}${repeat(
-    items,
-    (item) => item.key,
-    (item) =>
-      'heading' in item
-        ? html`<h3 class="settings-group">${item.heading}</h3>`
-        : item.setting.kind === 'rules'
-          ? rulesRow(item.setting, error, handlers)
-          : item.setting.kind === 'sandbox'
-            ? sandboxRow(item.setting, handlers)
-            : item.setting.kind === 'remotes'
-              ? remotesRow(item.setting, handlers)
-              : settingRow(item.setting, handlers.change),
-  )}${tokenRow(settings.tokenWrittenAt, handlers.rotateToken)}</section>`;
+  return html`<section class="settings-section hub-settings">
+    <h2>Hub</h2>
+    <p class="settings-note">
+      Saved to <span class="mono">${settings.file}</span>. A change applies to sessions opened and calls made from then on; the endpoints’ settings when the hub
+      next starts.
+    </p>
+    ${
+      settings.problem ? html`<p class="settings-note settings-error" data-settings-problem="">${settings.problem}</p>` : nothing
+    }${error ? html`<p class="settings-note settings-error" data-settings-error="">${error}</p>` : nothing}${repeat(
+      items,
+      (item) => item.key,
+      (item) =>
+        'heading' in item
+          ? html`<h3 class="settings-group">${item.heading}</h3>`
+          : item.setting.kind === 'rules'
+            ? rulesRow(item.setting, error, handlers)
+            : item.setting.kind === 'sandbox'
+              ? sandboxRow(item.setting, handlers)
+              : item.setting.kind === 'remotes'
+                ? remotesRow(item.setting, handlers)
+                : settingRow(item.setting, handlers.change),
+    )}${tokenRow(settings.tokenWrittenAt, handlers.rotateToken)}
+  </section>`;
 }
 
 function settingRow(setting: HubSetting, change: ChangeSetting): TemplateResult {
@@ -79,11 +90,22 @@ function settingRow(setting: HubSetting, change: ChangeSetting): TemplateResult 
   // The Default button has a slot of its own on every row, so the controls line up.
   const reset =
     setting.inFile && !locked
-      ? html`<button class="link-btn" type="button" data-reset=${setting.key} title=${`Back to the default: ${show(setting.default)}`} @click=${() => change(setting.key, null)}>Default</button>`
+      ? html`<button
+          class="link-btn"
+          type="button"
+          data-reset=${setting.key}
+          title=${`Back to the default: ${show(setting.default)}`}
+          @click=${() => change(setting.key, null)}
+        >
+          Default
+        </button>`
       : nothing;
-  return html`<div class=${`setting-row${pending ? ' pending' : ''}`} data-hub-setting=${setting.key}><div class="setting-label">${setting.label}<span class="setting-applies">${APPLIES[setting.applies]}</span>${notes.map(
-    (note) => html`<div class="setting-hint">${note}</div>`,
-  )}</div><div class="setting-control">${input(setting, locked, change)}<span class="setting-reset">${reset}</span></div></div>`;
+  return html`<div class=${`setting-row${pending ? ' pending' : ''}`} data-hub-setting=${setting.key}>
+    <div class="setting-label">
+      ${setting.label}<span class="setting-applies">${APPLIES[setting.applies]}</span>${notes.map((note) => html`<div class="setting-hint">${note}</div>`)}
+    </div>
+    <div class="setting-control">${input(setting, locked, change)}<span class="setting-reset">${reset}</span></div>
+  </div>`;
 }
 
 /** A list of rules takes the page's width: its label and hint above, the rows below. */
@@ -91,13 +113,26 @@ function rulesRow(setting: HubSetting, error: string | null, handlers: HubSettin
   const locked = setting.env !== undefined;
   const reset =
     setting.inFile && !locked
-      ? html`<button class="link-btn" type="button" data-reset=${setting.key} title="Back to the default rules" @click=${() => handlers.change(setting.key, null)}>Default</button>`
+      ? html`<button
+          class="link-btn"
+          type="button"
+          data-reset=${setting.key}
+          title="Back to the default rules"
+          @click=${() => handlers.change(setting.key, null)}
+        >
+          Default
+        </button>`
       : nothing;
-  return html`<div class="setting-row rules-row" data-hub-setting=${setting.key}><div class="setting-label">${setting.label}<span class="setting-applies">${APPLIES[setting.applies]}</span><span class="setting-reset">${reset}</span>${
-    setting.hint ? html`<div class="setting-hint">${setting.hint}</div>` : nothing
-  }${locked ? html`<div class="setting-hint">${`Set by ${setting.env} in the hub’s environment.`}</div>` : nothing}${
-    setting.held ? html`<div class="setting-hint" data-held="">${HELD_NOTE}</div>` : nothing
-  }</div>${policyRulesEditor(setting, error, (rules) => handlers.change(setting.key, rules), handlers.redraw)}</div>`;
+  return html`<div class="setting-row rules-row" data-hub-setting=${setting.key}>
+    <div class="setting-label">
+      ${setting.label}<span class="setting-applies">${APPLIES[setting.applies]}</span><span class="setting-reset">${reset}</span>${
+        setting.hint ? html`<div class="setting-hint">${setting.hint}</div>` : nothing
+      }${locked ? html`<div class="setting-hint">${`Set by ${setting.env} in the hub’s environment.`}</div>` : nothing}${
+        setting.held ? html`<div class="setting-hint" data-held="">${HELD_NOTE}</div>` : nothing
+      }
+    </div>
+    ${policyRulesEditor(setting, error, (rules) => handlers.change(setting.key, rules), handlers.redraw)}
+  </div>`;
 }
 
 /** The agents' sandbox takes the page's width too: its label and hint above, its fields below. */
@@ -105,26 +140,54 @@ function sandboxRow(setting: HubSetting, handlers: HubSettingsHandlers): Templat
   const locked = setting.env !== undefined;
   const reset =
     setting.inFile && !locked
-      ? html`<button class="link-btn" type="button" data-reset=${setting.key} title="Back to the default sandbox" @click=${() => handlers.change(setting.key, null)}>Default</button>`
+      ? html`<button
+          class="link-btn"
+          type="button"
+          data-reset=${setting.key}
+          title="Back to the default sandbox"
+          @click=${() => handlers.change(setting.key, null)}
+        >
+          Default
+        </button>`
       : nothing;
-  return html`<div class="setting-row rules-row" data-hub-setting=${setting.key}><div class="setting-label">${setting.label}<span class="setting-applies">${APPLIES[setting.applies]}</span><span class="setting-reset">${reset}</span>${
-    setting.hint ? html`<div class="setting-hint">${setting.hint}</div>` : nothing
-  }${locked ? html`<div class="setting-hint">${`Set by ${setting.env} in the hub’s environment.`}</div>` : nothing}</div>${sandboxEditor(setting, (value) => handlers.change(setting.key, value), handlers.redraw)}</div>`;
+  return html`<div class="setting-row rules-row" data-hub-setting=${setting.key}>
+    <div class="setting-label">
+      ${setting.label}<span class="setting-applies">${APPLIES[setting.applies]}</span><span class="setting-reset">${reset}</span>${
+        setting.hint ? html`<div class="setting-hint">${setting.hint}</div>` : nothing
+      }${locked ? html`<div class="setting-hint">${`Set by ${setting.env} in the hub’s environment.`}</div>` : nothing}
+    </div>
+    ${sandboxEditor(setting, (value) => handlers.change(setting.key, value), handlers.redraw)}
+  </div>`;
 }
 
 /** The remotes take the page's width too: label and hint above, one row per machine and the add form below. */
 function remotesRow(setting: HubSetting, handlers: HubSettingsHandlers): TemplateResult {
   const locked = setting.env !== undefined;
-  return html`<div class="setting-row rules-row" data-hub-setting=${setting.key}><div class="setting-label">${setting.label}<span class="setting-applies">${APPLIES[setting.applies]}</span><span class="setting-reset"></span>${
-    setting.hint ? html`<div class="setting-hint">${setting.hint}</div>` : nothing
-  }${locked ? html`<div class="setting-hint">${`Set by ${setting.env} in the hub’s environment.`}</div>` : nothing}${
-    setting.held ? html`<div class="setting-hint" data-held="">${HELD_NOTE}</div>` : nothing
-  }</div>${remotesEditor(setting, handlers.remotes, (remotes) => handlers.change(setting.key, remotes))}</div>`;
+  return html`<div class="setting-row rules-row" data-hub-setting=${setting.key}>
+    <div class="setting-label">
+      ${setting.label}<span class="setting-applies">${APPLIES[setting.applies]}</span><span class="setting-reset"></span>${
+        setting.hint ? html`<div class="setting-hint">${setting.hint}</div>` : nothing
+      }${locked ? html`<div class="setting-hint">${`Set by ${setting.env} in the hub’s environment.`}</div>` : nothing}${
+        setting.held ? html`<div class="setting-hint" data-held="">${HELD_NOTE}</div>` : nothing
+      }
+    </div>
+    ${remotesEditor(setting, handlers.remotes, (remotes) => handlers.change(setting.key, remotes))}
+  </div>`;
 }
 
 function tokenRow(writtenAt: number | undefined, rotate: () => void): TemplateResult {
   const made = writtenAt === undefined ? 'The token' : `The token was made ${new Date(writtenAt).toLocaleString()}`;
-  return html`<div class="setting-row" data-hub-setting="token"><div class="setting-label">Token of the endpoints<div class="setting-hint">${`${made}. Replacing it (and your UI key with it) shuts out whoever holds the old ones; agents on the shim and open pages carry on.`}</div></div><div class="setting-control"><button class="btn" type="button" data-action="rotate-token" @click=${rotate}>Replace now</button><span class="setting-reset"></span></div></div>`;
+  return html`<div class="setting-row" data-hub-setting="token">
+    <div class="setting-label">
+      Token of the endpoints
+      <div class="setting-hint">
+        ${`${made}. Replacing it (and your UI key with it) shuts out whoever holds the old ones; agents on the shim and open pages carry on.`}
+      </div>
+    </div>
+    <div class="setting-control">
+      <button class="btn" type="button" data-action="rotate-token" @click=${rotate}>Replace now</button><span class="setting-reset"></span>
+    </div>
+  </div>`;
 }
 
 /**
@@ -141,14 +204,22 @@ function input(setting: HubSetting, locked: boolean, change: ChangeSetting): Tem
         const choice = options[(event.target as HTMLSelectElement).selectedIndex];
         if (choice !== undefined) change(name, choice);
       };
-      return html`<select class="select" name=${name} ?disabled=${locked} @change=${changed}>${options.map((option) => html`<option .selected=${live(option === setting.saved)}>${option}</option>`)}</select>`;
+      return html`<select class="select" name=${name} ?disabled=${locked} @change=${changed}>
+        ${options.map((option) => html`<option .selected=${live(option === setting.saved)}>${option}</option>`)}
+      </select>`;
     }
     case 'rules':
     case 'sandbox':
     case 'remotes':
       return html``; // drawn by rulesRow, sandboxRow, remotesRow (remotesSettingsView.ts)
     case 'boolean':
-      return html`<input type="checkbox" name=${name} .checked=${live(setting.saved === true)} ?disabled=${locked} @change=${(event: Event) => change(name, (event.target as HTMLInputElement).checked)}>`;
+      return html`<input
+        type="checkbox"
+        name=${name}
+        .checked=${live(setting.saved === true)}
+        ?disabled=${locked}
+        @change=${(event: Event) => change(name, (event.target as HTMLInputElement).checked)}
+      />`;
     case 'number': {
       const saved = String(setting.saved ?? '');
       // An empty or half-typed number is not sent (the hub would read it as "default").
@@ -159,9 +230,20 @@ function input(setting: HubSetting, locked: boolean, change: ChangeSetting): Tem
         field.dataset.shown = field.value;
         if (valid) change(name, field.valueAsNumber);
       };
-      return html`<span class="number-field"><input class="input number" type="number" name=${name} step="1" .value=${live(saved)} data-shown=${live(saved)} ?disabled=${locked} min=${setting.min !== undefined ? String(setting.min) : nothing} max=${
-        setting.max !== undefined ? String(setting.max) : nothing
-      } @change=${changed}><span class="setting-unit">${readable(setting.saved, setting.unit) ?? setting.unit ?? ''}</span></span>`;
+      return html`<span class="number-field"
+        ><input
+          class="input number"
+          type="number"
+          name=${name}
+          step="1"
+          .value=${live(saved)}
+          data-shown=${live(saved)}
+          ?disabled=${locked}
+          min=${setting.min !== undefined ? String(setting.min) : nothing}
+          max=${setting.max !== undefined ? String(setting.max) : nothing}
+          @change=${changed}
+        /><span class="setting-unit">${readable(setting.saved, setting.unit) ?? setting.unit ?? ''}</span></span
+      >`;
     }
     case 'string': {
       const saved = typeof setting.saved === 'string' ? setting.saved : '';
@@ -171,7 +253,17 @@ function input(setting: HubSetting, locked: boolean, change: ChangeSetting): Tem
         field.dataset.shown = field.value;
         change(name, field.value.trim() === '' ? null : field.value.trim());
       };
-      return html`<input class="input text mono" type="text" name=${name} .value=${live(saved)} data-shown=${live(saved)} placeholder="default" ?disabled=${locked} spellcheck="false" @change=${changed}>`;
+      return html`<input
+        class="input text mono"
+        type="text"
+        name=${name}
+        .value=${live(saved)}
+        data-shown=${live(saved)}
+        placeholder="default"
+        ?disabled=${locked}
+        spellcheck="false"
+        @change=${changed}
+      />`;
     }
     case 'list': {
       const lines = Array.isArray(setting.saved) ? (setting.saved as unknown[]).map(String) : [];
@@ -187,7 +279,16 @@ function input(setting: HubSetting, locked: boolean, change: ChangeSetting): Tem
             .filter((line) => line !== ''),
         );
       };
-      return html`<textarea class="input list mono" name=${name} rows=${String(Math.min(6, Math.max(2, lines.length)))} ?disabled=${locked} spellcheck="false" .value=${live(text)} data-shown=${live(text)} @change=${changed}></textarea>`;
+      return html`<textarea
+        class="input list mono"
+        name=${name}
+        rows=${String(Math.min(6, Math.max(2, lines.length)))}
+        ?disabled=${locked}
+        spellcheck="false"
+        .value=${live(text)}
+        data-shown=${live(text)}
+        @change=${changed}
+      ></textarea>`;
     }
   }
 }

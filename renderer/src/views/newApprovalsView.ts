@@ -22,7 +22,9 @@ export function renderNewApprovals(host: HTMLElement, approvals: readonly UiNewA
           approvals,
           (approval) => approval.id,
           (approval) =>
-            html`<div class="banner banner-alert banner-approval" data-banner="new-approval" data-approval=${approval.id}>${approvalView(approval, handlers, approval.tool === 'open' ? 'wants to open' : 'wants to run, in a new shell,')}</div>`,
+            html`<div class="banner banner-alert banner-approval" data-banner="new-approval" data-approval=${approval.id}>
+              ${approvalView(approval, handlers, approval.tool === 'open' ? 'wants to open' : 'wants to run, in a new shell,')}
+            </div>`,
         ),
     host,
   );

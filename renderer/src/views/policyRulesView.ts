@@ -57,20 +57,44 @@ export function policyRulesEditor(setting: HubSetting, error: string | null, cha
     if (rule) next.splice(index + by, 0, rule);
     send(next);
   };
-  return html`<div class="rules" data-rules="">${rules.length === 0 ? html`<p class="setting-hint">No rules: every command gets the answer below.</p>` : nothing}${rules.map((rule, index) =>
-    ruleRow(rule, index, rules.length, problems.get(index) ?? [], warnings.get(index) ?? [], locked, { edit, move, remove: () => send(rules.filter((_, at) => at !== index)) }),
-  )}<div class="rules-actions"><button class="btn" type="button" data-action="add-rule" ?disabled=${locked} @click=${() => {
-    // Not sent until it has a pattern: an empty one would only be refused.
-    pending = { rules: [...rules, { match: '', action: 'ask' }], sent: '' };
-    redraw();
-  }}>${icon('plus')}Add rule</button>${
-    pending && (refusal || pending.sent === '')
-      ? html`<button class="link-btn" type="button" data-action="revert-rules" @click=${() => {
-          pending = null;
+  return html`<div class="rules" data-rules="">
+    ${rules.length === 0 ? html`<p class="setting-hint">No rules: every command gets the answer below.</p>` : nothing}${rules.map((rule, index) =>
+      ruleRow(rule, index, rules.length, problems.get(index) ?? [], warnings.get(index) ?? [], locked, {
+        edit,
+        move,
+        remove: () => send(rules.filter((_, at) => at !== index)),
+      }),
+    )}
+    <div class="rules-actions">
+      <button
+        class="btn"
+        type="button"
+        data-action="add-rule"
+        ?disabled=${locked}
+        @click=${() => {
+          // Not sent until it has a pattern: an empty one would only be refused.
+          pending = { rules: [...rules, { match: '', action: 'ask' }], sent: '' };
           redraw();
-        }}>Back to the saved rules</button>`
-      : nothing
-  }</div></div>`;
+        }}
+      >
+        ${icon('plus')}Add rule</button
+      >${
+        pending && (refusal || pending.sent === '')
+          ? html`<button
+              class="link-btn"
+              type="button"
+              data-action="revert-rules"
+              @click=${() => {
+                pending = null;
+                redraw();
+              }}
+            >
+              Back to the saved rules
+            </button>`
+          : nothing
+      }
+    </div>
+  </div>`;
 }
 
 interface RowHandlers {
@@ -87,24 +111,72 @@ function ruleRow(rule: Rule, index: number, count: number, problems: string[], w
       field.dataset.shown = field.value;
       on.edit(index, { [name]: field.value.trim() });
     };
-    return html`<input class=${`input text rule-${name} ${extra}`} type="text" name=${name} placeholder=${placeholder} aria-label=${`${name} of rule ${index}`} spellcheck="false" ?disabled=${locked} .value=${live(value)} data-shown=${live(value)} @change=${changed}>`;
+    return html`<input
+      class=${`input text rule-${name} ${extra}`}
+      type="text"
+      name=${name}
+      placeholder=${placeholder}
+      aria-label=${`${name} of rule ${index}`}
+      spellcheck="false"
+      ?disabled=${locked}
+      .value=${live(value)}
+      data-shown=${live(value)}
+      @change=${changed}
+    />`;
   };
   const action = (event: Event): void => on.edit(index, { action: ACTIONS[(event.target as HTMLSelectElement).selectedIndex] ?? 'ask' });
-  return html`<div class=${`rule${problems.length > 0 ? ' refused' : ''}`} data-rule=${String(index)}><div class="rule-line"><span class="rule-index" title="Its place in settings.json's list, from 0">${index}</span>${text(
-    'match',
-    'pattern, e.g. git push --force*',
-    'mono',
-  )}<select class=${`select rule-action ${rule.action}`} name="action" aria-label=${`answer of rule ${index}`} ?disabled=${locked} @change=${action}>${ACTIONS.map(
-    (choice) => html`<option .selected=${live(choice === rule.action)}>${choice}</option>`,
-  )}</select><span class="rule-moves"><button class="icon-btn small" type="button" title="Move up" data-rule-move="up" ?disabled=${locked || index === 0} @click=${() => on.move(index, -1)}>${icon('up')}</button><button class="icon-btn small" type="button" title="Move down" data-rule-move="down" ?disabled=${locked || index === count - 1} @click=${() => on.move(index, 1)}>${icon('down')}</button><button class="icon-btn small" type="button" title="Remove this rule" data-rule-remove="" ?disabled=${locked} @click=${on.remove}>${icon('x')}</button></span></div><div class="rule-line rule-conditions">${text(
-    'cwd',
-    'in any folder',
-    'mono',
-  )}${text('client', 'from any client', 'mono')}<label class="rule-outside" title="Only when a path it names is outside the session's project folder"><input type="checkbox" name="outsideProject" ?disabled=${locked} .checked=${live(rule.outsideProject === true)} @change=${(event: Event) =>
-    on.edit(index, { outsideProject: (event.target as HTMLInputElement).checked })}>outside the project</label><label class="rule-outside" title="Only for commands an agent asked to run outside the sandbox (sandbox: false); allow lets them run there without asking"><input type="checkbox" name="outsideSandbox" ?disabled=${locked} .checked=${live(rule.outsideSandbox === true)} @change=${(event: Event) =>
-    on.edit(index, { outsideSandbox: (event.target as HTMLInputElement).checked })}>outside the sandbox</label>${text('reason', 'reason shown with the answer')}</div>${problems.map(
-    (problem) => html`<div class="rule-problem" data-rule-problem=${String(index)}>${problem}</div>`,
-  )}${warnings.map((warning) => html`<div class="rule-warning" data-rule-warning=${String(index)}>${icon('alert')}${warning}</div>`)}</div>`;
+  return html`<div class=${`rule${problems.length > 0 ? ' refused' : ''}`} data-rule=${String(index)}>
+    <div class="rule-line">
+      <span class="rule-index" title="Its place in settings.json's list, from 0">${index}</span>${text(
+        'match',
+        'pattern, e.g. git push --force*',
+        'mono',
+      )}<select class=${`select rule-action ${rule.action}`} name="action" aria-label=${`answer of rule ${index}`} ?disabled=${locked} @change=${action}>
+        ${ACTIONS.map((choice) => html`<option .selected=${live(choice === rule.action)}>${choice}</option>`)}</select
+      ><span class="rule-moves"
+        ><button class="icon-btn small" type="button" title="Move up" data-rule-move="up" ?disabled=${locked || index === 0} @click=${() => on.move(index, -1)}>
+          ${icon('up')}</button
+        ><button
+          class="icon-btn small"
+          type="button"
+          title="Move down"
+          data-rule-move="down"
+          ?disabled=${locked || index === count - 1}
+          @click=${() => on.move(index, 1)}
+        >
+          ${icon('down')}</button
+        ><button class="icon-btn small" type="button" title="Remove this rule" data-rule-remove="" ?disabled=${locked} @click=${on.remove}>
+          ${icon('x')}
+        </button></span
+      >
+    </div>
+    <div class="rule-line rule-conditions">
+      ${text('cwd', 'in any folder', 'mono')}${text('client', 'from any client', 'mono')}<label
+        class="rule-outside"
+        title="Only when a path it names is outside the session's project folder"
+        ><input
+          type="checkbox"
+          name="outsideProject"
+          ?disabled=${locked}
+          .checked=${live(rule.outsideProject === true)}
+          @change=${(event: Event) => on.edit(index, { outsideProject: (event.target as HTMLInputElement).checked })}
+        />outside the project</label
+      ><label
+        class="rule-outside"
+        title="Only for commands an agent asked to run outside the sandbox (sandbox: false); allow lets them run there without asking"
+        ><input
+          type="checkbox"
+          name="outsideSandbox"
+          ?disabled=${locked}
+          .checked=${live(rule.outsideSandbox === true)}
+          @change=${(event: Event) => on.edit(index, { outsideSandbox: (event.target as HTMLInputElement).checked })}
+        />outside the sandbox</label
+      >${text('reason', 'reason shown with the answer')}
+    </div>
+    ${problems.map(
+      (problem) => html`<div class="rule-problem" data-rule-problem=${String(index)}>${problem}</div>`,
+    )}${warnings.map((warning) => html`<div class="rule-warning" data-rule-warning=${String(index)}>${icon('alert')}${warning}</div>`)}
+  </div>`;
 }
 
 /** A rule as saved: empty optional fields and false flags left out, keys in one order. */

@@ -36,16 +36,44 @@ export function remotesEditor(setting: HubSetting, remotes: readonly UiRemote[],
     change([...saved, entry]);
     form.reset();
   };
-  return html`<div class="remotes" data-remotes="">${
-    saved.length === 0 ? html`<p class="setting-hint">No remotes: the window shows this machine’s sessions alone.</p>` : nothing
-  }${saved.map((remote) => {
-    const status = statusOf.get(remote.name);
-    const problem = status && status.state !== 'connected' ? status.problem?.message : undefined;
-    return html`<div class="remote-row" data-remote=${remote.name}><span class=${`dot machine-${status?.state ?? 'connecting'}`}></span><span class="remote-name">${remote.name}</span><span class="remote-destination mono" title=${remote.sshConfig ? `ssh -F ${remote.sshConfig}` : 'ssh'}>${remote.destination}${
-      remote.command ? html` <span class="remote-command">(${remote.command})</span>` : nothing
-    }</span><span class="remote-state">${status ? STATE[status.state] : ''}${status?.version && status.state === 'connected' ? ` · ${status.version}` : ''}</span><button class="link-btn" type="button" data-remove-remote=${remote.name} ?disabled=${locked} title=${`Stop showing ${remote.name}; its sessions go on running there`} @click=${() =>
-      change(saved.filter((other) => other.name !== remote.name))}>Remove</button>${problem ? html`<div class="setting-hint remote-problem">${problem}</div>` : nothing}</div>`;
-  })}<form class="remote-add" @submit=${add}><input class="input text" name="remote-name" placeholder="name (devbox)" spellcheck="false" required ?disabled=${locked}><input class="input text mono" name="remote-destination" placeholder="ssh destination (user@host)" spellcheck="false" required ?disabled=${locked}><input class="input text mono" name="remote-command" placeholder="command there (default: switchboard)" spellcheck="false" ?disabled=${locked}><input class="input text mono" name="remote-ssh-config" placeholder="ssh config file (default: ~/.ssh/config)" spellcheck="false" ?disabled=${locked}><button class="btn" type="submit" data-action="add-remote" ?disabled=${locked}>Add</button></form></div>`;
+  return html`<div class="remotes" data-remotes="">
+    ${saved.length === 0 ? html`<p class="setting-hint">No remotes: the window shows this machine’s sessions alone.</p>` : nothing}${saved.map((remote) => {
+      const status = statusOf.get(remote.name);
+      const problem = status && status.state !== 'connected' ? status.problem?.message : undefined;
+      return html`<div class="remote-row" data-remote=${remote.name}>
+        <span class=${`dot machine-${status?.state ?? 'connecting'}`}></span><span class="remote-name">${remote.name}</span
+        ><span class="remote-destination mono" title=${remote.sshConfig ? `ssh -F ${remote.sshConfig}` : 'ssh'}
+          >${remote.destination}${remote.command ? html` <span class="remote-command">(${remote.command})</span>` : nothing}</span
+        ><span class="remote-state">${status ? STATE[status.state] : ''}${status?.version && status.state === 'connected' ? ` · ${status.version}` : ''}</span
+        ><button
+          class="link-btn"
+          type="button"
+          data-remove-remote=${remote.name}
+          ?disabled=${locked}
+          title=${`Stop showing ${remote.name}; its sessions go on running there`}
+          @click=${() => change(saved.filter((other) => other.name !== remote.name))}
+        >
+          Remove</button
+        >${problem ? html`<div class="setting-hint remote-problem">${problem}</div>` : nothing}
+      </div>`;
+    })}
+    <form class="remote-add" @submit=${add}>
+      <input class="input text" name="remote-name" placeholder="name (devbox)" spellcheck="false" required ?disabled=${locked} /><input
+        class="input text mono"
+        name="remote-destination"
+        placeholder="ssh destination (user@host)"
+        spellcheck="false"
+        required
+        ?disabled=${locked}
+      /><input class="input text mono" name="remote-command" placeholder="command there (default: switchboard)" spellcheck="false" ?disabled=${locked} /><input
+        class="input text mono"
+        name="remote-ssh-config"
+        placeholder="ssh config file (default: ~/.ssh/config)"
+        spellcheck="false"
+        ?disabled=${locked}
+      /><button class="btn" type="submit" data-action="add-remote" ?disabled=${locked}>Add</button>
+    </form>
+  </div>`;
 }
 
 function readRemotes(value: unknown): RemoteEntry[] {

@@ -49,26 +49,61 @@ export function sandboxEditor(setting: HubSetting, change: (value: SandboxSettin
     }
   };
   return html`<div class="sandbox-settings" data-sandbox="">
-    <label class="sandbox-field"><span class="sandbox-label">They may write</span><select class="select" name="sandbox.filesystem" ?disabled=${locked} @change=${(event: Event) =>
-      send({ filesystem: (event.target as HTMLSelectElement).value as SandboxSetting['filesystem'] })}>${FILESYSTEM.map(
-      ([value, words]) => html`<option value=${value} .selected=${live(value === saved.filesystem)}>${value}: ${words}</option>`,
-    )}</select></label>
-    ${saved.filesystem === 'project'
-      ? listField('sandbox.writable', 'Folders they may also write', 'One per line, absolute or ~/…: the package managers’ caches, so npm, pip and cargo work. A folder that does not exist is left out.', saved.writable, locked, (writable) => send({ writable }))
-      : nothing}
+    <label class="sandbox-field"
+      ><span class="sandbox-label">They may write</span
+      ><select
+        class="select"
+        name="sandbox.filesystem"
+        ?disabled=${locked}
+        @change=${(event: Event) => send({ filesystem: (event.target as HTMLSelectElement).value as SandboxSetting['filesystem'] })}
+      >
+        ${FILESYSTEM.map(([value, words]) => html`<option value=${value} .selected=${live(value === saved.filesystem)}>${value}: ${words}</option>`)}
+      </select></label
+    >
+    ${
+      saved.filesystem === 'project'
+        ? listField(
+            'sandbox.writable',
+            'Folders they may also write',
+            'One per line, absolute or ~/…: the package managers’ caches, so npm, pip and cargo work. A folder that does not exist is left out.',
+            saved.writable,
+            locked,
+            (writable) => send({ writable }),
+          )
+        : nothing
+    }
     ${listField('sandbox.denied', 'Paths they may not read', 'One per line, e.g. ~/.ssh, ~/.aws. The hub’s own folder (its token, settings and transcripts) never can be, whatever this says.', saved.denied, locked, (denied) => send({ denied }))}
-    <label class="sandbox-field"><span class="sandbox-label">Their network</span><select class="select" name="sandbox.network" ?disabled=${locked} @change=${networkChanged}>
-      <option value="on" .selected=${live(network === 'on')}>on: the machine’s</option>
-      <option value="off" .selected=${live(network === 'off')}>off: none at all</option>
-      <option value="domains" .selected=${live(network === 'domains')}>only these domains (through a proxy)</option>
-    </select></label>
-    ${network === 'domains'
-      ? listField('sandbox.network.domains', 'Domains they may reach', 'One per line: example.com, or *.example.com for every name under it. HTTP and HTTPS go through the hub’s proxy; nothing else leaves.', domains, locked, (list) => {
-          if (list.length > 0) send({ network: list });
-        })
-      : nothing}
-    <label class="sandbox-field checkbox"><input type="checkbox" name="sandbox.required" .checked=${live(saved.required)} ?disabled=${locked} @change=${(event: Event) =>
-      send({ required: (event.target as HTMLInputElement).checked })}><span>Refuse agents’ sessions where no sandbox can start (otherwise they run without one, and every result says so)</span></label>
+    <label class="sandbox-field"
+      ><span class="sandbox-label">Their network</span
+      ><select class="select" name="sandbox.network" ?disabled=${locked} @change=${networkChanged}>
+        <option value="on" .selected=${live(network === 'on')}>on: the machine’s</option>
+        <option value="off" .selected=${live(network === 'off')}>off: none at all</option>
+        <option value="domains" .selected=${live(network === 'domains')}>only these domains (through a proxy)</option>
+      </select></label
+    >
+    ${
+      network === 'domains'
+        ? listField(
+            'sandbox.network.domains',
+            'Domains they may reach',
+            'One per line: example.com, or *.example.com for every name under it. HTTP and HTTPS go through the hub’s proxy; nothing else leaves.',
+            domains,
+            locked,
+            (list) => {
+              if (list.length > 0) send({ network: list });
+            },
+          )
+        : nothing
+    }
+    <label class="sandbox-field checkbox"
+      ><input
+        type="checkbox"
+        name="sandbox.required"
+        .checked=${live(saved.required)}
+        ?disabled=${locked}
+        @change=${(event: Event) => send({ required: (event.target as HTMLInputElement).checked })}
+      /><span>Refuse agents’ sessions where no sandbox can start (otherwise they run without one, and every result says so)</span></label
+    >
   </div>`;
 }
 
@@ -84,7 +119,19 @@ function listField(name: string, label: string, hint: string, lines: readonly st
         .filter((line) => line !== ''),
     );
   };
-  return html`<label class="sandbox-field"><span class="sandbox-label">${label}<span class="setting-hint">${hint}</span></span><textarea class="input list mono" name=${name} rows=${String(Math.min(8, Math.max(2, lines.length)))} ?disabled=${locked} spellcheck="false" .value=${live(text)} data-shown=${live(text)} @change=${onChange}></textarea></label>`;
+  return html`<label class="sandbox-field"
+    ><span class="sandbox-label">${label}<span class="setting-hint">${hint}</span></span
+    ><textarea
+      class="input list mono"
+      name=${name}
+      rows=${String(Math.min(8, Math.max(2, lines.length)))}
+      ?disabled=${locked}
+      spellcheck="false"
+      .value=${live(text)}
+      data-shown=${live(text)}
+      @change=${onChange}
+    ></textarea>
+  </label>`;
 }
 
 /** The saved value as the page edits it (the hub always sends it whole, defaults filled in). */

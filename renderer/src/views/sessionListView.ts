@@ -38,17 +38,23 @@ export function sessionListView(props: SessionListProps): TemplateResult {
       (group) => group.key,
       (group) => groupView(group, props, host),
     );
-  return html`<div class="sidebar-head"><span class="sidebar-title">Sessions</span><div class="segmented" role="group" aria-label="Group sessions by">${seg('agent', 'Agent')}${seg('folder', 'Folder')}</div></div><div class="session-groups" role="list">${
-    props.remotes.length > 0
-      ? repeat(
-          machineSections(props.entries, props.remotes),
-          (section) => section.key,
-          (section) => machineView(section, groups(section.entries, section.remote ? section.key : undefined)),
-        )
-      : props.entries.length === 0
-        ? html`<div class="sidebar-empty">No sessions yet.</div>`
-        : groups(props.entries)
-  }</div>`;
+  return html`<div class="sidebar-head">
+      <span class="sidebar-title">Sessions</span>
+      <div class="segmented" role="group" aria-label="Group sessions by">${seg('agent', 'Agent')}${seg('folder', 'Folder')}</div>
+    </div>
+    <div class="session-groups" role="list">
+      ${
+        props.remotes.length > 0
+          ? repeat(
+              machineSections(props.entries, props.remotes),
+              (section) => section.key,
+              (section) => machineView(section, groups(section.entries, section.remote ? section.key : undefined)),
+            )
+          : props.entries.length === 0
+            ? html`<div class="sidebar-empty">No sessions yet.</div>`
+            : groups(props.entries)
+      }
+    </div>`;
 }
 
 const MACHINE_STATE: Record<UiRemote['state'], string> = { connected: 'connected', connecting: 'connecting…', disconnected: 'disconnected' };
@@ -59,20 +65,31 @@ function machineView(section: MachineSection, groups: unknown): TemplateResult {
   const state = remote?.state ?? 'connected';
   const detail = remote ? `${remote.destination}${remote.version ? ` — Switchboard ${remote.version}` : ''}` : 'The sessions of this machine';
   const problem = remote && remote.state !== 'connected' ? remote.problem?.message : undefined;
-  return html`<section class="machine" data-machine=${section.key} data-machine-state=${state}><header class="machine-head" title=${detail}><span class=${`dot machine-${state}`}></span><span class="machine-title">${section.title}</span>${
-    remote ? html`<span class="machine-state">${MACHINE_STATE[state]}</span>` : null
-  }</header>${problem ? html`<div class="machine-problem" role="status">${problem}</div>` : null}${
-    section.entries.length === 0 && !problem ? html`<div class="sidebar-empty">No sessions.</div>` : groups
-  }</section>`;
+  return html`<section class="machine" data-machine=${section.key} data-machine-state=${state}>
+    <header class="machine-head" title=${detail}>
+      <span class=${`dot machine-${state}`}></span><span class="machine-title">${section.title}</span>${
+        remote ? html`<span class="machine-state">${MACHINE_STATE[state]}</span>` : null
+      }
+    </header>
+    ${problem ? html`<div class="machine-problem" role="status">${problem}</div>` : null}${
+      section.entries.length === 0 && !problem ? html`<div class="sidebar-empty">No sessions.</div>` : groups
+    }
+  </section>`;
 }
 
 function groupView(group: SessionGroup, props: SessionListProps, host?: string): TemplateResult {
   const attention = group.entries.filter((entry) => isNeedsYou(entry.info)).length;
-  return html`<section class="session-group" data-group-key=${group.key}><header class="group-head" title=${group.detail}><span class="group-title">${group.title}</span><span class="group-alert" title="Sessions that need you" ?hidden=${attention === 0}>${attention}</span><span class="group-count">${group.entries.length}</span>${stopClientButton(group, props, host)}</header>${repeat(
-    group.entries,
-    (entry) => entry.info.id,
-    (entry) => rowView(entry, props),
-  )}</section>`;
+  return html`<section class="session-group" data-group-key=${group.key}>
+    <header class="group-head" title=${group.detail}>
+      <span class="group-title">${group.title}</span><span class="group-alert" title="Sessions that need you" ?hidden=${attention === 0}>${attention}</span
+      ><span class="group-count">${group.entries.length}</span>${stopClientButton(group, props, host)}
+    </header>
+    ${repeat(
+      group.entries,
+      (entry) => entry.info.id,
+      (entry) => rowView(entry, props),
+    )}
+  </section>`;
 }
 
 /** In an agent's group (grouped by agent): stop every live session that agent opened. */
@@ -81,10 +98,19 @@ function stopClientButton(group: SessionGroup, props: SessionListProps, host?: s
   const client = group.key.slice('agent:'.length);
   const live = group.entries.filter((entry) => entry.info.state !== 'exited').length;
   if (live === 0) return null;
-  return html`<button class="icon-btn small group-stop" type="button" data-stop-client=${client} title=${`Stop everything ${client} started (${live} live)`} aria-label=${`Stop everything ${client} started`} @click=${(event: Event) => {
-    event.stopPropagation();
-    props.onStopClient(client, live, host);
-  }}>${icon('stop')}</button>`;
+  return html`<button
+    class="icon-btn small group-stop"
+    type="button"
+    data-stop-client=${client}
+    title=${`Stop everything ${client} started (${live} live)`}
+    aria-label=${`Stop everything ${client} started`}
+    @click=${(event: Event) => {
+      event.stopPropagation();
+      props.onStopClient(client, live, host);
+    }}
+  >
+    ${icon('stop')}
+  </button>`;
 }
 
 function rowView(entry: SessionEntry, props: SessionListProps): TemplateResult {
@@ -95,5 +121,28 @@ function rowView(entry: SessionEntry, props: SessionListProps): TemplateResult {
   const controllerDefault = (agent && info.controller === 'agent') || (!agent && info.controller === 'user');
   const rowClass = `session-row tone-${badge.tone}${info.id === props.active ? ' active' : ''}${props.open.has(info.id) ? ' open' : ''}${info.state === 'exited' ? ' exited' : ''}`;
   const sub = busy ? (info.command ?? shortPath(info.cwd)) : props.mode === 'agent' ? shortPath(info.cwd) : creatorName(info);
-  return html`<button class=${rowClass} type="button" role="listitem" data-session=${info.id} data-state=${isNeedsYou(info) ? 'needs_you' : info.state} @click=${() => props.onOpen(info.id)}><span class=${`dot tone-${badge.tone}`}></span><span class="row-main"><span class="row-title" title=${`${sessionTitle(info)} (${info.id})`}>${sessionTitle(info)}</span><span class=${busy ? 'row-sub mono' : 'row-sub'} title=${busy ? (info.command ?? '') : (info.cwd ?? '')}>${sub}</span></span><span class="row-side"><span class=${`badge tone-${badge.tone}`} title=${badge.title}>${badge.text}</span><span class="row-chips"><span class=${`chip creator ${agent ? 'agent' : 'user'}`} title=${creatorDetail(info)}>${agent ? 'agent' : 'you'}</span><span class=${`chip controller${controllerDefault ? ' quiet' : ' loud'}`} title=${info.controller === 'user' ? 'You control the keyboard' : 'Agents control the keyboard'}>${info.controller === 'user' ? '⌨ you' : '⌨ agent'}</span></span></span></button>`;
+  return html`<button
+    class=${rowClass}
+    type="button"
+    role="listitem"
+    data-session=${info.id}
+    data-state=${isNeedsYou(info) ? 'needs_you' : info.state}
+    @click=${() => props.onOpen(info.id)}
+  >
+    <span class=${`dot tone-${badge.tone}`}></span
+    ><span class="row-main"
+      ><span class="row-title" title=${`${sessionTitle(info)} (${info.id})`}>${sessionTitle(info)}</span
+      ><span class=${busy ? 'row-sub mono' : 'row-sub'} title=${busy ? (info.command ?? '') : (info.cwd ?? '')}>${sub}</span></span
+    ><span class="row-side"
+      ><span class=${`badge tone-${badge.tone}`} title=${badge.title}>${badge.text}</span
+      ><span class="row-chips"
+        ><span class=${`chip creator ${agent ? 'agent' : 'user'}`} title=${creatorDetail(info)}>${agent ? 'agent' : 'you'}</span
+        ><span
+          class=${`chip controller${controllerDefault ? ' quiet' : ' loud'}`}
+          title=${info.controller === 'user' ? 'You control the keyboard' : 'Agents control the keyboard'}
+          >${info.controller === 'user' ? '⌨ you' : '⌨ agent'}</span
+        ></span
+      ></span
+    >
+  </button>`;
 }

@@ -30,15 +30,29 @@ export function renderStatusLine(host: HTMLElement, { entry, view, now }: Status
   const last = info.last_exit_code;
   const viewMode = !view
     ? nothing
-    : html`<span class="status-item view-mode" title=${view.mode === 'watch' ? 'Watching: shown at the agent’s size, never resized by this view' : 'Your keyboard: the terminal follows this pane’s size'}>${
-        view.mode === 'watch' ? (view.fontSize < view.baseFontSize ? `watching · ${Math.round((view.fontSize / view.baseFontSize) * 100)}%` : 'watching') : 'fitted'
-      }</span>`;
+    : html`<span
+        class="status-item view-mode"
+        title=${view.mode === 'watch' ? 'Watching: shown at the agent’s size, never resized by this view' : 'Your keyboard: the terminal follows this pane’s size'}
+        >${
+          view.mode === 'watch'
+            ? view.fontSize < view.baseFontSize
+              ? `watching · ${Math.round((view.fontSize / view.baseFontSize) * 100)}%`
+              : 'watching'
+            : 'fitted'
+        }</span
+      >`;
   render(
-    html`<span class=${`status-item state tone-${badge.tone}`} title=${badge.title}><span class=${`dot tone-${badge.tone}`}></span>${badge.text}</span><span class="status-item cwd mono" title=${info.cwd ?? ''}>${info.cwd ? shortPath(info.cwd, 3) : 'folder unknown'}</span>${
-      info.command ? html`<span class="status-item command mono" title=${info.command}>${`$ ${info.command}`}</span>` : nothing
-    }<span class="status-spacer"></span>${
-      last !== null ? html`<span class=${`status-item last-exit ${last === 0 ? 'tone-ok' : 'tone-fail'}`} title="Exit code of the last command">${`last exit ${last}`}</span>` : nothing
-    }<span class="status-item size mono" title="The session’s terminal size">${`${info.cols}×${info.rows}`}</span>${resizedBy(info.resized_by)}${viewMode}<span class="status-item pid mono" title="Process id of the session">${`pid ${info.pid}`}</span>`,
+    html`<span class=${`status-item state tone-${badge.tone}`} title=${badge.title}><span class=${`dot tone-${badge.tone}`}></span>${badge.text}</span
+      ><span class="status-item cwd mono" title=${info.cwd ?? ''}>${info.cwd ? shortPath(info.cwd, 3) : 'folder unknown'}</span>${
+        info.command ? html`<span class="status-item command mono" title=${info.command}>${`$ ${info.command}`}</span>` : nothing
+      }<span class="status-spacer"></span>${
+        last !== null
+          ? html`<span class=${`status-item last-exit ${last === 0 ? 'tone-ok' : 'tone-fail'}`} title="Exit code of the last command"
+              >${`last exit ${last}`}</span
+            >`
+          : nothing
+      }<span class="status-item size mono" title="The session’s terminal size">${`${info.cols}×${info.rows}`}</span
+      >${resizedBy(info.resized_by)}${viewMode}<span class="status-item pid mono" title="Process id of the session">${`pid ${info.pid}`}</span>`,
     host,
   );
 }

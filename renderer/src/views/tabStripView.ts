@@ -41,5 +41,18 @@ function tabView(entry: SessionEntry, props: TabStripProps): TemplateResult {
     event.stopPropagation();
     props.onClose(id);
   };
-  return html`<div class=${`tab tone-${badge.tone}${active ? ' active' : ''}${activity ? ' activity' : ''}${isAgentSession(info) ? ' agent' : ' user'}`} role="tab" data-tab=${id} aria-selected=${active ? 'true' : 'false'} title=${`${creatorDetail(info)} · ${info.cwd ?? ''}`} @mousedown=${middleClick} @click=${() => props.onActivate(id)}><span class=${`dot tone-${badge.tone}`}></span><span class="tab-label">${tabLabel(info)}</span><span class="tab-flag" title="You control this session" ?hidden=${!(info.controller === 'user' && isAgentSession(info))}>⌨</span><span class="tab-needs" ?hidden=${!isNeedsYou(info)}>needs you</span><button class="tab-close" type="button" title="Close the tab (the session keeps running)" aria-label="Close tab" @click=${close}>${icon('x')}</button></div>`;
+  return html`<div
+    class=${`tab tone-${badge.tone}${active ? ' active' : ''}${activity ? ' activity' : ''}${isAgentSession(info) ? ' agent' : ' user'}`}
+    role="tab"
+    data-tab=${id}
+    aria-selected=${active ? 'true' : 'false'}
+    title=${`${creatorDetail(info)} · ${info.cwd ?? ''}`}
+    @mousedown=${middleClick}
+    @click=${() => props.onActivate(id)}
+  >
+    <span class=${`dot tone-${badge.tone}`}></span><span class="tab-label">${tabLabel(info)}</span
+    ><span class="tab-flag" title="You control this session" ?hidden=${!(info.controller === 'user' && isAgentSession(info))}>⌨</span
+    ><span class="tab-needs" ?hidden=${!isNeedsYou(info)}>needs you</span
+    ><button class="tab-close" type="button" title="Close the tab (the session keeps running)" aria-label="Close tab" @click=${close}>${icon('x')}</button>
+  </div>`;
 }

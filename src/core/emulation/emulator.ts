@@ -340,7 +340,12 @@ export class Emulator {
     const cell = buffer.getNullCell();
     const rows: StyledRow[] = [];
     for (let row = 0; row < this.terminal.rows; row++) rows.push(styledRow(buffer, buffer.baseY + row, cell));
-    return { rows, cols: this.terminal.cols, height: this.terminal.rows, cursor: { row: buffer.cursorY, col: buffer.cursorX, visible: !cursorHidden(this.terminal) } };
+    return {
+      rows,
+      cols: this.terminal.cols,
+      height: this.terminal.rows,
+      cursor: { row: buffer.cursorY, col: buffer.cursorX, visible: !cursorHidden(this.terminal) },
+    };
   }
 
   /** Lines [from, to) of `historyLines()` as style runs. */

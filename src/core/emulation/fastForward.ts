@@ -98,7 +98,12 @@ function thenSgr(replay: string, sgr: string, resets: boolean): string {
  * it is `chunks[i]`'s, is used instead of scanning that chunk here: during a flood the emulator
  * scans each chunk as it arrives, so planning a 100 ms batch is not one long task.
  */
-export function planSkip(chunks: readonly Buffer[], keepLineFeeds: number, stop?: { chunk: number }, scans?: readonly (ChunkScan | undefined)[]): SkipPlan | null {
+export function planSkip(
+  chunks: readonly Buffer[],
+  keepLineFeeds: number,
+  stop?: { chunk: number },
+  scans?: readonly (ChunkScan | undefined)[],
+): SkipPlan | null {
   if (stop) stop.chunk = -1;
   if (chunks.length === 0 || startsInsideCharacter(chunks[0]!)) return null;
   const runScans: ChunkScan[] = [];

@@ -227,8 +227,10 @@ function rowsProblem(terminal: Terminal, buffers: PrivateBuffers | undefined): s
   if (!first) return 'the normal buffer has no first row';
   if (!(first._data instanceof Uint32Array)) return 'a row (BufferLine) has no _data Uint32Array';
   if (first.length !== terminal.cols) return `a row's length is ${String(first.length)}, not the terminal's ${terminal.cols} columns`;
-  if (first._data.length !== first.length * CELL_WORDS) return `a row's _data holds ${first._data.length} words for ${first.length} cells, not ${CELL_WORDS} a cell`;
-  if (first._data[0] !== BLANK_CELL_CONTENT) return `a blank cell's content word is ${String(first._data[0])}, not ${BLANK_CELL_CONTENT} (no character, width 1)`;
+  if (first._data.length !== first.length * CELL_WORDS)
+    return `a row's _data holds ${first._data.length} words for ${first.length} cells, not ${CELL_WORDS} a cell`;
+  if (first._data[0] !== BLANK_CELL_CONTENT)
+    return `a blank cell's content word is ${String(first._data[0])}, not ${BLANK_CELL_CONTENT} (no character, width 1)`;
   if (typeof first._combined !== 'object' || typeof first._extendedAttrs !== 'object') return 'a row has no _combined and _extendedAttrs maps';
   return undefined;
 }
@@ -246,8 +248,10 @@ export function shapeProblems(terminal: Terminal): string[] {
   if (typeof c.buffers?.normal?._memoryCleanupQueue?.clear !== 'function') problems.push('_core.buffers.normal._memoryCleanupQueue.clear() is missing');
   if (typeof c._inputHandler?._parser?.currentState !== 'number') problems.push('_core._inputHandler._parser.currentState is not a number');
   if (typeof c.coreService?.isCursorHidden !== 'boolean') problems.push('_core.coreService.isCursorHidden is not a boolean');
-  if (typeof c.buffer?.scrollTop !== 'number' || typeof c.buffer.scrollBottom !== 'number') problems.push('_core.buffer.scrollTop/scrollBottom are not numbers');
-  if (c.coreMouseService?.activeEncoding !== 'DEFAULT') problems.push(`_core.coreMouseService.activeEncoding is ${String(c.coreMouseService?.activeEncoding)}, not 'DEFAULT' on a fresh terminal`);
+  if (typeof c.buffer?.scrollTop !== 'number' || typeof c.buffer.scrollBottom !== 'number')
+    problems.push('_core.buffer.scrollTop/scrollBottom are not numbers');
+  if (c.coreMouseService?.activeEncoding !== 'DEFAULT')
+    problems.push(`_core.coreMouseService.activeEncoding is ${String(c.coreMouseService?.activeEncoding)}, not 'DEFAULT' on a fresh terminal`);
   if (typeof c.coreMouseService?.triggerMouseEvent !== 'function') problems.push('_core.coreMouseService.triggerMouseEvent() is missing');
   return problems;
 }

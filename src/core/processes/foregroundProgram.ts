@@ -13,7 +13,26 @@ const execFileAsync = promisify(execFile);
  * busybox counts, since `busybox sh` runs as busybox.
  */
 const SHELL_PROGRAMS: ReadonlySet<string> = new Set([
-  'sh', 'bash', 'rbash', 'zsh', 'dash', 'ksh', 'ksh93', 'mksh', 'pdksh', 'oksh', 'ash', 'yash', 'posh', 'fish', 'csh', 'tcsh', 'busybox', 'nu', 'elvish', 'pwsh',
+  'sh',
+  'bash',
+  'rbash',
+  'zsh',
+  'dash',
+  'ksh',
+  'ksh93',
+  'mksh',
+  'pdksh',
+  'oksh',
+  'ash',
+  'yash',
+  'posh',
+  'fish',
+  'csh',
+  'tcsh',
+  'busybox',
+  'nu',
+  'elvish',
+  'pwsh',
 ]);
 
 /** The files a shell may take its commands from that are the terminal (or whatever the line connects to it). */
@@ -82,7 +101,11 @@ export async function foregroundProgram(sessionPid: number, ttyPath: string | un
 }
 
 /** A shell reading command lines with no live child, among the foreground group and everything it started (looked up only for those). */
-async function idleShellIn(table: Map<number, ProcessInfo>, group: number, shellOf: (pid: number) => Promise<string | null>): Promise<{ pid: number; name: string } | undefined> {
+async function idleShellIn(
+  table: Map<number, ProcessInfo>,
+  group: number,
+  shellOf: (pid: number) => Promise<string | null>,
+): Promise<{ pid: number; name: string } | undefined> {
   const children = new Map<number, number[]>();
   for (const row of table.values()) {
     if (!isAlive(row)) continue;
@@ -124,7 +147,10 @@ async function programName(pid: number): Promise<string | null> {
 
 /** The basename of the file an executable path resolves to (symlinks followed, as /proc/<pid>/exe shows it). */
 async function realName(file: string): Promise<string | null> {
-  return fs.realpath(file).then((real) => path.basename(real), () => null);
+  return fs.realpath(file).then(
+    (real) => path.basename(real),
+    () => null,
+  );
 }
 
 async function processCwd(pid: number): Promise<string | null> {

@@ -41,11 +41,7 @@ export function inputKind(probe: Pick<InputProbe, 'secret'>, fullScreen: boolean
 
 export async function probeTerminalInput(foregroundGroup: number, ttyPath: string): Promise<InputProbe> {
   const wait =
-    process.platform === 'linux'
-      ? await linuxGroupWait(foregroundGroup, ttyPath)
-      : process.platform === 'darwin'
-        ? await macGroupWait(foregroundGroup)
-        : 'no';
+    process.platform === 'linux' ? await linuxGroupWait(foregroundGroup, ttyPath) : process.platform === 'darwin' ? await macGroupWait(foregroundGroup) : 'no';
   if (wait === 'no') return { reading: false, secret: false };
   const modes = await terminalModes(ttyPath);
   // Without the mode, only a wait known to include the terminal counts, and it is no secret.
@@ -83,7 +79,11 @@ const DEV_TTY_RDEV = (5 << 8) | 0;
 function waitingProcess(pid: number, ttyPath: string): WaitingProcess {
   const known = new Map<number, Promise<boolean>>();
   let terminal: Promise<number | undefined> | undefined;
-  const terminalDevice = (): Promise<number | undefined> => (terminal ??= fs.stat(ttyPath).then((stat) => (stat.isCharacterDevice() ? stat.rdev : undefined), () => undefined));
+  const terminalDevice = (): Promise<number | undefined> =>
+    (terminal ??= fs.stat(ttyPath).then(
+      (stat) => (stat.isCharacterDevice() ? stat.rdev : undefined),
+      () => undefined,
+    ));
   const isTerminal = (fd: number): Promise<boolean> => {
     let answer = known.get(fd);
     if (!answer) {

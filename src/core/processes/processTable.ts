@@ -20,7 +20,6 @@ const isMac = process.platform === 'darwin';
 /** Processes read between two turns of the event loop while scanning the table. */
 const SCAN_BATCH = 64;
 
-
 /** The row of one process, or undefined when it does not exist (or cannot be read). */
 export async function readProcess(pid: number): Promise<ProcessInfo | undefined> {
   if (!Number.isInteger(pid) || pid <= 0) return undefined;
@@ -124,7 +123,10 @@ function parseStat(text: string): ProcessInfo | undefined {
   const close = text.lastIndexOf(')');
   if (close < 0) return undefined;
   const pid = Number.parseInt(text, 10);
-  const f = text.slice(close + 2).trim().split(' ');
+  const f = text
+    .slice(close + 2)
+    .trim()
+    .split(' ');
   if (!Number.isInteger(pid) || f.length < 20) return undefined;
   const tty = f[4] ?? '0';
   return {

@@ -12,13 +12,7 @@
  * - A process that vanished (ESRCH), or that we may not signal (EPERM), is normal, not an error.
  */
 import { SESSION_ENV } from '../shell/marks.js';
-import {
-  environmentValues,
-  isAlive,
-  listProcesses,
-  readProcess,
-  type ProcessInfo,
-} from './processTable.js';
+import { environmentValues, isAlive, listProcesses, readProcess, type ProcessInfo } from './processTable.js';
 import { anchorFrom, candidatesOf, membersOf, type SessionAnchor } from './sessionMembers.js';
 
 export type KillSignal = 'SIGINT' | 'SIGTERM' | 'SIGKILL';
@@ -177,7 +171,10 @@ export async function sessionProcesses(sessionId: string, shellPid: number, ttyN
 
 /** The session's live processes in `table`; reads the session mark of the candidates only. */
 async function findMembers(anchor: SessionAnchor, table: Map<number, ProcessInfo>): Promise<ProcessInfo[]> {
-  const marks = await environmentValues(SESSION_ENV, candidatesOf(anchor, table).map((row) => row.pid));
+  const marks = await environmentValues(
+    SESSION_ENV,
+    candidatesOf(anchor, table).map((row) => row.pid),
+  );
   return membersOf(anchor, table, marks, process.pid);
 }
 
@@ -257,11 +254,7 @@ async function jobEnded(job: Job): Promise<boolean> {
  * `ttyOpen` so that the rounds after the shell's death stop matching by tty once it closes.
  * The shell's zombie is reaped by node-pty; others are re-parented to init when their parent dies.
  */
-export async function terminateSession(
-  sessionId: string,
-  shellPid: number,
-  options: TerminateOptions = {},
-): Promise<number[]> {
+export async function terminateSession(sessionId: string, shellPid: number, options: TerminateOptions = {}): Promise<number[]> {
   const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
   const table = await listProcesses();
   const anchor = anchorFrom(table, { sessionId, shellPid, ttyNr: options.ttyNr, hubPid: process.pid, platform: process.platform });

@@ -64,7 +64,7 @@ export function membersOf(anchor: SessionAnchor, table: Map<number, ProcessInfo>
     if (!excluded.has(row.pid) && isSeed(row, anchor, marks.get(row.pid))) members.add(row.pid);
   }
   // Close over the tree and over process groups: a parent killed later can reveal children.
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const row of table.values()) {
       if (members.has(row.pid) || excluded.has(row.pid)) continue;
@@ -102,7 +102,7 @@ function isSeed(row: ProcessInfo, anchor: SessionAnchor, marks: readonly string[
 /** The hub and its ancestors: never part of a session, whatever their tty or environment. */
 function hubLineage(table: Map<number, ProcessInfo>, hubPid: number): Set<number> {
   const lineage = new Set<number>([0, 1]);
-  for (let pid = hubPid; pid > 1 && !lineage.has(pid); ) {
+  for (let pid = hubPid; pid > 1 && !lineage.has(pid);) {
     lineage.add(pid);
     pid = table.get(pid)?.ppid ?? 0;
   }

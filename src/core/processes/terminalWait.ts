@@ -27,7 +27,20 @@ type WaitCall = 'read' | 'select' | 'poll' | 'epoll';
  * | epoll_pwait2 | 441 |   441 |
  */
 export const WAIT_SYSCALLS: Readonly<Record<'x64' | 'arm64', Readonly<Record<number, WaitCall>>>> = {
-  x64: { 0: 'read', 17: 'read', 19: 'read', 295: 'read', 327: 'read', 23: 'select', 270: 'select', 7: 'poll', 271: 'poll', 232: 'epoll', 281: 'epoll', 441: 'epoll' },
+  x64: {
+    0: 'read',
+    17: 'read',
+    19: 'read',
+    295: 'read',
+    327: 'read',
+    23: 'select',
+    270: 'select',
+    7: 'poll',
+    271: 'poll',
+    232: 'epoll',
+    281: 'epoll',
+    441: 'epoll',
+  },
   arm64: { 63: 'read', 67: 'read', 65: 'read', 69: 'read', 286: 'read', 72: 'select', 73: 'poll', 22: 'epoll', 441: 'epoll' },
 };
 

@@ -30,6 +30,7 @@ export function slavePath(pty: IPty): string | undefined {
  */
 export function shapeProblems(pty: IPty): string[] {
   const name = (pty as unknown as UnixTerminal).ptsName;
-  if (typeof name !== 'string' || !/^\/dev\/(pts\/\d+|ttys\d+)$/.test(name)) return [`node-pty's ptsName getter is ${JSON.stringify(name)}, not a /dev/pts/N or /dev/ttysN path`];
+  if (typeof name !== 'string' || !/^\/dev\/(pts\/\d+|ttys\d+)$/.test(name))
+    return [`node-pty's ptsName getter is ${JSON.stringify(name)}, not a /dev/pts/N or /dev/ttysN path`];
   return [];
 }

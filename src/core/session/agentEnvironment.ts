@@ -54,7 +54,8 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export function agentEnvEntryProblem(entry: string): string | undefined {
   const equals = entry.indexOf('=');
   const name = equals === -1 ? entry : entry.slice(0, equals);
-  if (!NAME.test(name)) return `"${entry}" must be NAME=value, or NAME alone to keep the inherited value; NAME of letters, digits and _, not starting with a digit`;
+  if (!NAME.test(name))
+    return `"${entry}" must be NAME=value, or NAME alone to keep the inherited value; NAME of letters, digits and _, not starting with a digit`;
   if (isForbiddenAgentVariable(name)) return `${name} cannot be set for agents' sessions (it changes how the shell and Switchboard's integration load)`;
   if (entry.includes('\0')) return `the value of ${name} contains a NUL byte, which no environment can hold`;
   return undefined;
@@ -69,7 +70,8 @@ export function agentEnvironment(entries: readonly string[] = []): Record<string
   const env: Record<string, string | null> = { ...AGENT_ENV_DEFAULTS };
   for (const entry of entries) {
     const problem = agentEnvEntryProblem(entry);
-    if (problem !== undefined) throw new SwitchboardError(ErrorCode.InvalidArgument, `setting agentEnv: ${problem}. Fix it on the settings page or in settings.json.`);
+    if (problem !== undefined)
+      throw new SwitchboardError(ErrorCode.InvalidArgument, `setting agentEnv: ${problem}. Fix it on the settings page or in settings.json.`);
     const equals = entry.indexOf('=');
     if (equals === -1) env[entry] = null;
     else env[entry.slice(0, equals)] = entry.slice(equals + 1);

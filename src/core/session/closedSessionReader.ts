@@ -28,7 +28,8 @@ export async function readClosedSession(store: SessionStore, ref: string, reques
   const base = { state: 'exited' as const, exit_code: meta.exit_code, waited: request.wait ? ('exit' as const) : null };
   const limit = request.limit ?? DEFAULT_LIMIT;
   if (request.view === 'command') {
-    if (request.format === 'styled') throw notHeldStyled(`session ${meta.id} has exited, so a command's output is replayed from its transcript`, 'view=screen or history');
+    if (request.format === 'styled')
+      throw notHeldStyled(`session ${meta.id} has exited, so a command's output is replayed from its transcript`, 'view=screen or history');
     const commands = store.commands(meta.id);
     const record = request.seq === undefined ? commands.at(-1) : commands.find((c) => c.seq === request.seq);
     if (!record || record.output_end_byte === null || !meta.nonce) {
@@ -85,7 +86,8 @@ export async function readClosedSession(store: SessionStore, ref: string, reques
 /** A closed session's last screen as style runs, replayed from its transcript's end (the screenshot). */
 export async function closedStyledScreen(store: SessionStore, ref: string, scrollback: number): Promise<{ session: string; screen: StyledScreen }> {
   const meta = store.find(ref);
-  if (!meta) throw new SwitchboardError(ErrorCode.SessionNotFound, `No session "${ref}". Call list with include_closed to see the sessions, or open a new one.`);
+  if (!meta)
+    throw new SwitchboardError(ErrorCode.SessionNotFound, `No session "${ref}". Call list with include_closed to see the sessions, or open a new one.`);
   const emulator = await replayTail(path.join(store.sessionDir(meta.id), OUTPUT_LOG), meta, scrollback);
   try {
     return { session: meta.id, screen: emulator.styledScreen() };

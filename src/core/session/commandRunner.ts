@@ -88,7 +88,10 @@ export class CommandRunner {
     this.options.assertWritable();
     const tracker = emulator.tracker;
     if (this.options.shellKind === null) {
-      throw new SwitchboardError(ErrorCode.InvalidArgument, `Session ${id} runs ${this.options.program}, ${this.options.notShell ?? 'not a shell'}; use send to type into it.`);
+      throw new SwitchboardError(
+        ErrorCode.InvalidArgument,
+        `Session ${id} runs ${this.options.program}, ${this.options.notShell ?? 'not a shell'}; use send to type into it.`,
+      );
     }
     const startedAt = Date.now();
     if (tracker.runningCommand || this.launchingValue) return this.refuse(startedAt, options.maxLines);
@@ -188,7 +191,9 @@ export class CommandRunner {
     if (kind === null || kind === 'unknown' || !this.promptMarked) return;
     if ((await this.nextPrompt(PROMPT_WAIT_MS)) !== 'timeout') return;
     this.promptMarked = false;
-    this.options.onWarning(`session ${this.options.id}: no prompt mark within ${PROMPT_WAIT_MS} ms after a command; typing without waiting for the prompt from now on`);
+    this.options.onWarning(
+      `session ${this.options.id}: no prompt mark within ${PROMPT_WAIT_MS} ms after a command; typing without waiting for the prompt from now on`,
+    );
   }
 
   /** Waits (bounded) for the prompt's B mark; at once when the shell is at its prompt. */
@@ -223,11 +228,12 @@ export class CommandRunner {
     seq = command?.seq ?? 0,
   ): ExecuteResult {
     const { emulator, id } = this.options;
-    const lines = command
-      ? emulator.commandOutput(command)
-      : { head: emulator.lastScreenLines(SCREEN_TAIL_LINES), tail: [], total: 0, complete: true };
-    const window = fitOutput(lines, maxLines, (first, last) =>
-      `… lines ${first}–${last} of ${lines.total} omitted; read them with read {"session":"${id}","view":"command","seq":${seq},"offset":${first - 1}}`,
+    const lines = command ? emulator.commandOutput(command) : { head: emulator.lastScreenLines(SCREEN_TAIL_LINES), tail: [], total: 0, complete: true };
+    const window = fitOutput(
+      lines,
+      maxLines,
+      (first, last) =>
+        `… lines ${first}–${last} of ${lines.total} omitted; read them with read {"session":"${id}","view":"command","seq":${seq},"offset":${first - 1}}`,
     );
     return {
       status,

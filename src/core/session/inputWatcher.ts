@@ -100,10 +100,13 @@ export class InputWatcher {
     if (this.probeTimer || this.options.closed()) return;
     const due = Math.max(this.options.lastOutputAt(), this.lastProbeAt) + this.quietMs - Date.now();
     this.armedQuietMs = this.quietMs;
-    this.probeTimer = setTimeout(() => {
-      this.probeTimer = null;
-      void this.probeInput();
-    }, Math.max(0, due));
+    this.probeTimer = setTimeout(
+      () => {
+        this.probeTimer = null;
+        void this.probeInput();
+      },
+      Math.max(0, due),
+    );
   }
 
   /**

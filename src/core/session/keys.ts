@@ -52,8 +52,13 @@ export function encodeKeys(keys: readonly string[], modes: KeyModes): string {
 function encodeKey(spec: string, modes: KeyModes): string {
   // `ctrl++` is ctrl and the plus key; `+` alone is the plus key.
   const plus = spec === '+' || spec.endsWith('++');
-  const parts = plus ? spec.slice(0, -1).split('+').filter((p) => p !== '') : spec.split('+');
-  const base = plus ? '+' : parts.pop() ?? '';
+  const parts = plus
+    ? spec
+        .slice(0, -1)
+        .split('+')
+        .filter((p) => p !== '')
+    : spec.split('+');
+  const base = plus ? '+' : (parts.pop() ?? '');
   if (base === '') throw invalidKey(spec, 'empty key');
   const mods: Modifiers = { ctrl: false, alt: false, shift: false };
   for (const part of parts) {

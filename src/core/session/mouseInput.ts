@@ -44,14 +44,18 @@ export function mouseInput(id: string, request: MouseRequest, state: MouseState)
     throw invalid(`Session ${id}'s mouse encoding cannot be read from this version of xterm, so a report could be garbled; use keys instead.`);
   }
   if (state.encoding === 'SGR_PIXELS') {
-    throw invalid(`The program in session ${id} asked for mouse reports in pixels (SGR-Pixels, mode 1016), which a terminal without a screen cannot give; use keys instead.`);
+    throw invalid(
+      `The program in session ${id} asked for mouse reports in pixels (SGR-Pixels, mode 1016), which a terminal without a screen cannot give; use keys instead.`,
+    );
   }
   const wheel = request.action === 'scroll';
   if (wheel && !reports(state.tracking, { button: MouseButtonCode.Wheel, action: MouseActionCode.Down })) {
     // xterm.js turns the wheel into arrow keys when the program takes no wheel events and the screen has no scrollback.
     if (state.alternate) return Buffer.from(`\x1b${state.applicationCursorKeys ? 'O' : '['}${amount < 0 ? 'A' : 'B'}`.repeat(Math.abs(amount)), 'latin1');
     if (state.tracking === 'x10') {
-      throw invalid(`The program in session ${id} turned on X10 mouse reporting, which reports button presses only, not the wheel; scroll with keys instead (e.g. pagedown, down).`);
+      throw invalid(
+        `The program in session ${id} turned on X10 mouse reporting, which reports button presses only, not the wheel; scroll with keys instead (e.g. pagedown, down).`,
+      );
     }
   }
   if (state.tracking === 'none') {
@@ -112,7 +116,9 @@ export function mouseInput(id: string, request: MouseRequest, state: MouseState)
 function scrollSteps(amount: number | undefined): number {
   const steps = amount ?? 1;
   if (!Number.isInteger(steps) || steps === 0 || Math.abs(steps) > MAX_SCROLL_STEPS) {
-    throw invalid(`mouse.amount: ${String(amount)} is not allowed; use a whole number of wheel steps from 1 to ${MAX_SCROLL_STEPS} (down) or -1 to -${MAX_SCROLL_STEPS} (up).`);
+    throw invalid(
+      `mouse.amount: ${String(amount)} is not allowed; use a whole number of wheel steps from 1 to ${MAX_SCROLL_STEPS} (down) or -1 to -${MAX_SCROLL_STEPS} (up).`,
+    );
   }
   return steps;
 }

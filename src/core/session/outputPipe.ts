@@ -51,7 +51,6 @@ export class OutputPipe {
     if (transcript) this.store.add(transcript.onDidWrite(() => this.relieve()));
   }
 
-
   /** Bytes the PTY has produced so far. */
   get byteCount(): number {
     return this.bytes;

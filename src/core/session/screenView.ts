@@ -6,7 +6,10 @@ import type { ReadFormat, ReadResult } from '../types.js';
  * session (its own emulator) and a closed one (a replay of its transcript's end), so the two
  * cannot drift apart.
  */
-export function screenView(emulator: Pick<Emulator, 'styledScreen' | 'screenLines' | 'serializeScreen' | 'cursor'>, format: ReadFormat): Pick<ReadResult, 'content' | 'lines' | 'total_lines' | 'truncated' | 'cursor'> {
+export function screenView(
+  emulator: Pick<Emulator, 'styledScreen' | 'screenLines' | 'serializeScreen' | 'cursor'>,
+  format: ReadFormat,
+): Pick<ReadResult, 'content' | 'lines' | 'total_lines' | 'truncated' | 'cursor'> {
   if (format === 'styled') {
     const screen = emulator.styledScreen();
     return { content: { rows: screen.rows }, lines: screen.height, total_lines: screen.height, truncated: false, cursor: emulator.cursor };

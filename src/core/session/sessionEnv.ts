@@ -67,7 +67,10 @@ export function buildSessionEnv(options: SessionEnvOptions): Record<string, stri
 
 function validateVariable(name: string, value: string, isAgent: boolean): void {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-    throw new SwitchboardError(ErrorCode.InvalidArgument, `env: "${name}" is not a valid variable name; use letters, digits and _ (not starting with a digit).`);
+    throw new SwitchboardError(
+      ErrorCode.InvalidArgument,
+      `env: "${name}" is not a valid variable name; use letters, digits and _ (not starting with a digit).`,
+    );
   }
   if (value.includes('\0')) {
     throw new SwitchboardError(ErrorCode.InvalidArgument, `env: the value of ${name} contains a NUL byte, which no environment can hold.`);
@@ -81,6 +84,9 @@ function validateVariable(name: string, value: string, isAgent: boolean): void {
 }
 
 function globToRegExp(glob: string): RegExp {
-  const escaped = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const escaped = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${escaped}$`, 'i');
 }

@@ -107,9 +107,7 @@ export class SessionManager {
 
   constructor(private readonly options: SessionManagerOptions) {
     // Transcripts and history: load the store, apply retention now and then hourly.
-    this.sessionStore = options.stateDir
-      ? new SessionStore(path.join(options.stateDir, 'sessions'), { isLive: (id) => this.live.has(id) })
-      : null;
+    this.sessionStore = options.stateDir ? new SessionStore(path.join(options.stateDir, 'sessions'), { isLive: (id) => this.live.has(id) }) : null;
     this.retentionTimer = this.sessionStore ? setInterval(() => this.runRetention(), RETENTION_INTERVAL_MS) : null;
     this.retentionTimer?.unref();
     if (this.sessionStore) this.runRetention();
@@ -413,7 +411,10 @@ function assertProgramRuns(program: string, cwd: string, searchPath: string | un
 export function findExecutable(program: string, cwd: string, searchPath: string | undefined): string | undefined {
   const candidates = program.includes('/')
     ? [path.resolve(cwd, program)]
-    : (searchPath ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, program));
+    : (searchPath ?? '')
+        .split(path.delimiter)
+        .filter(Boolean)
+        .map((dir) => path.join(dir, program));
   for (const candidate of candidates) {
     try {
       fs.accessSync(candidate, fs.constants.X_OK);

@@ -144,7 +144,11 @@ export class SessionReader {
     const trimmed = emulator.historyTrimmed;
     const transcript = this.options.transcript;
     if (offset + limit >= all.length && trimmed && transcript && !transcript.cut) {
-      if (styled) throw notHeldStyled(`this page reaches past the ${all.length} lines of history session ${this.options.id} holds in memory`, `offset + limit under ${all.length}`);
+      if (styled)
+        throw notHeldStyled(
+          `this page reaches past the ${all.length} lines of history session ${this.options.id} holds in memory`,
+          `offset + limit under ${all.length}`,
+        );
       await transcript.flush();
       const replay = await replayHistory({ file: transcript.outputFile, cols: emulator.cols, rows: emulator.rows, offset, limit });
       const older = replay.total - offset - replay.lines.length > 0 || !replay.fromStart;
@@ -159,7 +163,11 @@ export class SessionReader {
   }
 
   /** `read` view `new`: what appeared since this client's last read of it (its first: everything held). */
-  private async readNew(clientId: string, format: ReadRequest['format'], limit: number): Promise<Pick<ReadResult, 'content' | 'lines' | 'total_lines' | 'truncated'>> {
+  private async readNew(
+    clientId: string,
+    format: ReadRequest['format'],
+    limit: number,
+  ): Promise<Pick<ReadResult, 'content' | 'lines' | 'total_lines' | 'truncated'>> {
     const { emulator, recent } = this.options;
     const cursor = this.readers.get(clientId) ?? { position: null, byteOffset: 0 };
     // The next read starts here, also one that comes in while this one reads output.log.
@@ -197,7 +205,12 @@ export class SessionReader {
    * `read` view `command`: a page of the output of command `seq`, with that command's exit code
    * and duration once it finished (docs/design.md §3.2), so a `wait.exit` read needs no second call.
    */
-  private async readCommand(seq: number | undefined, offset: number, limit: number, styled: boolean): Promise<Pick<ReadResult, 'content' | 'lines' | 'total_lines' | 'truncated' | 'seq' | 'exit_code' | 'duration_ms'>> {
+  private async readCommand(
+    seq: number | undefined,
+    offset: number,
+    limit: number,
+    styled: boolean,
+  ): Promise<Pick<ReadResult, 'content' | 'lines' | 'total_lines' | 'truncated' | 'seq' | 'exit_code' | 'duration_ms'>> {
     const { emulator, transcript, id } = this.options;
     const tracker = emulator.tracker;
     const live = tracker.runningCommand ?? tracker.lastCommand;
@@ -212,11 +225,25 @@ export class SessionReader {
       const rows = styled ? emulator.styledCommandOutput(live) : null;
       if (rows) {
         const page = rows.slice(offset, offset + limit);
-        return { content: { rows: page }, lines: page.length, total_lines: rows.length, truncated: offset + page.length < rows.length, seq: wanted, ...outcome };
+        return {
+          content: { rows: page },
+          lines: page.length,
+          total_lines: rows.length,
+          truncated: offset + page.length < rows.length,
+          seq: wanted,
+          ...outcome,
+        };
       }
       if (!styled && (output.complete || offset + limit <= output.head.length)) {
         const page = output.head.slice(offset, offset + limit);
-        return { content: page.join('\n'), lines: page.length, total_lines: output.total, truncated: offset + page.length < output.total, seq: wanted, ...outcome };
+        return {
+          content: page.join('\n'),
+          lines: page.length,
+          total_lines: output.total,
+          truncated: offset + page.length < output.total,
+          seq: wanted,
+          ...outcome,
+        };
       }
     }
     if (styled) throw notHeldStyled(`the output of command ${wanted} is not on screen or in the scrollback`, 'view=history or screen');

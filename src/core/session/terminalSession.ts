@@ -297,39 +297,49 @@ export class TerminalSession {
     const tracker = this.emulator.tracker;
     this.store.add(this.ptyProcess.onData((data) => this.pipe.push(data)));
     this.store.add(this.pipe.onDidOutput((bytes) => this.handleOutput(bytes)));
-    this.store.add(tracker.onDidStartCommand(() => {
-      this.runner.launched();
-      this.inputWatcher.schedule();
-      this.onDidChangeEmitter.fire();
-    }));
-    this.store.add(tracker.onDidFinishCommand((command) => {
-      this.inputWatcher.set(null);
-      this.onDidFinishCommandEmitter.fire(this.commandRecords.add(command));
-      this.onDidChangeEmitter.fire();
-    }));
-    this.store.add(tracker.onDidPrompt(() => {
-      this.runner.promptShown();
-      this.onDidChangeEmitter.fire();
-    }));
+    this.store.add(
+      tracker.onDidStartCommand(() => {
+        this.runner.launched();
+        this.inputWatcher.schedule();
+        this.onDidChangeEmitter.fire();
+      }),
+    );
+    this.store.add(
+      tracker.onDidFinishCommand((command) => {
+        this.inputWatcher.set(null);
+        this.onDidFinishCommandEmitter.fire(this.commandRecords.add(command));
+        this.onDidChangeEmitter.fire();
+      }),
+    );
+    this.store.add(
+      tracker.onDidPrompt(() => {
+        this.runner.promptShown();
+        this.onDidChangeEmitter.fire();
+      }),
+    );
     this.store.add(tracker.onDidChangeCwd(() => this.onDidChangeEmitter.fire()));
-    this.store.add(this.emulator.onDidChangeTitle((title) => {
-      this.title = title;
-      this.onDidChangeEmitter.fire();
-    }));
+    this.store.add(
+      this.emulator.onDidChangeTitle((title) => {
+        this.title = title;
+        this.onDidChangeEmitter.fire();
+      }),
+    );
     // node-pty reports exit after its socket closed, i.e. after the last output was read;
     // the emulator then parses what is still queued before anyone hears of the exit.
-    this.store.add(this.ptyProcess.onExit(({ exitCode, signal }) => {
-      this.hold.masterDidClose();
-      this.input.dispose();
-      this.pipe.end();
-      void this.emulator.whenParsed().then(() => {
-        this.hold.release();
-        this.runner.launched();
-        this.inputWatcher.stop();
-        this.exit.record(exitCode, signal);
-        this.onDidChangeEmitter.fire();
-      });
-    }));
+    this.store.add(
+      this.ptyProcess.onExit(({ exitCode, signal }) => {
+        this.hold.masterDidClose();
+        this.input.dispose();
+        this.pipe.end();
+        void this.emulator.whenParsed().then(() => {
+          this.hold.release();
+          this.runner.launched();
+          this.inputWatcher.stop();
+          this.exit.record(exitCode, signal);
+          this.onDidChangeEmitter.fire();
+        });
+      }),
+    );
   }
 
   /** Spawns the session; for shells, resolves once the first prompt is drawn. */
@@ -338,13 +348,17 @@ export class TerminalSession {
     const nonce = newNonce();
     const launch = planLaunch(options, nonce);
     // In a sandbox the PTY runs its launcher, which starts the planned program inside it.
-    const spawned = (await options.sandbox?.wrapper?.wrap({ file: launch.file, args: launch.args, env: launch.env, shell: launch.shellKind !== null })) ?? launch;
+    const spawned =
+      (await options.sandbox?.wrapper?.wrap({ file: launch.file, args: launch.args, env: launch.env, shell: launch.shellKind !== null })) ?? launch;
     let ptyProcess: HostedPty;
     try {
       const spawnOptions = { name: 'xterm-256color', cols: options.cols, rows: options.rows, cwd: options.cwd, env: spawned.env };
       ptyProcess = spawnPty(spawned.file, spawned.args, spawnOptions);
     } catch (error) {
-      throw new SwitchboardError(ErrorCode.SpawnFailed, `Could not start ${launch.file}: ${(error as Error).message}. Check that the program exists and is executable.`);
+      throw new SwitchboardError(
+        ErrorCode.SpawnFailed,
+        `Could not start ${launch.file}: ${(error as Error).message}. Check that the program exists and is executable.`,
+      );
     }
     const session = new TerminalSession(options, launch, nonce, ptyProcess);
     if (session.shellKind !== null && session.shellKind !== 'unknown') {
@@ -571,9 +585,7 @@ export class TerminalSession {
   /** Ends the session with nothing left running on its terminal. */
   async close(): Promise<void> {
     if (!this.exit.at) {
-      await this.hold.whileTerminating(() =>
-        terminateSession(this.id, this.pid, { graceMs: this.options.closeGraceMs, ttyOpen: () => this.hold.ttyOpen }),
-      );
+      await this.hold.whileTerminating(() => terminateSession(this.id, this.pid, { graceMs: this.options.closeGraceMs, ttyOpen: () => this.hold.ttyOpen }));
       await this.exit.exited;
     }
     await this.dispose();

@@ -120,9 +120,11 @@ export function waitFor(spec: WaitSpec, sources: WaitSources, options: WaitOptio
           fail(error);
         }
       };
-      store.add(sources.onDidParse(() => {
-        scheduled ??= setTimeout(check, PATTERN_CHECK_INTERVAL_MS);
-      }));
+      store.add(
+        sources.onDidParse(() => {
+          scheduled ??= setTimeout(check, PATTERN_CHECK_INTERVAL_MS);
+        }),
+      );
       store.add({ dispose: () => scheduled && clearTimeout(scheduled) });
       check();
     }

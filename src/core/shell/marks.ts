@@ -28,9 +28,7 @@ export const SESSION_ENV = 'SWITCHBOARD_SESSION';
 
 /** Unescapes the OSC 633;E command line: `\\` → `\`, `\xNN` → char. */
 export function unescapeCommandLine(value: string): string {
-  return value.replace(/\\(\\|x([0-9a-fA-F]{2}))/g, (_m, esc: string, hex?: string) =>
-    hex ? String.fromCharCode(parseInt(hex, 16)) : esc,
-  );
+  return value.replace(/\\(\\|x([0-9a-fA-F]{2}))/g, (_m, esc: string, hex?: string) => (hex ? String.fromCharCode(parseInt(hex, 16)) : esc));
 }
 
 /** Parses `key=value` options after the mark letter (e.g. `nonce=abc`). */

@@ -60,9 +60,7 @@ export function detectShellKind(shellPath: string): ShellKind | 'unknown' {
 }
 
 /** A `program` that is a shell (its kind; whether a login shell was asked for), or why it is not. */
-type ProgramShellPlan =
-  | { shell: true; kind: ShellKind; login: boolean }
-  | { shell: false; reason: string };
+type ProgramShellPlan = { shell: true; kind: ShellKind; login: boolean } | { shell: false; reason: string };
 
 /**
  * Arguments that keep a shell a shell. They are taken by meaning, not passed through (the plan
@@ -128,7 +126,14 @@ export function planLaunch(options: LaunchOptions, nonce: string): LaunchPlan {
   if (options.program) {
     const asShell = planProgramShell(options.program, options.args ?? []);
     if (!asShell.shell) {
-      return { file: options.program, args: options.args ?? [], env: { ...options.env }, shellKind: null, detection: 'command_wrapper', notShell: asShell.reason };
+      return {
+        file: options.program,
+        args: options.args ?? [],
+        env: { ...options.env },
+        shellKind: null,
+        detection: 'command_wrapper',
+        notShell: asShell.reason,
+      };
     }
     shell = options.programPath ?? options.program;
     login = asShell.login;
@@ -147,10 +152,7 @@ export function assetsDir(): string {
 }
 
 /** Arguments and environment that start `shellPath` with shell integration injected. */
-export function planShellIntegration(
-  shellPath: string,
-  options: ShellIntegrationOptions,
-): ShellIntegrationPlan {
+export function planShellIntegration(shellPath: string, options: ShellIntegrationOptions): ShellIntegrationPlan {
   const { nonce, login, userEnv } = options;
   if (!NONCE_PATTERN.test(nonce)) {
     throw new Error('shell integration nonce must be 1-128 characters of [A-Za-z0-9_-]');
@@ -180,12 +182,7 @@ export function planShellIntegration(
     case 'fish':
       return {
         kind,
-        args: [
-          ...(login ? ['--login'] : []),
-          '--interactive',
-          '--init-command',
-          `source ${fishQuote(join(scripts, 'fish.fish'))}`,
-        ],
+        args: [...(login ? ['--login'] : []), '--interactive', '--init-command', `source ${fishQuote(join(scripts, 'fish.fish'))}`],
         env: { [NONCE_ENV]: nonce },
         detection: 'shell_integration',
       };
@@ -222,10 +219,7 @@ export function wrapCommand(kind: ShellKind | 'unknown', command: string, nonce:
       // short of a helper script); paths with `%` or non-ASCII may decode imperfectly.
       const c = `\\033]${OSC_FINAL_TERM};C;nonce=${nonce}\\007`;
       const tail = `\\033]${OSC_CWD};file://%s%s\\007\\033]${OSC_FINAL_TERM};D;%s;nonce=${nonce}\\007`;
-      return (
-        `printf '${c}'; eval ${shQuote(command)}; __sb_s=$?; ` +
-        `printf '${tail}' "$(uname -n 2>/dev/null)" "$PWD" "$__sb_s"`
-      );
+      return `printf '${c}'; eval ${shQuote(command)}; __sb_s=$?; ` + `printf '${tail}' "$(uname -n 2>/dev/null)" "$PWD" "$__sb_s"`;
     }
   }
 }

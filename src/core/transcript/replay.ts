@@ -72,7 +72,11 @@ async function replayCommandOutput(request: ReplayRequest): Promise<ReplayResult
   emulator.tracker.onDidFinishCommand((command) => (seen.finished ??= command));
   try {
     let offset = request.startByte;
-    const stream = fs.createReadStream(request.file, { start: request.startByte, end: Math.max(request.startByte, request.endByte - 1), highWaterMark: 256 * 1024 });
+    const stream = fs.createReadStream(request.file, {
+      start: request.startByte,
+      end: Math.max(request.startByte, request.endByte - 1),
+      highWaterMark: 256 * 1024,
+    });
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       emulator.write(chunk, offset, offset + chunk.length);
       offset += chunk.length;

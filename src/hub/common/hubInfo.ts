@@ -51,8 +51,12 @@ export function readHubInfo(stateDir: string): HubInfo | undefined {
       socket: typeof raw.socket === 'string' ? raw.socket : null,
       port: typeof raw.port === 'number' ? raw.port : null,
       version: String(raw.version ?? ''),
-      ...(typeof raw.sandbox?.available === 'boolean' && typeof raw.sandbox.summary === 'string' ? { sandbox: { available: raw.sandbox.available, summary: raw.sandbox.summary } } : {}),
-      ...(Array.isArray(raw.remotes) ? { remotes: raw.remotes.filter((remote): remote is HubRemoteInfo => typeof remote?.name === 'string' && typeof remote.state === 'string') } : {}),
+      ...(typeof raw.sandbox?.available === 'boolean' && typeof raw.sandbox.summary === 'string'
+        ? { sandbox: { available: raw.sandbox.available, summary: raw.sandbox.summary } }
+        : {}),
+      ...(Array.isArray(raw.remotes)
+        ? { remotes: raw.remotes.filter((remote): remote is HubRemoteInfo => typeof remote?.name === 'string' && typeof remote.state === 'string') }
+        : {}),
     };
   } catch {
     return undefined;

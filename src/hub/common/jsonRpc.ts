@@ -72,7 +72,10 @@ type MessageUnit = 'line' | 'request';
 export function envelopeError(value: unknown, unit: MessageUnit): JsonRpcResponse | JsonRpcResponse[] | undefined {
   if (Array.isArray(value)) {
     const message = `Invalid Request: batch arrays are not supported and nothing in this batch was run; send one JSON-RPC 2.0 message per ${unit}.`;
-    const ids = value.filter(isObject).map((item) => item.id).filter(isId);
+    const ids = value
+      .filter(isObject)
+      .map((item) => item.id)
+      .filter(isId);
     return ids.length > 0 ? ids.map((id) => errorResponse(id, INVALID_REQUEST, message)) : errorResponse(null, INVALID_REQUEST, message);
   }
   if (!isObject(value)) return errorResponse(null, INVALID_REQUEST, 'Invalid Request: a message must be a JSON object.');

@@ -122,7 +122,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EACCES') {
-      throw new Error(`port ${options.port} on ${HTTP_HOST} needs privileges this process does not have; choose a port from 1024 to 65535 (or 0 for a free one).`);
+      throw new Error(
+        `port ${options.port} on ${HTTP_HOST} needs privileges this process does not have; choose a port from 1024 to 65535 (or 0 for a free one).`,
+      );
     }
     if (code === 'EADDRINUSE' && options.strictPort && options.port !== 0) {
       throw new Error(`port ${options.port} on ${HTTP_HOST} is in use by another program; choose another port, or 0 for a free one.`);

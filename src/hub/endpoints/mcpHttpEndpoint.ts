@@ -69,9 +69,11 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
   store.add(listens);
   if (options.resources) {
     store.add(followListens(listens, options.resources.screens, (uri) => modern.notify.resourceUpdated(uri)));
-    store.add(options.resources.onDidChangeLive(() => {
-      if (listens.wantsListChanged) modern.notify.resourcesChanged();
-    }));
+    store.add(
+      options.resources.onDidChangeLive(() => {
+        if (listens.wantsListChanged) modern.notify.resourcesChanged();
+      }),
+    );
   }
 
   const sweep = setInterval(
@@ -148,7 +150,8 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
       const sessionId = req.headers['mcp-session-id'];
       if (typeof sessionId === 'string') {
         const session = sessions.get(sessionId);
-        if (!session) return sendJsonRpcError(res, 404, -32001, 'Session not found (closed or expired): send initialize without Mcp-Session-Id to start a new one.');
+        if (!session)
+          return sendJsonRpcError(res, 404, -32001, 'Session not found (closed or expired): send initialize without Mcp-Session-Id to start a new one.');
         track(session, res);
         return session.transport.handleRequest(req, res, parsedBody);
       }

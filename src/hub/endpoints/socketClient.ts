@@ -107,7 +107,8 @@ export async function requestLoginCode(socketPath: string, key: string, client: 
   } catch (error) {
     throw reworded(error, timeoutMs, {
       // A hub from before `switchboard ui` refuses a `login` line: "expected {"type":"hello",…".
-      denied: (reason) => (/^expected /.test(reason) ? 'the running hub is older than this switchboard and gives no sign-in codes; restart it' : `the hub refused: ${reason}`),
+      denied: (reason) =>
+        /^expected /.test(reason) ? 'the running hub is older than this switchboard and gives no sign-in codes; restart it' : `the hub refused: ${reason}`,
       closed: 'the hub closed the connection without an answer',
     });
   }

@@ -189,7 +189,8 @@ function acceptConnection(socket: net.Socket, options: SocketServerOptions, conn
     }
     if (hello.type === 'link') {
       // Another machine's hub, for the person: this hub's UI key, which `switchboard link` read here.
-      if (typeof hello.key !== 'string' || !tokensEqual(hello.key, options.uiKey())) return deny('invalid UI key: a link is signed in with the ui-key file of the state directory, which `switchboard link` reads on this machine');
+      if (typeof hello.key !== 'string' || !tokensEqual(hello.key, options.uiKey()))
+        return deny('invalid UI key: a link is signed in with the ui-key file of the state directory, which `switchboard link` reads on this machine');
       if (!options.serveLink) return deny('this hub takes no links');
       if (hello.link_protocol !== LINK_PROTOCOL_VERSION || typeof hello.from !== 'string' || typeof hello.name !== 'string') {
         return deny(
@@ -244,10 +245,12 @@ function serveMcp(connection: Connection, options: SocketServerOptions, connecti
 }
 
 /** Why a `login` without the UI key (an older `switchboard ui`, or the token) gets no code. */
-const LOGIN_NEEDS_KEY = 'a sign-in code needs the person\'s UI key (the ui-key file of the state directory), not the token: the token is what agents hold';
+const LOGIN_NEEDS_KEY = "a sign-in code needs the person's UI key (the ui-key file of the state directory), not the token: the token is what agents hold";
 
 /** The first line: `hello` (then MCP), `login` (one sign-in code, then the end) or `link` (then link frames); `key` checked by the caller. */
-function parseHello(line: string): HelloMessage | (Partial<LoginRequestMessage> & { type: 'login' }) | (Partial<LinkHelloMessage> & { type: 'link' }) | undefined {
+function parseHello(
+  line: string,
+): HelloMessage | (Partial<LoginRequestMessage> & { type: 'login' }) | (Partial<LinkHelloMessage> & { type: 'link' }) | undefined {
   try {
     const value = JSON.parse(line) as Partial<HelloMessage | LoginRequestMessage | LinkHelloMessage>;
     if (value?.type === 'login') return value as Partial<LoginRequestMessage> & { type: 'login' };

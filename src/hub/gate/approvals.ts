@@ -11,7 +11,6 @@ import { EventEmitter, type Event, type TerminalSession } from '../../core/index
 import type { GateRule, PendingApproval } from '../../mcp/server.js';
 import type { ApprovalAnswer } from '../../ui-protocol/index.js';
 
-
 /** How long Allow for 30 min lasts. */
 export const GRANT_MS = 30 * 60_000;
 
@@ -110,7 +109,9 @@ export class ApprovalBook {
     const entry = this.byId.get(id);
     if (!entry) {
       const how = this.answered.get(id);
-      throw new Error(how ? `Approval ${id} was already ${how}.` : `There is no approval ${id}: it may have been answered or withdrawn; the list shows the ones pending.`);
+      throw new Error(
+        how ? `Approval ${id} was already ${how}.` : `There is no approval ${id}: it may have been answered or withdrawn; the list shows the ones pending.`,
+      );
     }
     const { approval } = entry;
     if (answer === 'allow_30m') {

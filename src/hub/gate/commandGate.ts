@@ -26,7 +26,13 @@ interface PolicyGateOptions {
 const STARTED_KEPT_MS = 10 * 60_000;
 
 /** Errors a tool throws before it types anything: the line stays as the gate knew it. */
-const BEFORE_TYPING: ReadonlySet<string> = new Set([ErrorCode.SessionBusy, ErrorCode.InvalidArgument, ErrorCode.SessionControlledByUser, ErrorCode.SecretPrompt, ErrorCode.SessionExited]);
+const BEFORE_TYPING: ReadonlySet<string> = new Set([
+  ErrorCode.SessionBusy,
+  ErrorCode.InvalidArgument,
+  ErrorCode.SessionControlledByUser,
+  ErrorCode.SecretPrompt,
+  ErrorCode.SessionExited,
+]);
 
 /** What the gate judges: the line, where, whether its part typed earlier is known, and outside the sandbox. */
 interface Judged {
@@ -61,7 +67,9 @@ export class PolicyGate implements CommandGate {
     const { approval, rest, before } = asked;
     const typeLater = () => {
       this.lines.set(session.id, rest);
-      return later().catch((error: unknown) => this.options.logger.warn(`approval ${approval.id}: the allowed command could not be typed: ${(error as Error).message}`));
+      return later().catch((error: unknown) =>
+        this.options.logger.warn(`approval ${approval.id}: the allowed command could not be typed: ${(error as Error).message}`),
+      );
     };
     const settled = await this.options.book.waitToType(approval, request.returnWhenAsked ? 0 : waitMs, signal, typeLater);
     if (settled === 'timeout') return { outcome: 'awaiting', approval };
@@ -83,7 +91,9 @@ export class PolicyGate implements CommandGate {
         return result;
       });
       this.starting.set(request.key, running);
-      running.catch((error: unknown) => this.options.logger.warn(`the allowed ${request.tool} could not start: ${(error as Error).message}`)).finally(() => this.starting.delete(request.key));
+      running
+        .catch((error: unknown) => this.options.logger.warn(`the allowed ${request.tool} could not start: ${(error as Error).message}`))
+        .finally(() => this.starting.delete(request.key));
       return running;
     };
     // The same request again while its approval waits: wait on that one.
@@ -96,11 +106,32 @@ export class PolicyGate implements CommandGate {
       const result = this.takeStarted(request.key);
       return result !== undefined ? { outcome: 'started', result } : { outcome: 'allowed' };
     }
-    const judged: Judged = { command: request.command, cwd: request.cwd, project: request.cwd, interactive: request.tool === 'execute', unsandboxed: request.unsandboxed, unknown: null };
+    const judged: Judged = {
+      command: request.command,
+      cwd: request.cwd,
+      project: request.cwd,
+      interactive: request.tool === 'execute',
+      unsandboxed: request.unsandboxed,
+      unknown: null,
+    };
     const decision = await this.judge(judged, request.clientName);
     const base = { client: request.client, tool: request.tool, session: null, ...(request.unsandboxed ? { unsandboxed: true as const } : {}) };
     if (this.answered(decision, base, request.clientName, request.unsandboxed)) return { outcome: 'allowed' };
-    const approval = this.ask(decision, base, { slot, session: null, tool: request.tool, command: request.command, cwd: request.cwd, client: request.client, clientName: request.clientName, unsandboxed: request.unsandboxed }, request.onAsk);
+    const approval = this.ask(
+      decision,
+      base,
+      {
+        slot,
+        session: null,
+        tool: request.tool,
+        command: request.command,
+        cwd: request.cwd,
+        client: request.client,
+        clientName: request.clientName,
+        unsandboxed: request.unsandboxed,
+      },
+      request.onAsk,
+    );
     const settled = await this.options.book.waitToType(approval, request.returnWhenAsked ? 0 : waitMs, signal, startLater);
     if (settled === 'timeout') return { outcome: 'awaiting', approval };
     this.throwUnlessAllowed(approval, settled);
@@ -166,7 +197,8 @@ export class PolicyGate implements CommandGate {
     } else if (foreground.reading === false && session.shellKind !== null) {
       // Typed ahead while a program runs without reading: whatever reads next, the shell perhaps, gets it.
       ({ submitted, rest } = typeInto(EMPTY_LINE, request.bytes, request.bracketedPaste));
-      rest = rest.text === '' && rest.unknown === null ? line : { text: '', unknown: `keys typed while ${foreground.name ?? 'a program'} ran may be on the line` };
+      rest =
+        rest.text === '' && rest.unknown === null ? line : { text: '', unknown: `keys typed while ${foreground.name ?? 'a program'} ran may be on the line` };
     } else {
       // Keys into a program at its own prompt (a REPL, an editor): out of the engine's sight.
       return { pass: { outcome: 'allowed', ran: () => undefined } };
@@ -186,9 +218,28 @@ export class PolicyGate implements CommandGate {
     }
     const reserved = this.options.book.pending(session.id);
     if (reserved) {
-      throw new SwitchboardError(ErrorCode.SessionBusy, `Session ${session.id} is reserved for \`${reserved.command}\`, which waits for the person's approval (${reserved.id}); run this in another session.`, { approval: reserved.id });
+      throw new SwitchboardError(
+        ErrorCode.SessionBusy,
+        `Session ${session.id} is reserved for \`${reserved.command}\`, which waits for the person's approval (${reserved.id}); run this in another session.`,
+        { approval: reserved.id },
+      );
     }
-    const approval = this.ask(decision, base, { slot: session.id, session: session.id, tool: request.tool, command, cwd: cwd ?? null, client: request.client, clientName: request.clientName, terminal: session, unsandboxed }, request.onAsk);
+    const approval = this.ask(
+      decision,
+      base,
+      {
+        slot: session.id,
+        session: session.id,
+        tool: request.tool,
+        command,
+        cwd: cwd ?? null,
+        client: request.client,
+        clientName: request.clientName,
+        terminal: session,
+        unsandboxed,
+      },
+      request.onAsk,
+    );
     return { approval, rest, before: line };
   }
 
@@ -218,7 +269,12 @@ export class PolicyGate implements CommandGate {
     return false;
   }
 
-  private ask(decision: PolicyDecision, base: Omit<PolicyAuditEvent, 'decision'>, fields: Omit<Approval, 'id' | 'asked_at' | 'rule' | 'reason'>, onAsk?: (approval: Approval) => void): Approval {
+  private ask(
+    decision: PolicyDecision,
+    base: Omit<PolicyAuditEvent, 'decision'>,
+    fields: Omit<Approval, 'id' | 'asked_at' | 'rule' | 'reason'>,
+    onAsk?: (approval: Approval) => void,
+  ): Approval {
     const rule = ruleOf(decision);
     const approval = this.options.book.ask({ ...fields, rule: rule ?? null, reason: decision.reason, ...(fields.unsandboxed ? { unsandboxed: true } : {}) });
     this.options.audit({ ...base, decision: 'ask', ...(rule ? { rule } : {}), approval: approval.id });
@@ -234,7 +290,11 @@ export class PolicyGate implements CommandGate {
   private throwUnlessAllowed(approval: Approval, settled: Settled): void {
     if (settled.state === 'denied') throw personDenied(approval, settled);
     if (settled.state === 'cancelled') {
-      throw new SwitchboardError(ErrorCode.CommandDenied, `Nothing was ${approval.session === null ? 'started' : 'typed'}: the approval was withdrawn (${settled.why}) before the person answered.`, { by: 'withdrawn', approval: approval.id });
+      throw new SwitchboardError(
+        ErrorCode.CommandDenied,
+        `Nothing was ${approval.session === null ? 'started' : 'typed'}: the approval was withdrawn (${settled.why}) before the person answered.`,
+        { by: 'withdrawn', approval: approval.id },
+      );
     }
   }
 
@@ -279,7 +339,14 @@ export class PolicyGate implements CommandGate {
     let decision: PolicyDecision;
     try {
       decision = await decide(
-        { command: judged.command, cwd: judged.cwd, client: clientName, project: judged.project, interactive: judged.interactive, unsandboxed: judged.unsandboxed },
+        {
+          command: judged.command,
+          cwd: judged.cwd,
+          client: clientName,
+          project: judged.project,
+          interactive: judged.interactive,
+          unsandboxed: judged.unsandboxed,
+        },
         rules,
         fallback,
       );

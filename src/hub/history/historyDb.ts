@@ -92,7 +92,9 @@ export class HistoryDb {
       this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
       const version = (this.db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
       if (version !== SCHEMA_VERSION && version !== 0) {
-        this.db.exec('DROP TRIGGER IF EXISTS commands_ai; DROP TRIGGER IF EXISTS commands_ad; DROP TABLE IF EXISTS commands_fts; DROP TABLE IF EXISTS commands;');
+        this.db.exec(
+          'DROP TRIGGER IF EXISTS commands_ai; DROP TRIGGER IF EXISTS commands_ad; DROP TABLE IF EXISTS commands_fts; DROP TABLE IF EXISTS commands;',
+        );
       }
       this.db.exec(SCHEMA);
       this.db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
@@ -154,7 +156,11 @@ export class HistoryDb {
   /** What is indexed per session. */
   indexed(): Record<string, IndexedSession> {
     const result: Record<string, IndexedSession> = {};
-    for (const row of this.db.prepare('SELECT session, count(*) AS n, max(seq) AS m FROM commands GROUP BY session').all() as { session: string; n: number; m: number }[]) {
+    for (const row of this.db.prepare('SELECT session, count(*) AS n, max(seq) AS m FROM commands GROUP BY session').all() as {
+      session: string;
+      n: number;
+      m: number;
+    }[]) {
       result[row.session] = { count: row.n, maxSeq: row.m };
     }
     return result;
@@ -168,7 +174,8 @@ export class HistoryDb {
     // SQLite cannot know how many commands the words match; the full-text index can, cheaply.
     // Few: the matches drive the query. Many: the other filters' indexes do, or the time index
     // walked newest first, each match checked against the words' set (`+id`: not used to look up).
-    const matched = words.match === null ? 0 : (this.db.prepare('SELECT count(*) AS n FROM commands_fts WHERE commands_fts MATCH ?').get(words.match) as { n: number }).n;
+    const matched =
+      words.match === null ? 0 : (this.db.prepare('SELECT count(*) AS n FROM commands_fts WHERE commands_fts MATCH ?').get(words.match) as { n: number }).n;
     const wordsDrive = matched * MANY_MATCHES <= this.rows;
     if (words.match !== null) {
       where.push(`${wordsDrive ? 'id' : '+id'} IN (SELECT rowid FROM commands_fts WHERE commands_fts MATCH ?)`);
@@ -203,9 +210,10 @@ export class HistoryDb {
     const onlyWords = words.match !== null && where.length === 1;
     const total = onlyWords ? matched : (this.db.prepare(`SELECT count(*) AS n FROM commands ${clause}`).get(...params) as { n: number }).n;
     const walk = onlyWords && !wordsDrive ? 'INDEXED BY commands_started' : '';
-    const rows = this.db
-      .prepare(`SELECT ${COLUMNS} FROM commands ${walk} ${clause} ORDER BY started_at DESC LIMIT ?`)
-      .all(...params, query.limit) as (Omit<HistoryEntry, 'started_at'> & { started_at: number })[];
+    const rows = this.db.prepare(`SELECT ${COLUMNS} FROM commands ${walk} ${clause} ORDER BY started_at DESC LIMIT ?`).all(...params, query.limit) as (Omit<
+      HistoryEntry,
+      'started_at'
+    > & { started_at: number })[];
     return { commands: rows.map((row) => ({ ...row, started_at: new Date(row.started_at).toISOString() })), total };
   }
 

@@ -89,7 +89,8 @@ export class HistoryIndex implements HistorySearch {
     if (!reply.ok) return { commands: [], total: 0, note: unavailableNote(reply.reason) };
     const page = reply.value as HistoryPage;
     const filling = this.filling;
-    if (filling) page.note = `The index is catching up with the transcripts (${filling.done} of ${filling.of} sessions read); older commands may be missing for a moment.`;
+    if (filling)
+      page.note = `The index is catching up with the transcripts (${filling.done} of ${filling.of} sessions read); older commands may be missing for a moment.`;
     return page;
   }
 
@@ -162,7 +163,9 @@ export class HistoryIndex implements HistorySearch {
   /** Logs once per outage, then retries now and then (a search retries at once). */
   private markUnavailable(reason: string): void {
     if (this.unavailable === null) {
-      this.options.logger.warn(`history: ${this.file} is unavailable (${reason}); commands still run and are recorded in their transcripts, and the index catches up once it can be written`);
+      this.options.logger.warn(
+        `history: ${this.file} is unavailable (${reason}); commands still run and are recorded in their transcripts, and the index catches up once it can be written`,
+      );
     }
     this.unavailable = reason;
     this.retryTimer ??= setTimeout(() => {

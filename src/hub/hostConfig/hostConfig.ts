@@ -65,7 +65,13 @@ export function hostFormat(host: HostName, env: NodeJS.ProcessEnv = process.env)
     case 'cursor':
       return { ...JSON_PLAIN, title: 'Cursor', file: path.join(home, '.cursor', 'mcp.json'), key: 'mcpServers', typed: false };
     case 'claude-desktop':
-      return { ...JSON_PLAIN, title: 'Claude Desktop', file: path.join(appConfigDir(env), 'Claude', 'claude_desktop_config.json'), key: 'mcpServers', typed: false };
+      return {
+        ...JSON_PLAIN,
+        title: 'Claude Desktop',
+        file: path.join(appConfigDir(env), 'Claude', 'claude_desktop_config.json'),
+        key: 'mcpServers',
+        typed: false,
+      };
     case 'vscode':
       // VS Code reads mcp.json with its JSONC parser (its docs' examples carry comments).
       return {

@@ -64,7 +64,15 @@ export function setJsonEntry(text: string, target: JsonEntryTarget): EntryEdit {
 }
 
 /** The edited text parses to the old data with only the entry changed, or it is refused. */
-function checked(text: string, after: string, options: ParseOptions, key: string, name: string, merged: Record<string, unknown>, outcome: EntryEdit['outcome']): EntryEdit {
+function checked(
+  text: string,
+  after: string,
+  options: ParseOptions,
+  key: string,
+  name: string,
+  merged: Record<string, unknown>,
+  outcome: EntryEdit['outcome'],
+): EntryEdit {
   const expected = asRecord(parse(text, [], options)) ?? {};
   expected[key] = { ...(asRecord(expected[key]) ?? {}), [name]: merged };
   const errors: ParseError[] = [];
@@ -129,7 +137,9 @@ function insertProperty(text: string, object: Node, name: string, value: unknown
 
 /** `value` as indented JSON whose lines after the first start with `indent`. */
 function pretty(value: unknown, indent: string, style: Style): string {
-  return JSON.stringify(value, null, style.unit).split('\n').join(style.eol + indent);
+  return JSON.stringify(value, null, style.unit)
+    .split('\n')
+    .join(style.eol + indent);
 }
 
 /** The whitespace that starts the line holding `offset`. */

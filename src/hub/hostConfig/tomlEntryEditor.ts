@@ -22,7 +22,8 @@ export function setTomlEntry(text: string, target: TomlEntryTarget): EntryEdit {
   const { table, name, entry, launchKeys } = target;
   const before = parseToml(text);
   const servers = before[table];
-  if (servers !== undefined && asRecord(servers) === undefined) throw new ConfigEditRefused(`"${table}" is not a table; Switchboard adds its entry only to a [${table}] table`);
+  if (servers !== undefined && asRecord(servers) === undefined)
+    throw new ConfigEditRefused(`"${table}" is not a table; Switchboard adds its entry only to a [${table}] table`);
   const existing = asRecord(servers)?.[name];
   if (existing !== undefined && asRecord(existing) === undefined) throw new ConfigEditRefused(`"${table}.${name}" is not a table`);
   const plan = planEntry(existing, entry, launchKeys);
@@ -32,7 +33,10 @@ export function setTomlEntry(text: string, target: TomlEntryTarget): EntryEdit {
   const path = [table, name];
   const statements = scanTomlStatements(text);
   const header = statements.find((s) => s.kind === 'table' && sameKey(s.key, path));
-  const splices = [...launchKeyLines(statements, header, path, launchKeys), header ? underHeader(text, header, entry, eol) : appendTable(text, path, entry, eol)];
+  const splices = [
+    ...launchKeyLines(statements, header, path, launchKeys),
+    header ? underHeader(text, header, entry, eol) : appendTable(text, path, entry, eol),
+  ];
   const after = applySplices(text, splices);
 
   const expected = parseToml(text);

@@ -31,13 +31,17 @@ export async function mergeHistory(message: Search, local: () => Promise<HubMess
     ...(req !== undefined ? { req } : {}),
   });
   if (only !== undefined && only !== LOCAL_HOST && !remotes.some((remote) => remote.name === only)) {
-    return reply([], 0, [`There is no machine "${only}": "${LOCAL_HOST}" is this one, the remotes are ${remotes.map((remote) => remote.name).join(', ') || 'none'}.`]);
+    return reply([], 0, [
+      `There is no machine "${only}": "${LOCAL_HOST}" is this one, the remotes are ${remotes.map((remote) => remote.name).join(', ') || 'none'}.`,
+    ]);
   }
   const question: Search = { ...filters, type: 'searchHistory', ...(sessionRemote ? { session: sessionRemote.id } : {}) };
   const asked = remotes.filter((remote) => only === undefined || remote.name === only);
   const answers = await Promise.all([
     only === undefined || only === LOCAL_HOST ? local() : Promise.resolve(undefined),
-    ...asked.map((remote) => (remote.connected ? remote.ask(question) : Promise.resolve<HubMessage>({ type: 'error', code: 'REMOTE_UNAVAILABLE', message: remote.unavailable() }))),
+    ...asked.map((remote) =>
+      remote.connected ? remote.ask(question) : Promise.resolve<HubMessage>({ type: 'error', code: 'REMOTE_UNAVAILABLE', message: remote.unavailable() }),
+    ),
   ]);
   const commands: UiHistoryEntry[] = [];
   const notes: string[] = [];

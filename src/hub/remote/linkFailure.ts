@@ -58,7 +58,11 @@ export function linkProblem(entry: RemoteEntry, end: LinkEnd): LinkProblem {
   const where = `${name} (${entry.destination})`;
   const said = lastLine(end.stderr);
   if (end.spawnError) {
-    if (end.spawnError.code === 'ENOENT') return { code: 'no_ssh', message: `This machine has no ssh client to reach ${where}: install OpenSSH's client (apt install openssh-client), then it connects by itself.` };
+    if (end.spawnError.code === 'ENOENT')
+      return {
+        code: 'no_ssh',
+        message: `This machine has no ssh client to reach ${where}: install OpenSSH's client (apt install openssh-client), then it connects by itself.`,
+      };
     return { code: 'failed', message: `ssh could not be started to reach ${where}: ${end.spawnError.message}.` };
   }
   if (/REMOTE HOST IDENTIFICATION HAS CHANGED/i.test(end.stderr)) {
@@ -92,15 +96,25 @@ export function linkProblem(entry: RemoteEntry, end: LinkEnd): LinkProblem {
   }
   if (!end.established && /unknown command "link"/i.test(end.stderr)) return incompatible(where, said);
   if (end.exitCode === SSH_ERROR_EXIT && !end.established) {
-    if (/Could not resolve hostname|Connection refused|Connection timed out|timed out|No route to host|Network is unreachable|Connection closed by|Connection reset|kex_exchange_identification/i.test(end.stderr)) {
+    if (
+      /Could not resolve hostname|Connection refused|Connection timed out|timed out|No route to host|Network is unreachable|Connection closed by|Connection reset|kex_exchange_identification/i.test(
+        end.stderr,
+      )
+    ) {
       return { code: 'unreachable', message: `${where} cannot be reached: ${said || 'ssh could not connect'}. It is tried again by itself.` };
     }
   }
   if (end.established) {
-    const why = end.reason ?? (said || (end.signal ? `ssh ended by ${end.signal}` : end.exitCode === SSH_ERROR_EXIT ? 'the connection was lost' : `ssh exited with ${String(end.exitCode)}`));
+    const why =
+      end.reason ??
+      (said ||
+        (end.signal ? `ssh ended by ${end.signal}` : end.exitCode === SSH_ERROR_EXIT ? 'the connection was lost' : `ssh exited with ${String(end.exitCode)}`));
     return { code: 'dropped', message: `The link to ${where} dropped (${why}). Its sessions go on running there; it reconnects by itself.` };
   }
-  return { code: 'failed', message: `The link to ${where} could not be made: ${end.reason ?? (said || `ssh exited with ${String(end.exitCode ?? end.signal)}`)}.` };
+  return {
+    code: 'failed',
+    message: `The link to ${where} could not be made: ${end.reason ?? (said || `ssh exited with ${String(end.exitCode ?? end.signal)}`)}.`,
+  };
 }
 
 function incompatible(where: string, said: string): LinkProblem {

@@ -65,10 +65,13 @@ export function serveLink(socket: net.Socket, hello: LinkHelloMessage, options: 
   };
   const serveMcp = (stream: LinkStream): void => {
     const entry = { wire: undefined as unknown as DetachingTransport, handle: undefined as unknown as StdioServerHandle };
-    entry.wire = new DetachingTransport(new RateLimitedTransport(new LinkStreamTransport(stream), options.rateLimit, options.logger, `link from ${hello.from}`), {
-      onDetached: () => stream.close('detached'),
-      onReleased: () => mcp.delete(entry),
-    });
+    entry.wire = new DetachingTransport(
+      new RateLimitedTransport(new LinkStreamTransport(stream), options.rateLimit, options.logger, `link from ${hello.from}`),
+      {
+        onDetached: () => stream.close('detached'),
+        onReleased: () => mcp.delete(entry),
+      },
+    );
     entry.handle = serveStdio(({ era }) => options.createServer({ era, sessionPrefix: hello.name }), {
       transport: entry.wire,
       onerror: (error) => options.logger.warn(`link mcp: ${error.message}`),

@@ -106,7 +106,8 @@ class AgentStream {
       const params = (message.params ?? {}) as { progressToken?: unknown; progress?: unknown; message?: unknown };
       const id = this.progressOf.get(String(params.progressToken));
       const entry = id === undefined ? undefined : this.waiting.get(id);
-      if (entry?.progress && typeof params.progress === 'number') entry.progress(params.progress, typeof params.message === 'string' ? params.message : undefined);
+      if (entry?.progress && typeof params.progress === 'number')
+        entry.progress(params.progress, typeof params.message === 'string' ? params.message : undefined);
     }
     // Anything else (resources/list_changed, a request): not this hub's to act on.
   }
@@ -151,7 +152,11 @@ export class RemoteCalls implements Disposable {
       throw this.unavailable(error, false);
     }
     if (caller.signal.aborted) return cancelled();
-    const { id, answer } = agent.request('tools/call', { name: tool, arguments: args }, caller.progressToken !== undefined ? (progress, message) => caller.progress(progress, message) : undefined);
+    const { id, answer } = agent.request(
+      'tools/call',
+      { name: tool, arguments: args },
+      caller.progressToken !== undefined ? (progress, message) => caller.progress(progress, message) : undefined,
+    );
     const onAbort = (): void => agent.cancel(id, 'the agent cancelled the call');
     caller.signal.addEventListener('abort', onAbort, { once: true });
     try {
@@ -180,7 +185,10 @@ export class RemoteCalls implements Disposable {
   private agentFor(mux: LinkMux, caller: RemoteCaller): AgentStream {
     const entry = this.streams.get(caller.connection);
     if (entry && entry.mux === mux && !entry.agent.closed) return entry.agent;
-    const agent = new AgentStream(mux.open({ kind: 'mcp' }), { name: caller.client.name, version: `${caller.client.version} via ${this.remote.localName}`.trim() });
+    const agent = new AgentStream(mux.open({ kind: 'mcp' }), {
+      name: caller.client.name,
+      version: `${caller.client.version} via ${this.remote.localName}`.trim(),
+    });
     this.streams.set(caller.connection, { mux, agent });
     return agent;
   }
@@ -188,7 +196,11 @@ export class RemoteCalls implements Disposable {
   private unavailable(error: unknown, sent: boolean): SwitchboardError {
     const why = error instanceof Error ? error.message : String(error);
     if (!sent || !(error instanceof LinkDropped)) {
-      return new SwitchboardError(ErrorCode.RemoteUnavailable, `${this.remote.name} did not take the call (${why}); nothing was run there. Try again; list shows whether ${this.remote.name} is connected.`, { host: this.remote.name });
+      return new SwitchboardError(
+        ErrorCode.RemoteUnavailable,
+        `${this.remote.name} did not take the call (${why}); nothing was run there. Try again; list shows whether ${this.remote.name} is connected.`,
+        { host: this.remote.name },
+      );
     }
     return new SwitchboardError(
       ErrorCode.RemoteUnavailable,

@@ -101,7 +101,8 @@ export class RemoteLink implements Disposable {
 
   /** The entry changed: a different destination, command or ssh config reconnects. */
   update(entry: RemoteEntry): void {
-    const same = entry.destination === this.entryValue.destination && entry.command === this.entryValue.command && entry.sshConfig === this.entryValue.sshConfig;
+    const same =
+      entry.destination === this.entryValue.destination && entry.command === this.entryValue.command && entry.sshConfig === this.entryValue.sshConfig;
     this.entryValue = entry;
     if (same) return;
     this.attempts = 0;
@@ -189,7 +190,14 @@ export class RemoteLink implements Disposable {
       }
     };
     child.stdout.on('data', onHandshake);
-    const hello: LinkHelloMessage = { type: 'link', from: this.options.localName, name: entry.name, link_protocol: LINK_PROTOCOL_VERSION, client: 'switchboard-hub', version: this.options.version };
+    const hello: LinkHelloMessage = {
+      type: 'link',
+      from: this.options.localName,
+      name: entry.name,
+      link_protocol: LINK_PROTOCOL_VERSION,
+      client: 'switchboard-hub',
+      version: this.options.version,
+    };
     child.stdin.write(`${JSON.stringify(hello)}\n`);
     let done = false;
     const ended = (): void => {
@@ -198,7 +206,15 @@ export class RemoteLink implements Disposable {
       const established = attempt.connectedAt !== undefined;
       if (attempt.mux && !attempt.mux.ended) attempt.mux.end('ssh ended');
       reason ??= attempt.brokenBy;
-      const end: LinkEnd = { established, exitCode: child.exitCode, signal: child.signalCode, stderr, ...(spawnError ? { spawnError } : {}), ...(denied !== undefined ? { denied } : {}), ...(reason !== undefined ? { reason } : {}) };
+      const end: LinkEnd = {
+        established,
+        exitCode: child.exitCode,
+        signal: child.signalCode,
+        stderr,
+        ...(spawnError ? { spawnError } : {}),
+        ...(denied !== undefined ? { denied } : {}),
+        ...(reason !== undefined ? { reason } : {}),
+      };
       if (this.current === attempt) this.current = undefined;
       if (this.disposed || attempt.child !== child) return;
       this.failed(linkProblem(entry, end), established && Date.now() - attempt.connectedAt! >= STABLE_MS);

@@ -12,7 +12,20 @@ export interface ViewedRemote {
 }
 
 /** Client messages the remote answers with `done` or `error` (the others get no answer unless they fail). */
-const ANSWERED: ReadonlySet<ClientMessage['type']> = new Set(['takeOver', 'handBack', 'interrupt', 'kill', 'close', 'stopClient', 'answerApproval', 'openTerminal', 'screenshot', 'searchHistory', 'commandOutput', 'rerun']);
+const ANSWERED: ReadonlySet<ClientMessage['type']> = new Set([
+  'takeOver',
+  'handBack',
+  'interrupt',
+  'kill',
+  'close',
+  'stopClient',
+  'answerApproval',
+  'openTerminal',
+  'screenshot',
+  'searchHistory',
+  'commandOutput',
+  'rerun',
+]);
 
 type Pending = { type: ClientMessage['type']; session?: string; req?: number };
 
@@ -67,7 +80,12 @@ export class RemoteView implements Disposable {
       if (message.type === 'subscribe' || message.type === 'unsubscribe' || message.type === 'ack') return;
       return this.fail(message, this.remote.unavailable());
     }
-    if (ANSWERED.has(message.type)) this.pending.push({ type: message.type, ...('session' in message ? { session: message.session } : {}), ...(message.req !== undefined ? { req: message.req } : {}) });
+    if (ANSWERED.has(message.type))
+      this.pending.push({
+        type: message.type,
+        ...('session' in message ? { session: message.session } : {}),
+        ...(message.req !== undefined ? { req: message.req } : {}),
+      });
     stream.send(message);
   }
 
@@ -150,7 +168,8 @@ export class RemoteView implements Disposable {
       case 'command':
       case 'screenshotTaken':
       case 'commandOutputResult':
-        if (message.type !== 'behind' && message.type !== 'commands' && message.type !== 'command') this.settle(message.type === 'screenshotTaken' ? 'screenshot' : 'commandOutput', message.req);
+        if (message.type !== 'behind' && message.type !== 'commands' && message.type !== 'command')
+          this.settle(message.type === 'screenshotTaken' ? 'screenshot' : 'commandOutput', message.req);
         return this.send({ ...message, session: here(message.session) });
       case 'historyResults':
         this.settle('searchHistory', message.req);
@@ -173,7 +192,11 @@ export class RemoteView implements Disposable {
 
   /** A remote's answer with its ids as this hub shows them. */
   private here(message: HubMessage): HubMessage {
-    if (message.type === 'historyResults') return { ...message, commands: message.commands.map((entry) => ({ ...entry, session: remoteRef(this.remote.name, entry.session), host: this.remote.name })) };
+    if (message.type === 'historyResults')
+      return {
+        ...message,
+        commands: message.commands.map((entry) => ({ ...entry, session: remoteRef(this.remote.name, entry.session), host: this.remote.name })),
+      };
     if ('session' in message && typeof message.session === 'string') return { ...message, session: remoteRef(this.remote.name, message.session) } as HubMessage;
     return message;
   }
@@ -204,6 +227,13 @@ export class RemoteView implements Disposable {
 
   private fail(asked: Pending | ClientMessage, why: string): void {
     const session = 'session' in asked && asked.session !== undefined ? { session: remoteRef(this.remote.name, asked.session) } : {};
-    this.send({ type: 'error', code: UiErrorCode.RemoteUnavailable, message: why, for: asked.type, ...session, ...(asked.req !== undefined ? { req: asked.req } : {}) });
+    this.send({
+      type: 'error',
+      code: UiErrorCode.RemoteUnavailable,
+      message: why,
+      for: asked.type,
+      ...session,
+      ...(asked.req !== undefined ? { req: asked.req } : {}),
+    });
   }
 }

@@ -159,7 +159,17 @@ export class Remotes implements RemoteTools, UiRemotes, Disposable {
       if (!remote) return undefined;
       let view = bridge.views.get(host);
       if (!view) {
-        view = new RemoteView({ name: host, get mux() { return remote.link.mux; }, unavailable: () => remote.unavailable() }, options.send, options.person);
+        view = new RemoteView(
+          {
+            name: host,
+            get mux() {
+              return remote.link.mux;
+            },
+            unavailable: () => remote.unavailable(),
+          },
+          options.send,
+          options.person,
+        );
         bridge.views.set(host, view);
         remote.views.add(view);
       }
@@ -177,8 +187,7 @@ export class Remotes implements RemoteTools, UiRemotes, Disposable {
         // Typing is counted in agents' sessions, as on this machine's (uiBridge.ts).
         if (action?.typed) {
           if (this.info(action.typed.session)?.creator.kind === 'agent') options.typed(action.typed.session, action.typed.bytes);
-        }
-        else if (action?.entry) options.audit(action.entry);
+        } else if (action?.entry) options.audit(action.entry);
         viewOf(routed.host)!.forward(routed.message);
         return true;
       },

@@ -80,4 +80,3 @@ export async function changeRemotesThroughHub(
     mux.end('done');
   }
 }
-

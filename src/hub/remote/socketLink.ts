@@ -32,7 +32,9 @@ function linkRefusal(error: HandshakeError): string {
   switch (error.kind) {
     case 'denied':
       // A hub older than links answers the unknown first line with "expected …".
-      return /^expected /.test(String(error.reason)) ? 'the running hub is older than this switchboard and takes no links; restart it' : `the hub refused: ${String(error.reason)}`;
+      return /^expected /.test(String(error.reason))
+        ? 'the running hub is older than this switchboard and takes no links; restart it'
+        : `the hub refused: ${String(error.reason)}`;
     case 'too_long':
       return 'the hub sent an over-long answer';
     case 'not_json':

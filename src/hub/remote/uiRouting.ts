@@ -85,7 +85,13 @@ export function remoteAction(message: ClientMessage, host: string): { entry?: Pe
       return { typed: { session: message.session, bytes: Buffer.byteLength(message.data, 'utf8') } };
     case 'answerApproval':
       return {
-        entry: { action: 'answer_approval', host, approval: message.id, answer: message.answer, ...(message.answer === 'deny' ? { reason: Boolean(message.reason?.trim()) } : {}) },
+        entry: {
+          action: 'answer_approval',
+          host,
+          approval: message.id,
+          answer: message.answer,
+          ...(message.answer === 'deny' ? { reason: Boolean(message.reason?.trim()) } : {}),
+        },
       };
     case 'stopClient':
       return { entry: { action: 'stop_client', host, client: message.client } };

@@ -14,16 +14,27 @@ import { renderScreenshot, screenshotSize } from './pngRenderer.js';
  */
 type WriteGuard = (session: string, file: string) => string | null;
 
-export async function takeScreenshot(manager: Pick<SessionManager, 'styledScreen'>, ref: string, request: ScreenshotRequest = {}, guard?: WriteGuard): Promise<Screenshot> {
+export async function takeScreenshot(
+  manager: Pick<SessionManager, 'styledScreen'>,
+  ref: string,
+  request: ScreenshotRequest = {},
+  guard?: WriteGuard,
+): Promise<Screenshot> {
   const file = request.path;
   // Checked before anything is drawn: a relative path would land in the hub's cwd, which the agent does not know.
   if (file !== undefined && !path.isAbsolute(file)) {
-    throw new SwitchboardError(ErrorCode.InvalidArgument, `path: "${file}" is not absolute; give an absolute path such as /tmp/screen.png, or leave path out to get the image only.`);
+    throw new SwitchboardError(
+      ErrorCode.InvalidArgument,
+      `path: "${file}" is not absolute; give an absolute path such as /tmp/screen.png, or leave path out to get the image only.`,
+    );
   }
   const { session, screen } = await manager.styledScreen(ref);
   const refused = file !== undefined ? guard?.(session, file) : null;
   if (refused) {
-    throw new SwitchboardError(ErrorCode.InvalidArgument, `path: the hub does not write ${file} for session ${session}: ${refused}. Give a path there, or leave path out to get the image only.`);
+    throw new SwitchboardError(
+      ErrorCode.InvalidArgument,
+      `path: the hub does not write ${file} for session ${session}: ${refused}. Give a path there, or leave path out to get the image only.`,
+    );
   }
   const png = await renderScreenshot(screen, { theme: request.theme });
   const size = screenshotSize(screen.cols, screen.height);
@@ -46,8 +57,18 @@ async function writePng(file: string, png: Buffer): Promise<void> {
     // a new file
   }
   if (existing) {
-    const reason = existing.isSymbolicLink() ? 'it is a link' : !existing.isFile() ? 'it is not a file' : !(await startsWithPng(file)) ? 'it exists and is not a PNG' : null;
-    if (reason) throw new SwitchboardError(ErrorCode.InvalidArgument, `path: will not replace ${file} (${reason}); give a new file's path, or leave path out to get the image only.`);
+    const reason = existing.isSymbolicLink()
+      ? 'it is a link'
+      : !existing.isFile()
+        ? 'it is not a file'
+        : !(await startsWithPng(file))
+          ? 'it exists and is not a PNG'
+          : null;
+    if (reason)
+      throw new SwitchboardError(
+        ErrorCode.InvalidArgument,
+        `path: will not replace ${file} (${reason}); give a new file's path, or leave path out to get the image only.`,
+      );
   }
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
   try {

@@ -121,7 +121,11 @@ function describePolicy(before: PolicyInForce, after: PolicyInForce): SettingCha
     changes.push({ setting: 'policy', text: `policy rule ${j} ${code(rule.match)} added (${rule.action})`, loosens });
   }
   if (before.fallback !== after.fallback) {
-    changes.push({ setting: 'policyDefault', text: `policyDefault ${before.fallback} → ${after.fallback}`, loosens: RANK[after.fallback] < RANK[before.fallback] });
+    changes.push({
+      setting: 'policyDefault',
+      text: `policyDefault ${before.fallback} → ${after.fallback}`,
+      loosens: RANK[after.fallback] < RANK[before.fallback],
+    });
   }
   return changes;
 }
@@ -150,7 +154,7 @@ function alignByConditions(old: readonly PolicyRule[], next: readonly PolicyRule
     }
   }
   const pairs: [number, number][] = [];
-  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+  for (let i = 0, j = 0; i < a.length && j < b.length;) {
     if (a[i] === b[j]) {
       pairs.push([i, j]);
       i++;
@@ -199,7 +203,10 @@ export function judgeSandbox(before: SandboxSettingsLike | undefined, after: San
     }
     switch (key) {
       case 'filesystem':
-        change(`filesystem ${shown(a)} → ${shown(b)}`, !(typeof a === 'string' && typeof b === 'string' && a in FILESYSTEM_RANK && b in FILESYSTEM_RANK && FILESYSTEM_RANK[b]! >= FILESYSTEM_RANK[a]!));
+        change(
+          `filesystem ${shown(a)} → ${shown(b)}`,
+          !(typeof a === 'string' && typeof b === 'string' && a in FILESYSTEM_RANK && b in FILESYSTEM_RANK && FILESYSTEM_RANK[b]! >= FILESYSTEM_RANK[a]!),
+        );
         break;
       case 'writable':
         listChanges('writable', a, b, change, { addLoosens: true });

@@ -1,7 +1,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { agentEnvEntryProblem, DEFAULT_RETENTION_BYTES, DEFAULT_RETENTION_DAYS, DEFAULT_SECRET_PATTERNS, DEFAULT_TRANSCRIPT_MAX_BYTES } from '../../core/index.js';
+import {
+  agentEnvEntryProblem,
+  DEFAULT_RETENTION_BYTES,
+  DEFAULT_RETENTION_DAYS,
+  DEFAULT_SECRET_PATTERNS,
+  DEFAULT_TRANSCRIPT_MAX_BYTES,
+} from '../../core/index.js';
 import { DEFAULT_POLICY, PolicyActionSchema, PolicyRuleSchema, type PolicyAction, type PolicyRule } from '../../policy/index.js';
 import { SandboxSettingsSchema } from '../../sandbox/index.js';
 import { RemotesSchema } from './remoteSettings.js';
@@ -59,7 +65,10 @@ export const SettingsSchema = z.object({
   /** Let agents type into echo-off (password) prompts; off: they get SECRET_PROMPT. */
   allowAgentSecretInput: z.boolean().default(false),
   /** Variable-name patterns (`*` wildcard); bounded, since every session's environment is matched against each. */
-  secretPatterns: z.array(secretPattern).max(1_000).default([...DEFAULT_SECRET_PATTERNS]),
+  secretPatterns: z
+    .array(secretPattern)
+    .max(1_000)
+    .default([...DEFAULT_SECRET_PATTERNS]),
   secretAllow: z.array(secretPattern).max(1_000).default([]),
   /**
    * Over the variables agents' sessions get so that no editor or pager waits on them (docs/design.md
@@ -91,9 +100,19 @@ export const SettingsSchema = z.object({
   /** HTTP port on 127.0.0.1 (`/mcp`, the UI, `/ws`); 0 picks a free one (recorded in hub.json). */
   port: z.number().int().min(0).max(65_535).default(7391),
   /** Request bodies over this get 413 without being read (HTTP) or close the connection (socket). */
-  bodyLimitBytes: z.number().int().min(1_024).max(256 * 1024 * 1024).default(4 * 1024 * 1024),
+  bodyLimitBytes: z
+    .number()
+    .int()
+    .min(1_024)
+    .max(256 * 1024 * 1024)
+    .default(4 * 1024 * 1024),
   /** An MCP-over-HTTP session with no request for this long is closed (its terminals stay). */
-  httpSessionIdleMs: z.number().int().min(1_000).max(7 * 86_400_000).default(30 * 60_000),
+  httpSessionIdleMs: z
+    .number()
+    .int()
+    .min(1_000)
+    .max(7 * 86_400_000)
+    .default(30 * 60_000),
   /** An HTTP answer its client has read nothing of for this long is dropped, connection and all (the adversarial review: a client that stops reading must not hold the hub's memory). */
   httpStallMs: z.number().int().min(100).max(600_000).default(DEFAULT_HTTP_STALL_MS),
   /**
@@ -203,7 +222,9 @@ export function removedSettingsIn(stateDir: string, env: NodeJS.ProcessEnv): str
   }
   const notices: string[] = [];
   for (const [key, what] of Object.entries(REMOVED_SETTINGS)) {
-    const where = [Object.hasOwn(fileSettings, key) ? SETTINGS_FILE : null, env[envVariableOf(key)] !== undefined ? envVariableOf(key) : null].filter((place) => place !== null);
+    const where = [Object.hasOwn(fileSettings, key) ? SETTINGS_FILE : null, env[envVariableOf(key)] !== undefined ? envVariableOf(key) : null].filter(
+      (place) => place !== null,
+    );
     if (where.length > 0) notices.push(`setting ${key} (in ${where.join(' and ')}) no longer exists and is ignored: ${what}`);
   }
   return notices;

@@ -4,7 +4,16 @@ import type { z } from 'zod';
 import { ErrorCode, EventEmitter, findExecutable, SwitchboardError, type Disposable, type Event } from '../../core/index.js';
 import type { HubMessage, HubSetting } from '../../ui-protocol/index.js';
 import { shadowedDenies, type PolicyRule } from '../../policy/index.js';
-import { describeSettingsIssues, envOverrides, envVariableOf, parseSettingsText, readSettingsFile, SETTINGS_FILE, SettingsSchema, type Settings } from './settings.js';
+import {
+  describeSettingsIssues,
+  envOverrides,
+  envVariableOf,
+  parseSettingsText,
+  readSettingsFile,
+  SETTINGS_FILE,
+  SettingsSchema,
+  type Settings,
+} from './settings.js';
 import { describeHeld, judgeArrival, same, type ChangeSource, type GuardedSettings, type HeldChange, type HeldSource } from './settingsHold.js';
 import { tokenWrittenAt } from '../state/token.js';
 
@@ -28,8 +37,20 @@ const PRESENTATION: Record<Key, Presentation> = {
   shell: { group: 'Sessions', label: 'Shell', hint: 'Program for new shells. Empty: your login shell.', applies: 'sessions' },
   loginShell: { group: 'Sessions', label: 'Start shells as login shells', hint: 'PATH and the rest come from your profile.', applies: 'sessions' },
   maxSessions: { group: 'Sessions', label: 'Most sessions open at once', applies: 'sessions' },
-  scrollback: { group: 'Sessions', label: 'Scrollback of your sessions', unit: 'lines', hint: 'Kept in memory; the whole output stays on disk.', applies: 'sessions' },
-  agentScrollback: { group: 'Sessions', label: 'Scrollback of agents’ sessions', unit: 'lines', hint: 'Agents read older output from disk.', applies: 'sessions' },
+  scrollback: {
+    group: 'Sessions',
+    label: 'Scrollback of your sessions',
+    unit: 'lines',
+    hint: 'Kept in memory; the whole output stays on disk.',
+    applies: 'sessions',
+  },
+  agentScrollback: {
+    group: 'Sessions',
+    label: 'Scrollback of agents’ sessions',
+    unit: 'lines',
+    hint: 'Agents read older output from disk.',
+    applies: 'sessions',
+  },
   defaultCols: { group: 'Sessions', label: 'Columns of a new session', applies: 'sessions' },
   defaultRows: { group: 'Sessions', label: 'Rows of a new session', applies: 'sessions' },
   shellStartupTimeoutMs: { group: 'Sessions', label: 'Wait for a shell to start', unit: 'ms', applies: 'sessions' },
@@ -39,7 +60,13 @@ const PRESENTATION: Record<Key, Presentation> = {
     hint: 'Over the defaults that keep editors and pagers from waiting (PAGER=cat, GIT_EDITOR=true, …), one per line: NAME=value, or NAME alone to keep your own value.',
     applies: 'sessions',
   },
-  executeTimeoutMs: { group: 'Commands', label: 'execute waits at most', unit: 'ms', hint: 'Then it answers “running”; the command goes on.', applies: 'calls' },
+  executeTimeoutMs: {
+    group: 'Commands',
+    label: 'execute waits at most',
+    unit: 'ms',
+    hint: 'Then it answers “running”; the command goes on.',
+    applies: 'calls',
+  },
   maxLines: { group: 'Commands', label: 'Lines execute returns', unit: 'lines', hint: 'Head and tail; the rest is a read away.', applies: 'calls' },
   commandHeadLines: { group: 'Commands', label: 'First lines kept of each command', unit: 'lines', applies: 'sessions' },
   killWaitMs: { group: 'Commands', label: 'Wait between interrupt, terminate and kill', unit: 'ms', applies: 'sessions' },
@@ -58,15 +85,30 @@ const PRESENTATION: Record<Key, Presentation> = {
     hint: 'Each command an agent runs, wrappers and compound commands taken apart, gets the first rule that matches it; the strictest answer of the line wins. A speed bump you control, not a sandbox: a script the agent writes runs unread.',
     applies: 'calls',
   },
-  policyDefault: { group: 'What agents may run', label: 'When no rule matches', hint: 'allow: it runs; ask: it waits for you; deny: it is refused.', applies: 'calls' },
+  policyDefault: {
+    group: 'What agents may run',
+    label: 'When no rule matches',
+    hint: 'allow: it runs; ask: it waits for you; deny: it is refused.',
+    applies: 'calls',
+  },
   sandbox: {
     group: 'Sandbox',
     label: 'The sandbox agents’ sessions run in',
     hint: 'What they may write and read, and their network. Your own sessions never run in it.',
     applies: 'sessions',
   },
-  allowAgentSecretInput: { group: 'Secrets', label: 'Let agents type into password prompts', hint: 'Off: agents get SECRET_PROMPT and you type the secret.', applies: 'sessions' },
-  secretPatterns: { group: 'Secrets', label: 'Variables kept from agents’ shells', hint: 'Names matching these patterns (one per line, * as wildcard) are removed from the environment.', applies: 'sessions' },
+  allowAgentSecretInput: {
+    group: 'Secrets',
+    label: 'Let agents type into password prompts',
+    hint: 'Off: agents get SECRET_PROMPT and you type the secret.',
+    applies: 'sessions',
+  },
+  secretPatterns: {
+    group: 'Secrets',
+    label: 'Variables kept from agents’ shells',
+    hint: 'Names matching these patterns (one per line, * as wildcard) are removed from the environment.',
+    applies: 'sessions',
+  },
   secretAllow: { group: 'Secrets', label: 'Variables passed anyway', hint: 'Exceptions to the patterns above, one per line.', applies: 'sessions' },
   transcriptMaxBytes: { group: 'Transcripts', label: 'Most output kept on disk per session', unit: 'bytes', applies: 'sessions' },
   retentionDays: { group: 'Transcripts', label: 'Keep closed sessions', unit: 'days', applies: 'hourly' },
@@ -193,7 +235,8 @@ export class SettingsEditor {
    */
   confirmHeld(id: string): HeldAnswer {
     const candidate = this.candidate();
-    if (!candidate) return { ok: false, reason: `${this.file} does not load now: fix it (the page shows why), then look at the banner again. Nothing was confirmed.` };
+    if (!candidate)
+      return { ok: false, reason: `${this.file} does not load now: fix it (the page shows why), then look at the banner again. Nothing was confirmed.` };
     const now = this.describeHeld(candidate);
     const refused = this.notWaiting(id, now);
     if (refused || !now) return refused ?? { ok: false, reason: 'Nothing waits.' };
@@ -272,7 +315,11 @@ export class SettingsEditor {
 
   private notWaiting(id: string, now: HeldChange | null): { ok: false; reason: string } | null {
     if (!now) return { ok: false, reason: `No settings change waits (${id} was confirmed, discarded, or settings.json went back to what is in force).` };
-    if (now.id !== id) return { ok: false, reason: `The change waiting is no longer ${id}: settings.json was edited again. Look at the banner again, then confirm or discard what it shows.` };
+    if (now.id !== id)
+      return {
+        ok: false,
+        reason: `The change waiting is no longer ${id}: settings.json was edited again. Look at the banner again, then confirm or discard what it shows.`,
+      };
     return null;
   }
 
@@ -355,7 +402,9 @@ export class SettingsEditor {
         throw invalid(`There is no setting "${key}". Settings: ${Object.keys(PRESENTATION).join(', ')}.`);
       }
       if (key in overrides) {
-        throw invalid(`${key} is set by ${envVariableOf(key as Key)} in the hub's environment, which wins over settings.json; unset it there to change it here.`);
+        throw invalid(
+          `${key} is set by ${envVariableOf(key as Key)} in the hub's environment, which wins over settings.json; unset it there to change it here.`,
+        );
       }
     }
     let raw: Record<string, unknown>;

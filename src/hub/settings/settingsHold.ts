@@ -88,7 +88,9 @@ export function judgeArrival(arrival: Arrival): Outcome {
     if (already !== undefined) {
       // Held it stays (and its group with it): the person has not seen what arrived since.
       for (const key of differing) if (!held.has(key)) held.set(key, held.get(already)!);
-    } else if (group.judge ? group.judge(next as GuardedSettings, { ...next, ...pick(candidate, group.keys) } as GuardedSettings).tightens : from === 'settings.json') {
+    } else if (
+      group.judge ? group.judge(next as GuardedSettings, { ...next, ...pick(candidate, group.keys) } as GuardedSettings).tightens : from === 'settings.json'
+    ) {
       taken();
     } else {
       for (const key of differing) held.set(key, from);
@@ -108,7 +110,11 @@ export function describeHeld(accepted: GuardedSettings, candidate: GuardedSettin
     const after = { ...accepted, ...pick(candidate, keys) } as GuardedSettings;
     const judged = group.judge
       ? group.judge(accepted, after).changes
-      : keys.map((key) => ({ setting: key, text: `${key} ${shown((accepted as Record<string, unknown>)[key])} → ${shown((candidate as Record<string, unknown>)[key])}`, loosens: true }));
+      : keys.map((key) => ({
+          setting: key,
+          text: `${key} ${shown((accepted as Record<string, unknown>)[key])} → ${shown((candidate as Record<string, unknown>)[key])}`,
+          loosens: true,
+        }));
     for (const change of judged) changes.push({ ...change, source });
   }
   const settings = [...held.keys()].sort();

@@ -1,10 +1,4 @@
-import {
-  type JSONRPCMessage,
-  type MessageExtraInfo,
-  type RequestId,
-  type Transport,
-  type TransportSendOptions,
-} from '@modelcontextprotocol/server';
+import { type JSONRPCMessage, type MessageExtraInfo, type RequestId, type Transport, type TransportSendOptions } from '@modelcontextprotocol/server';
 import { ForwardingTransport, isNotification, isRequest, isResponse } from './forwardingTransport.js';
 
 /**

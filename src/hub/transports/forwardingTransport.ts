@@ -1,4 +1,12 @@
-import type { JSONRPCMessage, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse, MessageExtraInfo, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
+import type {
+  JSONRPCMessage,
+  JSONRPCNotification,
+  JSONRPCRequest,
+  JSONRPCResponse,
+  MessageExtraInfo,
+  Transport,
+  TransportSendOptions,
+} from '@modelcontextprotocol/server';
 
 /**
  * A Transport that wraps another one and forwards everything; a subclass overrides only what

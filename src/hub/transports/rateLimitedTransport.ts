@@ -46,7 +46,9 @@ export class ClientCallLimit {
     const now = Date.now();
     if (now - this.warnedAt >= WARN_EVERY_MS) {
       const { perSecond, burst } = this.bucket.limit;
-      this.logger.warn(`${this.via} client ${this.client}: over ${perSecond} calls a second (burst ${burst}); refused ${this.refused} call(s) with LIMIT_REACHED`);
+      this.logger.warn(
+        `${this.via} client ${this.client}: over ${perSecond} calls a second (burst ${burst}); refused ${this.refused} call(s) with LIMIT_REACHED`,
+      );
       this.warnedAt = now;
       this.refused = 0;
     }
@@ -88,7 +90,11 @@ function refusal(request: JSONRPCRequest, retryAfterMs: number, limit: RateLimit
   if (request.method === 'tools/call') {
     return { jsonrpc: '2.0', id: request.id, result: failure(ErrorCode.LimitReached, message, { retry_after_ms: retryAfterMs }) };
   }
-  return { jsonrpc: '2.0', id: request.id, error: { code: RATE_LIMITED, message: `${ErrorCode.LimitReached}: ${message}`, data: { code: ErrorCode.LimitReached, retry_after_ms: retryAfterMs } } };
+  return {
+    jsonrpc: '2.0',
+    id: request.id,
+    error: { code: RATE_LIMITED, message: `${ErrorCode.LimitReached}: ${message}`, data: { code: ErrorCode.LimitReached, retry_after_ms: retryAfterMs } },
+  };
 }
 
 /** `"<name> <version>"` (quoted, cut: it is the client's own text) from an initialize request. */

@@ -128,7 +128,8 @@ function events(req: IncomingMessage, res: ServerResponse, id: string, options: 
 async function answer(req: IncomingMessage, res: ServerResponse, port: number, id: string, options: ApprovalPageOptions): Promise<void> {
   if (req.method !== 'POST') return sendText(res, 405, 'Method not allowed\n', { Allow: 'POST' });
   // The page's own script sends it (fetch always names the origin); a form from elsewhere cannot.
-  if (req.headers.origin === undefined || !allowedOrigins(port).includes(req.headers.origin)) return sendJsonBody(res, 403, { error: 'Origin required: answer from the approval page itself.' });
+  if (req.headers.origin === undefined || !allowedOrigins(port).includes(req.headers.origin))
+    return sendJsonBody(res, 403, { error: 'Origin required: answer from the approval page itself.' });
   const body = await readSmallBody(req, MAX_ANSWER_BYTES);
   let parsed;
   try {

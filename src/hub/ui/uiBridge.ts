@@ -267,11 +267,8 @@ export class UiBridge implements Disposable {
     const session = this.session(message.session);
     // Subscribing again resynchronizes: a fresh snapshot under a new subscription.
     this.unsubscribe(session.id);
-    const viewer = new SessionViewer(
-      session,
-      { send: (m) => this.send(m), bufferedAmount: () => this.bufferedAmount() },
-      this.limits,
-      (error) => this.fail(message, error),
+    const viewer = new SessionViewer(session, { send: (m) => this.send(m), bufferedAmount: () => this.bufferedAmount() }, this.limits, (error) =>
+      this.fail(message, error),
     );
     const exit = session.onDidExit(() => this.viewers.get(session.id)?.viewer.finish());
     this.viewers.set(session.id, { viewer, exit });
@@ -410,7 +407,13 @@ export class UiBridge implements Disposable {
   private async screenshot(message: MessageOf<'screenshot'>): Promise<void> {
     const session = this.session(message.session);
     if (this.shooting) {
-      return this.send({ type: 'error', code: UiErrorCode.Busy, message: 'A screenshot is being taken: wait for it to be saved, then try again.', for: message.type, ...ids(message) });
+      return this.send({
+        type: 'error',
+        code: UiErrorCode.Busy,
+        message: 'A screenshot is being taken: wait for it to be saved, then try again.',
+        for: message.type,
+        ...ids(message),
+      });
     }
     this.shooting = true;
     try {
@@ -426,7 +429,14 @@ export class UiBridge implements Disposable {
         });
       }
       this.audit('screenshot', shot.session);
-      this.send({ type: 'screenshotTaken', session: shot.session, png: shot.png.toString('base64'), width: shot.width, height: shot.height, ...(message.req !== undefined ? { req: message.req } : {}) });
+      this.send({
+        type: 'screenshotTaken',
+        session: shot.session,
+        png: shot.png.toString('base64'),
+        width: shot.width,
+        height: shot.height,
+        ...(message.req !== undefined ? { req: message.req } : {}),
+      });
     } finally {
       this.shooting = false;
     }

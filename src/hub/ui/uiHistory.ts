@@ -77,7 +77,10 @@ export async function rerun(host: UiHistoryHost, message: MessageOf<'rerun'>): P
   }
   const state = target.info().state;
   if (state !== 'idle') {
-    throw new SwitchboardError(ErrorCode.SessionBusy, `Session ${target.id} is ${state === 'exited' ? 'ended' : 'busy (a command runs in it)'}; pick a session at its prompt or a new terminal.`);
+    throw new SwitchboardError(
+      ErrorCode.SessionBusy,
+      `Session ${target.id} is ${state === 'exited' ? 'ended' : 'busy (a command runs in it)'}; pick a session at its prompt or a new terminal.`,
+    );
   }
   target.userInput(`${command}\r`);
   host.audit({ action: 'rerun', session: target.id, from: { session: message.from.session, seq: message.from.seq } });
@@ -101,9 +104,13 @@ async function commandLine(host: UiHistoryHost, session: string, seq: number): P
   if (!live && host.manager.store) records = await host.manager.store.readCommands(session);
   const record = records.find((candidate) => candidate.seq === seq);
   if (!record || record.command.trim() === '') {
-    throw new SwitchboardError(ErrorCode.InvalidArgument, `from: session ${session} has no command #${seq} to run again (retention may have removed it); search the history again.`, {
-      parameter: 'from',
-    });
+    throw new SwitchboardError(
+      ErrorCode.InvalidArgument,
+      `from: session ${session} has no command #${seq} to run again (retention may have removed it); search the history again.`,
+      {
+        parameter: 'from',
+      },
+    );
   }
   return record.command;
 }

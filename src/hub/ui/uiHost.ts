@@ -130,7 +130,10 @@ export class UiHost implements UiBridgeHost, Disposable {
 
   /** Approvals of requests that would start a session (an agent's `open`): no session shows them. */
   newApprovals(): UiNewApproval[] {
-    const here = (this.approvals?.pendingWithoutSession() ?? []).map((approval): UiNewApproval => ({ ...uiApproval(approval), tool: approval.tool === 'open' ? 'open' : 'execute' }));
+    const here = (this.approvals?.pendingWithoutSession() ?? []).map((approval): UiNewApproval => ({
+      ...uiApproval(approval),
+      tool: approval.tool === 'open' ? 'open' : 'execute',
+    }));
     return [...here, ...(this.remotes?.approvals() ?? [])];
   }
 

@@ -76,7 +76,9 @@ export function serveUiAsset(req: IncomingMessage, res: ServerResponse, urlPath:
   const file = root && realpathOrUndefined(path.join(root, relative));
   if (!root || !file || !file.startsWith(root + path.sep)) {
     if (relative !== 'index.html') return sendText(res, 404, 'Not found\n');
-    return sendBody(res, req, 200, CONTENT_TYPES['.html']!, Buffer.from(NOT_BUILT_PAGE), { 'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'" });
+    return sendBody(res, req, 200, CONTENT_TYPES['.html']!, Buffer.from(NOT_BUILT_PAGE), {
+      'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+    });
   }
   let body: Buffer;
   try {

@@ -24,13 +24,9 @@ function inputSpec(defaults: { executeTimeoutMs: number; maxLines: number }) {
     command: z.string().min(1).describe('Command line, e.g. "npm test"; multi-line scripts run whole.'),
     session: z.string().min(1).optional().describe('Session id or name. Omit: your idle shell, or a new one.'),
     cwd: z.string().min(1).optional().describe('Where to pick or open a shell, without session.'),
-    timeout_ms: z
-      .number().int().min(1).max(86_400_000).optional()
-      .describe(`Max wait (default ${defaults.executeTimeoutMs}); a timeout never kills.`),
+    timeout_ms: z.number().int().min(1).max(86_400_000).optional().describe(`Max wait (default ${defaults.executeTimeoutMs}); a timeout never kills.`),
     background: z.boolean().optional().describe('Return after ~2 s; it keeps running.'),
-    max_lines: z
-      .number().int().min(1).max(10_000).optional()
-      .describe(`Lines returned, head + tail (default ${defaults.maxLines}).`),
+    max_lines: z.number().int().min(1).max(10_000).optional().describe(`Lines returned, head + tail (default ${defaults.maxLines}).`),
     sandbox: z.boolean().optional().describe('false asks the person to run outside the sandbox'),
   });
   const spec: InputSpec<typeof schema.shape> = {
@@ -122,15 +118,28 @@ export function registerExecute(server: McpServer, deps: ToolDeps): RegisteredTo
         const session = chosen.session;
         release = chosen.release;
         progress.watch(session);
-        const run = (ms: number) =>
-          session.execute({ command: args.command, timeoutMs: ms, maxLines, background: args.background, signal: ctx.mcpReq.signal });
+        const run = (ms: number) => session.execute({ command: args.command, timeoutMs: ms, maxLines, background: args.background, signal: ctx.mcpReq.signal });
         const warnings = (): string[] => [...input.warnings, ...sandboxNotes(session, 'execute', deps.showId)];
         if (!host.gate) return executed(deps, await run(timeoutMs), warnings());
         // The person's policy, before anything is typed (docs/design.md §2.9); a deny throws.
-        const request = { session, command: args.command, tool: 'execute' as const, client: deps.clientName(ctx), clientName: deps.clientApp(ctx), ...round.gate };
+        const request = {
+          session,
+          command: args.command,
+          tool: 'execute' as const,
+          client: deps.clientName(ctx),
+          clientName: deps.clientApp(ctx),
+          ...round.gate,
+        };
         // Allowed after this call returned: typed with the defaults, left running for read with wait.exit;
         // or, when its retry waits for it (2026-07-28), run as this call would have.
-        const later = round.later(() => session.execute({ command: args.command, timeoutMs: host.settings.executeTimeoutMs, maxLines, background: round.returnsWhenAsked ? args.background : true }));
+        const later = round.later(() =>
+          session.execute({
+            command: args.command,
+            timeoutMs: host.settings.executeTimeoutMs,
+            maxLines,
+            background: round.returnsWhenAsked ? args.background : true,
+          }),
+        );
         const pass = await host.gate.pass(request, timeoutMs, ctx.mcpReq.signal, later);
         if (pass.outcome === 'awaiting') {
           const told = round.told(pass.approval);
@@ -173,7 +182,16 @@ async function outsideTheSandbox(
     return session.execute({ command: args.command, timeoutMs, maxLines: budget.maxLines, background, signal: ctx.mcpReq.signal });
   };
   if (!host.gate) return executed(deps, await start(budget.timeoutMs, args.background), warnings);
-  const request = { tool: 'execute' as const, command: args.command, cwd: place.cwd, unsandboxed: true, key: place.key, client, clientName: deps.clientApp(ctx), ...round.gate };
+  const request = {
+    tool: 'execute' as const,
+    command: args.command,
+    cwd: place.cwd,
+    unsandboxed: true,
+    key: place.key,
+    client,
+    clientName: deps.clientApp(ctx),
+    ...round.gate,
+  };
   const later = async () => {
     const session = await host.manager.open({ creator: { kind: 'agent', client }, cwd: place.cwd, sandbox: false });
     return session.execute({ command: args.command, timeoutMs: host.settings.executeTimeoutMs, maxLines: budget.maxLines, background: true });
@@ -186,7 +204,8 @@ async function outsideTheSandbox(
     const waiting = awaitingApproval(pass.approval, place.cwd, Date.now() - budget.startedAt, deps.showId);
     return success(waiting, renderAwaitingApproval(waiting, pass.approval, args), warnings);
   }
-  const result = pass.outcome === 'started' ? (pass.result as ExecuteResult) : await start(Math.max(1, budget.timeoutMs - (Date.now() - budget.startedAt)), args.background);
+  const result =
+    pass.outcome === 'started' ? (pass.result as ExecuteResult) : await start(Math.max(1, budget.timeoutMs - (Date.now() - budget.startedAt)), args.background);
   return executed(deps, result, warnings);
 }
 
@@ -202,7 +221,13 @@ function executed(deps: ToolDeps, result: ExecuteResult, warnings: string[]): Re
  * gave; still pending at the timeout, the usual `awaiting_approval`. The elicitation's answer the
  * retry carries is never read: only the person's channels answer.
  */
-async function retryExecute(deps: ToolDeps, ctx: ServerContext, retry: DeferredCall, timeoutMs: number, warnings: string[]): Promise<ReturnType<typeof success>> {
+async function retryExecute(
+  deps: ToolDeps,
+  ctx: ServerContext,
+  retry: DeferredCall,
+  timeoutMs: number,
+  warnings: string[],
+): Promise<ReturnType<typeof success>> {
   const { host } = deps;
   const session = retry.session!;
   const startedAt = Date.now();
@@ -212,7 +237,10 @@ async function retryExecute(deps: ToolDeps, ctx: ServerContext, retry: DeferredC
     return success(waiting, renderAwaitingApproval(waiting, shownApproval(through.pending, deps.showId)), warnings);
   }
   const typed = retry.typed.result;
-  if (!typed) throw new SwitchboardError(ErrorCode.CommandDenied, `Nothing was typed: approval ${retry.approval} ended without running the command.`, { approval: retry.approval });
+  if (!typed)
+    throw new SwitchboardError(ErrorCode.CommandDenied, `Nothing was typed: approval ${retry.approval} ended without running the command.`, {
+      approval: retry.approval,
+    });
   return executed(deps, (await typed) as ExecuteResult, warnings);
 }
 

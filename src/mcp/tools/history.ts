@@ -50,7 +50,16 @@ const spec: InputSpec<typeof schema.shape> = {
   },
   normalize: {
     status: (value) => {
-      const synonyms: Record<string, string> = { fail: 'failed', failure: 'failed', error: 'failed', errors: 'failed', success: 'succeeded', ok: 'succeeded', passed: 'succeeded', all: 'any' };
+      const synonyms: Record<string, string> = {
+        fail: 'failed',
+        failure: 'failed',
+        error: 'failed',
+        errors: 'failed',
+        success: 'succeeded',
+        ok: 'succeeded',
+        passed: 'succeeded',
+        all: 'any',
+      };
       return typeof value === 'string' ? (synonyms[value.trim().toLowerCase()] ?? value.trim().toLowerCase()) : value;
     },
   },
@@ -89,7 +98,11 @@ export function registerHistory(server: McpServer, deps: ToolDeps): RegisteredTo
           includesLocal(machine) ? host.history.search(query) : Promise.resolve<HistoryPage>({ commands: [], total: 0 }),
           askRemotes(deps, ctx, machine, 'history', { ...filters, ...(onRemote ? { session: onRemote.id } : {}) }),
         ]);
-        const page = acrossMachines({ ...found, commands: found.commands.map((entry) => ({ ...entry, session: deps.showId(entry.session) })) }, remote, query.limit);
+        const page = acrossMachines(
+          { ...found, commands: found.commands.map((entry) => ({ ...entry, session: deps.showId(entry.session) })) },
+          remote,
+          query.limit,
+        );
         const commands = page.commands.map((entry) => ({ ...entry, next: readCall(entry) }));
         const structured: Record<string, unknown> = { commands, total: page.total };
         if (page.note) structured.note = page.note;

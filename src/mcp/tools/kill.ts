@@ -9,10 +9,7 @@ import { STOPS } from '../annotations.js';
 
 const schema = z.object({
   session: z.string().min(1).describe('Session id or name.'),
-  signal: z
-    .enum(['SIGINT', 'SIGTERM', 'SIGKILL'])
-    .optional()
-    .describe('Send just this signal (default: escalate).'),
+  signal: z.enum(['SIGINT', 'SIGTERM', 'SIGKILL']).optional().describe('Send just this signal (default: escalate).'),
   close: z.boolean().optional().describe('End the session and everything started in it.'),
 });
 
@@ -32,8 +29,7 @@ const spec: InputSpec<typeof schema.shape> = {
 // ended_by: SIGINT | SIGTERM | SIGKILL | null; state: the session's state after.
 const outputSchema = z.looseObject({ ended_by: z.string().nullable(), state: z.string() });
 
-const DESCRIPTION =
-  'Stop the command running in a session (SIGINT, SIGTERM, then SIGKILL); the shell stays usable. close: true ends the session.';
+const DESCRIPTION = 'Stop the command running in a session (SIGINT, SIGTERM, then SIGKILL); the shell stays usable. close: true ends the session.';
 
 export function registerKill(server: McpServer, deps: ToolDeps): RegisteredTool {
   const { host } = deps;

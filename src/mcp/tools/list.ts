@@ -57,7 +57,13 @@ export function registerList(server: McpServer, deps: ToolDeps): RegisteredTool 
         const notes: string[] = [];
         for (const answer of remote) {
           if ('note' in answer) notes.push(answer.note);
-          else sessions.push(...(Array.isArray(answer.structured.sessions) ? (answer.structured.sessions as SessionInfo[]) : []).map((info) => ({ ...info, host: answer.host })));
+          else
+            sessions.push(
+              ...(Array.isArray(answer.structured.sessions) ? (answer.structured.sessions as SessionInfo[]) : []).map((info) => ({
+                ...info,
+                host: answer.host,
+              })),
+            );
         }
         const listed = renderList(sessions);
         const note = notes.join(' ');

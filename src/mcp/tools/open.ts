@@ -85,7 +85,16 @@ export function registerOpen(server: McpServer, deps: ToolDeps): RegisteredTool 
       if (!input.ok) return errorResult(input.error, host.logger, 'open', input.warnings);
       const opened = (session: TerminalSession) => {
         const info = { ...session.info(), id: deps.showId(session.id) };
-        const result = { session: info.id, ...(info.name ? { name: info.name } : {}), pid: info.pid, program: info.program, rows: info.rows, cols: info.cols, state: info.state, sandbox: info.sandbox };
+        const result = {
+          session: info.id,
+          ...(info.name ? { name: info.name } : {}),
+          pid: info.pid,
+          program: info.program,
+          rows: info.rows,
+          cols: info.cols,
+          state: info.state,
+          sandbox: info.sandbox,
+        };
         return success(result, renderOpen(info, session.shellKind !== null), [...input.warnings, ...sandboxNotes(session, 'open', deps.showId)]);
       };
       try {
@@ -107,7 +116,16 @@ export function registerOpen(server: McpServer, deps: ToolDeps): RegisteredTool 
         // Told where to answer: an elicitation (2025-11-25), or the link in this call's result, whose
         // retry is the same call again and waits on the same approval (2026-07-28).
         const round = approvalRound(deps, ctx, 'open');
-        const gated = { tool: 'open' as const, command, cwd: checked.cwd, unsandboxed: sandbox === false, key, client, clientName: deps.clientApp(ctx), ...round.gate };
+        const gated = {
+          tool: 'open' as const,
+          command,
+          cwd: checked.cwd,
+          unsandboxed: sandbox === false,
+          key,
+          client,
+          clientName: deps.clientApp(ctx),
+          ...round.gate,
+        };
         const pass = await host.gate.passNew(gated, host.settings.executeTimeoutMs, ctx.mcpReq.signal, open);
         if (pass.outcome === 'awaiting') {
           const told = round.told(pass.approval);

@@ -67,8 +67,7 @@ const outputSchema = z.looseObject({
 const DEFAULT_WAIT_MS = 10_000;
 
 const DESCRIPTION =
-  'Read a session without typing: new output, the screen, scrollback or a command\'s output (paged). ' +
-  'wait.exit waits for a running command.';
+  "Read a session without typing: new output, the screen, scrollback or a command's output (paged). " + 'wait.exit waits for a running command.';
 
 export function registerRead(server: McpServer, deps: ToolDeps): RegisteredTool {
   const { host } = deps;
@@ -99,7 +98,11 @@ export function registerRead(server: McpServer, deps: ToolDeps): RegisteredTool 
             // Nothing of it is typed yet: no output to show, and the last command is not this one.
             const result = { content: '', lines: 0, total_lines: 0, truncated: false, state: live.state, exit_code: null, waited: 'timeout' };
             const note = approvalNote(shownApproval(through.pending, deps.showId));
-            return success(result, { text: `(not typed yet)\n[session ${deps.showId(live.id)}, ${live.state}, wait timed out (not an error), ${note.text}]`, next: note.next }, input.warnings);
+            return success(
+              result,
+              { text: `(not typed yet)\n[session ${deps.showId(live.id)}, ${live.state}, wait timed out (not an error), ${note.text}]`, next: note.next },
+              input.warnings,
+            );
           }
           request.wait = { ...request.wait, timeout_ms: Math.max(1, budget - through.spentMs) };
         }

@@ -57,14 +57,21 @@ export function registerScreenUpdates(server: McpServer, deps: ToolDeps): Regist
       } catch (error) {
         // Ended in this hub: the view shows it ended and stops asking.
         const ended = isSwitchboardError(error) && error.code === ErrorCode.SessionExited ? host.manager.ended(ref) : undefined;
-        if (ended) return success(endedAnswer(ended, since, resizes), { text: `${ended.id} has exited (code ${ended.exit_code ?? 'unknown'}).` }, input.warnings);
+        if (ended)
+          return success(endedAnswer(ended, since, resizes), { text: `${ended.id} has exited (code ${ended.exit_code ?? 'unknown'}).` }, input.warnings);
         return errorResult(error, host.logger, SCREEN_UPDATES_TOOL, input.warnings);
       }
       try {
         const update = await session.screenUpdate(since, resizes);
         const info = session.info();
         const address = since === undefined ? host.uiAddress?.(info.id) : undefined;
-        const result = { ...sessionFacts(info), seq: update.through, resizes: update.resizes, ...updateFields(update), ...(address ? { ui_url: address } : {}) };
+        const result = {
+          ...sessionFacts(info),
+          seq: update.through,
+          resizes: update.resizes,
+          ...updateFields(update),
+          ...(address ? { ui_url: address } : {}),
+        };
         return success(result, renderUpdate(info, update), input.warnings);
       } catch (error) {
         return errorResult(error, host.logger, SCREEN_UPDATES_TOOL, input.warnings);

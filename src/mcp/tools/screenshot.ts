@@ -42,7 +42,12 @@ export function registerScreenshot(server: McpServer, deps: ToolDeps): Registere
         const taken = await host.screenshot(session, request);
         const shot = { ...taken, session: deps.showId(taken.session) };
         return withWarnings(
-          { content: [{ type: 'text', text: screenshotLine(shot) }, { type: 'image', data: shot.png.toString('base64'), mimeType: 'image/png' }] },
+          {
+            content: [
+              { type: 'text', text: screenshotLine(shot) },
+              { type: 'image', data: shot.png.toString('base64'), mimeType: 'image/png' },
+            ],
+          },
           input.warnings,
         );
       } catch (error) {
@@ -55,7 +60,9 @@ export function registerScreenshot(server: McpServer, deps: ToolDeps): Registere
 /** The one line beside the image: which session, its size, the cursor, where the file went. */
 function screenshotLine(shot: Screenshot): string {
   const { screen } = shot;
-  const cursor = screen.cursor.visible ? `cursor row ${screen.cursor.row} col ${screen.cursor.col}` : `cursor hidden (row ${screen.cursor.row} col ${screen.cursor.col})`;
+  const cursor = screen.cursor.visible
+    ? `cursor row ${screen.cursor.row} col ${screen.cursor.col}`
+    : `cursor hidden (row ${screen.cursor.row} col ${screen.cursor.col})`;
   const written = shot.path ? `; written to ${shot.path}` : '';
   return `Screenshot of session ${shot.session}: ${screen.cols}×${screen.height} cells, ${shot.width}×${shot.height} px PNG, ${cursor}${written}.`;
 }

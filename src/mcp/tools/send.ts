@@ -99,7 +99,10 @@ export function registerSend(server: McpServer, deps: ToolDeps): RegisteredTool 
           const through = await host.gate.waitThrough(session.id, request.wait?.timeout_ms ?? host.settings.executeTimeoutMs, ctx.mcpReq.signal);
           if (through.pending) return awaitingSend(session, through.pending, warnings(), deps.showId);
           const typing = round.retry.typed.result;
-          if (!typing) throw new SwitchboardError(ErrorCode.CommandDenied, `Nothing was typed: approval ${round.retry.approval} ended without typing it.`, { approval: round.retry.approval });
+          if (!typing)
+            throw new SwitchboardError(ErrorCode.CommandDenied, `Nothing was typed: approval ${round.retry.approval} ended without typing it.`, {
+              approval: round.retry.approval,
+            });
           const result = (await typing) as SendResult;
           return success(result, renderSend(deps.showId(session.id), result), warnings());
         }
@@ -130,7 +133,14 @@ export function registerSend(server: McpServer, deps: ToolDeps): RegisteredTool 
 /** `send`'s answer while the person has not decided: nothing typed, the approval named. */
 function awaitingSend(session: TerminalSession, approval: PendingApproval, warnings: string[], showId: (id: string) => string): ReturnType<typeof success> {
   const note = approvalNote(shownApproval(approval, showId));
-  const waiting = { output: '', screen: '', state: session.state, exit_code: null, waited: 'awaiting_approval', approval: { id: approval.id, rule: approval.rule, reason: approval.reason } };
+  const waiting = {
+    output: '',
+    screen: '',
+    state: session.state,
+    exit_code: null,
+    waited: 'awaiting_approval',
+    approval: { id: approval.id, rule: approval.rule, reason: approval.reason },
+  };
   return success(waiting, { text: `(not typed yet)\n[session ${showId(session.id)}, ${note.text}]`, next: note.next }, warnings);
 }
 

@@ -44,7 +44,9 @@ async function main(): Promise<void> {
   const config = window.hostConfig;
   const apps = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
   const client = new Client({ name: 'e2e-apps-host', version: '1.0.0' }, { capabilities: config.declareApps ? apps : {} });
-  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', location.origin), { requestInit: { headers: { Authorization: `Bearer ${config.token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL('/mcp', location.origin), { requestInit: { headers: { Authorization: `Bearer ${config.token}` } } }),
+  );
 
   // What a host does for a tool whose definition names a ui:// resource.
   const { tools } = await client.listTools();
@@ -66,7 +68,16 @@ async function main(): Promise<void> {
     client,
     { name: 'e2e-apps-host', version: '1.0.0' },
     { openLinks: {}, serverTools: {}, serverResources: {}, logging: {} },
-    { hostContext: { theme: 'dark', displayMode: 'inline', availableDisplayModes: ['inline'], platform: 'web', toolInfo: { tool }, containerDimensions: { width: 880, maxHeight: 720 } } },
+    {
+      hostContext: {
+        theme: 'dark',
+        displayMode: 'inline',
+        availableDisplayModes: ['inline'],
+        platform: 'web',
+        toolInfo: { tool },
+        containerDimensions: { width: 880, maxHeight: 720 },
+      },
+    },
   );
   bridge.onopenlink = async ({ url }) => {
     record.openedLinks.push(url);

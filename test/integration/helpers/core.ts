@@ -49,13 +49,15 @@ export function tempHome(rcFiles: Record<string, string> = {}): { home: string; 
   return { home, stateDir: path.join(root, 'state') };
 }
 
-export function createManager(options: {
-  shell?: string;
-  rcFiles?: Record<string, string>;
-  settings?: Partial<CoreSettings>;
-  env?: NodeJS.ProcessEnv;
-  onWarning?: (message: string) => void;
-} = {}): {
+export function createManager(
+  options: {
+    shell?: string;
+    rcFiles?: Record<string, string>;
+    settings?: Partial<CoreSettings>;
+    env?: NodeJS.ProcessEnv;
+    onWarning?: (message: string) => void;
+  } = {},
+): {
   manager: SessionManager;
   stateDir: string;
   home: string;

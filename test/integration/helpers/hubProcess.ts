@@ -47,7 +47,14 @@ export function cleanEnv(extra: Record<string, string>): Record<string, string> 
  * `baseEnv`: the whole environment to start from instead of the test's own (cleanEnv).
  */
 export async function startHub(
-  options: { home?: string; umask000?: boolean; env?: Record<string, string>; baseEnv?: Record<string, string>; without?: readonly string[]; args?: string[] } = {},
+  options: {
+    home?: string;
+    umask000?: boolean;
+    env?: Record<string, string>;
+    baseEnv?: Record<string, string>;
+    without?: readonly string[];
+    args?: string[];
+  } = {},
 ): Promise<HubProcess> {
   if (!existsSync(path.join(ROOT, 'dist', 'src', 'cli.js'))) throw new Error('dist/ is missing: run `npm run build` first.');
   const home = options.home ?? tempHome();
@@ -57,7 +64,11 @@ export async function startHub(
   for (const name of options.without ?? []) delete env[name];
   Object.assign(env, options.env);
   const child = options.umask000
-    ? spawn('/bin/sh', ['-c', 'umask 000; exec "$0" "$@"', process.execPath, BIN, 'serve', ...(options.args ?? [])], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+    ? spawn('/bin/sh', ['-c', 'umask 000; exec "$0" "$@"', process.execPath, BIN, 'serve', ...(options.args ?? [])], {
+        env,
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
     : spawn(process.execPath, [BIN, 'serve', ...(options.args ?? [])], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   const stderrWaiters = new Set<() => void>();

@@ -38,13 +38,32 @@ export interface SandboxHub {
 
 export async function startSandboxHub(options: { settings?: Record<string, unknown>; env?: Record<string, string> } = {}): Promise<SandboxHub> {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'sb-sandbox-')));
-  const dirs = { home: path.join(root, 'home'), tmp: path.join(root, 'tmp'), project: path.join(root, 'project'), outside: path.join(root, 'outside'), stateDir: path.join(root, 'state') };
+  const dirs = {
+    home: path.join(root, 'home'),
+    tmp: path.join(root, 'tmp'),
+    project: path.join(root, 'project'),
+    outside: path.join(root, 'outside'),
+    stateDir: path.join(root, 'state'),
+  };
   for (const dir of Object.values(dirs)) fs.mkdirSync(dir);
   skipFishFirstRun(dirs.home);
   const warnings: string[] = [];
-  const logger = { info: () => undefined, warn: (message: string) => warnings.push(message), error: (message: string) => warnings.push(message), debug: () => undefined };
+  const logger = {
+    info: () => undefined,
+    warn: (message: string) => warnings.push(message),
+    error: (message: string) => warnings.push(message),
+    debug: () => undefined,
+  };
   const settings = SettingsSchema.parse({ shell: shellPath('bash'), loginShell: false, killWaitMs: 300, closeGraceMs: 300, ...options.settings });
-  const env = { PATH: process.env.PATH ?? '', HOME: dirs.home, TMPDIR: dirs.tmp, LANG: 'C.UTF-8', USER: process.env.USER ?? 'root', SHELL: shellPath('bash'), ...options.env };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: dirs.home,
+    TMPDIR: dirs.tmp,
+    LANG: 'C.UTF-8',
+    USER: process.env.USER ?? 'root',
+    SHELL: shellPath('bash'),
+    ...options.env,
+  };
   const hub = new Hub({ stateDir: dirs.stateDir, logger, settings, env });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await createMcpServer(hub).connect(serverSide);

@@ -97,7 +97,9 @@ export async function startSshServer(options: { setEnv?: Record<string, string> 
       'PubkeyAuthentication yes',
       'AllowTcpForwarding no',
       'X11Forwarding no',
-      `SetEnv ${Object.entries(setEnv).map(([name, value]) => `${name}=${value}`).join(' ')}`,
+      `SetEnv ${Object.entries(setEnv)
+        .map(([name, value]) => `${name}=${value}`)
+        .join(' ')}`,
       '',
     ].join('\n'),
   );
@@ -121,7 +123,12 @@ export async function startSshServer(options: { setEnv?: Record<string, string> 
     '',
   ];
   const clientConfig = path.join(dir, 'ssh_config');
-  fs.writeFileSync(clientConfig, [...hostBlock('sbremote', path.join(dir, 'user_key'), knownHosts), ...hostBlock('sbremote-wrongkey', path.join(dir, 'user_key'), wrongKnownHosts)].join('\n'));
+  fs.writeFileSync(
+    clientConfig,
+    [...hostBlock('sbremote', path.join(dir, 'user_key'), knownHosts), ...hostBlock('sbremote-wrongkey', path.join(dir, 'user_key'), wrongKnownHosts)].join(
+      '\n',
+    ),
+  );
   const refusedConfig = path.join(dir, 'ssh_config_refused');
   fs.writeFileSync(refusedConfig, hostBlock('sbremote-refused', path.join(dir, 'refused_key'), knownHosts).join('\n'));
 
@@ -130,13 +137,25 @@ export async function startSshServer(options: { setEnv?: Record<string, string> 
     'bwrap',
     [
       ...(root ? [] : ['--unshare-user', '--uid', String(user.uid), '--gid', String(user.gid)]),
-      '--dev-bind', '/', '/',
-      '--tmpfs', '/run',
-      '--perms', '0755', '--dir', '/run/sshd',
-      '--ro-bind', path.join(dir, 'passwd'), '/etc/passwd',
+      '--dev-bind',
+      '/',
+      '/',
+      '--tmpfs',
+      '/run',
+      '--perms',
+      '0755',
+      '--dir',
+      '/run/sshd',
+      '--ro-bind',
+      path.join(dir, 'passwd'),
+      '/etc/passwd',
       '--die-with-parent',
       '--',
-      SSHD, '-D', '-e', '-f', path.join(dir, 'sshd_config'),
+      SSHD,
+      '-D',
+      '-e',
+      '-f',
+      path.join(dir, 'sshd_config'),
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
@@ -195,12 +214,7 @@ function signal(pid: number, name: NodeJS.Signals): void {
 /** The pids whose parent is `pid` (Linux /proc). */
 function childrenOf(pid: number): number[] {
   try {
-    return fs
-      .readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map(Number);
+    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
   } catch {
     return [];
   }

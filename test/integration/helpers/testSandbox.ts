@@ -27,7 +27,13 @@ export function testSandbox(stateDir: string, env: NodeJS.ProcessEnv): SandboxDe
  * What a test that spawns its own PTY spawns: `launch` itself, or in the sandboxed run the same
  * program inside the sandbox, started as a sandboxed session starts it.
  */
-export async function sandboxedLaunch(launch: { file: string; args: string[]; env: Record<string, string>; shell: boolean; cwd: string }): Promise<{ file: string; args: string[]; env: Record<string, string> }> {
+export async function sandboxedLaunch(launch: {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  shell: boolean;
+  cwd: string;
+}): Promise<{ file: string; args: string[]; env: Record<string, string> }> {
   if (!TEST_SANDBOX) return launch;
   const state = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-sandboxed-launch-'));
   const decide = testSandbox(state, launch.env)!;

@@ -103,7 +103,10 @@ export class UiClient {
     const req = this.nextReq++;
     const from = this.mark();
     this.send({ ...message, req });
-    const answer = await this.waitFor((m) => (m.type === 'done' || m.type === 'error') && m.req === req, `the answer to ${message.type}`, { from, timeoutMs: 20_000 });
+    const answer = await this.waitFor((m) => (m.type === 'done' || m.type === 'error') && m.req === req, `the answer to ${message.type}`, {
+      from,
+      timeoutMs: 20_000,
+    });
     return answer as Extract<HubMessage, { type: 'done' | 'error' }>;
   }
 

@@ -61,7 +61,15 @@ function expectOnlyTheHubWroteSettings(writes: number): void {
 
 /** An agent's session as the notifier sees it (only the fields it reads matter). */
 function agentSession(change: Partial<UiSession>): UiSession {
-  const base = { id: 'k3f9q2', creator: { kind: 'agent', client: 'test-agent' }, controller: 'agent', state: 'idle', command: null, running_ms: null, last_exit_code: null };
+  const base = {
+    id: 'k3f9q2',
+    creator: { kind: 'agent', client: 'test-agent' },
+    controller: 'agent',
+    state: 'idle',
+    command: null,
+    running_ms: null,
+    last_exit_code: null,
+  };
   return { ...base, ...change } as unknown as UiSession;
 }
 
@@ -80,7 +88,9 @@ beforeAll(async () => {
   settingsFile = path.join(stateDir, 'settings.json');
   preferencesFile = path.join(stateDir, APP_PREFERENCES_FILE);
   // As an earlier version left it: the app's keys (electron-store's) among the hub's.
-  fs.writeFileSync(settingsFile, `${JSON.stringify({ maxSessions: 7, notifications: true, notifyAfterMs: 120_000, startAtLogin: true }, null, 2)}\n`, { mode: 0o600 });
+  fs.writeFileSync(settingsFile, `${JSON.stringify({ maxSessions: 7, notifications: true, notifyAfterMs: 120_000, startAtLogin: true }, null, 2)}\n`, {
+    mode: 0o600,
+  });
   before = fingerprint(settingsFile);
   switchboard = await SwitchboardApp.start({
     stateDir,
@@ -105,7 +115,9 @@ describe('one writer per file', () => {
     expect(json(settingsFile)).toEqual({ maxSessions: 7 });
     expectOnlyTheHubWroteSettings(1);
     expect(switchboard.hub.settings.maxSessions).toBe(7);
-    expect(logger.info).toHaveBeenCalledWith(expect.stringContaining(`moved notifications, notifyAfterMs, startAtLogin from settings.json to ${preferencesFile}`));
+    expect(logger.info).toHaveBeenCalledWith(
+      expect.stringContaining(`moved notifications, notifyAfterMs, startAtLogin from settings.json to ${preferencesFile}`),
+    );
     expect(logger.warn).not.toHaveBeenCalled();
     // The app acts on the moved values: notifications on, "long" = 2 minutes (not the default 30 s).
     expect(commandFinished(60_000, 0)).toEqual([]);

@@ -18,7 +18,13 @@ const yaml = require('js-yaml') as { load(text: string): unknown };
 
 interface Config {
   [key: string]: unknown;
-  mac: { target: { target: string; arch: string[] }[]; hardenedRuntime: boolean; entitlements: string; entitlementsInherit: string; extendInfo: Record<string, unknown> };
+  mac: {
+    target: { target: string; arch: string[] }[];
+    hardenedRuntime: boolean;
+    entitlements: string;
+    entitlementsInherit: string;
+    extendInfo: Record<string, unknown>;
+  };
   linux: { target: string[]; executableName: string };
   asarUnpack: string[];
   files: string[];
@@ -35,9 +41,9 @@ describe('electron-builder.yml', () => {
     };
     await expect(validateConfiguration(structuredClone(config), { isEnabled: false, add: () => undefined })).resolves.toBeUndefined();
     // The validator is real: a misspelt option fails.
-    await expect(validateConfiguration({ ...structuredClone(config), mac: { ...config.mac, hardendRuntime: true } }, { isEnabled: false, add: () => undefined })).rejects.toThrow(
-      /configuration\.mac/,
-    );
+    await expect(
+      validateConfiguration({ ...structuredClone(config), mac: { ...config.mac, hardendRuntime: true } }, { isEnabled: false, add: () => undefined }),
+    ).rejects.toThrow(/configuration\.mac/);
   });
 
   it('macOS: dmg for arm64 and x64, LSUIElement, hardened runtime with entitlements', () => {
@@ -57,13 +63,17 @@ describe('electron-builder.yml', () => {
   });
 
   it('unpacks node-pty (native module + spawn-helper) and the shell integration; no rebuild', () => {
-    expect(config.asarUnpack).toEqual(expect.arrayContaining(['node_modules/node-pty/**', 'assets/shell-integration/**', 'node_modules/@photostructure/sqlite/prebuilds/**']));
+    expect(config.asarUnpack).toEqual(
+      expect.arrayContaining(['node_modules/node-pty/**', 'assets/shell-integration/**', 'node_modules/@photostructure/sqlite/prebuilds/**']),
+    );
     expect(config.npmRebuild).toBe(false);
     expect(config.asar).toBe(true);
   });
 
   it('unpacks the screenshot rasteriser (native) and its font files', () => {
-    expect(config.asarUnpack).toEqual(expect.arrayContaining(['node_modules/@napi-rs/canvas/**', 'node_modules/@napi-rs/canvas-*/**', 'node_modules/dejavu-fonts-ttf/ttf/DejaVuSansMono*.ttf']));
+    expect(config.asarUnpack).toEqual(
+      expect.arrayContaining(['node_modules/@napi-rs/canvas/**', 'node_modules/@napi-rs/canvas-*/**', 'node_modules/dejavu-fonts-ttf/ttf/DejaVuSansMono*.ttf']),
+    );
     // The globs name what the hub loads: the platform package with the binary, and the four faces.
     expect(fs.readdirSync(path.join(ROOT, 'node_modules/@napi-rs')).some((name) => name.startsWith('canvas-'))).toBe(true);
     expect(fs.readdirSync(path.join(ROOT, 'node_modules/dejavu-fonts-ttf/ttf')).filter((name) => /^DejaVuSansMono.*\.ttf$/.test(name))).toHaveLength(4);

@@ -248,6 +248,9 @@ export function resetRecords(): void {
 }
 
 /** An IPC event as Electron builds it, from `contents` and one of its frames. */
-export function ipcEvent(contents: FakeWebContents, frame: FakeWebFrame | null = contents.mainFrame): { sender: FakeWebContents; senderFrame: FakeWebFrame | null } {
+export function ipcEvent(
+  contents: FakeWebContents,
+  frame: FakeWebFrame | null = contents.mainFrame,
+): { sender: FakeWebContents; senderFrame: FakeWebFrame | null } {
   return { sender: contents, senderFrame: frame };
 }

@@ -70,7 +70,14 @@ describe('untrustedSenderReason', () => {
     expect(check(ipcEvent(ours, null))).toBe('frame gone');
     expect(check(ipcEvent(ourWindow()))).toBe('not our window');
     expect(untrustedSenderReason(ipcEvent(ours) as never, undefined)).toBe('no window');
-    for (const url of ['https://evil.example/', 'file:///Applications/Switchboard.app/index.html', 'http://127.0.0.1:7391/', 'switchboard://other/index.html', 'switchboard://x@ui/index.html', 'about:blank']) {
+    for (const url of [
+      'https://evil.example/',
+      'file:///Applications/Switchboard.app/index.html',
+      'http://127.0.0.1:7391/',
+      'switchboard://other/index.html',
+      'switchboard://x@ui/index.html',
+      'about:blank',
+    ]) {
       ours.mainFrame.url = url;
       expect(check(ipcEvent(ours))).toMatch(/^foreign page/);
     }
@@ -189,7 +196,13 @@ describe('IpcBridge: the notification settings', () => {
     let stored = { notifications: false, notifyAfterMs: 30_000 };
     const update = vi.fn((patch: Partial<typeof stored>) => (stored = { ...stored, ...patch }));
     const notificationSettings = { read: () => stored, update };
-    const ipc = new IpcBridge({ ipcMain: fake.ipcMain as never, host: recordingHost() as never, windowContents: () => asContents(window), logger: quiet, notificationSettings });
+    const ipc = new IpcBridge({
+      ipcMain: fake.ipcMain as never,
+      host: recordingHost() as never,
+      windowContents: () => asContents(window),
+      logger: quiet,
+      notificationSettings,
+    });
     const change = (payload: unknown, contents = window) => fake.ipcMain.emit(IPC_CHANNELS.setAppSettings, ipcEvent(contents), payload);
     return { window, ipc, update, change };
   }

@@ -226,7 +226,10 @@ describe('tray actions go through the hub’s UI bridge', () => {
     expectNoStolenFocus();
     const file = path.join(stateDir, 'audit.jsonl');
     await until(() => fs.readFileSync(file, 'utf8').includes('"action":"stop_client"'), 'the action audited');
-    const line = fs.readFileSync(file, 'utf8').split('\n').find((l) => l.includes('"stop_client"'))!;
+    const line = fs
+      .readFileSync(file, 'utf8')
+      .split('\n')
+      .find((l) => l.includes('"stop_client"'))!;
     expect(JSON.parse(line)).toMatchObject({ actor: 'person', client: 'rogue-agent 1', sessions: expect.arrayContaining([first.id, second.id]) });
   });
 

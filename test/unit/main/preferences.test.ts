@@ -145,7 +145,12 @@ describe('moving the preferences an earlier version kept in settings.json', () =
   it('the copy comes first: when app-preferences.json cannot be written, settings.json is left as it was', () => {
     fs.writeFileSync(settingsFile, JSON.stringify(earlier));
     const before = fingerprint(settingsFile);
-    const failing = { path: preferencesFile, adopt: (): string[] => { throw new Error('disk full'); } };
+    const failing = {
+      path: preferencesFile,
+      adopt: (): string[] => {
+        throw new Error('disk full');
+      },
+    };
     const editor = hubEditor();
     const remove = vi.spyOn(editor, 'removeUnknownKeys');
     expect(() => moveLegacyPreferences(failing, editor, quiet())).toThrow('disk full');
@@ -158,7 +163,12 @@ describe('moving the preferences an earlier version kept in settings.json', () =
     fs.writeFileSync(settingsFile, JSON.stringify(earlier));
     const store = new AppPreferencesStore(stateDir);
     // The process dies after the copy, before settings.json is rewritten.
-    const crashing = { unknownKeys: () => hubEditor().unknownKeys(), removeUnknownKeys: (): string[] => { throw new Error('killed'); } };
+    const crashing = {
+      unknownKeys: () => hubEditor().unknownKeys(),
+      removeUnknownKeys: (): string[] => {
+        throw new Error('killed');
+      },
+    };
     expect(() => moveLegacyPreferences(store, crashing, quiet())).toThrow('killed');
     expect(json(preferencesFile)).toEqual({ notifications: true, notifyAfterMs: 120_000, startAtLogin: true });
     expect(json(settingsFile)).toEqual(earlier);

@@ -104,7 +104,11 @@ describe('the tray and a pending approval', () => {
     expect(row()!.toolTip).toContain('asked by tray-agent 2.0');
     expect(row()!.toolTip).toContain('rule 0 (echo approve-me*)');
     const approval = switchboard.hub.approvals.pending(session)!;
-    expect(item(`allowOnce:${session}`)).toMatchObject({ label: 'Allow once', enabled: true, action: { type: 'answerApproval', approval: approval.id, answer: 'allow_once' } });
+    expect(item(`allowOnce:${session}`)).toMatchObject({
+      label: 'Allow once',
+      enabled: true,
+      action: { type: 'answerApproval', approval: approval.id, answer: 'allow_once' },
+    });
     expect(item(`allow30m:${session}`)).toMatchObject({ label: 'Allow for 30 min', enabled: true, action: { answer: 'allow_30m' } });
     expect(item(`deny:${session}`)).toMatchObject({ label: 'Deny', enabled: true, action: { answer: 'deny' } });
 
@@ -135,7 +139,10 @@ describe('the tray and a pending approval', () => {
     expect(opened.sc).toMatchObject({ program: expect.stringMatching(/echo$/) });
     expect(typeof opened.sc.session).toBe('string');
     await until(() => row() === undefined, 'the row to leave the menu');
-    await until(() => fs.readFileSync(path.join(stateDir, 'audit.jsonl'), 'utf8').includes(`"approval":"${approvalId}","answer":"allow_once"`), 'the answer audited');
+    await until(
+      () => fs.readFileSync(path.join(stateDir, 'audit.jsonl'), 'utf8').includes(`"approval":"${approvalId}","answer":"allow_once"`),
+      'the answer audited',
+    );
   });
 
   it('Deny from the menu is the agent’s COMMAND_DENIED', async () => {
@@ -148,7 +155,16 @@ describe('the tray and a pending approval', () => {
     const read = toolAnswer(await agent.callTool({ name: 'read', arguments: { session, view: 'command', wait: { exit: true } } }));
     expect(read.error?.code).toBe('COMMAND_DENIED');
     await until(() => answers().some((line) => line.approval === approval), 'the answer audited');
-    expect(answers().find((line) => line.approval === approval)).toEqual({ time: expect.any(String), actor: 'person', action: 'answer_approval', channel: 'menu', session, approval, answer: 'deny', reason: false });
+    expect(answers().find((line) => line.approval === approval)).toEqual({
+      time: expect.any(String),
+      actor: 'person',
+      action: 'answer_approval',
+      channel: 'menu',
+      session,
+      approval,
+      answer: 'deny',
+      reason: false,
+    });
   });
 
   it('the app’s window answers over IPC too, and the audit line says channel "app"', async () => {
@@ -165,10 +181,22 @@ describe('the tray and a pending approval', () => {
     fake.ipcMain.emit(IPC_CHANNELS.send, ipcEvent(contents), { type: 'hello', protocol: UI_PROTOCOL_VERSION });
     fake.ipcMain.emit(IPC_CHANNELS.send, ipcEvent(contents), { type: 'answerApproval', id: approval, answer: 'allow_once', req: 7 });
     await until(() => contents.sentOn(IPC_CHANNELS.message).some((m) => (m as { req?: number }).req === 7), 'the window’s answer');
-    expect(contents.sentOn(IPC_CHANNELS.message).find((m) => (m as { req?: number }).req === 7)).toMatchObject({ type: 'done', for: 'answerApproval', session });
+    expect(contents.sentOn(IPC_CHANNELS.message).find((m) => (m as { req?: number }).req === 7)).toMatchObject({
+      type: 'done',
+      for: 'answerApproval',
+      session,
+    });
     const read = toolAnswer(await agent.callTool({ name: 'read', arguments: { session, view: 'command', wait: { exit: true } } }));
     expect(read.sc).toMatchObject({ exit_code: 0 });
     await until(() => answers().some((line) => line.approval === approval), 'the answer audited');
-    expect(answers().find((line) => line.approval === approval)).toEqual({ time: expect.any(String), actor: 'person', action: 'answer_approval', channel: 'app', session, approval, answer: 'allow_once' });
+    expect(answers().find((line) => line.approval === approval)).toEqual({
+      time: expect.any(String),
+      actor: 'person',
+      action: 'answer_approval',
+      channel: 'app',
+      session,
+      approval,
+      answer: 'allow_once',
+    });
   });
 });

@@ -43,7 +43,12 @@ type Item = Extract<MenuItemModel, { kind: 'item' }>;
 const items = (menu: MenuModel): Item[] => menu.filter((i): i is Item => i.kind === 'item');
 const byId = (menu: MenuModel, id: string): Item => {
   const found = items(menu).find((i) => i.id === id);
-  if (!found) throw new Error(`no item ${id} in ${items(menu).map((i) => i.id).join(', ')}`);
+  if (!found)
+    throw new Error(
+      `no item ${id} in ${items(menu)
+        .map((i) => i.id)
+        .join(', ')}`,
+    );
   return found;
 };
 /** The menu as `label` lines, `---` for separators (what a person reads, in order). */
@@ -75,7 +80,11 @@ describe('buildTrayMenu', () => {
   it('a settings change waiting for the person: an item under Open that opens the settings, its changes in the tooltip', () => {
     const menu = buildTrayMenu([], { ...OPTIONS, settingsWaiting: ['policy rule 0 `rm -rf *` deny → removed', 'maxLines 200 → 7'] });
     expect(outline(menu).slice(0, 3)).toEqual(['Open Switchboard', 'Settings change waiting — review…', '---']);
-    expect(byId(menu, 'settingsWaiting')).toMatchObject({ enabled: true, action: { type: 'settings' }, toolTip: 'policy rule 0 `rm -rf *` deny → removed; maxLines 200 → 7' });
+    expect(byId(menu, 'settingsWaiting')).toMatchObject({
+      enabled: true,
+      action: { type: 'settings' },
+      toolTip: 'policy rule 0 `rm -rf *` deny → removed; maxLines 200 → 7',
+    });
     expect(outline(buildTrayMenu([], { ...OPTIONS, settingsWaiting: [] })).slice(0, 2)).toEqual(['Open Switchboard', '---']);
   });
 
@@ -109,7 +118,13 @@ describe('buildTrayMenu', () => {
     const idle = session();
     const running = session({ state: 'running', command: 'npm test', running_ms: 65_000 });
     const awaiting = session({ state: 'awaiting_input', command: 'npm init', running_ms: 3_000 });
-    const secret = session({ state: 'awaiting_input', secret: true, command: 'sudo apt update', running_ms: 12_000, creator: { kind: 'agent', client: 'cursor 0.42' } });
+    const secret = session({
+      state: 'awaiting_input',
+      secret: true,
+      command: 'sudo apt update',
+      running_ms: 12_000,
+      creator: { kind: 'agent', client: 'cursor 0.42' },
+    });
     const failed = session({ last_exit_code: 2 });
     const exited = session({ state: 'exited', exit_code: 0, closed_at: '2025-01-01T01:00:00.000Z' });
     const mine = session({ creator: { kind: 'user' }, controller: 'user' });
@@ -155,8 +170,7 @@ describe('buildTrayMenu', () => {
     const mine = session({ creator: { kind: 'user' }, controller: 'user' });
     const exited = session({ state: 'exited', exit_code: 1 });
     const menu = buildTrayMenu([idle, running, awaiting, takenOver, mine, exited], OPTIONS);
-    const sub = (s: UiSession): [string, boolean, unknown][] =>
-      items(byId(menu, `session:${s.id}`).submenu ?? []).map((i) => [i.label, i.enabled, i.action]);
+    const sub = (s: UiSession): [string, boolean, unknown][] => items(byId(menu, `session:${s.id}`).submenu ?? []).map((i) => [i.label, i.enabled, i.action]);
     const a = (type: string, s: UiSession) => ({ type, session: s.id });
 
     expect(sub(idle)).toEqual([
@@ -213,11 +227,25 @@ describe('buildTrayMenu', () => {
 
   it('with remotes: sessions under a heading per machine (this one first), a remote saying why it is down; Stop items per machine; a remote approval answered from the menu', () => {
     const here = session();
-    const approval = { id: 'devbox:ap-1', command: 'make deploy', cwd: '/srv', client: 'claude-code 1.0.3 via laptop', rule: { index: 0, match: 'make deploy*' }, reason: 'rule 0 asks', asked_at: '2025-01-01T00:00:00.000Z' };
+    const approval = {
+      id: 'devbox:ap-1',
+      command: 'make deploy',
+      cwd: '/srv',
+      client: 'claude-code 1.0.3 via laptop',
+      rule: { index: 0, match: 'make deploy*' },
+      reason: 'rule 0 asks',
+      asked_at: '2025-01-01T00:00:00.000Z',
+    };
     const there = session({ id: 'devbox:k3f9q2', host: 'devbox', approval } as Partial<UiSession>);
     const remotes = [
       { name: 'devbox', destination: 'ada@devbox', state: 'connected' as const, since: '2025-01-01T00:00:00.000Z' },
-      { name: 'gpu', destination: 'gpu.lan', state: 'disconnected' as const, since: '2025-01-01T00:00:00.000Z', problem: { code: 'key_refused', message: 'gpu.lan refused your ssh key' } },
+      {
+        name: 'gpu',
+        destination: 'gpu.lan',
+        state: 'disconnected' as const,
+        since: '2025-01-01T00:00:00.000Z',
+        problem: { code: 'key_refused', message: 'gpu.lan refused your ssh key' },
+      },
     ];
     const menu = buildTrayMenu([there, here], { ...OPTIONS, remotes });
     const ids = items(menu).map((i) => i.id);
@@ -304,13 +332,29 @@ describe('trayIconState', () => {
 });
 
 describe('approvals no session shows (an agent’s open)', () => {
-  const approval = { id: 'ap-1', tool: 'open' as const, command: 'rm -rf /tmp/x', cwd: '/home/me', client: 'claude-code 1.0', rule: { index: 0, match: 'rm -rf *' }, reason: 'asked', asked_at: '2030-01-01T00:00:00Z' };
+  const approval = {
+    id: 'ap-1',
+    tool: 'open' as const,
+    command: 'rm -rf /tmp/x',
+    cwd: '/home/me',
+    client: 'claude-code 1.0',
+    rule: { index: 0, match: 'rm -rf *' },
+    reason: 'asked',
+    asked_at: '2030-01-01T00:00:00Z',
+  };
 
   it('are a row each under Open Switchboard, with Allow once, Allow for 30 min and Deny; the icon and tooltip say so', () => {
-    const menu = buildTrayMenu([], { startAtLogin: false, startAtLoginSupported: true, approvals: [approval, { ...approval, id: 'ap-2', rule: null, unsandboxed: true, command: 'bash -l' }] });
+    const menu = buildTrayMenu([], {
+      startAtLogin: false,
+      startAtLoginSupported: true,
+      approvals: [approval, { ...approval, id: 'ap-2', rule: null, unsandboxed: true, command: 'bash -l' }],
+    });
     const rows = menu.filter((item): item is Extract<MenuItemModel, { kind: 'item' }> => item.kind === 'item' && item.id.startsWith('approval:'));
     expect(menu.indexOf(rows[0]!)).toBe(2);
-    expect(rows.map((row) => row.label)).toEqual(['needs you: open rm -rf /tmp/x — claude-code 1.0', 'needs you: open bash -l — claude-code 1.0 (outside the sandbox)']);
+    expect(rows.map((row) => row.label)).toEqual([
+      'needs you: open rm -rf /tmp/x — claude-code 1.0',
+      'needs you: open bash -l — claude-code 1.0 (outside the sandbox)',
+    ]);
     expect(rows[0]!.submenu).toMatchObject([
       { id: 'allowOnce:ap-1', action: { type: 'answerApproval', approval: 'ap-1', answer: 'allow_once' } },
       { id: 'allow30m:ap-1', enabled: true, action: { answer: 'allow_30m' } },

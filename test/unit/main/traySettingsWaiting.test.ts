@@ -70,7 +70,11 @@ describe('a settings change waiting for the person, in the app', () => {
     fs.writeFileSync(path.join(stateDir, 'settings.json'), JSON.stringify({ policy: [] }));
     await until(() => item('settingsWaiting') !== undefined, 'the menu item');
     expect(switchboard.tray.state).toBe('attention');
-    expect(item('settingsWaiting')).toMatchObject({ label: 'Settings change waiting — review…', toolTip: 'policy rule 0 `rm -rf *` deny → removed', action: { type: 'settings' } });
+    expect(item('settingsWaiting')).toMatchObject({
+      label: 'Settings change waiting — review…',
+      toolTip: 'policy rule 0 `rm -rf *` deny → removed',
+      action: { type: 'settings' },
+    });
     expect(switchboard.hub.settings.policy).toEqual([DENY_RM]);
 
     // The person clicks it: the window opens on the settings (the person's own action shows it).

@@ -82,7 +82,9 @@ describe('progressMessage', () => {
     expect(progressMessage({ label: 'x', elapsedMs: 3_200, approval: { rule: { index: 2, match: 'git push --force*' }, reason: 'r' } })).toBe(
       'awaiting approval · 3 s · rule 2 git push --force*',
     );
-    expect(progressMessage({ label: 'x', elapsedMs: 0, approval: { rule: null, reason: 'the line does not parse' } })).toBe('awaiting approval · 0 s · the line does not parse');
+    expect(progressMessage({ label: 'x', elapsedMs: 0, approval: { rule: null, reason: 'the line does not parse' } })).toBe(
+      'awaiting approval · 0 s · the line does not parse',
+    );
   });
 
   it('leaves out an empty line, names a long or multi-line command by its start', () => {
@@ -148,7 +150,7 @@ describe('startProgress', () => {
     expect(notes).toHaveLength(1);
   });
 
-  it('tells at once when the person is asked about this session\'s command, not about another one', () => {
+  it("tells at once when the person is asked about this session's command, not about another one", () => {
     const { ctx, notes } = context('tok');
     const session = new FakeSession();
     const gate = new FakeGate();

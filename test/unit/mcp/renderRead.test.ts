@@ -28,6 +28,8 @@ describe('renderRead, view command', () => {
 
   it('other views keep the session exit code in the footer', () => {
     const result: ReadResult = { ...page, seq: undefined, state: 'exited', exit_code: 4 };
-    expect(renderRead('abc', { ...request, view: 'screen' }, result)).toEqual({ text: 'out\n[1 of 1 lines; session abc, exited with code 4, waited until exit]' });
+    expect(renderRead('abc', { ...request, view: 'screen' }, result)).toEqual({
+      text: 'out\n[1 of 1 lines; session abc, exited with code 4, waited until exit]',
+    });
   });
 });

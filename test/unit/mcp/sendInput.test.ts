@@ -10,7 +10,10 @@ import { sendAuditFacts, sendSpec } from '../../../src/mcp/tools/send.js';
 describe('send resize input', () => {
   it('takes {rows, cols}, width/height, and "COLSxROWS" text', () => {
     expect(parseInput(sendSpec, { session: 's', resize: { rows: 40, cols: 120 } })).toMatchObject({ ok: true, value: { resize: { rows: 40, cols: 120 } } });
-    expect(parseInput(sendSpec, { session: 's', size: { height: '30', width: '100' } })).toMatchObject({ ok: true, value: { resize: { rows: 30, cols: 100 } } });
+    expect(parseInput(sendSpec, { session: 's', size: { height: '30', width: '100' } })).toMatchObject({
+      ok: true,
+      value: { resize: { rows: 30, cols: 100 } },
+    });
     expect(parseInput(sendSpec, { session: 's', resize: '120x40' })).toMatchObject({ ok: true, value: { resize: { rows: 40, cols: 120 } } });
     expect(parseInput(sendSpec, { session: 's', resize: '{"rows":25,"cols":81}' })).toMatchObject({ ok: true, value: { resize: { rows: 25, cols: 81 } } });
   });

@@ -81,7 +81,7 @@ export const ROWS: Record<string, Row[]> = {
     { line: 'sh -c "git push --force"', action: 'ask', rule: PUSH_FORCE },
     { line: "zsh -lc 'rm -rf /'", action: 'ask', rule: RM },
     { line: "bash -xc 'echo a; sudo ls'", action: 'ask', rule: SUDO },
-    { line: "bash -c \"bash -c 'rm -rf /'\"", action: 'ask', rule: RM },
+    { line: 'bash -c "bash -c \'rm -rf /\'"', action: 'ask', rule: RM },
     { line: 'sudo -u bob ls', action: 'ask', rule: SUDO },
     { line: 'sudo -u root rm -rf /', action: 'ask', rule: RM },
     { line: 'nice -n 19 rm -rf /', action: 'ask', rule: RM },
@@ -204,7 +204,7 @@ export const ROWS: Record<string, Row[]> = {
   // docs/design.md §2.9 "What the engine cannot see": allowed, because only running would tell.
   'out of reach (documented)': [
     { line: "echo 'rm -rf /' > x.sh; bash x.sh", action: 'allow' },
-    { line: "python3 -c 'import shutil; shutil.rmtree(\"/\")'", action: 'allow' },
+    { line: 'python3 -c \'import shutil; shutil.rmtree("/")\'', action: 'allow' },
     { line: 'make clean', action: 'allow' },
     { line: 'cp /bin/rm ./del && ./del -rf /', action: 'allow' },
     { line: 'git pf', action: 'allow' },

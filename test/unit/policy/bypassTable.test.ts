@@ -11,7 +11,10 @@ const PROJECT = '/home/dev/app';
 
 async function check(row: Row): Promise<void> {
   const decision = await decide({ command: row.line, cwd: PROJECT, project: PROJECT, client: 'claude-code' }, DEFAULT_POLICY, 'allow');
-  const seen = decision.commands.map((command) => `${command.words.join(' ')} → ${command.action}${command.rule ? ` (${command.rule.match})` : ''}${command.hidden ? ` [${command.hidden}]` : ''}`);
+  const seen = decision.commands.map(
+    (command) =>
+      `${command.words.join(' ')} → ${command.action}${command.rule ? ` (${command.rule.match})` : ''}${command.hidden ? ` [${command.hidden}]` : ''}`,
+  );
   const context = `${JSON.stringify(row.line)}: ${decision.reason}\n  ${seen.join('\n  ')}`;
   expect(decision.action, context).toBe(row.action);
   if (row.rule !== undefined) {
@@ -25,7 +28,11 @@ async function check(row: Row): Promise<void> {
     expect(decision.rule === undefined || decision.reason.includes('may match'), context).toBe(true);
     expect(decision.commands.some((command) => command.hidden !== undefined) || /does not parse|nests/.test(decision.reason), context).toBe(true);
   }
-  if (row.action === 'allow') expect(decision.commands.every((command) => command.action === 'allow'), context).toBe(true);
+  if (row.action === 'allow')
+    expect(
+      decision.commands.every((command) => command.action === 'allow'),
+      context,
+    ).toBe(true);
 }
 
 describe('policy: the known bypass shapes against DEFAULT_POLICY', () => {

@@ -7,7 +7,12 @@
 import { describe, expect, it } from 'vitest';
 import { decide, PolicyRuleSchema, type PolicyAction, type PolicyRule } from '../../../src/policy/index.js';
 
-const at = (command: string, extra: { cwd?: string; client?: string; project?: string } = {}) => ({ command, cwd: '/home/dev/app', project: '/home/dev/app', ...extra });
+const at = (command: string, extra: { cwd?: string; client?: string; project?: string } = {}) => ({
+  command,
+  cwd: '/home/dev/app',
+  project: '/home/dev/app',
+  ...extra,
+});
 
 async function action(rules: PolicyRule[], command: string, fallback: PolicyAction = 'allow', extra = {}): Promise<PolicyAction> {
   return (await decide(at(command, extra), rules, fallback)).action;
@@ -139,7 +144,9 @@ describe('policy: decide()', () => {
 
 describe('policy: PolicyRuleSchema', () => {
   it('accepts a full rule and refuses, with a sentence, what it cannot read', () => {
-    expect(PolicyRuleSchema.safeParse({ match: 'git push --force*', action: 'ask', cwd: '~/work', client: 'claude*', outsideProject: false, reason: 'x' }).success).toBe(true);
+    expect(
+      PolicyRuleSchema.safeParse({ match: 'git push --force*', action: 'ask', cwd: '~/work', client: 'claude*', outsideProject: false, reason: 'x' }).success,
+    ).toBe(true);
     const problems = (rule: unknown): string[] => {
       const result = PolicyRuleSchema.safeParse(rule);
       return result.success ? [] : result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);

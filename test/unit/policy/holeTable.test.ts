@@ -31,13 +31,13 @@ describe('policy: the cheap holes under rm -rf * → deny', () => {
   it('the same words, harmless, still run: the holes are closed by reading them, not by refusing the programs', async () => {
     const allowed = [
       'flock /tmp/x.lock make',
-      "awk 'BEGIN{system(\"date\")}'",
-      "awk -F: '{print $1 | \"sort\"}' /etc/passwd",
+      'awk \'BEGIN{system("date")}\'',
+      'awk -F: \'{print $1 | "sort"}\' /etc/passwd',
       "awk '/a|b/ { n++ } END { print n }' x",
       "sed -n 's/a/b/gp' x",
       "sed -e '1d' -e 's|x|y|g' x",
       "git -c alias.st='status --short' st",
-      "git -c core.pager=cat log",
+      'git -c core.pager=cat log',
       'git rm -rf build',
       'echo rm -rf /tmp/x',
       "PS1='\\u@\\h:\\w\\$ '",

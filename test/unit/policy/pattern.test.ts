@@ -88,7 +88,9 @@ describe('policy: words as the program gets them', () => {
     return withTree(parser, line, (root) => {
       const command = root.descendantsOfType('command')[0];
       if (!command) throw new Error(`no command in ${line}`);
-      return command.namedChildren.filter((node) => node !== null && node.type !== 'variable_assignment').map((node) => evaluateWord(node?.type === 'command_name' ? (node.firstNamedChild ?? node) : node!));
+      return command.namedChildren
+        .filter((node) => node !== null && node.type !== 'variable_assignment')
+        .map((node) => evaluateWord(node?.type === 'command_name' ? (node.firstNamedChild ?? node) : node!));
     });
   }
 
@@ -115,7 +117,7 @@ describe('policy: words as the program gets them', () => {
     expect((await words(`ls *.ts 'a*' a\\* b?`)).map((word) => word.glob)).toEqual([false, true, false, false, true]);
   });
 
-  it('$\'…\' escapes decode as bash decodes them', () => {
+  it("$'…' escapes decode as bash decodes them", () => {
     expect(decodeAnsiC(String.raw`\x72\x6d \u00e9\U0001F600 \101\t\cA\\\'`)).toBe("rm é😀 A\t\x01\\'");
   });
 });

@@ -1,6 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ClientMessage } from '../../../src/ui-protocol/index.js';
-import { FrameFeed, MAX_HIDDEN_BACKLOG_BYTES, WRITE_BUDGET_MAX, WRITE_BUDGET_MIN, WRITE_BUDGET_START, type Frame, type Snapshot } from '../../../renderer/src/frameFeed.js';
+import {
+  FrameFeed,
+  MAX_HIDDEN_BACKLOG_BYTES,
+  WRITE_BUDGET_MAX,
+  WRITE_BUDGET_MIN,
+  WRITE_BUDGET_START,
+  type Frame,
+  type Snapshot,
+} from '../../../renderer/src/frameFeed.js';
 
 const ACK_EVERY = 5_000;
 

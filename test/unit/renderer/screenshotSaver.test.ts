@@ -22,7 +22,10 @@ describe('ScreenshotSaver', () => {
   it('asks the hub in the theme given, once per session until the answer comes or the connection drops', () => {
     const sent: ClientMessage[] = [];
     let changes = 0;
-    const saver = new ScreenshotSaver((message) => sent.push(message), () => (changes += 1));
+    const saver = new ScreenshotSaver(
+      (message) => sent.push(message),
+      () => (changes += 1),
+    );
     saver.save('s1', 'build', 'light');
     expect(sent).toEqual([{ type: 'screenshot', session: 's1', theme: 'light', req: expect.any(Number) }]);
     expect(saver.busy('s1')).toBe(true);

@@ -18,7 +18,7 @@ describe('stateBadge', () => {
   });
 });
 
-describe('a remote\'s session (docs/design.md §4.7)', () => {
+describe("a remote's session (docs/design.md §4.7)", () => {
   it('its tab names the machine, and its agent by name without version or the machine it called from', () => {
     expect(clientName('claude-code 1.2.3 via laptop')).toBe('claude-code');
     expect(clientName('claude-code 1.2.3')).toBe('claude-code');

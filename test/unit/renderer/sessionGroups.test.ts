@@ -33,11 +33,17 @@ describe('grouping the sidebar', () => {
     expect(groupSessions([], 'agent')).toEqual([]);
   });
 
-  it('by machine: this one first, then every remote in settings\' order (even without sessions), a removed remote\'s sessions under their host', () => {
+  it("by machine: this one first, then every remote in settings' order (even without sessions), a removed remote's sessions under their host", () => {
     const devbox = entry(agentSession('devbox:d1', { host: 'devbox' }));
     const gone = entry(agentSession('old:o1', { host: 'old' }));
     const remotes = [
-      { name: 'gpu', destination: 'gpu.lan', state: 'disconnected' as const, since: '2026-01-01T00:00:00Z', problem: { code: 'unreachable', message: 'gpu.lan does not answer' } },
+      {
+        name: 'gpu',
+        destination: 'gpu.lan',
+        state: 'disconnected' as const,
+        since: '2026-01-01T00:00:00Z',
+        problem: { code: 'unreachable', message: 'gpu.lan does not answer' },
+      },
       { name: 'devbox', destination: 'ada@devbox', state: 'connected' as const, since: '2026-01-01T00:00:00Z' },
     ];
     const sections = machineSections([devbox, mine, gone, claudeOld], remotes);

@@ -343,17 +343,27 @@ describe('the session state: what the hub says done or refused', () => {
   });
 
   it('keeps the settings change that waits for the person until the hub says none does; confirm and discard say what happened', () => {
-    const held = { id: 'h1', settings: ['policy'], changes: [{ setting: 'policy', source: 'settings.json' as const, text: 'policy rule 0 `rm -rf *` deny → removed', loosens: true }] };
+    const held = {
+      id: 'h1',
+      settings: ['policy'],
+      changes: [{ setting: 'policy', source: 'settings.json' as const, text: 'policy rule 0 `rm -rf *` deny → removed', loosens: true }],
+    };
     const waiting = run(initialState(), hub({ type: 'heldSettings', held }));
     expect(waiting.state.heldSettings).toEqual(held);
     expect(run(waiting.state, hub({ type: 'heldSettings', held: null })).state.heldSettings).toBeNull();
     expect(toasts(run(waiting.state, hub({ type: 'done', for: 'confirmSettings' })).effects)).toEqual(['info: The settings change is in force.']);
-    expect(toasts(run(waiting.state, hub({ type: 'done', for: 'discardSettings' })).effects)).toEqual(['info: Discarded: settings.json holds what is in force again.']);
-    expect(toasts(run(waiting.state, hub({ type: 'error', code: 'NOT_WAITING', message: 'edited again', for: 'confirmSettings' })).effects)).toEqual(['error: NOT_WAITING: edited again']);
+    expect(toasts(run(waiting.state, hub({ type: 'done', for: 'discardSettings' })).effects)).toEqual([
+      'info: Discarded: settings.json holds what is in force again.',
+    ]);
+    expect(toasts(run(waiting.state, hub({ type: 'error', code: 'NOT_WAITING', message: 'edited again', for: 'confirmSettings' })).effects)).toEqual([
+      'error: NOT_WAITING: edited again',
+    ]);
   });
 
   it('a replaced token says HTTP clients need the new one', () => {
-    expect(toasts(run(initialState(), hub({ type: 'tokenRotated' })).effects)).toEqual(['info: The hub’s token was replaced: HTTP clients need the new one from the state directory.']);
+    expect(toasts(run(initialState(), hub({ type: 'tokenRotated' })).effects)).toEqual([
+      'info: The hub’s token was replaced: HTTP clients need the new one from the state directory.',
+    ]);
   });
 
   it('a refused take over drops the keys waiting for it and says why', () => {
@@ -370,13 +380,23 @@ describe('the session state: what the hub says done or refused', () => {
 
   it('other done messages change nothing', () => {
     const state = withList(agentSession('a'));
-    for (const done of ['interrupt', 'handBack', 'takeOver', 'close'] as const) expect(run(state, hub({ type: 'done', for: done, session: 'a' }))).toEqual({ state, effects: [], all: [] });
+    for (const done of ['interrupt', 'handBack', 'takeOver', 'close'] as const)
+      expect(run(state, hub({ type: 'done', for: done, session: 'a' }))).toEqual({ state, effects: [], all: [] });
   });
 });
 
 describe('the session state: approvals no session shows', () => {
   it('keeps the hub’s list of them (an agent’s open waiting for the person), replaced whole each time, without opening a tab', () => {
-    const approval = { id: 'ap-1', tool: 'open' as const, command: 'echo hi', cwd: '/tmp', client: 'agent 1.0', rule: null, reason: 'asked', asked_at: '2030-01-01T00:00:00Z' };
+    const approval = {
+      id: 'ap-1',
+      tool: 'open' as const,
+      command: 'echo hi',
+      cwd: '/tmp',
+      client: 'agent 1.0',
+      rule: null,
+      reason: 'asked',
+      asked_at: '2030-01-01T00:00:00Z',
+    };
     const { state, effects } = run(withList(), hub({ type: 'approvals', approvals: [approval] }));
     expect(state.newApprovals).toEqual([approval]);
     expect(state.tabs).toEqual([]);
@@ -384,8 +404,16 @@ describe('the session state: approvals no session shows', () => {
     expect(run(state, hub({ type: 'approvals', approvals: [] })).state.newApprovals).toEqual([]);
   });
 
-  it('keeps the hub\'s list of remotes, as it last said it (docs/design.md §4.7)', () => {
-    const remotes = [{ name: 'devbox', destination: 'ada@devbox', state: 'disconnected' as const, since: '2026-01-01T00:00:00Z', problem: { code: 'key_refused', message: 'refused' } }];
+  it("keeps the hub's list of remotes, as it last said it (docs/design.md §4.7)", () => {
+    const remotes = [
+      {
+        name: 'devbox',
+        destination: 'ada@devbox',
+        state: 'disconnected' as const,
+        since: '2026-01-01T00:00:00Z',
+        problem: { code: 'key_refused', message: 'refused' },
+      },
+    ];
     const { state } = run(initialState(), connected, hub({ type: 'remotes', remotes }));
     expect(state.remotes).toEqual(remotes);
     expect(run(state, hub({ type: 'remotes', remotes: [] })).state.remotes).toEqual([]);

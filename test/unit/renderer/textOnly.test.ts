@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const SRC = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../../renderer/src');
-const HTML_FROM_STRINGS = /\b(innerHTML|outerHTML|insertAdjacentHTML|createContextualFragment|DOMParser|document\.write|unsafeHTML|unsafeSVG|unsafeMathML|srcdoc)\b|directives\/unsafe-/;
+const HTML_FROM_STRINGS =
+  /\b(innerHTML|outerHTML|insertAdjacentHTML|createContextualFragment|DOMParser|document\.write|unsafeHTML|unsafeSVG|unsafeMathML|srcdoc)\b|directives\/unsafe-/;
 
 describe('the renderer builds no markup from strings', () => {
   const files = readdirSync(SRC).filter((name) => name.endsWith('.ts'));

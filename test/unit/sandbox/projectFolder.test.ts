@@ -62,7 +62,12 @@ describe('projectFolder', () => {
   it('never the home folder or the root folder: none, and why', () => {
     const root = tree({ home: null });
     const home = path.join(root, 'home');
-    expect(projectFolder(home, home)).toEqual({ root: null, gitDirs: [], gitProtected: [], why: `the session was opened in ${home}, and it is your home folder` });
+    expect(projectFolder(home, home)).toEqual({
+      root: null,
+      gitDirs: [],
+      gitProtected: [],
+      why: `the session was opened in ${home}, and it is your home folder`,
+    });
     expect(projectFolder('/', home)).toMatchObject({ root: null, why: 'the session was opened in /, and it is the root folder' });
   });
 

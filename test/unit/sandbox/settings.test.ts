@@ -35,12 +35,18 @@ function refusal(settings: unknown, env: NodeJS.ProcessEnv = {}): string {
 describe('sandbox settings', () => {
   it('default: project, the package managers’ caches writable, nothing more denied, network on, not required', () => {
     expect(loadSettings(stateDir(), {}).sandbox).toEqual({ filesystem: 'project', writable: defaultWritable(), denied: [], network: 'on', required: false });
-    expect(defaultWritable('linux')).toEqual(expect.arrayContaining(['~/.npm', '~/.cache', '~/.cargo/registry', '~/go/pkg/mod', '~/.m2', '~/.gradle', '~/.local/share/pnpm', '~/.yarn']));
+    expect(defaultWritable('linux')).toEqual(
+      expect.arrayContaining(['~/.npm', '~/.cache', '~/.cargo/registry', '~/go/pkg/mod', '~/.m2', '~/.gradle', '~/.local/share/pnpm', '~/.yarn']),
+    );
     expect(defaultWritable('darwin')).toEqual(expect.arrayContaining(['~/Library/Caches/pip', '~/Library/pnpm']));
   });
 
   it('each part left out keeps its default', () => {
-    expect(loadSettings(stateDir({ sandbox: { network: 'off' } }), {}).sandbox).toMatchObject({ filesystem: 'project', network: 'off', writable: defaultWritable() });
+    expect(loadSettings(stateDir({ sandbox: { network: 'off' } }), {}).sandbox).toMatchObject({
+      filesystem: 'project',
+      network: 'off',
+      writable: defaultWritable(),
+    });
     expect(loadSettings(stateDir(), { SWITCHBOARD_SANDBOX: '{"network":["registry.npmjs.org","*.github.com"],"required":true}' }).sandbox).toMatchObject({
       network: ['registry.npmjs.org', '*.github.com'],
       required: true,

@@ -61,6 +61,6 @@ describe('the library pieces the sandbox uses', () => {
   it('the macOS wrap: a shell command running sandbox-exec with a profile', async () => {
     const line = await seatbeltCommand({ command: 'exec /bin/zsh -l', denied: ['/state'], writable: ['/work'], readOnly: [], network: { mode: 'on' } });
     expect(line).toMatch(/\/usr\/bin\/sandbox-exec -p '\(version 1\)/);
-    expect(line).toContain("exec /bin/zsh -l");
+    expect(line).toContain('exec /bin/zsh -l');
   });
 });

@@ -204,7 +204,7 @@ describe('ShimForwarder against a stand-in hub', () => {
     expect(host.received.some((m) => m.id === 4)).toBe(false);
   });
 
-  it('answers waiting calls with -32000 naming the hub when no hub comes back (the shim\'s own bound, or the hub it started exiting)', async () => {
+  it("answers waiting calls with -32000 naming the hub when no hub comes back (the shim's own bound, or the hub it started exiting)", async () => {
     host.send({ id: 3, method: 'slow' });
     await hub.until(() => hub.connections[0]?.received.some((m) => m.id === 3) === true, 'slow to reach the hub');
     await hub.stop();

@@ -33,7 +33,7 @@ function emulator(fastForward: boolean, options: Partial<EmulatorOptions> = {}):
 
 /** Writes `text` (or raw bytes) in chunks of `size` (a burst: a flood to the emulator), then waits for the parse. */
 async function feed(target: Emulator, text: string | Buffer, size: number | (() => number) = 4096): Promise<void> {
-  for (let offset = 0; offset < text.length; ) {
+  for (let offset = 0; offset < text.length;) {
     const chunk = text.slice(offset, offset + (typeof size === 'number' ? size : size()));
     target.write(chunk, offset, offset + chunk.length);
     offset += chunk.length;
@@ -61,7 +61,7 @@ async function compare(text: string | Buffer, size: number | (() => number) = 40
 const lines = (count: number, line: (i: number) => string): string => Array.from({ length: count }, (_, i) => line(i)).join('');
 
 describe('holding a flood for batches', () => {
-  it('holds plain flood output, but hands a command\'s end mark to xterm at once', async () => {
+  it("holds plain flood output, but hands a command's end mark to xterm at once", async () => {
     // The clock stands still: the flood goes on however long the parse below takes (on the real
     // clock it would end once output stopped for a window).
     const e = emulator(true);
@@ -104,7 +104,7 @@ describe('holding a flood for batches', () => {
     expect(await compare(`${start}${flood}`, () => sizes.pop() ?? 16 * 1024)).toBeGreaterThan(flood.length - 3 * 2_500);
   });
 
-  it('parses a flooding command\'s head lines, and skips the rest of the same batch', async () => {
+  it("parses a flooding command's head lines, and skips the rest of the same batch", async () => {
     // More head lines than are parsed before the flood is detected: the first held batch is
     // still collecting them when it is planned.
     const make = (fastForward: boolean): Emulator => emulator(fastForward, { headLines: 30_000 });
@@ -217,7 +217,7 @@ describe('holding a flood for batches', () => {
     expect(parsed).toBeLessThan(200 + 21 * 100 + 2 * 111 * 100 + 5_000);
   });
 
-  it('parses the kept rows of a flood\'s batch once the screen was last brought up to date floodScreenRefreshMs ago', async () => {
+  it("parses the kept rows of a flood's batch once the screen was last brought up to date floodScreenRefreshMs ago", async () => {
     // 0: every batch's kept rows are parsed, as for a screen read during a long flood.
     const { parsed } = await floodInBatches(0);
     expect(parsed).toBeGreaterThan(200 + 21 * 100 + 3 * 111 * 100 - 1_000);
@@ -318,7 +318,22 @@ describe('fast-forward leaves the emulator as a full parse does', () => {
     // Colours change often, resets and italic, underline and inverse rarely; from line 20 000
     // on no reset and no "off": italic, underline and inverse, set there in the skipped output,
     // show in the rows that stay, so a replay that dropped or misordered an SGR would differ.
-    const pieces = ['text ', '界', '\t', 'é', '\x1b[K', '\x1b[1K', '\x1b[2K', '\x1b[01;3$m', '\x1b[3$m', '\x1b[4$m', '\x1b[1m', '\x1b[22m', '\x1b[38;5;$$m', '\x1b[1;4$m'];
+    const pieces = [
+      'text ',
+      '界',
+      '\t',
+      'é',
+      '\x1b[K',
+      '\x1b[1K',
+      '\x1b[2K',
+      '\x1b[01;3$m',
+      '\x1b[3$m',
+      '\x1b[4$m',
+      '\x1b[1m',
+      '\x1b[22m',
+      '\x1b[38;5;$$m',
+      '\x1b[1;4$m',
+    ];
     const rare = ['\x1b[m', '\x1b[0m', '\x1b[0;3$m', '\x1b[;4$m', '\x1b[3m', '\x1b[23m', '\x1b[4m', '\x1b[24m', '\x1b[7m', '\x1b[27m'];
     const one = (list: string[]): string => list[random(list.length)]!.replaceAll('$', () => String(random(8)));
     let text = '';
@@ -356,7 +371,7 @@ describe('fast-forward leaves the emulator as a full parse does', () => {
     const text = Buffer.from(`${lines(20_000, (i) => `a ${i}\r\n`)}\x1b[3mitalic\r\n${lines(20_000, (i) => `b ${i}\r\n`)}`);
     const cut = text.indexOf('\x1b[3m') + 2;
     for (const target of [fast, full]) {
-      for (let at = 0; at < text.length; ) {
+      for (let at = 0; at < text.length;) {
         const end = at < cut && cut < at + 4096 ? cut : Math.min(text.length, at + 4096);
         target.write(text.subarray(at, end), at, end);
         at = end;
@@ -413,13 +428,21 @@ describe('planSkip', () => {
 
   it('passes `ESC ( B` and replays it once, after the SGRs; other designations stop', () => {
     expect(plan('a\x1b(B\x1b[m\r\nb\x1b[1m\r\nc\r\nd\r\n', 1)?.sgr).toBe('\x1b[m\x1b[1m\x1b(B');
-    expect(planSkip([Buffer.from('a\r\n\x1b('), Buffer.from('Bb\r\nc\r\nd\r\n')], 1)).toEqual({ bytes: 'a\r\n\x1b(Bb\r\nc\r\n'.length, lineFeeds: 3, sgr: '\x1b(B' });
+    expect(planSkip([Buffer.from('a\r\n\x1b('), Buffer.from('Bb\r\nc\r\nd\r\n')], 1)).toEqual({
+      bytes: 'a\r\n\x1b(Bb\r\nc\r\n'.length,
+      lineFeeds: 3,
+      sgr: '\x1b(B',
+    });
     expect(plan('a\r\nb\r\n\x1b(0c\r\n', 1)).toEqual({ bytes: 'a\r\n'.length, lineFeeds: 1, sgr: '' });
     expect(plan('a\r\nb\r\nc\r\n\x1b(Bd\r\n', 1)?.sgr).toBe(''); // after the skip: parsed
   });
 
   it('reads an SGR or erase in line a read cut in two as one, and replays the SGR', () => {
-    expect(planSkip([Buffer.from('a\r\n\x1b[3'), Buffer.from('1mb\r\nc\r\nd\r\n')], 1)).toEqual({ bytes: 'a\r\n\x1b[31mb\r\nc\r\n'.length, lineFeeds: 3, sgr: '\x1b[31m' });
+    expect(planSkip([Buffer.from('a\r\n\x1b[3'), Buffer.from('1mb\r\nc\r\nd\r\n')], 1)).toEqual({
+      bytes: 'a\r\n\x1b[31mb\r\nc\r\n'.length,
+      lineFeeds: 3,
+      sgr: '\x1b[31m',
+    });
     expect(planSkip([Buffer.from('a\x1b'), Buffer.from('[Kb\r\nc\r\nd\r\n')], 1)).toEqual({ bytes: 'a\x1b[Kb\r\nc\r\n'.length, lineFeeds: 2, sgr: '' });
     // Not an SGR or erase once whole (cursor up): the run ends where it starts.
     const stop = { chunk: -1 };
@@ -429,7 +452,11 @@ describe('planSkip', () => {
 
   it('stops at anything but text, tab, backspace, CR, LF, SGR and erase in line', () => {
     expect(plan('a\r\nb\r\n\x1b[2Jc\r\nd\r\ne\r\n', 1)).toEqual({ bytes: 'a\r\n'.length, lineFeeds: 1, sgr: '' });
-    expect(plan('a\x1b[K\r\nb\x1b[1;31m\x1b[2K\r\nc\x1b[0K\r\nd\r\n', 1)).toEqual({ bytes: 'a\x1b[K\r\nb\x1b[1;31m\x1b[2K\r\nc\x1b[0K\r\n'.length, lineFeeds: 3, sgr: '\x1b[1;31m' });
+    expect(plan('a\x1b[K\r\nb\x1b[1;31m\x1b[2K\r\nc\x1b[0K\r\nd\r\n', 1)).toEqual({
+      bytes: 'a\x1b[K\r\nb\x1b[1;31m\x1b[2K\r\nc\x1b[0K\r\n'.length,
+      lineFeeds: 3,
+      sgr: '\x1b[1;31m',
+    });
     expect(plan('a\r\nb\r\n\x1b[?25lc\r\n', 1)).toEqual({ bytes: 'a\r\n'.length, lineFeeds: 1, sgr: '' });
     expect(plan('a\r\nb\r\n\x1b[1:2Kc\r\n', 1)).toEqual({ bytes: 'a\r\n'.length, lineFeeds: 1, sgr: '' });
     expect(plan('a\r\n\x07b\r\nc\r\n', 1)).toBeNull();
@@ -477,15 +504,17 @@ describe('planSkip', () => {
     let checked = 0;
     for (const stop of stops) {
       for (let lane = 0; lane < 4; lane++) {
-        for (const a of neighbours) for (const b of neighbours) for (const c of neighbours) {
-          const word = [a, b, c];
-          word.splice(lane, 0, stop);
-          chunk.set(word, 8);
-          const expected = 8 + lane;
-          const found = scanChunk(chunk).plain;
-          if (found !== expected) expect(found, `stop ${stop} at ${lane} among ${word.join(',')}`).toBe(expected);
-          checked++;
-        }
+        for (const a of neighbours)
+          for (const b of neighbours)
+            for (const c of neighbours) {
+              const word = [a, b, c];
+              word.splice(lane, 0, stop);
+              chunk.set(word, 8);
+              const expected = 8 + lane;
+              const found = scanChunk(chunk).plain;
+              if (found !== expected) expect(found, `stop ${stop} at ${lane} among ${word.join(',')}`).toBe(expected);
+              checked++;
+            }
       }
     }
     expect(checked).toBe(stops.length * 4 * neighbours.length ** 3);
@@ -512,7 +541,7 @@ describe('planSkip', () => {
       const offset = random(4);
       const bytes = Buffer.concat([Buffer.alloc(offset), Buffer.from(text)]).subarray(offset);
       const chunks: Buffer[] = [];
-      for (let at = 0; at < bytes.length; ) {
+      for (let at = 0; at < bytes.length;) {
         const size = 1 + random(700);
         chunks.push(bytes.subarray(at, at + size));
         at += size;

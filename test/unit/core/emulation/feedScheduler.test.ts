@@ -54,7 +54,13 @@ function fixture(options: { fastForward?: boolean; floodScreenRefreshMs?: number
   // No command runs: nothing to read from the parse, every line feed may be skipped.
   const tracker: SkipTracker = { headLinesMissing: 0, canSkipLineFeeds: true, skipLineFeeds: () => undefined };
   const flood = new FloodSignal(() => now);
-  const scheduler = new FeedScheduler({ terminal, tracker, flood, fastForward: options.fastForward ?? false, floodScreenRefreshMs: options.floodScreenRefreshMs });
+  const scheduler = new FeedScheduler({
+    terminal,
+    tracker,
+    flood,
+    fastForward: options.fastForward ?? false,
+    floodScreenRefreshMs: options.floodScreenRefreshMs,
+  });
   open.push(terminal, flood, scheduler);
   let written = 0;
   return {
@@ -69,7 +75,8 @@ function fixture(options: { fastForward?: boolean; floodScreenRefreshMs?: number
 }
 
 /** `count` lines of `width` bytes each, CRLF included, numbered from `from`. */
-const lines = (count: number, width: number, from = 0): string => Array.from({ length: count }, (_, i) => `${String(from + i).padStart(width - 2, '.')}\r\n`).join('');
+const lines = (count: number, width: number, from = 0): string =>
+  Array.from({ length: count }, (_, i) => `${String(from + i).padStart(width - 2, '.')}\r\n`).join('');
 
 /** The last row of the screen with text on it. */
 function lastRow(terminal: headless.Terminal): string {
@@ -119,7 +126,7 @@ describe('FeedScheduler', () => {
     expect(lastRow(f.terminal)).toBe(`${'.'.repeat(10)}2057`);
   });
 
-  it('takes a flood\'s batch as soon as it is full, without waiting out the hold', () => {
+  it("takes a flood's batch as soon as it is full, without waiting out the hold", () => {
     const f = fixture();
     const chunk = lines(2048, 32); // 64 KiB, a flood by its line feeds
     for (let i = 0; i < BATCH_BYTES / chunk.length - 1; i++) f.write(chunk);
@@ -162,7 +169,7 @@ describe('FeedScheduler', () => {
     expect(f.scheduler.backlog).toBe(backlog);
   });
 
-  it('brings a flood\'s screen up to date once floodScreenRefreshMs passed on the flood\'s clock', async () => {
+  it("brings a flood's screen up to date once floodScreenRefreshMs passed on the flood's clock", async () => {
     const f = fixture({ fastForward: true, floodScreenRefreshMs: 500 });
     // One batch: over 4 MiB of 100-byte lines, so it is taken as it is written.
     const batch = Buffer.from(lines(43_000, 100));
@@ -174,13 +181,14 @@ describe('FeedScheduler', () => {
       f.write(batch);
       if (f.handed.length === 0) return false;
       // xterm may parse them on a timer; the next batch is planned once it has.
-      if (f.scheduler.backlog > 0) await new Promise<void>((resolve) => {
-        const listener = f.scheduler.onDidParse((backlog) => {
-          if (backlog > 0) return;
-          listener.dispose();
-          resolve();
+      if (f.scheduler.backlog > 0)
+        await new Promise<void>((resolve) => {
+          const listener = f.scheduler.onDidParse((backlog) => {
+            if (backlog > 0) return;
+            listener.dispose();
+            resolve();
+          });
         });
-      });
       return true;
     };
     expect(await keptRowsParsed(0)).toBe(true); // the flood's first batch: the screen was never up to date

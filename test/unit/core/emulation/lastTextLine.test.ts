@@ -77,7 +77,7 @@ describe('Emulator.lastTextLine', () => {
     expect(screen.lastTextLine(100)).toBe('');
   });
 
-  it('in the alternate screen, the lowest row with text (a full-screen program\'s status line)', async () => {
+  it("in the alternate screen, the lowest row with text (a full-screen program's status line)", async () => {
     const screen = await emulator(40, 10);
     await write(screen, 'before\r\n\x1b[?1049h\x1b[H top line\x1b[8;1H-- INSERT --\x1b[2;1H');
     expect(screen.lastTextLine(100)).toBe('-- INSERT --');

@@ -8,13 +8,7 @@
  */
 import headless from '@xterm/headless';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  encodeMouseEvent,
-  MouseActionCode,
-  MouseButtonCode,
-  type MouseEventSpec,
-  type MouseTracking,
-} from '../../../../src/core/emulation/mouseEncoding.js';
+import { encodeMouseEvent, MouseActionCode, MouseButtonCode, type MouseEventSpec, type MouseTracking } from '../../../../src/core/emulation/mouseEncoding.js';
 import { mouseEncoding, xtermReportsMouseEvent } from '../../../../src/core/emulation/xtermInternals.js';
 
 const terminals: headless.Terminal[] = [];

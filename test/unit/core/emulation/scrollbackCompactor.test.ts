@@ -118,7 +118,9 @@ function cells(t: headless.Terminal): string[] {
     for (let col = 0; col < t.cols; col++) {
       const c = line.getCell(col) ?? blank;
       const flags = [c.isBold(), c.isDim(), c.isItalic(), c.isUnderline(), c.isBlink(), c.isInverse(), c.isInvisible(), c.isStrikethrough(), c.isOverline()];
-      described.push(`${c.getChars()}/${c.getWidth()}/${c.getFgColorMode()}:${c.getFgColor()}/${c.getBgColorMode()}:${c.getBgColor()}/${flags.map(Number).join('')}`);
+      described.push(
+        `${c.getChars()}/${c.getWidth()}/${c.getFgColorMode()}:${c.getFgColor()}/${c.getBgColorMode()}:${c.getBgColor()}/${flags.map(Number).join('')}`,
+      );
     }
     out.push(`${line.isWrapped ? '+' : ' '}${described.join(' ')}`);
   }
@@ -263,7 +265,13 @@ describe('ScrollbackCompactor', () => {
     p.bare.resize(15, ROWS);
     p.rows.flushMemoryCleanup(); // what it queued, now rather than when idle
     await expectSame(p);
-    expect(new Set(privateRows(p.compacting, p.rows).slice(1).map((row) => rowCells(row).buffer)).size).toBeLessThanOrEqual(2);
+    expect(
+      new Set(
+        privateRows(p.compacting, p.rows)
+          .slice(1)
+          .map((row) => rowCells(row).buffer),
+      ).size,
+    ).toBeLessThanOrEqual(2);
   });
 
   it('gives rows their own maps back before a reflow writes combining characters into them', async () => {

@@ -46,9 +46,10 @@ function write(t: headless.Terminal, data: string): Promise<void> {
 describe('xterm internals', () => {
   it('are read from the @xterm/headless version they were checked against', () => {
     const installed = (createRequire(import.meta.url)('@xterm/headless/package.json') as { version: string }).version;
-    expect(installed, `@xterm/headless ${installed} is installed; xtermInternals.ts was checked against ${XTERM_HEADLESS_VERSION}: check what it reads, then update XTERM_HEADLESS_VERSION and the exact version in package.json`).toBe(
-      XTERM_HEADLESS_VERSION,
-    );
+    expect(
+      installed,
+      `@xterm/headless ${installed} is installed; xtermInternals.ts was checked against ${XTERM_HEADLESS_VERSION}: check what it reads, then update XTERM_HEADLESS_VERSION and the exact version in package.json`,
+    ).toBe(XTERM_HEADLESS_VERSION);
   });
 
   it('have the shape they are read with', () => {
@@ -139,7 +140,7 @@ describe('xterm internals', () => {
     expect(maps(a)[1]).not.toBe(maps(b)[1]);
   });
 
-  it("reach the memory cleanup xterm queues after a narrowing resize", async () => {
+  it('reach the memory cleanup xterm queues after a narrowing resize', async () => {
     const t = terminal(40, 5);
     const store = rowStore(t)!;
     await write(t, Array.from({ length: 30 }, (_, i) => `${i}\r\n`).join(''));

@@ -71,7 +71,11 @@ describe('fitOutput', () => {
     const over = 'y'.repeat(MAX_LINE_CHARS + 1);
     const long = `${'z'.repeat(MAX_LINE_CHARS)}tail of a long line`;
     const fitted = fitOutput(complete([exact, over, long]), 10, note);
-    expect(fitted.output.split('\n')).toEqual([exact, `${'y'.repeat(MAX_LINE_CHARS)} … [1 more characters]`, `${'z'.repeat(MAX_LINE_CHARS)} … [19 more characters]`]);
+    expect(fitted.output.split('\n')).toEqual([
+      exact,
+      `${'y'.repeat(MAX_LINE_CHARS)} … [1 more characters]`,
+      `${'z'.repeat(MAX_LINE_CHARS)} … [19 more characters]`,
+    ]);
     expect(fitted).toMatchObject({ truncated: false, total_lines: 3 });
   });
 

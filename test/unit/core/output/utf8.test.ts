@@ -51,14 +51,25 @@ describe('Utf8Pieces', () => {
   it('pieces made well-formed are valid UTF-8 each, and read exactly as one streaming decode of the whole stream, invalid bytes included', () => {
     // Random streams of characters, stray continuation bytes, cut and invalid sequences, split at random.
     let seed = 7;
-    const random = (n: number): number => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % n);
-    const atoms = [bytes('a'), bytes('é'), bytes('界'), bytes('😀'), Buffer.from([0x80]), Buffer.from([0xff]), Buffer.from([0xe0, 0x80]), Buffer.from([0xf0, 0x9f]), Buffer.from([0xed, 0xa0, 0x80]), bytes('\n')];
+    const random = (n: number): number => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % n;
+    const atoms = [
+      bytes('a'),
+      bytes('é'),
+      bytes('界'),
+      bytes('😀'),
+      Buffer.from([0x80]),
+      Buffer.from([0xff]),
+      Buffer.from([0xe0, 0x80]),
+      Buffer.from([0xf0, 0x9f]),
+      Buffer.from([0xed, 0xa0, 0x80]),
+      bytes('\n'),
+    ];
     /** A random stream and its pieces, each chunk passed over with probability `passOdds`. */
     const piecesOfRandomStream = (passOdds: number): { stream: Buffer; out: Uint8Array[] } => {
       const stream = Buffer.concat(Array.from({ length: 1 + random(40) }, () => atoms[random(atoms.length)]!));
       const pieces = new Utf8Pieces();
       const out: Uint8Array[] = [];
-      for (let at = 0; at < stream.length; ) {
+      for (let at = 0; at < stream.length;) {
         const step = 1 + random(6);
         const chunk = stream.subarray(at, at + step);
         at += step;

@@ -6,7 +6,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { environmentValuesFromPs, groupWaitFromPs, parsePsCommands, parsePsTable, PS_ARGUMENTS_ARGS, PS_ENVIRONMENT_ARGS, PS_WAIT_ARGS, psTableArgs } from '../../../../src/core/processes/macPs.js';
+import {
+  environmentValuesFromPs,
+  groupWaitFromPs,
+  parsePsCommands,
+  parsePsTable,
+  PS_ARGUMENTS_ARGS,
+  PS_ENVIRONMENT_ARGS,
+  PS_WAIT_ARGS,
+  psTableArgs,
+} from '../../../../src/core/processes/macPs.js';
 import { isAlive } from '../../../../src/core/processes/processInfo.js';
 import { anchorFrom, membersOf } from '../../../../src/core/processes/sessionMembers.js';
 import { parseTerminalModes } from '../../../../src/core/processes/terminalWait.js';
@@ -26,7 +35,16 @@ describe('the process table from ps -o pid=,ppid=,pgid=,tpgid=,stat=,tty=,lstart
 
   it('reads every row: right-aligned numbers, the first letter of stat, the tty name, lstart whole without its padding', () => {
     expect(table.size).toBe(fixture('macos-ps-table.txt').trimEnd().split('\n').length);
-    expect(table.get(4242)).toEqual({ pid: 4242, ppid: HUB, pgid: 4242, sid: undefined, tty: 'ttys003', tpgid: 4321, state: 'S', startTime: 'Thu Nov 28 22:28:43 2024' });
+    expect(table.get(4242)).toEqual({
+      pid: 4242,
+      ppid: HUB,
+      pgid: 4242,
+      sid: undefined,
+      tty: 'ttys003',
+      tpgid: 4321,
+      state: 'S',
+      startTime: 'Thu Nov 28 22:28:43 2024',
+    });
     expect(table.get(4322)).toMatchObject({ ppid: 4321, pgid: 4321, tpgid: 4321, state: 'S' });
     // A day under 10 is space-padded by %c: kept as printed, so one process always reads the same.
     expect(table.get(8123)?.startTime).toBe('Fri Nov  1 09:05:07 2024');
@@ -42,7 +60,9 @@ describe('the process table from ps -o pid=,ppid=,pgid=,tpgid=,stat=,tty=,lstart
   });
 
   it('reads one process (ps -p) the same way, and an answer without rows (ps exits 1) as none', () => {
-    const line = fixture('macos-ps-table.txt').split('\n').find((l) => l.startsWith(' 4242 '))!;
+    const line = fixture('macos-ps-table.txt')
+      .split('\n')
+      .find((l) => l.startsWith(' 4242 '))!;
     expect(parsePsTable(`${line}\n`).get(4242)).toEqual(table.get(4242));
     expect(parsePsTable('').size).toBe(0);
   });
@@ -82,11 +102,11 @@ describe('the session mark from ps -E, read past the arguments', () => {
     expect(marks.get(4400)).toEqual(['m2n4p6', 'k3f9q2']);
   });
 
-  it('has none for an empty environment, a zombie, another user\'s process, arguments it cannot read', () => {
+  it("has none for an empty environment, a zombie, another user's process, arguments it cannot read", () => {
     for (const pid of [4322, 4500, 1, 88, 400, HUB]) expect(marks.has(pid), `pid ${pid}`).toBe(false);
   });
 
-  it('has none for a process whose two lines disagree: it exec\'d or exited between the two reads', () => {
+  it("has none for a process whose two lines disagree: it exec'd or exited between the two reads", () => {
     expect(marks.has(7777)).toBe(false); // sh -c … then sleep 100
     expect(environmentValuesFromPs('SWITCHBOARD_SESSION', [7790], withEnvironment, argumentsOnly).size).toBe(0);
   });
@@ -117,11 +137,11 @@ describe('what close reaches on a Mac, chosen from that table', () => {
 describe('the input probe from ps -A -o pgid=,wchan= and stty -f <tty> -a', () => {
   const waits = fixture('macos-ps-wchan.txt');
 
-  it('asks for every process\'s group and wait channel', () => {
+  it("asks for every process's group and wait channel", () => {
     expect(PS_WAIT_ARGS).toEqual(['-A', '-o', 'pgid=,wchan=']);
   });
 
-  it('a read of the terminal (ttyin) in the group is a wait on it, whatever the group number\'s width', () => {
+  it("a read of the terminal (ttyin) in the group is a wait on it, whatever the group number's width", () => {
     expect(groupWaitFromPs(waits, 8123)).toBe('yes');
     expect(groupWaitFromPs(waits, 123456)).toBe('yes');
   });
@@ -132,11 +152,11 @@ describe('the input probe from ps -A -o pgid=,wchan= and stty -f <tty> -a', () =
     expect(groupWaitFromPs(waits, 9100)).toBe('if-raw');
   });
 
-  it('anything else is not a wait on the terminal: wait, -, an address, a cut name, another group\'s ttyin', () => {
+  it("anything else is not a wait on the terminal: wait, -, an address, a cut name, another group's ttyin", () => {
     for (const pgid of [4242, 7777, 98765, 9001, 1, 55555]) expect(groupWaitFromPs(waits, pgid), `group ${pgid}`).toBe('no');
   });
 
-  it('reads the terminal\'s mode from macOS stty -a: canonical with echo, raw, a password prompt', () => {
+  it("reads the terminal's mode from macOS stty -a: canonical with echo, raw, a password prompt", () => {
     expect(parseTerminalModes(fixture('macos-stty-a.txt'))).toEqual({ canonical: true, echo: true });
     expect(parseTerminalModes(fixture('macos-stty-a-raw.txt'))).toEqual({ canonical: false, echo: false });
     expect(parseTerminalModes(fixture('macos-stty-a-secret.txt'))).toEqual({ canonical: true, echo: false });

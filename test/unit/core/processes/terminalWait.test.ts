@@ -5,16 +5,30 @@
  * real program is found is awaitingInput.test.ts's part.
  */
 import { describe, expect, it } from 'vitest';
-import { judgeWait, parseEpollInputs, parseSyscall, parseTerminalModes, WAIT_SYSCALLS, type WaitingProcess } from '../../../../src/core/processes/terminalWait.js';
+import {
+  judgeWait,
+  parseEpollInputs,
+  parseSyscall,
+  parseTerminalModes,
+  WAIT_SYSCALLS,
+  type WaitingProcess,
+} from '../../../../src/core/processes/terminalWait.js';
 
 describe('parseSyscall', () => {
   it('reads the call and its first arguments from real lines (x64)', () => {
     // python3's REPL and vim: pselect6 on nfds 1 (only fd 0 can be in the set).
-    expect(parseSyscall('270 0x1 0x7ffd365759b0 0x0 0x0 0x0 0x0 0x7ffd36575920 0x7f9c2af1c954\n', 'x64')).toEqual({ call: 'select', arg0: 1, arg1: 0x7ffd365759b0 });
+    expect(parseSyscall('270 0x1 0x7ffd365759b0 0x0 0x0 0x0 0x0 0x7ffd36575920 0x7f9c2af1c954\n', 'x64')).toEqual({
+      call: 'select',
+      arg0: 1,
+      arg1: 0x7ffd365759b0,
+    });
     // zsh -f reads its terminal on fd 10.
     expect(parseSyscall('0 0xa 0x7ffea6c500df 0x1 0x8 0x0 0x55f24c609080 0x7ffea6c4ffb8 0x7f36801862ad', 'x64')).toMatchObject({ call: 'read', arg0: 10 });
     // fish: poll of 3 descriptors; htop: poll of 1.
-    expect(parseSyscall('7 0x55b70e5fbbb0 0x3 0xffffffff 0xbb71db057b1789b2 0x0 0x55b70e5818e0 0x7ffdad1b0b20 0x7fb94d11a26f', 'x64')).toMatchObject({ call: 'poll', arg1: 3 });
+    expect(parseSyscall('7 0x55b70e5fbbb0 0x3 0xffffffff 0xbb71db057b1789b2 0x0 0x55b70e5818e0 0x7ffdad1b0b20 0x7fb94d11a26f', 'x64')).toMatchObject({
+      call: 'poll',
+      arg1: 3,
+    });
     // node: epoll_pwait on epoll fd 13.
     expect(parseSyscall('281 0xd 0x7ffe0f5d9040 0x400 0x1fa1 0x0 0x8 0x7ffe0f5d82e0 0x7f1731246cae', 'x64')).toMatchObject({ call: 'epoll', arg0: 13 });
   });

@@ -24,7 +24,10 @@ function cat(): pty.IPty {
 describe('node-pty internals', () => {
   it('are read from the node-pty version they were checked against', () => {
     const installed = (createRequire(import.meta.url)('node-pty/package.json') as { version: string }).version;
-    expect(installed, `node-pty ${installed} is installed; nodePtyInternals.ts was checked against ${NODE_PTY_VERSION}: check its getters, then update NODE_PTY_VERSION and the exact version in package.json`).toBe(NODE_PTY_VERSION);
+    expect(
+      installed,
+      `node-pty ${installed} is installed; nodePtyInternals.ts was checked against ${NODE_PTY_VERSION}: check its getters, then update NODE_PTY_VERSION and the exact version in package.json`,
+    ).toBe(NODE_PTY_VERSION);
   });
 
   it('have the shape they are read with on a live PTY', () => {

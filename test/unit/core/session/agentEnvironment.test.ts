@@ -17,7 +17,8 @@ describe('agent environment', () => {
     expect(agent).toMatchObject({ EDITOR: 'true', PAGER: 'cat', GIT_PAGER: 'cat', GIT_EDITOR: 'true', SYSTEMD_PAGER: '' });
     const person = buildSessionEnv({ sessionId: 'abc235', creator: { kind: 'user' }, base: PERSON });
     expect(person).toMatchObject({ EDITOR: 'vim', PAGER: 'less', GIT_PAGER: 'delta' });
-    for (const name of ['GIT_EDITOR', 'GIT_SEQUENCE_EDITOR', 'GIT_MERGE_AUTOEDIT', 'VISUAL', 'MANPAGER', 'GH_PAGER', 'SYSTEMD_PAGER']) expect(person, name).not.toHaveProperty(name);
+    for (const name of ['GIT_EDITOR', 'GIT_SEQUENCE_EDITOR', 'GIT_MERGE_AUTOEDIT', 'VISUAL', 'MANPAGER', 'GH_PAGER', 'SYSTEMD_PAGER'])
+      expect(person, name).not.toHaveProperty(name);
   });
 
   it('agentEnv: NAME=value sets (value may hold = or be empty), NAME alone keeps the inherited value or none, a later entry wins; open env wins over all', () => {
@@ -39,7 +40,8 @@ describe('agent environment', () => {
     expect(agentEnvEntryProblem('=x')).toMatch(/must be NAME=value, or NAME alone/);
     expect(agentEnvEntryProblem('MY-VAR=1')).toMatch(/letters, digits and _/);
     expect(agentEnvEntryProblem('2X=1')).toMatch(/not starting with a digit/);
-    for (const name of ['BASH_ENV', 'ZDOTDIR', 'PROMPT_COMMAND', 'LD_PRELOAD', 'SWITCHBOARD_SESSION']) expect(agentEnvEntryProblem(`${name}=x`), name).toMatch(new RegExp(`^${name} cannot be set`));
+    for (const name of ['BASH_ENV', 'ZDOTDIR', 'PROMPT_COMMAND', 'LD_PRELOAD', 'SWITCHBOARD_SESSION'])
+      expect(agentEnvEntryProblem(`${name}=x`), name).toMatch(new RegExp(`^${name} cannot be set`));
     expect(agentEnvEntryProblem('X=a\0b')).toMatch(/NUL byte/);
     let thrown: unknown;
     try {

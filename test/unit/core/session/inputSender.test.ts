@@ -106,7 +106,10 @@ describe('InputSender: what it types', () => {
 
   it('resizes before typing, named for the client that asked', async () => {
     const s = setup();
-    expect(await typedFor(s, { resize: { rows: 30, cols: 100 }, clientName: 'host 1.0', text: 'stty size', keys: ['enter'] })).toEqual(['<resize 100x30 by host 1.0>', 'stty size\r']);
+    expect(await typedFor(s, { resize: { rows: 30, cols: 100 }, clientName: 'host 1.0', text: 'stty size', keys: ['enter'] })).toEqual([
+      '<resize 100x30 by host 1.0>',
+      'stty size\r',
+    ]);
     expect(await typedFor(s, { resize: { rows: 24, cols: 80 } })).toEqual(['<resize 80x24 by unknown client>']);
   });
 

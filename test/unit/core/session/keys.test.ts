@@ -80,7 +80,18 @@ describe('encodeKeys against xterm-256color (terminfo)', () => {
   });
 
   it('cursor, home/end and the editing keys with every combination of shift, alt and ctrl (either mode)', () => {
-    const names: Record<string, string> = { up: 'UP', down: 'DN', right: 'RIT', left: 'LFT', home: 'HOM', end: 'END', delete: 'DC', insert: 'IC', pagedown: 'NXT', pageup: 'PRV' };
+    const names: Record<string, string> = {
+      up: 'UP',
+      down: 'DN',
+      right: 'RIT',
+      left: 'LFT',
+      home: 'HOM',
+      end: 'END',
+      delete: 'DC',
+      insert: 'IC',
+      pagedown: 'NXT',
+      pageup: 'PRV',
+    };
     for (const [name, capability] of Object.entries(names)) {
       for (const { suffix, prefix } of MODIFIERS) {
         const expected = cap(`k${capability}${suffix}`);
@@ -172,7 +183,26 @@ describe('encodeKeys: keys terminfo does not describe', () => {
     expect(encodeKeys([], NORMAL)).toBe('');
     for (const name of KEY_NAMES) expect(key(name).length, name).toBeGreaterThan(0);
     expect([...KEY_NAMES].sort()).toEqual(
-      ['backspace', 'delete', 'down', 'end', 'enter', 'esc', 'escape', 'home', 'insert', 'left', 'pagedown', 'pageup', 'return', 'right', 'space', 'tab', 'up', ...Array.from({ length: 12 }, (_, i) => `f${i + 1}`)].sort(),
+      [
+        'backspace',
+        'delete',
+        'down',
+        'end',
+        'enter',
+        'esc',
+        'escape',
+        'home',
+        'insert',
+        'left',
+        'pagedown',
+        'pageup',
+        'return',
+        'right',
+        'space',
+        'tab',
+        'up',
+        ...Array.from({ length: 12 }, (_, i) => `f${i + 1}`),
+      ].sort(),
     );
   });
 });

@@ -11,7 +11,9 @@ import type { MouseRequest } from '../../../../src/core/types.js';
 const SGR_DRAG: MouseState = { tracking: 'drag', encoding: 'SGR', alternate: true, applicationCursorKeys: false, rows: 24, cols: 80 };
 
 function sent(request: MouseRequest, state: Partial<MouseState> = {}): string {
-  return Buffer.from(mouseInput('k3f9q2', request, { ...SGR_DRAG, ...state })).toString('latin1').replaceAll('\x1b', '^[');
+  return Buffer.from(mouseInput('k3f9q2', request, { ...SGR_DRAG, ...state }))
+    .toString('latin1')
+    .replaceAll('\x1b', '^[');
 }
 
 function refusal(request: MouseRequest, state: Partial<MouseState> = {}): string {
@@ -61,11 +63,15 @@ describe('mouse refusals', () => {
     );
     // In the normal screen xterm.js scrolls its own view: the program gets nothing.
     expect(refusal({ action: 'scroll', row: 1, col: 1 }, { tracking: 'none', alternate: false })).toMatch(/has not turned on mouse reporting/);
-    expect(refusal({ action: 'scroll', row: 1, col: 1 }, { tracking: 'x10', alternate: false })).toMatch(/X10 mouse reporting, which reports button presses only/);
+    expect(refusal({ action: 'scroll', row: 1, col: 1 }, { tracking: 'x10', alternate: false })).toMatch(
+      /X10 mouse reporting, which reports button presses only/,
+    );
   });
 
   it('outside the screen: names the value and the screen size', () => {
-    expect(refusal({ action: 'click', row: 0, col: 1 })).toBe('mouse.row: 0 is outside the screen of session k3f9q2 (24 rows × 80 columns); rows count from 1 to 24.');
+    expect(refusal({ action: 'click', row: 0, col: 1 })).toBe(
+      'mouse.row: 0 is outside the screen of session k3f9q2 (24 rows × 80 columns); rows count from 1 to 24.',
+    );
     expect(refusal({ action: 'click', row: 1, col: 81 })).toMatch(/^mouse\.col: 81 is outside .*columns count from 1 to 80\.$/);
     expect(refusal({ action: 'drag', row: 1, col: 1, to_row: 25, to_col: 1 })).toMatch(/^mouse\.to_row: 25 is outside/);
     expect(refusal({ action: 'drag', row: 1, col: 1 })).toBe('mouse.to_row is required for a drag: pass the row (1 to 24).');
@@ -73,7 +79,8 @@ describe('mouse refusals', () => {
   });
 
   it('a scroll amount of 0, a fraction or more than 100 steps', () => {
-    for (const amount of [0, 1.5, 101, -101]) expect(refusal({ action: 'scroll', row: 1, col: 1, amount })).toMatch(/^mouse\.amount: .* whole number of wheel steps from 1 to 100/);
+    for (const amount of [0, 1.5, 101, -101])
+      expect(refusal({ action: 'scroll', row: 1, col: 1, amount })).toMatch(/^mouse\.amount: .* whole number of wheel steps from 1 to 100/);
   });
 
   it('past column or row 223 in the default encoding, where xterm sends nothing: before anything is sent', () => {

@@ -14,7 +14,7 @@ describe('SessionExit', () => {
     expect(exit.end).toBeNull();
   });
 
-  it('gives the shell\'s own exit code to the command it ended with', async () => {
+  it("gives the shell's own exit code to the command it ended with", async () => {
     const exit = new SessionExit();
     const heard: Array<number | null> = [];
     exit.onDidExit((code) => heard.push(code));

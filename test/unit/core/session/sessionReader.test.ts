@@ -146,7 +146,9 @@ describe('SessionReader: view new', () => {
     await output(Array.from({ length: 50 }, (_, i) => `line ${i}\r\n`).join(''));
     const read = await readNew(reader, 'a');
     expect(read.truncated).toBe(true);
-    expect((read.content as string).startsWith('[… earlier output since your last read is no longer held here; a command\'s whole output: read view=command]\n')).toBe(true);
+    expect(
+      (read.content as string).startsWith("[… earlier output since your last read is no longer held here; a command's whole output: read view=command]\n"),
+    ).toBe(true);
     expect(read.content).toContain('line 49');
     expect(read.content).not.toContain('line 0\n');
   });

@@ -19,7 +19,13 @@ let ttyPath: string;
 let gonePid: number;
 
 beforeAll(() => {
-  terminal = spawnPty('/bin/sh', ['-c', 'sleep 60'], { name: 'xterm-256color', cols: 80, rows: 24, cwd: '/', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+  terminal = spawnPty('/bin/sh', ['-c', 'sleep 60'], {
+    name: 'xterm-256color',
+    cols: 80,
+    rows: 24,
+    cwd: '/',
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+  });
   if (!terminal.ptsName) throw new Error('this platform gives no slave path');
   ttyPath = terminal.ptsName;
   gonePid = spawnSync('true').pid!;
@@ -35,7 +41,11 @@ afterEach(() => {
 });
 
 /** A hold on the real terminal; `events` records typing stopping, and whether the slave was still held then. */
-function holdTerminal(options: { pid: number; output?: HeldOutput; path?: string | undefined }): { hold: TerminalHold; output: { lastOutputAt: number; byteCount: number }; events: string[] } {
+function holdTerminal(options: { pid: number; output?: HeldOutput; path?: string | undefined }): {
+  hold: TerminalHold;
+  output: { lastOutputAt: number; byteCount: number };
+  events: string[];
+} {
   const events: string[] = [];
   const output = (options.output ?? { lastOutputAt: Date.now(), byteCount: 0 }) as { lastOutputAt: number; byteCount: number };
   const hold: TerminalHold = new TerminalHold({
@@ -125,7 +135,12 @@ describe('TerminalHold', () => {
     fakeClock();
     let bytes = 0;
     // Every look at the byte count finds more: output keeps arriving between the check and the release.
-    const output = { lastOutputAt: Date.now(), get byteCount() { return bytes++; } };
+    const output = {
+      lastOutputAt: Date.now(),
+      get byteCount() {
+        return bytes++;
+      },
+    };
     const { hold } = holdTerminal({ pid: gonePid, output });
     hold.noteOutput();
     await vi.advanceTimersByTimeAsync(1_000);
@@ -146,7 +161,11 @@ describe('TerminalHold', () => {
       expect(hold.held).toBe(true);
     });
     expect(events).toEqual([]);
-    await expect(hold.whileTerminating(async () => { throw new Error('kill failed'); })).rejects.toThrow('kill failed');
+    await expect(
+      hold.whileTerminating(async () => {
+        throw new Error('kill failed');
+      }),
+    ).rejects.toThrow('kill failed');
     hold.release();
     expect(hold.held).toBe(false);
   });

@@ -9,7 +9,16 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { nextEvent } from '../../../../src/core/event.js';
-import { COMMANDS_LOG, META_FILE, OUTPUT_LOG, TIMING_LOG, Transcript, WRITE_BATCH_BYTES, WRITE_BATCH_MS, type SessionMeta } from '../../../../src/core/transcript/transcript.js';
+import {
+  COMMANDS_LOG,
+  META_FILE,
+  OUTPUT_LOG,
+  TIMING_LOG,
+  Transcript,
+  WRITE_BATCH_BYTES,
+  WRITE_BATCH_MS,
+  type SessionMeta,
+} from '../../../../src/core/transcript/transcript.js';
 import type { CommandRecord } from '../../../../src/core/types.js';
 
 const roots: string[] = [];

@@ -11,7 +11,17 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-const event: ToolAuditEvent = { time: '2026-01-01T00:00:00.000Z', client: 'host 1.0', tool: 'send', session: 'abc123', outcome: 'error', code: 'SECRET_PROMPT', duration_ms: 4, bytes: 7, keys: 1 };
+const event: ToolAuditEvent = {
+  time: '2026-01-01T00:00:00.000Z',
+  client: 'host 1.0',
+  tool: 'send',
+  session: 'abc123',
+  outcome: 'error',
+  code: 'SECRET_PROMPT',
+  duration_ms: 4,
+  bytes: 7,
+  keys: 1,
+};
 
 describe('AuditLog', () => {
   it('appends one JSON line per call, in a fixed key order, to a 0600 file', () => {
@@ -48,7 +58,10 @@ describe('AuditLog', () => {
     const log = new AuditLog(dir, { warn: () => undefined });
     for (const tool of ['execute', 'read', 'kill']) log.toolCall({ ...event, tool });
     await new Promise((resolve) => setImmediate(resolve));
-    const tools = readFileSync(log.file, 'utf8').trimEnd().split('\n').map((line) => (JSON.parse(line) as { tool: string }).tool);
+    const tools = readFileSync(log.file, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { tool: string }).tool);
     expect(tools).toEqual(['execute', 'read', 'kill']);
   });
 

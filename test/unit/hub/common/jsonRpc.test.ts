@@ -28,14 +28,24 @@ describe('classifyLine', () => {
   it('refuses batches, answering each member that has an id', () => {
     expect(classifyLine('[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","id":"b","method":"c"}]')).toMatchObject({
       kind: 'invalid',
-      replies: [{ id: 1, error: { code: INVALID_REQUEST } }, { id: 'b', error: { code: INVALID_REQUEST } }],
+      replies: [
+        { id: 1, error: { code: INVALID_REQUEST } },
+        { id: 'b', error: { code: INVALID_REQUEST } },
+      ],
     });
     expect(classifyLine('[]')).toMatchObject({ replies: [{ id: null, error: { code: INVALID_REQUEST } }] });
   });
 });
 
 describe('envelopeError: the one envelope check of the shim and the HTTP path', () => {
-  const cases = ['[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","id":"b","method":"c"}]', '[]', '42', '"x"', '{"jsonrpc":"1.0","id":"x","method":"a"}', '{"id":7,"method":"a"}'];
+  const cases = [
+    '[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","id":"b","method":"c"}]',
+    '[]',
+    '42',
+    '"x"',
+    '{"jsonrpc":"1.0","id":"x","method":"a"}',
+    '{"id":7,"method":"a"}',
+  ];
 
   it.each(cases)('refuses %s with the same answer per line and per request, but for the unit named', (text) => {
     const perLine = classifyLine(text);

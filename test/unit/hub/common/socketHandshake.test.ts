@@ -69,7 +69,7 @@ describe('socketHandshake', () => {
     socket.destroy();
   });
 
-  it('is `denied` with the hub\'s reason when the hub refuses', async () => {
+  it("is `denied` with the hub's reason when the hub refuses", async () => {
     server = await serve(socketPath, (socket) => socket.end('{"type":"denied","reason":"bad token"}\n'));
     const error = await failure(socketHandshake(socketPath, hello, 5_000));
     expect([error.failure, error.kind, error.reason]).toEqual(['denied', 'denied', 'bad token']);
@@ -115,7 +115,9 @@ describe('socketHandshake', () => {
 
   it('is `absent` when the socket file is there but nothing listens (connection refused)', async () => {
     // A hub that crashed leaves its socket file behind: a listener in a child process, killed.
-    const child = spawn(process.execPath, ['-e', `require('node:net').createServer().listen(${JSON.stringify(socketPath)}, () => console.log('ready'))`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['-e', `require('node:net').createServer().listen(${JSON.stringify(socketPath)}, () => console.log('ready'))`], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     await new Promise<void>((resolve, reject) => {
       child.stdout.once('data', () => resolve());
       child.once('exit', () => reject(new Error('the listener exited before it was ready')));

@@ -14,7 +14,17 @@ function scene(): { book: ApprovalBook; links: ApprovalLinks; clock: { now: numb
   const links = new ApprovalLinks(book, () => clock.now);
   book.onDidChange(() => links.prune());
   const ask = (key: string): string =>
-    book.ask({ slot: newSlot(key), session: null, tool: 'open', command: `touch ${key}`, cwd: '/tmp', client: 'agent 1.0', clientName: 'agent', rule: { index: 0, match: 'touch *' }, reason: 'asks' }).id;
+    book.ask({
+      slot: newSlot(key),
+      session: null,
+      tool: 'open',
+      command: `touch ${key}`,
+      cwd: '/tmp',
+      client: 'agent 1.0',
+      clientName: 'agent',
+      rule: { index: 0, match: 'touch *' },
+      reason: 'asks',
+    }).id;
   return { book, links, clock, ask };
 }
 

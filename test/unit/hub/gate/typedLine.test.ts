@@ -34,7 +34,23 @@ describe('typeInto: what typing does to the line', () => {
   });
 
   it('keys whose effect the hub cannot know make the line unknown, and it stays so until submitted', () => {
-    for (const key of ['up', 'down', 'ctrl+r', 'ctrl+p', 'ctrl+n', 'tab', 'alt+.', 'ctrl+y', 'backspace', 'ctrl+u', 'ctrl+w', 'left', 'home', 'ctrl+c', 'escape']) {
+    for (const key of [
+      'up',
+      'down',
+      'ctrl+r',
+      'ctrl+p',
+      'ctrl+n',
+      'tab',
+      'alt+.',
+      'ctrl+y',
+      'backspace',
+      'ctrl+u',
+      'ctrl+w',
+      'left',
+      'home',
+      'ctrl+c',
+      'escape',
+    ]) {
       const typed = typeInto(EMPTY_LINE, `ls${keys(key)} -la`, false);
       expect(typed.rest.unknown, key).toMatch(/cannot know/);
       // A lone escape takes the next character with it (alt+space), as readline reads it.

@@ -45,13 +45,19 @@ describe('setJsonEntry', () => {
     const region = changedRegion(before, edit.text);
     expect(region.start).toBe(region.end);
     expect(edit.text).toContain('    "notes": { "command": "notes-server", "args": [] }, // trailing comma next\n    "switchboard": {\n');
-    expect(data(edit.text)).toEqual({ theme: 'One Dark', context_servers: { notes: { command: 'notes-server', args: [] }, switchboard: entry }, vim_mode: true });
+    expect(data(edit.text)).toEqual({
+      theme: 'One Dark',
+      context_servers: { notes: { command: 'notes-server', args: [] }, switchboard: entry },
+      vim_mode: true,
+    });
   });
 
   it('adds the servers key to a file without one, in the file’s own indentation and line breaks', () => {
     const before = '{\r\n\t"theme": "light"\r\n}\r\n';
     const edit = setJsonEntry(before, plain);
-    expect(edit.text).toBe('{\r\n\t"theme": "light",\r\n\t"mcpServers": {\r\n\t\t"switchboard": {\r\n\t\t\t"command": "/opt/node/bin/node",\r\n\t\t\t"args": [\r\n\t\t\t\t"/home/me/switchboard/bin/switchboard.js",\r\n\t\t\t\t"mcp"\r\n\t\t\t]\r\n\t\t}\r\n\t}\r\n}\r\n');
+    expect(edit.text).toBe(
+      '{\r\n\t"theme": "light",\r\n\t"mcpServers": {\r\n\t\t"switchboard": {\r\n\t\t\t"command": "/opt/node/bin/node",\r\n\t\t\t"args": [\r\n\t\t\t\t"/home/me/switchboard/bin/switchboard.js",\r\n\t\t\t\t"mcp"\r\n\t\t\t]\r\n\t\t}\r\n\t}\r\n}\r\n',
+    );
   });
 
   it('fills an empty servers object, and keeps a one-line object on one line', () => {

@@ -41,7 +41,9 @@ describe('setTomlEntry', () => {
     const edit = setTomlEntry(PERSONS_FILE, target);
     expect(edit.outcome).toBe('added');
     expect(edit.text.startsWith(PERSONS_FILE)).toBe(true);
-    expect(edit.text.slice(PERSONS_FILE.length)).toBe('\n[mcp_servers.switchboard]\ncommand = "/opt/node/bin/node"\nargs = ["/home/me/switchboard/bin/switchboard.js", "mcp"]\n');
+    expect(edit.text.slice(PERSONS_FILE.length)).toBe(
+      '\n[mcp_servers.switchboard]\ncommand = "/opt/node/bin/node"\nargs = ["/home/me/switchboard/bin/switchboard.js", "mcp"]\n',
+    );
     const data = parse(edit.text) as { mcp_servers: Record<string, unknown>; notes: string };
     expect({ ...(data.mcp_servers.switchboard as object) }).toEqual(entry);
     expect(data.notes).toContain('not a table, a string');
@@ -97,7 +99,9 @@ model = "o4-mini"
     const before = '[mcp_servers.switchboard.env]\nSWITCHBOARD_HOME = "/old"\n\n[mcp_servers.switchboard.tools.execute]\napproval_mode = "approve"\n';
     const edit = setTomlEntry(before, target);
     expect(edit.outcome).toBe('updated');
-    expect(edit.text).toBe(`\n[mcp_servers.switchboard.tools.execute]\napproval_mode = "approve"\n\n${tomlTableText(['mcp_servers', 'switchboard'], entry, '\n')}`);
+    expect(edit.text).toBe(
+      `\n[mcp_servers.switchboard.tools.execute]\napproval_mode = "approve"\n\n${tomlTableText(['mcp_servers', 'switchboard'], entry, '\n')}`,
+    );
   });
 
   it('finds a quoted header and keeps Windows line breaks', () => {

@@ -46,7 +46,9 @@ async function expectNoLineLooser(before: PolicyInForce, after: PolicyInForce): 
   const was = await answers(before);
   const now = await answers(after);
   for (let i = 0; i < LINES.length; i++) {
-    expect(RANK[now[i]!], `${LINES[i]}: ${was[i]} → ${now[i]} with ${JSON.stringify(after)} after ${JSON.stringify(before)}`).toBeGreaterThanOrEqual(RANK[was[i]!]);
+    expect(RANK[now[i]!], `${LINES[i]}: ${was[i]} → ${now[i]} with ${JSON.stringify(after)} after ${JSON.stringify(before)}`).toBeGreaterThanOrEqual(
+      RANK[was[i]!],
+    );
   }
 }
 
@@ -66,7 +68,10 @@ describe('the policy: what loosens', () => {
   it('removing the deny rule loosens, named as the banner says it', async () => {
     const before = policy([deny('rm -rf *'), ask('sudo *')]);
     const after = policy([ask('sudo *')]);
-    expect(judgePolicy(before, after)).toEqual({ tightens: false, changes: [{ setting: 'policy', text: 'policy rule 0 `rm -rf *` deny → removed', loosens: true }] });
+    expect(judgePolicy(before, after)).toEqual({
+      tightens: false,
+      changes: [{ setting: 'policy', text: 'policy rule 0 `rm -rf *` deny → removed', loosens: true }],
+    });
     await expectSomeLineLooser(before, after, 'rm -rf /');
   });
 
@@ -84,7 +89,10 @@ describe('the policy: what loosens', () => {
       const before = policy(base, text.startsWith('policyDefault') ? 'ask' : 'allow');
       const judged = judgePolicy(before, after);
       expect(judged.tightens, text).toBe(false);
-      expect(judged.changes.map((c) => c.text), text).toContain(text);
+      expect(
+        judged.changes.map((c) => c.text),
+        text,
+      ).toContain(text);
       expect(judged.changes.find((c) => c.text === text)?.loosens, text).toBe(true);
       if (line) await expectSomeLineLooser(before, after, line);
     }
@@ -101,7 +109,10 @@ describe('the policy: what loosens', () => {
   it('allow → ask in place loosens when a later rule denies: a line it only may match used to reach the deny, and is now asked', async () => {
     const before = policy([allow('touch *', { cwd: PROJECT }), deny('touch *')]);
     const after = policy([ask('touch *', { cwd: PROJECT }), deny('touch *')]);
-    expect(judgePolicy(before, after)).toEqual({ tightens: false, changes: [{ setting: 'policy', text: 'policy rule 0 `touch *` allow → ask', loosens: true }] });
+    expect(judgePolicy(before, after)).toEqual({
+      tightens: false,
+      changes: [{ setting: 'policy', text: 'policy rule 0 `touch *` allow → ask', loosens: true }],
+    });
     await expectSomeLineLooser(before, after, 'cd "$X" && touch notes.txt');
   });
 
@@ -118,8 +129,18 @@ describe('the policy: what tightens', () => {
   const cases: [string, PolicyInForce, PolicyInForce, string[]][] = [
     ['no change', policy(base), policy(base), []],
     ['ask → deny in place', policy(base), policy([deny('sudo *'), base[1]!, base[2]!]), ['policy rule 0 `sudo *` ask → deny']],
-    ['allow → deny in place, no deny after it that is not its own', policy([ask('sudo *'), allow('git status')]), policy([ask('sudo *'), deny('git status')]), ['policy rule 1 `git status` allow → deny']],
-    ['ask and deny rules added at the end', policy(base), policy([...base, ask('curl *'), deny('mkfs*')]), ['policy rule 3 `curl *` added (ask)', 'policy rule 4 `mkfs*` added (deny)']],
+    [
+      'allow → deny in place, no deny after it that is not its own',
+      policy([ask('sudo *'), allow('git status')]),
+      policy([ask('sudo *'), deny('git status')]),
+      ['policy rule 1 `git status` allow → deny'],
+    ],
+    [
+      'ask and deny rules added at the end',
+      policy(base),
+      policy([...base, ask('curl *'), deny('mkfs*')]),
+      ['policy rule 3 `curl *` added (ask)', 'policy rule 4 `mkfs*` added (deny)'],
+    ],
     ['policyDefault allow → ask', policy(base, 'allow'), policy(base, 'ask'), ['policyDefault allow → ask']],
     ['a reason changed', policy(base), policy([{ ...base[0]!, reason: 'root' }, base[1]!, base[2]!]), ['policy rule 0 `sudo *`: reason changed']],
     ['outsideProject false is no condition', policy([deny('rm -r *')]), policy([deny('rm -r *', { outsideProject: false })]), []],

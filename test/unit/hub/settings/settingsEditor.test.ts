@@ -62,7 +62,13 @@ describe('SettingsEditor', () => {
   it('saves a change with mode 0600, keeping the keys it does not know; null puts a setting back to its default', () => {
     const { editor, file, applied } = editorIn({}, JSON.stringify({ notifications: true, startAtLogin: false, maxLines: 50 }));
     editor.save({ executeTimeoutMs: 5_000, maxLines: null, secretPatterns: ['*_TOKEN'], shell: '/bin/sh' });
-    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ notifications: true, startAtLogin: false, executeTimeoutMs: 5_000, secretPatterns: ['*_TOKEN'], shell: '/bin/sh' });
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({
+      notifications: true,
+      startAtLogin: false,
+      executeTimeoutMs: 5_000,
+      secretPatterns: ['*_TOKEN'],
+      shell: '/bin/sh',
+    });
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     expect(applied.at(-1)).toMatchObject({ executeTimeoutMs: 5_000, maxLines: 200, secretPatterns: ['*_TOKEN'] });
     // What was saved is what the next start loads.

@@ -49,7 +49,10 @@ describe('a hand edit of settings.json', () => {
   it('that removes the deny rule is held: the rule stays in force, the change is named, the page edits from what is in force', () => {
     const s = setup({ policy: [DENY_RM], maxLines: 100 });
     const result = s.edit({ policy: [], maxLines: 150 });
-    expect(result).toMatchObject({ applied: true, held: { settings: ['policy'], changes: [{ setting: 'policy', source: 'settings.json', text: 'policy rule 0 `rm -rf *` deny → removed', loosens: true }] } });
+    expect(result).toMatchObject({
+      applied: true,
+      held: { settings: ['policy'], changes: [{ setting: 'policy', source: 'settings.json', text: 'policy rule 0 `rm -rf *` deny → removed', loosens: true }] },
+    });
     expect(s.inForce.policy).toEqual([DENY_RM]);
     // Another setting in the same edit applies: whoever can write the file can write the person's rc files too.
     expect(s.inForce.maxLines).toBe(150);
@@ -72,7 +75,10 @@ describe('a hand edit of settings.json', () => {
     // A later edit that adds a deny rule is still not what is in force: held, and now named so.
     const later = s.edit({ policy: [{ match: 'mkfs*', action: 'deny' }] });
     expect(later).toMatchObject({ held: { settings: ['policy'] } });
-    expect((later as { held: { changes: { text: string }[] } }).held.changes.map((c) => c.text)).toEqual(['policy rule 0 `rm -rf *` deny → removed', 'policy rule 0 `mkfs*` added (deny)']);
+    expect((later as { held: { changes: { text: string }[] } }).held.changes.map((c) => c.text)).toEqual([
+      'policy rule 0 `rm -rf *` deny → removed',
+      'policy rule 0 `mkfs*` added (deny)',
+    ]);
     expect(s.inForce.policy).toEqual([DENY_RM]);
     // A tightening of the default while the policy waits waits with it (they are judged together).
     s.edit({ policy: [{ match: 'mkfs*', action: 'deny' }], policyDefault: 'ask' });
@@ -156,8 +162,16 @@ describe('a change from the settings page', () => {
 
 describe('the sandbox setting (as the schema will hold it)', () => {
   it('a loosening of `sandbox` waits and a tightening applies, judged as plain objects', () => {
-    const accepted = { ...SettingsSchema.parse({}), sandbox: { filesystem: 'project', writable: [], denied: ['~/.ssh'], network: 'on', required: true } } as GuardedSettings;
-    const looser = judgeArrival({ accepted, candidate: { ...accepted, sandbox: { ...accepted.sandbox, denied: [] } }, held: new Map(), source: 'settings.json' });
+    const accepted = {
+      ...SettingsSchema.parse({}),
+      sandbox: { filesystem: 'project', writable: [], denied: ['~/.ssh'], network: 'on', required: true },
+    } as GuardedSettings;
+    const looser = judgeArrival({
+      accepted,
+      candidate: { ...accepted, sandbox: { ...accepted.sandbox, denied: [] } },
+      held: new Map(),
+      source: 'settings.json',
+    });
     expect([...looser.held]).toEqual([['sandbox', 'settings.json']]);
     expect(looser.accepted.sandbox).toEqual(accepted.sandbox);
     const stricter = judgeArrival({ accepted, candidate: { ...accepted, sandbox: { ...accepted.sandbox, network: 'off' } }, held: new Map(), source: 'token' });

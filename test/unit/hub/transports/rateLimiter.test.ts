@@ -96,7 +96,11 @@ describe('RateLimitedTransport', () => {
           _meta: { 'dev.switchboard/error': { code: 'LIMIT_REACHED', retry_after_ms: 10 } },
         },
       },
-      { jsonrpc: '2.0', id: 3, error: { code: RATE_LIMITED, message: expect.stringMatching(/^LIMIT_REACHED: /), data: { code: 'LIMIT_REACHED', retry_after_ms: 10 } } },
+      {
+        jsonrpc: '2.0',
+        id: 3,
+        error: { code: RATE_LIMITED, message: expect.stringMatching(/^LIMIT_REACHED: /), data: { code: 'LIMIT_REACHED', retry_after_ms: 10 } },
+      },
     ]);
     // One warning for the episode, naming the client, not one per refused call.
     expect(warnings).toHaveLength(1);
@@ -138,7 +142,10 @@ describe('StatelessCallLimits', () => {
     expect(limits.check(call(1, 'a'))).toBeNull();
     expect(limits.check(call(2, 'b'))).toBeNull();
     expect(limits.check(call(3))).toBeNull();
-    expect(limits.check(call(4))).toMatchObject({ id: 4, result: { isError: true, resultType: 'complete', _meta: { 'dev.switchboard/error': { code: 'LIMIT_REACHED', retry_after_ms: 1_000 } } } });
+    expect(limits.check(call(4))).toMatchObject({
+      id: 4,
+      result: { isError: true, resultType: 'complete', _meta: { 'dev.switchboard/error': { code: 'LIMIT_REACHED', retry_after_ms: 1_000 } } },
+    });
     expect(limits.check(call(5, 'a'))).toMatchObject({ id: 5, result: { _meta: { 'dev.switchboard/error': { code: 'LIMIT_REACHED' } } } });
     // Not requests: notifications and anything else pass untouched.
     expect(limits.check({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } })).toBeNull();

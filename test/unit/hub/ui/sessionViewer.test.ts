@@ -136,7 +136,11 @@ describe('SessionViewer', () => {
     session.emit(Buffer.concat([Buffer.from('a'), kanji.subarray(0, 1)]));
     session.emit(kanji.subarray(1));
     await vi.advanceTimersByTimeAsync(LIMITS.batchMs);
-    expect(frames(sent).map((f) => f.type === 'frame' && f.data).join('')).toBe('a界');
+    expect(
+      frames(sent)
+        .map((f) => f.type === 'frame' && f.data)
+        .join(''),
+    ).toBe('a界');
     for (let i = 0; i < 11; i++) session.emit('x'.repeat(100));
     expect(viewer.status.mode).toBe('behind');
     session.emit(Buffer.concat([Buffer.from('dropped'), kanji.subarray(0, 2)])); // ends inside 界
@@ -313,10 +317,20 @@ describe('UiBridge', () => {
   it('drops a connection whose transport stays backed up, and never crashes on bad input', () => {
     vi.useFakeTimers();
     const noop = { dispose: () => undefined };
-    const host = { onDidChangeSession: () => noop, onDidRemoveSession: () => noop, list: () => [], version: 't', logger: { info() {}, warn() {}, error() {} } } as unknown as UiHost;
+    const host = {
+      onDidChangeSession: () => noop,
+      onDidRemoveSession: () => noop,
+      list: () => [],
+      version: 't',
+      logger: { info() {}, warn() {}, error() {} },
+    } as unknown as UiHost;
     const sent: HubMessage[] = [];
     const close = vi.fn();
-    const bridge = new UiBridge(host, { send: (m) => sent.push(m), bufferedAmount: () => 10_000_000, close, channel: 'window' }, () => undefined, { ...DEFAULT_BRIDGE_LIMITS, stuckMs: 100, tickMs: 10 });
+    const bridge = new UiBridge(host, { send: (m) => sent.push(m), bufferedAmount: () => 10_000_000, close, channel: 'window' }, () => undefined, {
+      ...DEFAULT_BRIDGE_LIMITS,
+      stuckMs: 100,
+      tickMs: 10,
+    });
     bridge.receive('{');
     bridge.receive({ type: 'input', session: 's1', data: 'x' });
     bridge.receive(42);
