@@ -50,9 +50,12 @@ export function policyRulesEditor(setting: HubSetting, error: string | null, cha
     pending = { rules: clean, sent: canonical(clean) };
     change(clean);
   };
-  const edit = (index: number, patch: Partial<Rule>): void => send(rules.map((rule, at) => (at === index ? { ...rule, ...patch } : rule)));
+  // What the page shows now: the list sent last, until the hub's answer draws the page again. The
+  // rules of this drawing would lose an edit sent since (a second change before the first's echo).
+  const latest = (): Rule[] => pending?.rules ?? rules;
+  const edit = (index: number, patch: Partial<Rule>): void => send(latest().map((rule, at) => (at === index ? { ...rule, ...patch } : rule)));
   const move = (index: number, by: number): void => {
-    const next = [...rules];
+    const next = [...latest()];
     const [rule] = next.splice(index, 1);
     if (rule) next.splice(index + by, 0, rule);
     send(next);
@@ -62,7 +65,7 @@ export function policyRulesEditor(setting: HubSetting, error: string | null, cha
       ruleRow(rule, index, rules.length, problems.get(index) ?? [], warnings.get(index) ?? [], locked, {
         edit,
         move,
-        remove: () => send(rules.filter((_, at) => at !== index)),
+        remove: () => send(latest().filter((_, at) => at !== index)),
       }),
     )}
     <div class="rules-actions">
@@ -73,7 +76,7 @@ export function policyRulesEditor(setting: HubSetting, error: string | null, cha
         ?disabled=${locked}
         @click=${() => {
           // Not sent until it has a pattern: an empty one would only be refused.
-          pending = { rules: [...rules, { match: '', action: 'ask' }], sent: '' };
+          pending = { rules: [...latest(), { match: '', action: 'ask' }], sent: '' };
           redraw();
         }}
       >
