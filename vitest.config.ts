@@ -40,11 +40,13 @@ export function testFiles(folder: string): string[] {
 /**
  * The unit tests that need a process of their own: they replace a module (`vi.mock`: the fake
  * electron, a spied crypto) or the environment, start a PTY or a hub (whose children, fds and
- * signal handlers must not outlive their file), or write into a FIFO nobody reads (a blocked
+ * signal handlers must not outlive their file), write into a FIFO nobody reads (a blocked
  * write holds one of the libuv threads that all worker threads of a process share: run shared,
- * the transcript's disk tests hung to their timeout). The others share their worker's modules.
+ * the transcript's disk tests hung to their timeout), or fake the clock (a module first loaded
+ * while timers are fake can keep them: run shared, feedScheduler's waits on xterm's writes hung
+ * once in a full run). The others share their worker's modules.
  */
-const NEEDS_OWN_PROCESS = /\bvi\.(?:mock|doMock|stubGlobal|stubEnv)\(|\bspawnPty\(|from 'node-pty'|\bnew Hub\(|'mkfifo'/;
+const NEEDS_OWN_PROCESS = /\bvi\.(?:mock|doMock|stubGlobal|stubEnv|useFakeTimers)\(|\bspawnPty\(|from 'node-pty'|\bnew Hub\(|'mkfifo'/;
 const UNIT = testFiles('test/unit');
 export const UNIT_SHARED = UNIT.filter((file) => !NEEDS_OWN_PROCESS.test(readFileSync(path.join(import.meta.dirname, file), 'utf8')));
 

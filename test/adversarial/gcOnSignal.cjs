@@ -10,5 +10,7 @@ process.on('SIGUSR2', () => {
     globalThis.gc();
     globalThis.gc();
   }
-  process.stderr.write('churn-test: gc done\n');
+  // What the hub holds after the collection: the JS heap and what it keeps outside it (Buffers).
+  const { heapUsed, external } = process.memoryUsage();
+  process.stderr.write(`churn-test: gc done ${JSON.stringify({ heapUsed, external })}\n`);
 });
