@@ -54,6 +54,8 @@ export class InputWatcher {
   private armedQuietMs = 0;
   /** When the last probe for a blocked terminal read finished (0: none yet). */
   private lastProbeAt = 0;
+  /** When keys were last typed into the terminal (0: never). */
+  private lastInputAt = 0;
   private probing = false;
 
   private readonly onDidAwaitInputEmitter = new EventEmitter<AwaitedInput>();
@@ -79,6 +81,18 @@ export class InputWatcher {
     if (Boolean(was) !== Boolean(value)) this.options.onDidChange();
   }
 
+  /**
+   * Keys are about to be typed: the job is not waiting any more, and it is looked at again once
+   * it has been quiet as long after the typing as after output. A job still blocked in its read
+   * right after the keys went in has not been scheduled to take them yet (on a loaded machine
+   * that can outlast a probe): a probe then would call it waiting, and end a `send` that waits
+   * for the exit with `awaiting_input` while vim is running its `:wq`.
+   */
+  noteInput(): void {
+    this.lastInputAt = Date.now();
+    this.set(null);
+  }
+
   /** Output arrived: the job is not waiting (any more), and a running job is watched again. */
   noteOutput(): void {
     if (this.current && !this.redrawing) this.set(null);
@@ -91,14 +105,14 @@ export class InputWatcher {
   }
 
   /**
-   * Checks for a wait on the terminal once output has been quiet for `quietMs`, then again every
+   * Checks for a wait on the terminal once output and typing have been quiet for `quietMs`, then again every
    * `quietMs` while the job stays quiet and is not waiting (a probe reads /proc).
    * Re-probing at once, as it did, kept a quiet job (`sleep 30`, a silent build) probed back to
    * back, busy on a core for as long as it ran.
    */
   schedule(): void {
     if (this.probeTimer || this.options.closed()) return;
-    const due = Math.max(this.options.lastOutputAt(), this.lastProbeAt) + this.quietMs - Date.now();
+    const due = Math.max(this.lastActivityAt, this.lastProbeAt) + this.quietMs - Date.now();
     this.armedQuietMs = this.quietMs;
     this.probeTimer = setTimeout(
       () => {
@@ -136,6 +150,11 @@ export class InputWatcher {
     this.onDidProbeInputEmitter.dispose();
   }
 
+  /** The last output or typing: what a probe waits to have been quiet for `quietMs`. */
+  private get lastActivityAt(): number {
+    return Math.max(this.options.lastOutputAt(), this.lastInputAt);
+  }
+
   /** How long output must have been quiet before a probe. */
   private get quietMs(): number {
     return this.options.fullScreen() ? Math.min(this.options.quietMs, SCREEN_QUIET_MS) : this.options.quietMs;
@@ -153,19 +172,19 @@ export class InputWatcher {
 
   private async probeInput(): Promise<void> {
     if (this.options.closed() || this.probing || !this.watching) return;
-    if (Date.now() - this.options.lastOutputAt() < this.quietMs) return this.schedule();
+    if (Date.now() - this.lastActivityAt < this.quietMs) return this.schedule();
     const confirming = this.current !== null;
     const startedAt = Date.now();
-    const outputAt = this.options.lastOutputAt();
+    const activityAt = this.lastActivityAt;
     this.probing = true;
     try {
       const probe = await this.options.probe();
       if (!probe) return;
-      // An answer stands only if nothing was printed while it was asked. "Quiet for quietMs
-      // at the end" is not enough: a probe slowed by load can outlast quietMs after the output
-      // that made the prompt fallback decline (a repaint), and then call the shell's own
+      // An answer stands only if nothing was printed or typed while it was asked. "Quiet for
+      // quietMs at the end" is not enough: a probe slowed by load can outlast quietMs after the
+      // output that made the prompt fallback decline (a repaint), and then call the shell's own
       // prompt awaiting input. The probe scheduled by that output asks again.
-      const quietThroughout = this.options.lastOutputAt() === outputAt;
+      const quietThroughout = this.lastActivityAt === activityAt;
       if (this.options.closed() || !this.watching || !quietThroughout) return;
       if (probe.reading) this.set({ secret: probe.secret, kind: inputKind(probe, this.options.fullScreen()) });
       else if (confirming) this.set(null);
@@ -175,7 +194,7 @@ export class InputWatcher {
       this.onDidProbeInputEmitter.fire();
       // Keep watching a quiet running job: it may block on input later; and a full-screen
       // program that drew meanwhile is checked on again.
-      if (this.watching && (!this.current || this.options.lastOutputAt() >= startedAt)) this.schedule();
+      if (this.watching && (!this.current || this.lastActivityAt >= startedAt)) this.schedule();
     }
   }
 }

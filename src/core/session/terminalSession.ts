@@ -547,7 +547,7 @@ export class TerminalSession {
 
   /** Types into the terminal: the job no longer awaits input, and is watched for it again. */
   private type(data: string | Uint8Array): void {
-    this.inputWatcher.set(null);
+    this.inputWatcher.noteInput();
     this.input.write(data);
     this.inputWatcher.schedule();
   }

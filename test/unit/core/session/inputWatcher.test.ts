@@ -202,6 +202,34 @@ describe('InputWatcher: what a probe finds', () => {
     expect(harness.events).toEqual([]);
   });
 
+  it('typing ends the wait, and the next probe comes quietMs after the typing, though output was quiet longer', async () => {
+    harness.answer = async () => ({ reading: true, secret: false });
+    harness.watcher.schedule();
+    await vi.advanceTimersByTimeAsync(QUIET_MS);
+    expect(harness.watcher.awaiting).not.toBeNull();
+    await vi.advanceTimersByTimeAsync(QUIET_MS * 3); // output has been quiet long since
+    harness.watcher.noteInput(); // vim's `:wq` goes in; vim is still in its read until scheduled
+    harness.watcher.schedule();
+    expect(harness.watcher.awaiting).toBeNull();
+    await vi.advanceTimersByTimeAsync(QUIET_MS - 1);
+    expect(harness.probes).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(harness.probes).toBe(2);
+  });
+
+  it('a read found while keys were typed during the probe does not count', async () => {
+    let release!: (probe: InputProbe) => void;
+    harness.answer = () => new Promise((resolve) => (release = resolve));
+    harness.watcher.schedule();
+    await vi.advanceTimersByTimeAsync(QUIET_MS);
+    expect(harness.probes).toBe(1);
+    harness.watcher.noteInput();
+    release({ reading: true, secret: false });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(harness.watcher.awaiting).toBeNull();
+    expect(harness.events).toEqual([]);
+  });
+
   it('a read found by a probe slower than quietMs, with output during it, does not count; the next probe decides', async () => {
     let release!: (probe: InputProbe) => void;
     harness.answer = () => new Promise((resolve) => (release = resolve));
