@@ -298,6 +298,25 @@ describe.runIf(linux)('processes (checked through /proc: Linux only)', () => {
       expect(await escalateKill({ kind: 'group', leader }, { waitsMs: [2000] })).toBe('SIGINT');
       expect(await exited).toBe('SIGINT');
     });
+
+    it('kills a program that does not lead its group yet (a PTY child before its setsid) once it does', async () => {
+      // forkpty returns in the parent before the child's setsid: on a loaded machine a kill of a
+      // program just opened came first, found no group, signalled nothing, and the program ran on.
+      // This child stays in the test's group for a moment, then leads its own, as that child does.
+      const script = 'import os, sys, time\nprint("forked", flush=True)\nsys.stdin.readline()\nos.setsid()\ntime.sleep(1000)';
+      const child = spawnChild('python3', ['-c', script], { stdio: ['pipe', 'pipe', 'ignore'] });
+      const exited = new Promise<NodeJS.Signals | null>((r) => child.on('exit', (_c, s) => r(s)));
+      await new Promise((r) => child.stdout?.once('data', r));
+      const leader = await eventually(() => processIdentity(child.pid ?? -1));
+      expect(stat(leader.pid)?.pgid).not.toBe(leader.pid);
+      const killed = escalateKill({ kind: 'group', leader }, { waitsMs: [2000], signals: ['SIGKILL'] });
+      // Given up at once, the kill would have answered null by now, having signalled nothing.
+      const meanwhile = await Promise.race([killed, new Promise((resolve) => setTimeout(() => resolve('still waiting'), 300))]);
+      expect(meanwhile).toBe('still waiting');
+      child.stdin?.write('\n'); // now it runs setsid, while the kill waits for its group
+      expect(await killed).toBe('SIGKILL');
+      expect(await exited).toBe('SIGKILL');
+    });
   });
 
   describe('sessionProcesses', () => {

@@ -75,6 +75,9 @@ const DEFAULT_WAIT_MS = 2000;
 const DEFAULT_POLL_MS = 40;
 const DEFAULT_GRACE_MS = 500;
 const DEFAULT_DEADLINE_MS = 5000;
+/** How long a kill waits for a just-spawned program to lead its group, and how often it looks. */
+const SETSID_WAIT_MS = 2000;
+const SETSID_POLL_MS = 5;
 /** How long one SIGKILL round waits for its targets to die before rescanning. */
 const KILL_ROUND_MS = 250;
 
@@ -221,6 +224,7 @@ export async function killWithSignal(
 async function resolveJob(target: KillTarget): Promise<Job | undefined> {
   if (target.kind === 'group') {
     const group = { pgid: target.leader.pid, leaderStartTime: target.leader.startTime };
+    if (!(await groupHasLiveMembers(group.pgid))) await untilLeading(target.leader);
     return (await groupHasLiveMembers(group.pgid)) ? { group, shell: undefined } : undefined;
   }
   const shell = await readProcess(target.shellPid);
@@ -231,6 +235,20 @@ async function resolveJob(target: KillTarget): Promise<Job | undefined> {
     group: { pgid: shell.tpgid, leaderStartTime },
     shell: { pid: shell.pid, startTime: shell.startTime },
   };
+}
+
+/**
+ * A PTY's child leads its own group only once forkpty's child has run setsid, a moment after the
+ * spawn returned in the hub: until then its group has no member. On a loaded machine a kill can
+ * come in between (a program killed as soon as it is open); it waits for the group to exist
+ * (bounded) rather than find nothing to signal and leave the program running.
+ */
+async function untilLeading(leader: ProcessIdentity): Promise<void> {
+  const led = async (): Promise<boolean> => {
+    const now = await readProcess(leader.pid);
+    return !now || !isAlive(now) || now.startTime !== leader.startTime || now.pgid === leader.pid;
+  };
+  await waitUntil(led, { timeoutMs: SETSID_WAIT_MS, pollMs: SETSID_POLL_MS });
 }
 
 /** A foreground job has ended when its shell has the terminal back, or its group is empty. */
