@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+// `npm test`: the build, then every test with the type check, lint and format check beside them.
+//
+// The tests need the build (hub and shim processes run dist/); nothing else needs anything of
+// another: the checks read the sources and emit nothing, and lint ignores dist/. The tests spend
+// much of their time waiting on real programs (about a third of two cores is idle while they
+// run), so the checks, each one single-threaded process, run in that slack instead of before it.
+// Everything keeps what it learnt between runs (tsc's build info, ESLint's and Prettier's
+// caches): after `npm install` built the tree, the build only confirms it is current.
+//
+// A check that fails stops the tests at once and prints its output; the others' output is
+// printed whole, after the tests, when they pass. Arguments go to vitest (`npm test -- x.test.ts`).
+// The exit code is non-zero if the build, a check or a test failed.
+import { spawn } from 'node:child_process';
+
+const CHECKS = ['typecheck:code', 'lint:code', 'format:check'];
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+/** Runs `command`, its output held back (checks) or shown as it comes (the build, the tests). */
+function run(command, args, { quiet = false, group = false } = {}) {
+  const started = Date.now();
+  const child = spawn(command, args, { stdio: ['ignore', quiet ? 'pipe' : 'inherit', quiet ? 'pipe' : 'inherit'], detached: group });
+  const output = [];
+  child.stdout?.on('data', (chunk) => output.push(chunk));
+  child.stderr?.on('data', (chunk) => output.push(chunk));
+  const done = new Promise((resolve) => {
+    child.on('error', (error) => {
+      output.push(Buffer.from(`${error.message}\n`));
+      resolve({ ok: false, code: error.message });
+    });
+    child.on('close', (code, signal) => resolve({ ok: code === 0, code: signal ?? code }));
+  }).then((result) => ({ ...result, seconds: ((Date.now() - started) / 1000).toFixed(1), output: Buffer.concat(output) }));
+  return { child, done };
+}
+
+function report(name, result) {
+  process.stdout.write(`\n==== npm run ${name}: ${result.ok ? 'ok' : `FAILED (${result.code})`} in ${result.seconds} s\n`);
+  process.stdout.write(result.output);
+}
+
+const build = await run(npm, ['run', '--silent', 'build']).done;
+if (!build.ok) {
+  process.stderr.write(`\nnpm test stopped before the tests: the build failed (output above).\n`);
+  process.exit(1);
+}
+
+// The tests in a process group of their own, so that stopping them stops the hubs and shells
+// their files started; a Ctrl-C or SIGTERM to npm test reaches them the same way.
+const tests = run(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...process.argv.slice(2)], { group: true });
+const stopTests = (signal) => {
+  try {
+    process.kill(-tests.child.pid, signal);
+  } catch {
+    // Already gone.
+  }
+};
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => stopTests(signal));
+
+let failedCheck = null;
+const checks = CHECKS.map((name) =>
+  run(npm, ['run', '--silent', name], { quiet: true }).done.then((result) => {
+    if (!result.ok && failedCheck === null) {
+      failedCheck = name;
+      stopTests('SIGTERM');
+      report(name, result);
+      process.stderr.write(`\nnpm test stopped the tests: ${name} failed (output above).\n`);
+    }
+    return { name, result };
+  }),
+);
+
+const [testResult, checkResults] = await Promise.all([tests.done, Promise.all(checks)]);
+if (failedCheck !== null) process.exit(1);
+for (const { name, result } of checkResults) report(name, result);
+process.exit(testResult.ok ? 0 : 1);
