@@ -36,9 +36,14 @@ export function tempHome(prefix = 'sb-hub-'): string {
   return mkdtempSync(path.join(tmpdir(), prefix));
 }
 
-/** The test's environment (hermeticEnv.ts: no rc file, no SWITCHBOARD_* of the machine), short kill waits, plus `extra`. */
+/**
+ * The test's environment (hermeticEnv.ts: no rc file, no SWITCHBOARD_* of the machine), plus
+ * `extra`. Short waits where a test only needs the thing to happen, not a person's margin: kill
+ * waits of 300 ms, and 500 ms of quiet before a job counts as awaiting input (the default 1.5 s
+ * suits a person's programs; the in-process tests use 500 ms too, helpers/core.ts).
+ */
 export function cleanEnv(extra: Record<string, string>): Record<string, string> {
-  return testEnv({ SWITCHBOARD_KILL_WAIT_MS: '300', ...extra });
+  return testEnv({ SWITCHBOARD_KILL_WAIT_MS: '300', SWITCHBOARD_AWAITING_INPUT_QUIET_MS: '500', ...extra });
 }
 
 /**
