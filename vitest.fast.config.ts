@@ -24,7 +24,6 @@ const NEEDS_BUILD = [...testFiles('test/unit'), ...testFiles('test/integration')
 
 const SLOW = [
   'test/unit/core/emulation/fastForward.test.ts',
-  'test/unit/importBoundaries.test.ts', // lints every file: `npm run lint` checks the same rule
   'test/unit/main/noFocusSteal.test.ts',
   'test/integration/terminalSession.test.ts',
   'test/integration/interactive.test.ts',
