@@ -57,8 +57,10 @@ const stopTests = (signal) => {
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => stopTests(signal));
 
 let failedCheck = null;
+// At the lowest priority: they take the cores' idle time, not the tests' (where `nice` exists).
+const lowPriority = (command, args) => (process.platform === 'win32' ? [command, args] : ['nice', ['-n', '19', command, ...args]]);
 const checks = CHECKS.map((name) =>
-  run(npm, ['run', '--silent', name], { quiet: true }).done.then((result) => {
+  run(...lowPriority(npm, ['run', '--silent', name]), { quiet: true }).done.then((result) => {
     if (!result.ok && failedCheck === null) {
       failedCheck = name;
       stopTests('SIGTERM');
