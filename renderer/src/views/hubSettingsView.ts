@@ -108,71 +108,51 @@ function settingRow(setting: HubSetting, change: ChangeSetting): TemplateResult 
   </div>`;
 }
 
-/** A list of rules takes the page's width: its label and hint above, the rows below. */
+/**
+ * A setting whose editor takes the page's width (the rules, the sandbox, the remotes): its label,
+ * hint and notes above, the editor below. `resetTitle`: the Default button's title; none, no button.
+ */
+function wideRow(setting: HubSetting, handlers: HubSettingsHandlers, editor: TemplateResult, resetTitle?: string): TemplateResult {
+  const locked = setting.env !== undefined;
+  const reset =
+    resetTitle !== undefined && setting.inFile && !locked
+      ? html`<button class="link-btn" type="button" data-reset=${setting.key} title=${resetTitle} @click=${() => handlers.change(setting.key, null)}>
+          Default
+        </button>`
+      : nothing;
+  return html`<div class="setting-row rules-row" data-hub-setting=${setting.key}>
+    <div class="setting-label">
+      ${setting.label}<span class="setting-applies">${APPLIES[setting.applies]}</span><span class="setting-reset">${reset}</span>${
+        setting.hint ? html`<div class="setting-hint">${setting.hint}</div>` : nothing
+      }${locked ? html`<div class="setting-hint">${`Set by ${setting.env} in the hub’s environment.`}</div>` : nothing}${
+        setting.held ? html`<div class="setting-hint" data-held="">${HELD_NOTE}</div>` : nothing
+      }
+    </div>
+    ${editor}
+  </div>`;
+}
+
 function rulesRow(setting: HubSetting, error: string | null, handlers: HubSettingsHandlers): TemplateResult {
-  const locked = setting.env !== undefined;
-  const reset =
-    setting.inFile && !locked
-      ? html`<button
-          class="link-btn"
-          type="button"
-          data-reset=${setting.key}
-          title="Back to the default rules"
-          @click=${() => handlers.change(setting.key, null)}
-        >
-          Default
-        </button>`
-      : nothing;
-  return html`<div class="setting-row rules-row" data-hub-setting=${setting.key}>
-    <div class="setting-label">
-      ${setting.label}<span class="setting-applies">${APPLIES[setting.applies]}</span><span class="setting-reset">${reset}</span>${
-        setting.hint ? html`<div class="setting-hint">${setting.hint}</div>` : nothing
-      }${locked ? html`<div class="setting-hint">${`Set by ${setting.env} in the hub’s environment.`}</div>` : nothing}${
-        setting.held ? html`<div class="setting-hint" data-held="">${HELD_NOTE}</div>` : nothing
-      }
-    </div>
-    ${policyRulesEditor(setting, error, (rules) => handlers.change(setting.key, rules), handlers.redraw)}
-  </div>`;
+  const editor = policyRulesEditor(setting, error, (rules) => handlers.change(setting.key, rules), handlers.redraw);
+  return wideRow(setting, handlers, editor, 'Back to the default rules');
 }
 
-/** The agents' sandbox takes the page's width too: its label and hint above, its fields below. */
 function sandboxRow(setting: HubSetting, handlers: HubSettingsHandlers): TemplateResult {
-  const locked = setting.env !== undefined;
-  const reset =
-    setting.inFile && !locked
-      ? html`<button
-          class="link-btn"
-          type="button"
-          data-reset=${setting.key}
-          title="Back to the default sandbox"
-          @click=${() => handlers.change(setting.key, null)}
-        >
-          Default
-        </button>`
-      : nothing;
-  return html`<div class="setting-row rules-row" data-hub-setting=${setting.key}>
-    <div class="setting-label">
-      ${setting.label}<span class="setting-applies">${APPLIES[setting.applies]}</span><span class="setting-reset">${reset}</span>${
-        setting.hint ? html`<div class="setting-hint">${setting.hint}</div>` : nothing
-      }${locked ? html`<div class="setting-hint">${`Set by ${setting.env} in the hub’s environment.`}</div>` : nothing}
-    </div>
-    ${sandboxEditor(setting, (value) => handlers.change(setting.key, value), handlers.redraw)}
-  </div>`;
+  return wideRow(
+    setting,
+    handlers,
+    sandboxEditor(setting, (value) => handlers.change(setting.key, value), handlers.redraw),
+    'Back to the default sandbox',
+  );
 }
 
-/** The remotes take the page's width too: label and hint above, one row per machine and the add form below. */
+/** The remotes have no Default: each machine is added and removed on its own row. */
 function remotesRow(setting: HubSetting, handlers: HubSettingsHandlers): TemplateResult {
-  const locked = setting.env !== undefined;
-  return html`<div class="setting-row rules-row" data-hub-setting=${setting.key}>
-    <div class="setting-label">
-      ${setting.label}<span class="setting-applies">${APPLIES[setting.applies]}</span><span class="setting-reset"></span>${
-        setting.hint ? html`<div class="setting-hint">${setting.hint}</div>` : nothing
-      }${locked ? html`<div class="setting-hint">${`Set by ${setting.env} in the hub’s environment.`}</div>` : nothing}${
-        setting.held ? html`<div class="setting-hint" data-held="">${HELD_NOTE}</div>` : nothing
-      }
-    </div>
-    ${remotesEditor(setting, handlers.remotes, (remotes) => handlers.change(setting.key, remotes))}
-  </div>`;
+  return wideRow(
+    setting,
+    handlers,
+    remotesEditor(setting, handlers.remotes, (remotes) => handlers.change(setting.key, remotes)),
+  );
 }
 
 function tokenRow(writtenAt: number | undefined, rotate: () => void): TemplateResult {
