@@ -20,6 +20,7 @@ import {
   signalGroupIfLeaderSame,
   signalIfSame,
   terminateSession,
+  untilOnItsTerminal,
 } from '../../src/core/processes/processes.js';
 
 const linux = process.platform === 'linux';
@@ -316,6 +317,39 @@ describe.runIf(linux)('processes (checked through /proc: Linux only)', () => {
       child.stdin?.write('\n'); // now it runs setsid, while the kill waits for its group
       expect(await killed).toBe('SIGKILL');
       expect(await exited).toBe('SIGKILL');
+    });
+  });
+
+  describe('untilOnItsTerminal', () => {
+    it('resolves once the process leads its session and has its terminal in front, as a PTY child does after forkpty', async () => {
+      // Stays in the test's group, with no terminal, until told; then does what forkpty's child
+      // does: setsid, and opens a terminal, which becomes its controlling one.
+      const script = [
+        'import os, pty, sys, time',
+        'master, slave = pty.openpty()',
+        'name = os.ttyname(slave)',
+        'print("forked", flush=True)',
+        'sys.stdin.readline()',
+        'os.setsid()',
+        'os.close(os.open(name, os.O_RDWR))',
+        'print("on its terminal", flush=True)',
+        'time.sleep(1000)',
+      ].join('\n');
+      const child = spawnChild('python3', ['-c', script], { stdio: ['pipe', 'pipe', 'ignore'] });
+      try {
+        await new Promise((r) => child.stdout?.once('data', r));
+        const pid = child.pid ?? -1;
+        const settled = untilOnItsTerminal(pid);
+        const meanwhile = await Promise.race([settled.then(() => 'settled'), new Promise((resolve) => setTimeout(() => resolve('still waiting'), 300))]);
+        expect(meanwhile).toBe('still waiting');
+        child.stdin?.write('\n');
+        await settled;
+        const now = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const fields = now.slice(now.lastIndexOf(')') + 2).split(' ');
+        expect({ pgid: Number(fields[2]), tpgid: Number(fields[5]) }).toEqual({ pgid: pid, tpgid: pid });
+      } finally {
+        child.kill('SIGKILL');
+      }
     });
   });
 

@@ -240,8 +240,8 @@ async function resolveJob(target: KillTarget): Promise<Job | undefined> {
 /**
  * A PTY's child leads its own group only once forkpty's child has run setsid, a moment after the
  * spawn returned in the hub: until then its group has no member. On a loaded machine a kill can
- * come in between (a program killed as soon as it is open); it waits for the group to exist
- * (bounded) rather than find nothing to signal and leave the program running.
+ * come in between; it waits for the group to exist (bounded) rather than find nothing to signal
+ * and leave the program running.
  */
 async function untilLeading(leader: ProcessIdentity): Promise<void> {
   const led = async (): Promise<boolean> => {
@@ -249,6 +249,21 @@ async function untilLeading(leader: ProcessIdentity): Promise<void> {
     return !now || !isAlive(now) || now.startTime !== leader.startTime || now.pgid === leader.pid;
   };
   await waitUntil(led, { timeoutMs: SETSID_WAIT_MS, pollMs: SETSID_POLL_MS });
+}
+
+/**
+ * Resolves once a PTY's child is on its terminal: it leads its own session and group and the
+ * terminal is its controlling one (forkpty's child runs setsid and TIOCSCTTY a moment after the
+ * spawn returned in the hub), or once it is gone, or after 2 s. Until then nothing reads the
+ * terminal as far as /proc can tell: a program just opened would be `unknown` to what asks what
+ * reads it (the gate then judged a REPL's `6*7` as a command line) and have no group to kill.
+ */
+export async function untilOnItsTerminal(pid: number): Promise<void> {
+  const settled = async (): Promise<boolean> => {
+    const now = await readProcess(pid);
+    return !now || !isAlive(now) || (now.pgid === pid && now.tpgid > 0);
+  };
+  await waitUntil(settled, { timeoutMs: SETSID_WAIT_MS, pollMs: SETSID_POLL_MS });
 }
 
 /** A foreground job has ended when its shell has the terminal back, or its group is empty. */

@@ -19,7 +19,7 @@ import { newNonce } from '../ids.js';
 import { OutputPipe, type OutputFrame } from './outputPipe.js';
 import { ViewCatchUp } from './viewCatchUp.js';
 import { foregroundProgram } from '../processes/foregroundProgram.js';
-import { foregroundProcessGroup, terminateSession, type KillSignal } from '../processes/processes.js';
+import { foregroundProcessGroup, terminateSession, untilOnItsTerminal, type KillSignal } from '../processes/processes.js';
 import { unsandboxed, type SessionSandboxPlan } from './sessionSandbox.js';
 import { planLaunch, type LaunchPlan } from '../shell/shellIntegration.js';
 import type { Transcript } from '../transcript/transcript.js';
@@ -365,6 +365,8 @@ export class TerminalSession {
       await session.waitForFirstPrompt();
       await session.findShellInside();
     } else {
+      // A program: `open` answers once it is on its terminal, so what reads it and its group are known.
+      await untilOnItsTerminal(session.pid);
       session.inputWatcher.schedule();
     }
     return session;
