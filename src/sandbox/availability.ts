@@ -59,15 +59,22 @@ export function probeSandbox(env: NodeJS.ProcessEnv = process.env, platform: Nod
     if (run.status !== 0) return (run.stderr || `exit ${run.status ?? run.signal}`).trim().split('\n')[0];
     return undefined;
   };
-  const failed = trial([]) ?? trial(['--unshare-net']);
-  if (failed !== undefined) return { available: false, ...userNamespaceTrouble(failed, bwrap) };
+  // Sessions need bubblewrap to start as they use it, with and without a network of their own,
+  // and use --disable-userns where it exists (0.8+). The usual machine answers all of it in one
+  // trial with everything on; each trial blocks the hub's start (about 0.1 s, more on a loaded
+  // machine), so the ones that tell what is missing run only when that one fails.
+  const disableUserns = trial(['--unshare-net', '--disable-userns']) === undefined;
+  if (!disableUserns) {
+    const failed = trial([]) ?? trial(['--unshare-net']);
+    if (failed !== undefined) return { available: false, ...userNamespaceTrouble(failed, bwrap) };
+  }
   return {
     available: true,
     platform: 'linux',
     bwrap,
     bash,
     socat: which('socat', env) ?? null,
-    disableUserns: trial(['--disable-userns']) === undefined,
+    disableUserns,
     seccomp: unixSocketFilter(),
     applySeccomp: applySeccompPath() ?? null,
   };
