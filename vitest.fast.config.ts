@@ -24,6 +24,7 @@ const NEEDS_BUILD = [...testFiles('test/unit'), ...testFiles('test/integration')
 
 const SLOW = [
   'test/unit/core/emulation/fastForward.test.ts',
+  'test/unit/core/emulation/floodBatches.test.ts',
   'test/unit/main/noFocusSteal.test.ts',
   'test/integration/terminalSession.test.ts',
   'test/integration/interactive.test.ts',
