@@ -52,7 +52,8 @@ export const UNIT_SHARED = UNIT.filter((file) => !NEEDS_OWN_PROCESS.test(readFil
 
 // Vitest (3.2) reads isolation per pool from the root config, not per project: so the shared
 // unit tests get the threads pool, set to share, and the rest stay in forks, one per file. The
-// two pools would run at once (four workers on two cores): the unit tests go first instead.
+// two pools would run at once (six workers on two cores, the unit tests busy on the CPU): the
+// unit tests go first instead.
 export const UNIT_SHARED_PROJECT = { ...common, name: 'unit', include: UNIT_SHARED, pool: 'threads' as const, sequence: { groupOrder: 0 } };
 const AFTER_UNIT = { groupOrder: 1 };
 

@@ -155,7 +155,7 @@ export class InputWatcher {
     return Math.max(this.options.lastOutputAt(), this.lastInputAt);
   }
 
-  /** How long output must have been quiet before a probe. */
+  /** How long output and typing must have been quiet before a probe. */
   private get quietMs(): number {
     return this.options.fullScreen() ? Math.min(this.options.quietMs, SCREEN_QUIET_MS) : this.options.quietMs;
   }
