@@ -12,14 +12,17 @@
 // printed whole, after the tests, when they pass. Arguments go to vitest (`npm test -- x.test.ts`).
 // The exit code is non-zero if the build, a check or a test failed.
 import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
 const CHECKS = ['typecheck:code', 'lint:code', 'format:check'];
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+// Everything runs from the repository's root, wherever this script was started from.
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Runs `command`, its output held back (checks) or shown as it comes (the build, the tests). */
 function run(command, args, { quiet = false, group = false } = {}) {
   const started = Date.now();
-  const child = spawn(command, args, { stdio: ['ignore', quiet ? 'pipe' : 'inherit', quiet ? 'pipe' : 'inherit'], detached: group });
+  const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', quiet ? 'pipe' : 'inherit', quiet ? 'pipe' : 'inherit'], detached: group });
   const output = [];
   child.stdout?.on('data', (chunk) => output.push(chunk));
   child.stderr?.on('data', (chunk) => output.push(chunk));
@@ -54,14 +57,20 @@ const stopTests = (signal) => {
     // Already gone.
   }
 };
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => stopTests(signal));
+// Stopped by hand (Ctrl-C reaches the checks too): nothing is blamed on a check.
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'])
+  process.on(signal, () => {
+    interrupted = true;
+    stopTests(signal);
+  });
 
 let failedCheck = null;
 // At the lowest priority: they take the cores' idle time, not the tests' (where `nice` exists).
 const lowPriority = (command, args) => (process.platform === 'win32' ? [command, args] : ['nice', ['-n', '19', command, ...args]]);
 const checks = CHECKS.map((name) =>
   run(...lowPriority(npm, ['run', '--silent', name]), { quiet: true }).done.then((result) => {
-    if (!result.ok && failedCheck === null) {
+    if (!result.ok && failedCheck === null && !interrupted) {
       failedCheck = name;
       stopTests('SIGTERM');
       report(name, result);
@@ -72,6 +81,7 @@ const checks = CHECKS.map((name) =>
 );
 
 const [testResult, checkResults] = await Promise.all([tests.done, Promise.all(checks)]);
+if (interrupted) process.exit(130);
 if (failedCheck !== null) process.exit(1);
 for (const { name, result } of checkResults) report(name, result);
 process.exit(testResult.ok ? 0 : 1);
