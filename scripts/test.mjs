@@ -3,7 +3,7 @@
 //
 // The tests need the build (hub and shim processes run dist/); nothing else needs anything of
 // another: the checks read the sources and emit nothing, and lint ignores dist/. The tests spend
-// much of their time waiting on real programs (about a third of two cores is idle while they
+// much of their time waiting on real programs (about a quarter of two cores is idle while they
 // run), so the checks, each one single-threaded process, run in that slack instead of before it.
 // Everything keeps what it learnt between runs (tsc's build info, ESLint's and Prettier's
 // caches): after `npm install` built the tree, the build only confirms it is current.
