@@ -38,6 +38,7 @@ import { BIN, cleanEnv, ROOT } from '../integration/helpers/hubProcess.js';
 import { shellPath } from '../integration/helpers/shells.js';
 import { toolAnswer, type ToolAnswer } from '../integration/helpers/toolAnswer.js';
 import { launchChromium, openPage, SHOTS } from './browser.js';
+import { auditLines } from '../integration/helpers/auditLines.js';
 
 const POLICY = [{ match: 'touch *', action: 'ask', reason: 'the test asks before touch' }] as const;
 
@@ -132,17 +133,7 @@ const marker = (name: string): string => path.join(folder, name);
 /** The command each test asks about: harmless, and its only effect is the marker. */
 const touch = (name: string): string => `touch ${marker(name)}`;
 
-const audit = (): Record<string, unknown>[] => {
-  (hub as unknown as { auditLog: { flush(): void } }).auditLog.flush();
-  const file = path.join(stateDir, 'audit.jsonl');
-  return fs.existsSync(file)
-    ? fs
-        .readFileSync(file, 'utf8')
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as Record<string, unknown>)
-    : [];
-};
+const audit = (): Record<string, unknown>[] => auditLines(hub, stateDir);
 
 const approvalOf = (link: string): string => /\/approval\/(ap-[0-9a-f]{8})\//.exec(link)![1]!;
 

@@ -21,6 +21,7 @@ import { testEnv } from './helpers/hermeticEnv.js';
 import { shellPath } from './helpers/shells.js';
 import { toolAnswer, type ToolAnswer } from './helpers/toolAnswer.js';
 import { within } from './helpers/within.js';
+import { auditLines } from './helpers/auditLines.js';
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
 const POLICY = [
@@ -70,18 +71,7 @@ async function pendingApproval(session: string): Promise<NonNullable<UiSession['
   return until(() => seen(session)?.approval, `an approval on ${session} in the window`);
 }
 
-const audit = (): Record<string, unknown>[] => {
-  hubFlush();
-  const file = path.join(stateDir, 'audit.jsonl');
-  return fs.existsSync(file)
-    ? fs
-        .readFileSync(file, 'utf8')
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as Record<string, unknown>)
-    : [];
-};
-const hubFlush = (): void => (hub as unknown as { auditLog: { flush(): void } }).auditLog.flush();
+const audit = (): Record<string, unknown>[] => auditLines(hub, stateDir);
 
 beforeAll(async () => {
   stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-approvals-'));

@@ -21,6 +21,7 @@ import { pollUntil } from './helpers/poll.js';
 import { shellPath } from './helpers/shells.js';
 import { toolAnswer, type ToolAnswer } from './helpers/toolAnswer.js';
 import { within } from './helpers/within.js';
+import { auditLines } from './helpers/auditLines.js';
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
 const POLICY = [
@@ -63,17 +64,7 @@ async function answer(id: string, how: 'allow_once' | 'allow_30m' | 'deny'): Pro
   return reply!;
 }
 
-const audit = (): Record<string, unknown>[] => {
-  (hub as unknown as { auditLog: { flush(): void } }).auditLog.flush();
-  const file = path.join(stateDir, 'audit.jsonl');
-  return fs.existsSync(file)
-    ? fs
-        .readFileSync(file, 'utf8')
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as Record<string, unknown>)
-    : [];
-};
+const audit = (): Record<string, unknown>[] => auditLines(hub, stateDir);
 
 beforeAll(async () => {
   stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-open-approvals-'));
