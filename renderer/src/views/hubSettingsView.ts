@@ -9,6 +9,7 @@ import { html, nothing, type TemplateResult } from 'lit-html';
 import { live } from 'lit-html/directives/live.js';
 import { repeat } from 'lit-html/directives/repeat.js';
 import type { HubSetting, UiRemote } from '../../../src/ui-protocol/index.js';
+import { listTextarea } from './listTextarea.js';
 import { policyRulesEditor } from './policyRulesView.js';
 import { remotesEditor } from './remotesSettingsView.js';
 import { sandboxEditor } from './sandboxSettingsView.js';
@@ -247,28 +248,7 @@ function input(setting: HubSetting, locked: boolean, change: ChangeSetting): Tem
     }
     case 'list': {
       const lines = Array.isArray(setting.saved) ? (setting.saved as unknown[]).map(String) : [];
-      const text = lines.join('\n');
-      const changed = (event: Event): void => {
-        const area = event.target as HTMLTextAreaElement;
-        area.dataset.shown = area.value;
-        change(
-          name,
-          area.value
-            .split('\n')
-            .map((line) => line.trim())
-            .filter((line) => line !== ''),
-        );
-      };
-      return html`<textarea
-        class="input list mono"
-        name=${name}
-        rows=${String(Math.min(6, Math.max(2, lines.length)))}
-        ?disabled=${locked}
-        spellcheck="false"
-        .value=${live(text)}
-        data-shown=${live(text)}
-        @change=${changed}
-      ></textarea>`;
+      return listTextarea(name, lines, locked, 6, (list) => change(name, list));
     }
   }
 }

@@ -8,6 +8,7 @@
 import { html, nothing, type TemplateResult } from 'lit-html';
 import { live } from 'lit-html/directives/live.js';
 import type { HubSetting } from '../../../src/ui-protocol/index.js';
+import { listTextarea } from './listTextarea.js';
 
 interface SandboxSetting {
   filesystem: 'project' | 'read-only' | 'off';
@@ -108,29 +109,9 @@ export function sandboxEditor(setting: HubSetting, change: (value: SandboxSettin
 }
 
 function listField(name: string, label: string, hint: string, lines: readonly string[], locked: boolean, changed: (lines: string[]) => void): TemplateResult {
-  const text = lines.join('\n');
-  const onChange = (event: Event): void => {
-    const area = event.target as HTMLTextAreaElement;
-    area.dataset.shown = area.value;
-    changed(
-      area.value
-        .split('\n')
-        .map((line) => line.trim())
-        .filter((line) => line !== ''),
-    );
-  };
   return html`<label class="sandbox-field"
     ><span class="sandbox-label">${label}<span class="setting-hint">${hint}</span></span
-    ><textarea
-      class="input list mono"
-      name=${name}
-      rows=${String(Math.min(8, Math.max(2, lines.length)))}
-      ?disabled=${locked}
-      spellcheck="false"
-      .value=${live(text)}
-      data-shown=${live(text)}
-      @change=${onChange}
-    ></textarea>
+    >${listTextarea(name, lines, locked, 8, changed)}
   </label>`;
 }
 
