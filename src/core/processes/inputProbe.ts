@@ -3,6 +3,7 @@ import * as fs from 'node:fs/promises';
 import { promisify } from 'node:util';
 import type { InputKind } from '../types.js';
 import { groupWaitFromPs, PS_WAIT_ARGS } from './macPs.js';
+import { listProcesses } from './processTable.js';
 import { judgeWait, parseEpollInputs, parseSyscall, parseTerminalModes, type TerminalModes, type WaitingProcess } from './terminalWait.js';
 
 const execFileAsync = promisify(execFile);
@@ -109,18 +110,15 @@ function waitingProcess(pid: number, ttyPath: string): WaitingProcess {
   };
 }
 
-/** Members of a process group: the leader first (the common case), then a /proc scan. */
+/**
+ * Members of a process group: the leader first (the common case), then the others, from the
+ * process table (processTable.ts: one reused buffer, no request per process). With a
+ * `fs.readFile` per process, every probe put hundreds of reads in flight, each with a buffer of
+ * its own: slow under load, and a closed session's last probe still held /proc files open.
+ */
 async function groupMembers(pgid: number): Promise<number[]> {
-  const members = [pgid];
-  const entries = await fs.readdir('/proc').catch(() => [] as string[]);
-  for (const entry of entries) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid) || pid === pgid) continue;
-    const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[2]) === pgid) members.push(pid);
-  }
-  return members;
+  const others = [...(await listProcesses()).values()].filter((row) => row.pgid === pgid && row.pid !== pgid);
+  return [pgid, ...others.map((row) => row.pid)];
 }
 
 /** Wait channels of the group's processes, from one `ps` of all (read in macPs.ts). */
