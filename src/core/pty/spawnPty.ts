@@ -1,6 +1,6 @@
 import * as pty from 'node-pty';
 import { EventEmitter, type Event } from '../event.js';
-import { slavePath } from './nodePtyInternals.js';
+import { queuedInputBytes, slavePath } from './nodePtyInternals.js';
 
 /** Where PTYs are spawned and read: node-pty, on the main thread, behind the few calls a session makes of it. */
 export interface HostedPty {
@@ -13,6 +13,8 @@ export interface HostedPty {
   readonly onExit: Event<{ exitCode: number; signal?: number }>;
   /** Typed by node-pty, in order with `resize`: a string as UTF-8, bytes as they are. */
   write(data: string | Uint8Array): void;
+  /** Bytes written that the terminal has not taken yet (the program has not read that far). */
+  queuedInput(): number;
   resize(cols: number, rows: number): void;
   /** Flow control: stop reading until `resume` (the program blocks on a full terminal). */
   pause(): void;
@@ -68,6 +70,7 @@ export function spawnPty(file: string, args: string[], options: PtySpawnOptions)
     onData: output.event,
     onExit: (listener) => spawned.onExit(listener),
     write: (data) => spawned.write(typeof data === 'string' ? data : Buffer.from(data)),
+    queuedInput: () => queuedInputBytes(spawned),
     resize: (cols, rows) => spawned.resize(cols, rows),
     pause: () => spawned.pause(),
     resume: () => spawned.resume(),

@@ -34,6 +34,11 @@ interface InputWatcherOptions {
   jobRunning: () => boolean;
   /** The alternate screen is up: a full-screen program. */
   fullScreen: () => boolean;
+  /**
+   * Typed input is still on its way to the job (a long paste the terminal takes as the job
+   * reads it): the job is busy taking it, whatever a probe finds between two of its reads.
+   */
+  typing: () => boolean;
   /** Does the foreground job wait on the terminal? undefined: there is nothing to ask. */
   probe: () => Promise<InputProbe | undefined>;
   /** The awaiting state changed (it shows in the session's state). */
@@ -172,6 +177,7 @@ export class InputWatcher {
 
   private async probeInput(): Promise<void> {
     if (this.options.closed() || this.probing || !this.watching) return;
+    if (this.options.typing()) this.lastInputAt = Date.now();
     if (Date.now() - this.lastActivityAt < this.quietMs) return this.schedule();
     const confirming = this.current !== null;
     const startedAt = Date.now();
@@ -184,7 +190,7 @@ export class InputWatcher {
       // quietMs at the end" is not enough: a probe slowed by load can outlast quietMs after the
       // output that made the prompt fallback decline (a repaint), and then call the shell's own
       // prompt awaiting input. The probe scheduled by that output asks again.
-      const quietThroughout = this.lastActivityAt === activityAt;
+      const quietThroughout = this.lastActivityAt === activityAt && !this.options.typing();
       if (this.options.closed() || !this.watching || !quietThroughout) return;
       if (probe.reading) this.set({ secret: probe.secret, kind: inputKind(probe, this.options.fullScreen()) });
       else if (confirming) this.set(null);

@@ -8,11 +8,16 @@ import type { HostedPty } from '../pty/spawnPty.js';
 export class TerminalInput {
   private typing = true;
 
-  constructor(private readonly pty: Pick<HostedPty, 'write' | 'resize'>) {}
+  constructor(private readonly pty: Pick<HostedPty, 'write' | 'queuedInput' | 'resize'>) {}
 
   /** A string is typed as UTF-8; bytes as they are (mouse reports, mouseInput.ts). */
   write(data: string | Uint8Array): void {
     if (this.typing) this.pty.write(data);
+  }
+
+  /** Typed bytes are still on their way: the terminal has not taken them all (a long paste). */
+  get inFlight(): boolean {
+    return this.typing && this.pty.queuedInput() > 0;
   }
 
   resize(cols: number, rows: number): void {

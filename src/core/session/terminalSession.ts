@@ -229,6 +229,7 @@ export class TerminalSession {
       closed: () => this.exit.at !== null,
       jobRunning: () => this.jobRunning,
       fullScreen: () => this.emulator.isAlternateScreen,
+      typing: () => this.input.inFlight,
       // The shell itself back at its prompt is no command awaiting input: the fallback ends the command.
       // A sandboxed program is not the PTY's child: its group is the one in front of the terminal.
       probe: async () => ((await this.fallback.check()) ? undefined : probeForegroundInput(this.pid, this.ttyPath, this.shellKind === null && !this.wrapped)),

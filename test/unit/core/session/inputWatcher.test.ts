@@ -15,7 +15,7 @@ const QUIET_MS = 500;
 /** The session as the watcher sees it, settable by the test, and what the watcher did. */
 interface Harness {
   watcher: InputWatcher;
-  session: { lastOutputAt: number; closed: boolean; jobRunning: boolean; fullScreen: boolean };
+  session: { lastOutputAt: number; closed: boolean; jobRunning: boolean; fullScreen: boolean; typing: boolean };
   /** What the next probe answers (a promise: the test may hold it). */
   answer: () => Promise<InputProbe | undefined>;
   probes: number;
@@ -28,7 +28,7 @@ const watchers: InputWatcher[] = [];
 function watch(): Harness {
   const h: Harness = {
     watcher: undefined as unknown as InputWatcher,
-    session: { lastOutputAt: Date.now(), closed: false, jobRunning: true, fullScreen: false },
+    session: { lastOutputAt: Date.now(), closed: false, jobRunning: true, fullScreen: false, typing: false },
     answer: async () => ({ reading: false, secret: false }),
     probes: 0,
     events: [],
@@ -39,6 +39,7 @@ function watch(): Harness {
     closed: () => h.session.closed,
     jobRunning: () => h.session.jobRunning,
     fullScreen: () => h.session.fullScreen,
+    typing: () => h.session.typing,
     probe: () => {
       h.probes++;
       return h.answer();
@@ -215,6 +216,32 @@ describe('InputWatcher: what a probe finds', () => {
     expect(harness.probes).toBe(1);
     await vi.advanceTimersByTimeAsync(1);
     expect(harness.probes).toBe(2);
+  });
+
+  it('a job still taking typed input (a long paste the terminal takes as it reads) is not probed; quietMs after the last of it went in, it is', async () => {
+    harness.answer = async () => ({ reading: true, secret: false });
+    harness.session.typing = true;
+    harness.watcher.schedule();
+    await vi.advanceTimersByTimeAsync(QUIET_MS * 4); // between two of its reads it sits in read(): no probe may ask then
+    expect(harness.probes).toBe(0);
+    expect(harness.watcher.awaiting).toBeNull();
+    harness.session.typing = false;
+    await vi.advanceTimersByTimeAsync(QUIET_MS);
+    expect(harness.probes).toBe(1);
+    expect(harness.watcher.awaiting).not.toBeNull();
+  });
+
+  it('a read found while typed input was still going in does not count', async () => {
+    let release!: (probe: InputProbe) => void;
+    harness.answer = () => new Promise((resolve) => (release = resolve));
+    harness.watcher.schedule();
+    await vi.advanceTimersByTimeAsync(QUIET_MS);
+    expect(harness.probes).toBe(1);
+    harness.session.typing = true;
+    release({ reading: true, secret: false });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(harness.watcher.awaiting).toBeNull();
+    expect(harness.events).toEqual([]);
   });
 
   it('a read found while keys were typed during the probe does not count', async () => {
