@@ -6,7 +6,7 @@
  * Nothing here signals anything; a process that vanishes mid-read is simply absent.
  */
 import { execFile } from 'node:child_process';
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { environmentValuesFromPs, parsePsTable, PS_ARGUMENTS_ARGS, PS_ENVIRONMENT_ARGS, psTableArgs } from './macPs.js';
@@ -24,11 +24,7 @@ const SCAN_BATCH = 64;
 export async function readProcess(pid: number): Promise<ProcessInfo | undefined> {
   if (!Number.isInteger(pid) || pid <= 0) return undefined;
   if (isMac) return parsePsTable(await runPs(psTableArgs(['-p', String(pid)]))).get(pid);
-  try {
-    return parseStat(readProcFile(`/proc/${pid}/stat`));
-  } catch {
-    return undefined; // ENOENT/ESRCH: the process is gone, which is normal.
-  }
+  return readProcessSync(pid); // undefined: the process is gone (ENOENT/ESRCH), which is normal
 }
 
 /** Every process the OS lists right now, by pid (zombies included; filter with isAlive). */
@@ -43,6 +39,52 @@ export async function listProcesses(): Promise<Map<number, ProcessInfo>> {
     if (row) table.set(row.pid, row);
   }
   return table;
+}
+
+/**
+ * A process and everything below it (children, their children, …), Linux only: read from
+ * /proc/<pid>/task/<tid>/children, a few small files for a session's handful of processes where
+ * listProcesses reads every process on the machine. Undefined where the kernel has no children
+ * files (CONFIG_PROC_CHILDREN), on macOS, or when `pid` is gone: ask listProcesses then.
+ */
+export function processTree(pid: number): ProcessInfo[] | undefined {
+  if (isMac) return undefined;
+  const root = readProcessSync(pid);
+  if (!root) return undefined;
+  const tree = [root];
+  for (let i = 0; i < tree.length; i++) {
+    const children = childPids(tree[i]!.pid);
+    if (children === undefined) {
+      if (i === 0) return undefined; // no children files on this kernel
+      continue; // a process that ended meanwhile
+    }
+    for (const child of children) {
+      const row = readProcessSync(child);
+      if (row) tree.push(row);
+    }
+  }
+  return tree;
+}
+
+/** The children of every thread of `pid`, or undefined when they cannot be read. */
+function childPids(pid: number): number[] | undefined {
+  try {
+    const pids: number[] = [];
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      for (const child of readProcFile(`/proc/${pid}/task/${task}/children`).split(' ')) if (child !== '') pids.push(Number(child));
+    }
+    return pids;
+  } catch {
+    return undefined;
+  }
+}
+
+function readProcessSync(pid: number): ProcessInfo | undefined {
+  try {
+    return parseStat(readProcFile(`/proc/${pid}/stat`));
+  } catch {
+    return undefined;
+  }
 }
 
 /**
