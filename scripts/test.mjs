@@ -104,6 +104,12 @@ const checkResults = checks.map(({ done }, i) =>
 );
 
 const [testResult, checksDone] = await Promise.all([tests.done, Promise.all(checkResults)]);
+if (interrupted || failedCheck !== null) {
+  // A worker of the stopped tests can outlive vitest, busy on a core (seen after a Ctrl-C):
+  // nothing of a stopped run is left behind.
+  stopTests('SIGKILL');
+  for (const check of checks) stopGroup(check.child, 'SIGKILL');
+}
 if (interrupted) process.exit(130);
 if (failedCheck !== null) process.exit(1);
 for (const { name, result } of checksDone) report(name, result);
