@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { pollUntil } from './poll.js';
 
 /**
  * True while `pid` names a live process (a zombie counts as dead). Linux: its /proc stat;
@@ -57,10 +58,22 @@ export function residentKb(pid: number): number {
  * The machine's pid of a process a session started, found by the session's mark in its
  * environment and its command line. In the Linux sandbox a session has pids of its own, so the
  * `$!` its shell prints names some other process out here; elsewhere (macOS) `inside` is already
- * the machine's pid.
+ * the machine's pid. `$!` is printed once the shell forked, before the child's exec: until then
+ * the child still shows the shell's command line, so it is looked for until it shows its own
+ * (bounded; two at once is an error at once).
  */
-export function machinePid(session: string, commandLine: RegExp, inside: number): number {
+export async function machinePid(session: string, commandLine: RegExp, inside: number): Promise<number> {
   if (process.platform !== 'linux') return inside;
+  let found: number[] = [];
+  await pollUntil(() => {
+    found = sessionProcesses(session, commandLine);
+    if (found.length > 1) throw new Error(`expected one process of session ${session} running ${commandLine}, found ${found.length}`);
+    return found.length === 1;
+  }, `a process of session ${session} running ${commandLine}`);
+  return found[0]!;
+}
+
+function sessionProcesses(session: string, commandLine: RegExp): number[] {
   const found: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -72,6 +85,5 @@ export function machinePid(session: string, commandLine: RegExp, inside: number)
       // Gone meanwhile, or not ours to read.
     }
   }
-  if (found.length !== 1) throw new Error(`expected one process of session ${session} running ${commandLine}, found ${found.length}`);
-  return found[0]!;
+  return found;
 }

@@ -202,7 +202,7 @@ describe('tray actions go through the hub’s UI bridge', () => {
     const background = await first.execute({ command: 'sleep 300 & echo "pid=$!"', timeoutMs: 10_000, maxLines: 10 });
     const inside = Number(/pid=(\d+)/.exec(background.output)?.[1]);
     expect(inside).toBeGreaterThan(0);
-    const pid = machinePid(first.id, /^sleep 300$/, inside);
+    const pid = await machinePid(first.id, /^sleep 300$/, inside);
     expect(await second.execute({ command: 'sleep 300', timeoutMs: 300, maxLines: 10 })).toMatchObject({ status: 'running' });
     const item = (): Extract<(typeof switchboard.tray.model)[number], { kind: 'item' }> | undefined =>
       switchboard.tray.model.find((i): i is Extract<typeof i, { kind: 'item' }> => i.kind === 'item' && i.id === 'stopClient:rogue-agent 1');
