@@ -2,14 +2,15 @@
 // `npm test`: the build, then every test with the type check, lint and format check beside them.
 //
 // The tests need the build (hub and shim processes run dist/); nothing else needs anything of
-// another: the checks read the sources and emit nothing, and lint ignores dist/. The tests spend
-// much of their time waiting on real programs (about a quarter of two cores is idle while they
-// run), so the checks, each one single-threaded process, run in that slack instead of before it.
-// Everything keeps what it learnt between runs (tsc's build info, ESLint's and Prettier's
-// caches): after `npm install` built the tree, the build only confirms it is current.
+// another: the checks read the sources and emit nothing, and lint ignores dist/. The checks, each
+// one single-threaded process, run beside the tests at the lowest priority: they take whatever
+// the tests leave of the cores (on a 2-core machine the tests keep both busy, so most of the
+// checks' work lands at the end). Everything keeps what it learnt between runs (`tsc -b` and its
+// build info, ESLint's and Prettier's caches): after `npm install` built the tree, the build only
+// confirms it is current.
 //
-// A check that fails stops the tests at once and prints its output; the others' output is
-// printed whole, after the tests, when they pass. Arguments go to vitest (`npm test -- x.test.ts`).
+// A check that fails stops the tests and prints its output; the others' output is printed
+// whole, after the tests, when they pass. Arguments go to vitest (`npm test -- x.test.ts`).
 // The exit code is non-zero if the build, a check or a test failed.
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
