@@ -23,6 +23,7 @@ import type { MenuItemModel } from '../../../main/trayMenu.js';
 import { createMcpServer } from '../../../src/mcp/server.js';
 import { shellPath } from '../../integration/helpers/shells.js';
 import { testEnv } from '../../integration/helpers/hermeticEnv.js';
+import { auditLines } from '../../integration/helpers/auditLines.js';
 import { toolAnswer } from '../../integration/helpers/toolAnswer.js';
 
 const { SwitchboardApp } = await import('../../../main/app.js');
@@ -48,14 +49,7 @@ async function until(predicate: () => boolean, what: string, ms = 10_000): Promi
 
 /** The answer_approval lines of audit.jsonl so far. */
 function answers(): Record<string, unknown>[] {
-  const file = path.join(stateDir, 'audit.jsonl');
-  if (!fs.existsSync(file)) return [];
-  return fs
-    .readFileSync(file, 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Record<string, unknown>)
-    .filter((line) => line.action === 'answer_approval');
+  return auditLines(switchboard.hub, stateDir).filter((line) => line.action === 'answer_approval');
 }
 
 function item(id: string, menu: readonly MenuItemModel[] = switchboard.tray.model): Item | undefined {
@@ -139,10 +133,7 @@ describe('the tray and a pending approval', () => {
     expect(opened.sc).toMatchObject({ program: expect.stringMatching(/echo$/) });
     expect(typeof opened.sc.session).toBe('string');
     await until(() => row() === undefined, 'the row to leave the menu');
-    await until(
-      () => fs.readFileSync(path.join(stateDir, 'audit.jsonl'), 'utf8').includes(`"approval":"${approvalId}","answer":"allow_once"`),
-      'the answer audited',
-    );
+    await until(() => answers().some((line) => line.approval === approvalId && line.answer === 'allow_once'), 'the answer audited');
   });
 
   it('Deny from the menu is the agent’s COMMAND_DENIED', async () => {
