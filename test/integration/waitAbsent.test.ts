@@ -33,7 +33,7 @@ time.sleep(600)
 /**
  * The same in bash, overwriting the spinner after a carriage return (no clear-line). It looks
  * for the key with `read -t 0` (no timer) between frames, in cbreak so a lone key counts: bash
- * 5.2's `read -rsn1 -t 0.05` spun forever without a syscall about once in 1 500 runs here when
+ * 5.2's `read -rsn1 -t 0.05` hung, spinning outside any syscall, about once in 800 runs here when
  * the key came as its timeout ran out (seen in a full run; a node-pty loop without the hub shows it).
  */
 const BASH_SPINNER =

@@ -116,8 +116,8 @@ function waitingProcess(pid: number, ttyPath: string): WaitingProcess {
  * the shell's children), so they are looked for in that process tree (processTable.ts). The
  * whole process table is read only when the tree cannot be (the leader or its session leader
  * gone, a kernel without children files): a probe runs every quiet period of a running job,
- * and reading every process on a busy machine (800 here during the test suite) cost about
- * 18 ms of CPU each time, against well under 1 ms for a session's few processes.
+ * and reading every process on a busy machine (780 here) cost about 18 ms of CPU each time,
+ * against well under 1 ms for a session's few processes.
  */
 async function groupMembers(pgid: number): Promise<number[]> {
   const sid = (await readProcess(pgid))?.sid;
