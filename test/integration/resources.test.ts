@@ -286,7 +286,10 @@ describe.each(VARIANTS)('sessions as resources through the $name', (variant) => 
     expect(listed?.description).toContain('opened by resources-test 1.0.0');
     expect(await client.listTemplates()).toContainEqual(expect.objectContaining({ uriTemplate: SCREEN_URI_TEMPLATE, mimeType: 'text/plain' }));
 
-    await ok('execute', { session: id, command: `echo ${marker('listed')}` });
+    const said = marker('listed');
+    await ok('execute', { session: id, command: `echo ${said}` });
+    // The command's end mark comes before the prompt is drawn: wait for the prompt after its output.
+    expect(await ok('read', { session: id, wait: { pattern: `^${said}\\n.*[#$] ?$` } })).toMatchObject({ waited: 'pattern' });
     const text = await screenText(uri);
     // The same view as the tool's (the shell is at its prompt: nothing moves in between).
     const tool = await client.call('read', { session: id, view: 'screen' });
