@@ -44,6 +44,7 @@ const AREAS = [
   { category: 'ui-protocol-entry', pattern: 'src/ui-protocol/index.ts' },
   { category: 'ui-protocol', pattern: 'src/ui-protocol/**' },
   { category: 'package-info', pattern: 'src/packageInfo.ts' },
+  { category: 'compile-cache', pattern: 'src/compileCache.ts' },
   { category: 'mcp-introduction', pattern: 'src/mcpIntroduction.ts' },
   { category: 'terminal-themes', pattern: 'src/terminalThemes.ts' },
   { category: 'main', pattern: 'main/**' },
@@ -289,6 +290,14 @@ const LAYERS = [
       allow: [NODE],
     }),
   ],
+  // src/compileCache.ts: the CLI turns it on before it loads a command.
+  [
+    'src/compileCache.ts',
+    policiesFor(area('compile-cache'), {
+      message: only('src/compileCache.ts', 'node', 'It runs before any module of a command is loaded.'),
+      allow: [NODE],
+    }),
+  ],
 
   // src/mcpIntroduction.ts: what the MCP server says of itself, plain data the server and the shim share.
   [
@@ -440,14 +449,14 @@ const LAYERS = [
     policiesFor(area('cli'), {
       message: only(
         'src/cli.ts',
-        'src/commands/, src/hub/index.ts, src/mcp/, src/shim/, src/core/index.ts, src/packageInfo.ts, node and packages',
+        'src/commands/, src/hub/index.ts, src/mcp/, src/shim/, src/core/index.ts, src/packageInfo.ts, src/compileCache.ts, node and packages',
         'It is the outermost entry point.',
       ),
       refuse: [
         [DEEP_CORE, M.deepCore],
         [area('hub'), M.deepHub],
       ],
-      allow: [area('commands', 'hub-entry', 'mcp', 'shim', 'core-entry', 'package-info'), NODE, ANY_PACKAGE],
+      allow: [area('commands', 'hub-entry', 'mcp', 'shim', 'core-entry', 'package-info', 'compile-cache'), NODE, ANY_PACKAGE],
       refuseAfterAllow: [
         [ELECTRON, M.electron],
         [NODE_PTY, M.nodePty],

@@ -59,6 +59,7 @@ const AFTER_UNIT = { groupOrder: 1 };
 
 export default defineConfig({
   test: {
+    globalSetup: ['test/setup/sharedCompileCache.ts'],
     // Per pool (vitest 3.2 reads these before maxWorkers): the shared unit tests are busy on the
     // CPU, two threads for two cores; the rest mostly wait on real programs (prompts, quiet
     // periods, kill waits, browsers): with two at once the cores were idle 40 % of the run.

@@ -12,6 +12,9 @@
  *
  * stdout belongs to JSON-RPC under `mcp`: everything human-readable goes to stderr.
  */
+import { enableCompileCache } from './compileCache.js';
+import { packageVersion } from './packageInfo.js';
+
 type Command = (args: string[]) => Promise<number>;
 
 const USAGE = `Usage: switchboard <command>
@@ -48,8 +51,6 @@ const COMMANDS: Record<string, Command> = {
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === '--version' || name === '-v') {
-    // Loaded lazily: the shim should not load the MCP SDK just to start.
-    const { packageVersion } = await import('./mcp/server.js');
     process.stdout.write(`${packageVersion()}\n`);
     return 0;
   }
@@ -66,6 +67,9 @@ async function main(argv: string[]): Promise<number> {
   }
   return command(rest);
 }
+
+// Before any command's modules load (they are imported lazily, above).
+enableCompileCache();
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),

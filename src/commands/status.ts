@@ -5,7 +5,7 @@
  * socket with the `list` tool). Exit 0 when running, 3 when not.
  */
 import { readHubInfo, processAlive, type HubInfo, type HubRemoteInfo, connectHubSocket, defaultStateDir, readToken } from '../hub/index.js';
-import { packageVersion } from '../mcp/server.js';
+import { packageVersion } from '../packageInfo.js';
 
 const NOT_RUNNING = 3;
 const USAGE = `Usage: switchboard status [--json] [--all]

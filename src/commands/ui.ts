@@ -9,7 +9,7 @@
  */
 import { spawn } from 'node:child_process';
 import { processAlive, readHubInfo, requestLoginCode, defaultStateDir, readUiKey } from '../hub/index.js';
-import { packageVersion } from '../mcp/server.js';
+import { packageVersion } from '../packageInfo.js';
 
 /** As `switchboard status`: no hub runs for this state dir. */
 const NOT_RUNNING = 3;

@@ -10,16 +10,9 @@ import {
   type SessionSandbox,
   type SessionSandboxPlan,
 } from '../core/index.js';
+import { packageVersion } from '../packageInfo.js';
 import { AgentSandbox, SandboxRefusal } from '../sandbox/index.js';
-import {
-  createMcpServer,
-  packageVersion,
-  SCREEN_UPDATES_TOOL,
-  type McpConnection,
-  type Screenshot,
-  type ScreenshotRequest,
-  type ToolAuditEvent,
-} from '../mcp/server.js';
+import { createMcpServer, SCREEN_UPDATES_TOOL, type McpConnection, type Screenshot, type ScreenshotRequest, type ToolAuditEvent } from '../mcp/server.js';
 import { ScreenChangeWatches } from '../mcp/screenChangeWatches.js';
 import { screenSource } from '../mcp/sessionScreens.js';
 import { ApprovalBook } from './gate/approvals.js';

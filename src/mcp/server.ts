@@ -286,8 +286,5 @@ function isImplementation(value: unknown): value is { name: string; version: str
   const record = value as Record<string, unknown>;
   return typeof record.name === 'string' && typeof record.version === 'string';
 }
-
-/** Our package's version (re-exported for the hub and the CLI). */
-export { packageVersion };
 /** The terminal app's tool, whose calls the hub audits as a count (docs/design.md §4.6). */
 export { SCREEN_UPDATES_TOOL };

@@ -225,6 +225,9 @@ const refused: Refused[] = [
   { file: 'src/mcp/server.ts', specifier: '../terminalThemes.js', because: MCP_ONLY },
   // src/packageInfo.ts: a leaf, node only.
   { file: 'src/packageInfo.ts', specifier: './core/index.js', because: 'src/packageInfo.ts may import only node' },
+  // src/compileCache.ts: runs before any command's modules load, so node only; only src/cli.ts imports it.
+  { file: 'src/compileCache.ts', specifier: './packageInfo.js', because: 'src/compileCache.ts may import only node' },
+  { file: 'src/commands/serve.ts', specifier: '../compileCache.js', because: COMMANDS_ONLY },
   // src/mcpIntroduction.ts: plain data src/mcp/ and the shim share; imports nothing, and the hub has no use for it.
   { file: 'src/mcpIntroduction.ts', specifier: 'node:fs', because: 'src/mcpIntroduction.ts may import only nothing' },
   { file: 'src/mcpIntroduction.ts', specifier: './packageInfo.js', because: 'src/mcpIntroduction.ts may import only nothing' },
@@ -361,6 +364,7 @@ const allowed: { file: string; specifier: string }[] = [
   { file: 'src/cli.ts', specifier: './commands/serve.js' },
   { file: 'src/cli.ts', specifier: './mcp/server.js' },
   { file: 'src/cli.ts', specifier: './hub/index.js' },
+  { file: 'src/cli.ts', specifier: './compileCache.js' },
   // src/ui-protocol/
   { file: 'src/ui-protocol/hubMessages.ts', specifier: 'zod' },
   { file: 'src/ui-protocol/hubMessages.ts', specifier: './sessionShapes.js' },
