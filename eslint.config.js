@@ -111,7 +111,7 @@ const M = {
   entryFromCore: `${RULE}: inside src/core/, import the module you need, not the public entry; ${WHAT} is refused. src/core/index.ts is for the other layers, and importing it from a room makes a cycle.`,
   shimHub: `${RULE}: src/shim/ may import of src/hub/ only its common/ room; ${WHAT} would load the hub (and the core) into the shim.`,
   mcpCommandHub: `${RULE}: src/commands/mcp.ts runs the shim, so it may import of src/hub/ only its common/ room; ${WHAT} would load the hub (and the core) into the shim.`,
-  deepHub: `${RULE}: outside src/hub/, the hub is imported only through src/hub/index.ts (a command that starts no hub may import the light rooms common/ and hostConfig/ directly, so it does not load the hub); ${WHAT} reaches inside it. Import '…/hub/index.js' instead, and export what you need from src/hub/index.ts.`,
+  deepHub: `${RULE}: outside src/hub/, the hub is imported only through src/hub/index.ts (a command that starts no hub may import the light rooms common/, state/ and hostConfig/ directly, so it does not load the hub); ${WHAT} reaches inside it. Import '…/hub/index.js' instead, and export what you need from src/hub/index.ts.`,
   hubComposes: `${RULE}: only src/hub/hub.ts composes the hub's rooms; ${WHAT} is refused. A room is handed what it needs (an interface it declares) by the composition root.`,
   hubCommon: `${RULE}: src/hub/common/ is what the shim loads, so it imports only node and its own files; ${WHAT} is refused. Move the piece into the room that needs it.`,
   shimCore: `${RULE}: src/shim/ loads no core and no MCP code (docs/design.md §4.4); ${WHAT} is refused. It forwards JSON-RPC lines: the hub does the work.`,
@@ -412,14 +412,14 @@ const LAYERS = [
     policiesFor(area('commands'), {
       message: only(
         'src/commands/',
-        'src/hub/index.ts (and the light rooms src/hub/common/ and src/hub/hostConfig/), src/mcp/, src/shim/, src/core/index.ts, src/packageInfo.ts, node and packages',
+        'src/hub/index.ts (and the light rooms src/hub/common/, src/hub/state/ and src/hub/hostConfig/), src/mcp/, src/shim/, src/core/index.ts, src/packageInfo.ts, node and packages',
         'src/cli.ts dispatches to the commands, not the other way.',
       ),
       refuse: [
         [DEEP_CORE, M.deepCore],
         [area('hub'), M.deepHub],
       ],
-      allow: [area('commands', 'hub-entry', 'mcp', 'shim', 'core-entry', 'package-info'), hubRoom('common', 'hostConfig'), NODE, ANY_PACKAGE],
+      allow: [area('commands', 'hub-entry', 'mcp', 'shim', 'core-entry', 'package-info'), hubRoom('common', 'state', 'hostConfig'), NODE, ANY_PACKAGE],
       refuseAfterAllow: [
         [ELECTRON, M.electron],
         [NODE_PTY, M.nodePty],

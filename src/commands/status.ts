@@ -4,7 +4,11 @@
  * a live pid and its socket completes the handshake — where, and its sessions (asked over the
  * socket with the `list` tool). Exit 0 when running, 3 when not.
  */
-import { readHubInfo, processAlive, type HubInfo, type HubRemoteInfo, connectHubSocket, defaultStateDir, readToken } from '../hub/index.js';
+// The hub's light rooms only: status starts no hub, so it does not load one (docs/design.md §1.1).
+import { processAlive, readHubInfo, type HubInfo, type HubRemoteInfo } from '../hub/common/hubInfo.js';
+import { connectHubSocket } from '../hub/common/socketClient.js';
+import { defaultStateDir } from '../hub/common/stateDir.js';
+import { readToken } from '../hub/state/token.js';
 import { packageVersion } from '../packageInfo.js';
 
 const NOT_RUNNING = 3;

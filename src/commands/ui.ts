@@ -8,7 +8,11 @@
  * the code, once and within a minute, for the UI cookie (src/hub/state/loginCodes.ts).
  */
 import { spawn } from 'node:child_process';
-import { processAlive, readHubInfo, requestLoginCode, defaultStateDir, readUiKey } from '../hub/index.js';
+// The hub's light rooms only: ui starts no hub, so it does not load one (docs/design.md §1.1).
+import { processAlive, readHubInfo } from '../hub/common/hubInfo.js';
+import { requestLoginCode } from '../hub/common/socketClient.js';
+import { defaultStateDir } from '../hub/common/stateDir.js';
+import { readUiKey } from '../hub/state/token.js';
 import { packageVersion } from '../packageInfo.js';
 
 /** As `switchboard status`: no hub runs for this state dir. */

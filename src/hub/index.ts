@@ -3,8 +3,8 @@
  * the hub's own business; the lint rule of docs/design.md §1.2 refuses a deep import from outside.
  * (The shim, and src/commands/mcp.ts that runs it, import only the common/ room instead: importing
  * this entry would load the hub and the core into a process that only forwards lines. For the same
- * reason a command that starts no hub, `config` or `export`, imports the light rooms common/ and
- * hostConfig/ directly.)
+ * reason a command that starts no hub (`config`, `export`, `status`, `ui`) imports the light rooms
+ * common/, state/ and hostConfig/ directly.)
  *
  * The rooms, each a folder named after its job, top to bottom (a room imports only the rooms below
  * it; hub.ts, the composition root, imports them all):
@@ -28,7 +28,7 @@ export { defaultStateDir, ensureStateDir } from './common/stateDir.js';
 export { processAlive, readHubInfo, type HubInfo, type HubRemoteInfo } from './common/hubInfo.js';
 export { SOCKET_FILE } from './common/socketProtocol.js';
 export { acquireHubLock, HubLockedError } from './state/lock.js';
-export { connectHubSocket, requestLoginCode } from './endpoints/socketClient.js';
+export { connectHubSocket, requestLoginCode } from './common/socketClient.js';
 export { readToken, readUiKey } from './state/token.js';
 
 export { describeSettingsIssues, loadSettings, SETTINGS_FILE } from './settings/settings.js';

@@ -14,7 +14,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, describe, expect, it } from 'vitest';
-import { connectHubSocket } from '../../src/hub/endpoints/socketClient.js';
+import { connectHubSocket } from '../../src/hub/common/socketClient.js';
 import { Hub } from '../../src/hub/hub.js';
 import { SettingsSchema } from '../../src/hub/settings/settings.js';
 import type { HubProcess } from './helpers/hubProcess.js';

@@ -2,7 +2,9 @@
  * An idle hub does without the code only sessions and browsers need (memory): xterm
  * is loaded by the first session, `ws` by the first UI. Checked in a fresh node process (the
  * built hub), where nothing else could have loaded them; both are CommonJS packages, so
- * `require.cache` says whether they were loaded.
+ * `require.cache` says whether they were loaded. And the commands that start no hub load none
+ * of it (their speed): every module a command resolves is listed by a `module.registerHooks`
+ * hook loaded with `--import`.
  */
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -10,7 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanEnv, ROOT } from './helpers/hubProcess.js';
+import { BIN, cleanEnv, ROOT } from './helpers/hubProcess.js';
 import { shellPath } from './helpers/shells.js';
 
 const SCRIPT = `
@@ -54,5 +56,38 @@ describe('what an idle hub loads', () => {
       idle: { xterm: false, ws: false },
       withSession: { xterm: true, ws: false, state: 'idle' },
     });
+  });
+});
+
+/** Lists every module the process resolves on stderr, one `resolved <url>` line each. */
+const LIST_MODULES = `data:text/javascript,${encodeURIComponent(`
+import { registerHooks } from 'node:module';
+import { writeSync } from 'node:fs';
+registerHooks({ resolve(specifier, context, next) { const found = next(specifier, context); writeSync(2, 'resolved ' + found.url + '\\n'); return found; } });
+`)}`;
+
+describe('what a command that starts no hub loads', () => {
+  it.each([
+    ['status', ['status']],
+    ['ui --print', ['ui', '--print']],
+    ['config', ['config', 'claude-code']],
+  ])('switchboard %s loads neither the hub, the MCP SDK nor zod', async (_name, args) => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-lazy-'));
+    homes.push(home);
+    const env = cleanEnv({ HOME: home, SWITCHBOARD_HOME: path.join(home, 'state') });
+    const stderr = await new Promise<string>((resolve, reject) => {
+      execFile(process.execPath, ['--import', LIST_MODULES, BIN, ...args], { env, cwd: ROOT, timeout: 30_000 }, (error, _out, err) =>
+        // No hub runs: status and ui say so and exit non-zero; what they loaded is the question.
+        error && error.killed ? reject(new Error(`${error.message}\n${err}`)) : resolve(err),
+      );
+    });
+    const modules = stderr
+      .split('\n')
+      .filter((line) => line.startsWith('resolved '))
+      .map((line) => line.slice('resolved '.length));
+    expect(modules.some((url) => url.endsWith(`/dist/src/commands/${args[0]}.js`))).toBe(true);
+    expect(modules.filter((url) => /\/dist\/src\/hub\/hub\.js$|\/dist\/src\/hub\/index\.js$|@modelcontextprotocol|\/node_modules\/zod\//.test(url))).toEqual(
+      [],
+    );
   });
 });

@@ -184,7 +184,8 @@ const refused: Refused[] = [
   { file: 'src/shim/hubConnection.ts', specifier: '@modelcontextprotocol/client', because: SHIM_CORE },
   { file: 'src/shim/forwarder.ts', specifier: '../hub/hub.js', because: SHIM_HUB },
   { file: 'src/shim/forwarder.ts', specifier: '../hub/settings/settings.js', because: SHIM_HUB },
-  { file: 'src/shim/hubConnector.ts', specifier: '../hub/endpoints/socketClient.js', because: SHIM_HUB },
+  { file: 'src/shim/hubConnector.ts', specifier: '../hub/endpoints/socketServer.js', because: SHIM_HUB },
+  { file: 'src/shim/hubConnector.ts', specifier: '../hub/state/token.js', because: SHIM_HUB },
   { file: 'src/shim/forwarder.ts', specifier: 'node-pty', because: SHIM_ONLY },
   { file: 'src/shim/forwarder.ts', specifier: 'zod', because: SHIM_ONLY },
   { file: 'src/shim/forwarder.ts', specifier: 'electron', because: ELECTRON },
@@ -193,7 +194,7 @@ const refused: Refused[] = [
   // src/commands/ and src/cli.ts: hub, mcp, shim, the core's entry; nothing of Electron.
   { file: 'src/commands/export.ts', specifier: '../core/transcript/sessionStore.js', because: DEEP },
   { file: 'src/commands/serve.ts', specifier: '../hub/hub.js', because: DEEP_HUB },
-  { file: 'src/commands/status.ts', specifier: '../hub/endpoints/socketClient.js', because: DEEP_HUB },
+  { file: 'src/commands/status.ts', specifier: '../hub/endpoints/socketServer.js', because: DEEP_HUB },
   { file: 'src/commands/config.ts', specifier: '../hub/settings/settings.js', because: DEEP_HUB },
   { file: 'src/commands/export.ts', specifier: '../hub/history/historyIndex.js', because: DEEP_HUB },
   { file: 'src/commands/mcp.ts', specifier: '../hub/index.js', because: MCP_COMMAND_HUB },
@@ -359,6 +360,8 @@ const allowed: { file: string; specifier: string }[] = [
   // A command that starts no hub imports the light rooms directly, so it does not load the hub.
   { file: 'src/commands/config.ts', specifier: '../hub/hostConfig/hostConfig.js' },
   { file: 'src/commands/export.ts', specifier: '../hub/common/stateDir.js' },
+  { file: 'src/commands/status.ts', specifier: '../hub/common/socketClient.js' },
+  { file: 'src/commands/status.ts', specifier: '../hub/state/token.js' },
   { file: 'src/commands/status.ts', specifier: '../mcp/server.js' },
   { file: 'src/commands/export.ts', specifier: '../core/index.js' },
   { file: 'src/cli.ts', specifier: './commands/serve.js' },

@@ -1,5 +1,5 @@
-import { HandshakeError, socketHandshake, type Handshake } from '../common/socketHandshake.js';
-import type { HelloMessage, LoginCodeMessage, LoginReply, LoginRequestMessage, WelcomeMessage } from '../common/socketProtocol.js';
+import { HandshakeError, socketHandshake, type Handshake } from './socketHandshake.js';
+import type { HelloMessage, LoginCodeMessage, LoginReply, LoginRequestMessage, WelcomeMessage } from './socketProtocol.js';
 
 /** A tiny JSON-RPC client over the hub socket, for `status` (the shim has its own forwarder). */
 interface HubSocketClient {
