@@ -1,6 +1,7 @@
 /**
  * An idle hub does without the code only sessions and browsers need (memory): xterm
- * is loaded by the first session, `ws` by the first UI. Checked in a fresh node process (the
+ * is loaded by the first session, `ws` by the first UI, the history worker (a thread with SQLite)
+ * by the first finished command or search. Checked in a fresh node process (the
  * built hub), where nothing else could have loaded them; both are CommonJS packages, so
  * `require.cache` says whether they were loaded. And the commands that start no hub load none
  * of it (their speed): every module a command resolves is listed by a `module.registerHooks`
@@ -17,20 +18,26 @@ import { shellPath } from './helpers/shells.js';
 
 const SCRIPT = `
 import { createRequire } from 'node:module';
-const [hubModule, loggerModule, stateDir] = process.argv.slice(1);
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+const [hubModule, loggerModule, stateDir] = process.argv.slice(2);
 const { Hub } = await import(hubModule);
 const { stderrLogger } = await import(loggerModule);
 const cache = createRequire(import.meta.url).cache;
 const loaded = () => ({
   xterm: Object.keys(cache).some((file) => file.includes('@xterm/headless')),
   ws: Object.keys(cache).some((file) => /node_modules[\\\\/]ws[\\\\/]/.test(file)),
+  // The history worker makes the database when it opens it.
+  historyDb: existsSync(join(stateDir, 'history.db')),
 });
 const hub = await Hub.start({ stateDir, logger: stderrLogger() });
 const idle = loaded();
 const session = await hub.manager.open({ creator: { kind: 'agent', client: 'lazy-test 1' } });
 const withSession = { ...loaded(), state: session.state };
+await hub.history.search({ status: 'any', limit: 1 });
+const searched = loaded();
 await hub.dispose();
-process.stdout.write(JSON.stringify({ idle, withSession }));
+process.stdout.write(JSON.stringify({ idle, withSession, searched }));
 `;
 
 const homes: string[] = [];
@@ -39,22 +46,26 @@ afterEach(() => {
 });
 
 describe('what an idle hub loads', () => {
-  it('loads xterm only with the first session, and ws not at all without a UI', async () => {
+  it('loads xterm only with the first session, ws not at all without a UI, and the history worker at the first search', async () => {
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-lazy-'));
     homes.push(home);
     const dist = (file: string): string => pathToFileURL(path.join(ROOT, 'dist', 'src', 'hub', file)).href;
     const env = cleanEnv({ HOME: home, SHELL: shellPath('bash'), SWITCHBOARD_PORT: '0', SWITCHBOARD_LOGIN_SHELL: 'false' });
+    // A file, not `-e`: the history worker thread inherits the process's flags, and `--input-type` fails it.
+    const script = path.join(home, 'idle-hub.mjs');
+    fs.writeFileSync(script, SCRIPT);
     const stdout = await new Promise<string>((resolve, reject) => {
       execFile(
         process.execPath,
-        ['--input-type=module', '-e', SCRIPT, dist('hub.js'), dist('common/logger.js'), path.join(home, 'state')],
+        [script, dist('hub.js'), dist('common/logger.js'), path.join(home, 'state')],
         { env, cwd: ROOT, timeout: 30_000 },
         (error, out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out)),
       );
     });
     expect(JSON.parse(stdout)).toEqual({
-      idle: { xterm: false, ws: false },
-      withSession: { xterm: true, ws: false, state: 'idle' },
+      idle: { xterm: false, ws: false, historyDb: false },
+      withSession: { xterm: true, ws: false, historyDb: false, state: 'idle' },
+      searched: { xterm: true, ws: false, historyDb: true },
     });
   });
 });

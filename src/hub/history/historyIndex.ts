@@ -60,16 +60,18 @@ export class HistoryIndex implements HistorySearch {
   private filling: { done: number; of: number } | null = null;
   private fillAgain = false;
   private fillRun: Promise<void> | null = null;
+  /** Whether the database was asked to open: at the first command, search or removal, not at start. */
+  private started = false;
   private disposed = false;
 
   constructor(private readonly options: HistoryIndexOptions) {
     this.file = path.join(options.stateDir, HISTORY_DB);
-    void this.request({ op: 'open' });
   }
 
   /** A command finished: queued, sent with the others of this turn. Never throws, never waits. */
   add(finished: FinishedCommand): void {
     if (this.disposed) return;
+    this.start();
     this.queue.push(toRow(finished.session, finished.name, finished.creator, finished.record));
     this.flushScheduled ??= setImmediate(() => this.flush());
   }
@@ -77,6 +79,7 @@ export class HistoryIndex implements HistorySearch {
   /** Retention removed these sessions' transcripts: their commands leave the index. */
   remove(sessions: string[]): void {
     if (this.disposed || sessions.length === 0) return;
+    this.start();
     this.flush();
     void this.request({ op: 'remove', sessions });
   }
@@ -84,7 +87,7 @@ export class HistoryIndex implements HistorySearch {
   async search(query: HistoryQuery): Promise<HistoryPage> {
     if (query.cwd !== undefined) query = { ...query, cwd: normalizeFolder(query.cwd) };
     this.flush(); // commands finished before the question are in the answer
-    if (this.unavailable !== null) await this.request({ op: 'open' }); // maybe back: try now
+    if (!this.start() && this.unavailable !== null) await this.request({ op: 'open' }); // maybe back: try now
     const reply = await this.request({ op: 'search', query });
     if (!reply.ok) return { commands: [], total: 0, note: unavailableNote(reply.reason) };
     const page = reply.value as HistoryPage;
@@ -110,6 +113,19 @@ export class HistoryIndex implements HistorySearch {
       clearTimeout(timer);
       this.worker = null;
     }
+  }
+
+  /**
+   * Opens the database (the worker fills it from the transcripts once it is open) on first use:
+   * a hub nobody runs a command in starts no worker thread and loads no SQLite (CPU and memory
+   * at every start). Requests reach the worker in order, so the open comes first. True if it
+   * started now.
+   */
+  private start(): boolean {
+    if (this.started) return false;
+    this.started = true;
+    void this.request({ op: 'open' });
+    return true;
   }
 
   private flush(): void {
