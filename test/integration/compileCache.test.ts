@@ -2,7 +2,7 @@
  * The `switchboard` command keeps Node's compile cache in the person's own cache folder
  * (src/compileCache.ts): a second start reads its modules' compiled code from there; a folder
  * someone else could write into is not used; Node's own switches win. Run against the built CLI
- * (`switchboard status`, which loads the hub's modules and, with no hub running, exits 3).
+ * (`switchboard status`, which with no hub running exits 3).
  * Node's NODE_DEBUG_NATIVE=COMPILE_CACHE log says which cache entries it accepted.
  */
 import { execFile } from 'node:child_process';
@@ -40,24 +40,24 @@ function filesUnder(dir: string): string[] {
   return fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((file) => fs.statSync(path.join(dir, file)).isFile());
 }
 
-const HUB_ACCEPTED = /cache for \S*dist\/src\/hub\/hub\.js was accepted/;
+const STATUS_ACCEPTED = /cache for \S*dist\/src\/commands\/status\.js was accepted/;
 
 describe('the compile cache of the switchboard command', () => {
   it('is written to ~/.cache/switchboard, private, and read back by the next start', async () => {
     const home = freshHome();
     const first = await status(home);
-    expect(first).not.toMatch(HUB_ACCEPTED);
+    expect(first).not.toMatch(STATUS_ACCEPTED);
     const dir = path.join(home, '.cache', 'switchboard', 'node-compile-cache');
     expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
-    expect(filesUnder(dir).length).toBeGreaterThan(50);
-    expect(await status(home)).toMatch(HUB_ACCEPTED);
+    expect(filesUnder(dir).length).toBeGreaterThan(0);
+    expect(await status(home)).toMatch(STATUS_ACCEPTED);
   });
 
   it('goes to $XDG_CACHE_HOME/switchboard when that is set', async () => {
     const home = freshHome();
     const xdg = path.join(home, 'xdg-cache');
     await status(home, { XDG_CACHE_HOME: xdg });
-    expect(filesUnder(path.join(xdg, 'switchboard', 'node-compile-cache')).length).toBeGreaterThan(50);
+    expect(filesUnder(path.join(xdg, 'switchboard', 'node-compile-cache')).length).toBeGreaterThan(0);
     expect(fs.existsSync(path.join(home, '.cache'))).toBe(false);
   });
 
@@ -85,7 +85,7 @@ describe('the compile cache of the switchboard command', () => {
     const home = freshHome();
     const chosen = path.join(home, 'chosen');
     await status(home, { NODE_COMPILE_CACHE: chosen });
-    expect(filesUnder(chosen).length).toBeGreaterThan(50);
+    expect(filesUnder(chosen).length).toBeGreaterThan(0);
     expect(fs.existsSync(path.join(home, '.cache'))).toBe(false);
 
     const other = freshHome();
