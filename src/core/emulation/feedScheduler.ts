@@ -92,8 +92,13 @@ export class FeedScheduler implements Disposable {
    */
   private readonly held: Held[] = [];
   private heldBytes = 0;
-  /** A taken batch, handed to xterm a slice at a time so the PTY is read in between. */
-  private readonly feeding: Held[] = [];
+  /**
+   * A taken batch, handed to xterm a slice at a time so the PTY is read in between; read from
+   * `feedingNext` on (an index, not `shift()`: a batch of tiny chunks holds tens of thousands,
+   * and shifting a large array copies it every time).
+   */
+  private feeding: Held[] = [];
+  private feedingNext = 0;
   /** Bytes handed to xterm and not yet parsed. */
   private inXterm = 0;
   /** The one streaming UTF-8 decode of what xterm is given (a character may span chunks). */
@@ -195,7 +200,9 @@ export class FeedScheduler implements Disposable {
     if (this.disposed) return;
     this.disposed = true;
     clearTimeout(this.holdTimer);
-    for (const entry of [...this.feeding.splice(0), ...this.held.splice(0)]) if ('barrier' in entry) entry.barrier();
+    for (const entry of [...this.feeding.slice(this.feedingNext), ...this.held.splice(0)]) if ('barrier' in entry) entry.barrier();
+    this.feeding = [];
+    this.feedingNext = 0;
     this.releaseParsedWaiters();
     this.onDidParseEmitter.dispose();
   }
@@ -206,7 +213,7 @@ export class FeedScheduler implements Disposable {
    */
   private pump(now = false): void {
     if (this.disposed || this.inXterm > 0) return;
-    if (this.feeding.length > 0) return this.feedSlice();
+    if (this.feedingLeft > 0) return this.feedSlice();
     if (this.held.length === 0) return;
     if (!now && !this.urgent && this.flood.flooding && this.heldBytes < FLOOD_BATCH_BYTES) return this.holdForBatch();
     clearTimeout(this.holdTimer);
@@ -220,7 +227,9 @@ export class FeedScheduler implements Disposable {
       this.holdBackPastHead(batch);
       this.skipFlood(batch, mayDefer);
     }
-    this.feeding.push(...batch);
+    // Only an empty `feeding` takes a batch (the check above): the batch becomes it.
+    this.feeding = batch;
+    this.feedingNext = 0;
     this.feedSlice();
   }
 
@@ -232,6 +241,10 @@ export class FeedScheduler implements Disposable {
     }, FLOOD_HOLD_MS);
   }
 
+  private get feedingLeft(): number {
+    return this.feeding.length - this.feedingNext;
+  }
+
   private feedSlice(): void {
     // Nothing in xterm: parse now rather than after xterm's setTimeout (≥ 1 ms in Node), so a
     // command's D mark is seen in the same tick its bytes arrive. xterm parses a write at once
@@ -240,8 +253,8 @@ export class FeedScheduler implements Disposable {
     let bytes = 0;
     let fed = false;
     let barriers = false;
-    while (this.feeding.length > 0 && bytes < FEED_SLICE_BYTES) {
-      const entry = this.feeding.shift()!;
+    while (this.feedingLeft > 0 && bytes < FEED_SLICE_BYTES) {
+      const entry = this.feeding[this.feedingNext++]!;
       if ('barrier' in entry) {
         this.terminal.write('', entry.barrier);
         barriers = true;
@@ -250,6 +263,11 @@ export class FeedScheduler implements Disposable {
         fed = true;
         this.feed(entry);
       }
+    }
+    if (this.feedingLeft === 0) {
+      // Let go of the batch's chunks.
+      this.feeding = [];
+      this.feedingNext = 0;
     }
     // A slice of callbacks only (the last of a batch): no parse of output follows them to take
     // what was written meanwhile, and it would wait for the next write, however long.
@@ -275,7 +293,7 @@ export class FeedScheduler implements Disposable {
   /** xterm parsed all it was handed: hand it what comes next. */
   private handedAllParsed(): void {
     // More of a taken batch, or of one held back to be planned again: let the PTY be read first.
-    if (this.feeding.length > 0 || this.resumeHeldBack) {
+    if (this.feedingLeft > 0 || this.resumeHeldBack) {
       this.resumeHeldBack = false;
       setImmediate(() => this.pump());
     } else {
