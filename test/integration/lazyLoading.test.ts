@@ -4,8 +4,8 @@
  * by the first finished command or search. Checked in a fresh node process (the
  * built hub), where nothing else could have loaded them; both are CommonJS packages, so
  * `require.cache` says whether they were loaded. And the commands that start no hub load none
- * of it (their speed): every module a command resolves is listed by a `module.registerHooks`
- * hook loaded with `--import`.
+ * of it (their speed): every module a command resolves is listed by a `module.register` hook
+ * loaded with `--import`.
  */
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -70,12 +70,12 @@ describe('what an idle hub loads', () => {
   });
 });
 
-/** Lists every module the process resolves on stderr, one `resolved <url>` line each. */
-const LIST_MODULES = `data:text/javascript,${encodeURIComponent(`
-import { registerHooks } from 'node:module';
-import { writeSync } from 'node:fs';
-registerHooks({ resolve(specifier, context, next) { const found = next(specifier, context); writeSync(2, 'resolved ' + found.url + '\\n'); return found; } });
-`)}`;
+/** Lists every module the process resolves on stderr, one `resolved <url>` line each (`module.register`, Node ≥ 20.6). */
+const RESOLVE_HOOK = `import { writeSync } from 'node:fs';
+export async function resolve(specifier, context, next) { const found = await next(specifier, context); writeSync(2, 'resolved ' + found.url + '\\n'); return found; }`;
+const LIST_MODULES = `data:text/javascript,${encodeURIComponent(
+  `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(RESOLVE_HOOK)}`)});`,
+)}`;
 
 describe('what a command that starts no hub loads', () => {
   it.each([
