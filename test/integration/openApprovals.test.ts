@@ -42,7 +42,12 @@ const ok = async (name: string, args: Record<string, unknown>): Promise<Record<s
   if (answer.isError) throw new Error(`${name} failed: ${answer.text}`);
   return answer.sc;
 };
-const live = (): number => hub.manager.list(false).length;
+/**
+ * Every session this hub has opened, ended ones included: what "spawns nothing" counts. (Live
+ * ones only would race the last test's `echo` session, which may still be ending as the next
+ * test starts, and would miss a session that spawned and ended at once.)
+ */
+const sessionsOpened = (): number => hub.manager.list(true).length;
 
 /** The approvals no session shows, as the person's window last heard of them. */
 function waiting(): UiNewApproval[] {
@@ -91,7 +96,7 @@ afterAll(async () => {
 
 describe('open asks the person about the command line it runs', () => {
   it('nothing is spawned while it waits; once allowed, the same call again gets the session; then it asks anew', async () => {
-    const before = live();
+    const before = sessionsOpened();
     const args = { program: 'echo', args: ['approve-me', 'one'] };
     const first = await call('open', args);
     expect(first.sc).toMatchObject({ status: 'awaiting_approval', session: null, approval: { rule: { index: 0, match: 'echo approve-me*' } } });
@@ -101,7 +106,7 @@ describe('open asks the person about the command line it runs', () => {
     // The window shows it above the tabs: no session holds it.
     await pollUntil(() => waiting().some((a) => a.id === id), 'the approval in the window');
     expect(waiting().find((a) => a.id === id)).toMatchObject({ tool: 'open', command: 'echo approve-me one', client: 'open-approval-test 1.0', cwd: home });
-    expect(live()).toBe(before);
+    expect(sessionsOpened()).toBe(before);
 
     // The same call while it waits: the same approval, not a second one.
     const again = await call('open', args);
@@ -132,12 +137,12 @@ describe('open asks the person about the command line it runs', () => {
   });
 
   it('a rule’s deny is COMMAND_DENIED and spawns nothing; the person’s deny reaches the same call again, once', async () => {
-    const before = live();
+    const before = sessionsOpened();
     const denied = await call('open', { program: 'echo', args: ['deny-me'] });
     expect(denied.error).toMatchObject({ code: 'COMMAND_DENIED', by: 'policy', rule: { index: 1 } });
     const shell = await call('open', { program: 'bash', args: ['-c', 'echo deny-me too'] });
     expect(shell.error?.code).toBe('COMMAND_DENIED');
-    expect(live()).toBe(before);
+    expect(sessionsOpened()).toBe(before);
 
     const args = { program: 'echo', args: ['approve-me', 'denied'] };
     const waitingCall = await call('open', args);
@@ -147,7 +152,7 @@ describe('open asks the person about the command line it runs', () => {
     const anew = await call('open', args);
     expect(anew.sc.status).toBe('awaiting_approval');
     await answer((anew.sc.approval as { id: string }).id, 'deny');
-    expect(live()).toBe(before);
+    expect(sessionsOpened()).toBe(before);
   });
 
   it('a bad open is refused before the person is asked', async () => {
@@ -196,10 +201,10 @@ describe('sandbox: false always goes to the person', () => {
   });
 
   it('execute with sandbox: false and no session: asked first, then a shell outside the sandbox runs it; a plain execute never reuses that shell', async () => {
-    const before = live();
+    const before = sessionsOpened();
     const running = call('execute', { command: 'echo from-outside', sandbox: false, timeout_ms: 20_000 });
     await pollUntil(() => waiting().some((a) => a.command === 'echo from-outside' && a.tool === 'execute'), 'the approval in the window');
-    expect(live()).toBe(before);
+    expect(sessionsOpened()).toBe(before);
     await answer(waiting().find((a) => a.command === 'echo from-outside')!.id, 'allow_once');
     const result = await within(running, 15_000, 'the allowed execute');
     expect(result.sc).toMatchObject({ status: 'completed', output: 'from-outside' });
