@@ -7,8 +7,8 @@ import * as path from 'node:path';
  * Node's compile cache for the `switchboard` command's own processes (the hub, the shim MCP
  * hosts launch, the other commands): a start reads its modules' compiled code from disk instead
  * of compiling them again. `src/cli.ts` turns it on before it loads a command. Measured on a
- * 2-core Linux machine: `switchboard serve` was listening after 0.48 CPU-s instead of 0.58, and
- * 410 ms instead of 500 (docs/decisions.md, "Startup").
+ * 2-core Linux machine: `switchboard serve` was listening after 0.48 CPU-s instead of 0.56, and
+ * 410 ms instead of 480 (docs/decisions.md, "Startup").
  *
  * The folder is the person's cache folder (macOS: ~/Library/Caches/Switchboard; elsewhere
  * $XDG_CACHE_HOME/switchboard or ~/.cache/switchboard), and only theirs: a process runs what it
