@@ -74,7 +74,7 @@ const ROOMS = ['session', 'transcript', 'emulation', 'processes', 'shell', 'outp
 //   transports  the MCP transports and their limits
 //   gate        the policy gate and approvals: reads the policy from settings, writes audit lines
 //   settings    settings.json and its editor: reads the token's age (state)
-//   state       lock, token and UI key, login codes
+//   state       lock, token and UI key, login codes (node only: a light room the commands may import)
 //   history     the history database
 //   audit       the audit log
 //   screenshot  a screen as a PNG

@@ -1,6 +1,6 @@
 /**
  * The first exchange on the hub's unix socket (socketProtocol.ts, docs/design.md §4.2), written
- * once for every client: the shim's hubConnection, `status` and `ui` (endpoints/socketClient.ts),
+ * once for every client: the shim's hubConnection, `status` and `ui` (common/socketClient.ts),
  * and `switchboard remote`'s link to this machine's own hub (remote/socketLink.ts).
  * Connect, send one line, read one reply line of at most MAX_HANDSHAKE_BYTES within a deadline.
  * A `denied` reply is a failure; any other reply is the caller's to judge (welcome, login_code).
