@@ -28,7 +28,7 @@ export function enableCompileCache(env: NodeJS.ProcessEnv = process.env): string
 }
 
 /** The platform's per-user cache folder for Switchboard. */
-export function cacheHome(env: NodeJS.ProcessEnv = process.env): string {
+function cacheHome(env: NodeJS.ProcessEnv = process.env): string {
   const home = os.homedir();
   if (process.platform === 'darwin') return path.join(home, 'Library', 'Caches', 'Switchboard');
   // XDG says a relative path is invalid and to be ignored.

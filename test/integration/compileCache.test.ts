@@ -7,18 +7,17 @@
  */
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, ROOT } from './helpers/hubProcess.js';
+import { BIN, cleanEnv, removeHome, ROOT, tempHome } from './helpers/hubProcess.js';
 
 const homes: string[] = [];
 afterEach(() => {
-  for (const home of homes.splice(0)) fs.rmSync(home, { recursive: true, force: true });
+  for (const home of homes.splice(0)) removeHome(home);
 });
 
 function freshHome(): string {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-compile-cache-'));
+  const home = tempHome('sb-compile-cache-');
   homes.push(home);
   return home;
 }

@@ -51,6 +51,16 @@ function watch(): Harness {
   return h;
 }
 
+/** Probes from now on wait for an answer: the returned function gives the latest one its answer. */
+function holdProbes(): (probe: InputProbe) => void {
+  let release: ((probe: InputProbe) => void) | undefined;
+  harness.answer = () => new Promise((resolve) => (release = resolve));
+  return (probe) => {
+    if (!release) throw new Error('no probe is waiting for an answer');
+    release(probe);
+  };
+}
+
 /** Output from the PTY now, as the session reports it to the watcher. */
 function output(): void {
   harness.session.lastOutputAt = Date.now();
@@ -105,8 +115,7 @@ describe('InputWatcher: when it probes', () => {
   });
 
   it('never runs two probes at once: a probe due while one is out waits for it', async () => {
-    let release!: (probe: InputProbe) => void;
-    harness.answer = () => new Promise((resolve) => (release = resolve));
+    const release = holdProbes();
     harness.watcher.schedule();
     await vi.advanceTimersByTimeAsync(QUIET_MS);
     expect(harness.probes).toBe(1);
@@ -192,8 +201,7 @@ describe('InputWatcher: what a probe finds', () => {
   });
 
   it('a read found while output came during the probe does not count', async () => {
-    let release!: (probe: InputProbe) => void;
-    harness.answer = () => new Promise((resolve) => (release = resolve));
+    const release = holdProbes();
     harness.watcher.schedule();
     await vi.advanceTimersByTimeAsync(QUIET_MS);
     harness.session.lastOutputAt = Date.now(); // output arrived (its own noteOutput finds no timer armed)
@@ -232,8 +240,7 @@ describe('InputWatcher: what a probe finds', () => {
   });
 
   it('a read found while typed input was still going in does not count', async () => {
-    let release!: (probe: InputProbe) => void;
-    harness.answer = () => new Promise((resolve) => (release = resolve));
+    const release = holdProbes();
     harness.watcher.schedule();
     await vi.advanceTimersByTimeAsync(QUIET_MS);
     expect(harness.probes).toBe(1);
@@ -245,8 +252,7 @@ describe('InputWatcher: what a probe finds', () => {
   });
 
   it('a read found while keys were typed during the probe does not count', async () => {
-    let release!: (probe: InputProbe) => void;
-    harness.answer = () => new Promise((resolve) => (release = resolve));
+    const release = holdProbes();
     harness.watcher.schedule();
     await vi.advanceTimersByTimeAsync(QUIET_MS);
     expect(harness.probes).toBe(1);
@@ -258,8 +264,7 @@ describe('InputWatcher: what a probe finds', () => {
   });
 
   it('a read found by a probe slower than quietMs, with output during it, does not count; the next probe decides', async () => {
-    let release!: (probe: InputProbe) => void;
-    harness.answer = () => new Promise((resolve) => (release = resolve));
+    const release = holdProbes();
     harness.watcher.schedule();
     await vi.advanceTimersByTimeAsync(QUIET_MS);
     expect(harness.probes).toBe(1);
@@ -277,8 +282,7 @@ describe('InputWatcher: what a probe finds', () => {
   });
 
   it('a read found after the command ended (no job runs any more) does not count', async () => {
-    let release!: (probe: InputProbe) => void;
-    harness.answer = () => new Promise((resolve) => (release = resolve));
+    const release = holdProbes();
     harness.watcher.schedule();
     await vi.advanceTimersByTimeAsync(QUIET_MS);
     harness.session.jobRunning = false; // the shell is back at its prompt, reading the terminal
